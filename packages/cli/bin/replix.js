@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// The project runs TypeScript directly on Node 24's type stripping; `npm ci` brings Node 24 as
+// the `node` devDependency, and npm scripts and npx put it first on PATH.
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 24) {
+  process.stderr.write(
+    `replix needs Node.js 24 or newer (this is ${process.version}). Run it through npm or npx ` +
+      'from the repository after `npm ci`, which brings Node.js 24.\n',
+  );
+  process.exit(1);
+}
+const { main } = await import('../src/main.ts');
+process.exitCode = await main(process.argv);

@@ -1,0 +1,2 @@
+export { main } from './main.ts';
+export { createProgram, VERSION } from './program.ts';

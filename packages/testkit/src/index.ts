@@ -1,0 +1,10 @@
+export { MissingBinaryError } from './binaries.ts';
+export type { DatabaseServer } from './database-server.ts';
+export { freePort } from './free-port.ts';
+export { startMariaDb } from './mariadb-server.ts';
+export { startPostgres } from './postgres-server.ts';
+export { sweepStaleRunDirs } from './run-dir.ts';
+export type { DatabaseAdmin, TestDatabase } from './test-database.ts';
+export { mariaDbAdmin, postgresAdmin } from './test-database.ts';
+export type { TestServers } from './test-servers.ts';
+export { startTestServers } from './test-servers.ts';
