@@ -1,0 +1,70 @@
+import type { Literal } from '@replix/query';
+import { EngineError } from '../errors.ts';
+import type { CompiledColumn } from '../schema/compiled-schema.ts';
+import { parseCivilDate } from '../storage/civil-date.ts';
+import type { Comparable } from '../storage/column-reader.ts';
+
+const ZONE = /(Z|[+-]\d{2}(:?\d{2})?)$/i;
+
+/** Parses an ISO 8601 date or date-time; without a zone it is read as UTC. */
+export function parseTimestamp(text: string): number | undefined {
+  let iso = text.trim().replace(' ', 'T');
+  if (iso.includes('T') && !ZONE.test(iso)) iso += 'Z';
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+function describe(literal: Literal): string {
+  switch (literal.kind) {
+    case 'string':
+      return `'${literal.value}'`;
+    case 'number':
+      return literal.text;
+    case 'boolean':
+      return String(literal.value);
+    case 'null':
+      return 'NULL';
+  }
+}
+
+/**
+ * Converts a query literal into the comparison domain of `column`, or explains why it does
+ * not fit. NULL converts to null (it then matches no row, as in SQL).
+ */
+export function literalValue(column: CompiledColumn, literal: Literal): Comparable | null {
+  if (literal.kind === 'null') return null;
+  const mismatch = (expected: string) =>
+    new EngineError(
+      'executor_error',
+      `Field "${column.name}" holds ${expected}; ${describe(literal)} is not one.`,
+    );
+  switch (column.type) {
+    case 'int':
+    case 'bigint':
+    case 'float':
+    case 'decimal':
+    case 'time':
+      if (literal.kind !== 'number') throw mismatch('numbers');
+      return Number(literal.text);
+    case 'boolean':
+      if (literal.kind !== 'boolean') throw mismatch('booleans (true or false)');
+      return literal.value;
+    case 'date': {
+      const days = literal.kind === 'string' ? parseCivilDate(literal.value) : undefined;
+      if (days === undefined) throw mismatch("dates ('YYYY-MM-DD')");
+      return days;
+    }
+    case 'timestamp': {
+      const ms = literal.kind === 'string' ? parseTimestamp(literal.value) : undefined;
+      if (ms === undefined) throw mismatch("timestamps (ISO 8601, e.g. '2024-05-01T12:00:00Z')");
+      return ms;
+    }
+    case 'binary':
+      if (literal.kind !== 'string') throw mismatch("binary values (lowercase hex, e.g. '0aff')");
+      return literal.value.toLowerCase();
+    case 'string':
+    case 'json':
+      if (literal.kind !== 'string') throw mismatch("text (quote the value: '…')");
+      return literal.value;
+  }
+}

@@ -1,0 +1,89 @@
+import type { AggregateFunction, CompareOperator } from '@replix/query';
+import type { CompiledColumn, CompiledRelation, CompiledTable } from '../schema/compiled-schema.ts';
+import type { Comparable } from '../storage/column-reader.ts';
+
+/** A validated filter: names resolved to column positions, literals in the column's domain. */
+export type PlanFilter =
+  | {
+      readonly kind: 'compare';
+      readonly column: CompiledColumn;
+      readonly operator: CompareOperator;
+      /** Null for a comparison with NULL, which matches no row (SQL semantics). */
+      readonly value: Comparable | null;
+    }
+  | {
+      readonly kind: 'like';
+      readonly column: CompiledColumn;
+      readonly test: (text: string) => boolean;
+    }
+  | {
+      readonly kind: 'in';
+      readonly column: CompiledColumn;
+      readonly values: ReadonlySet<Comparable>;
+    }
+  | { readonly kind: 'isNull'; readonly column: CompiledColumn; readonly negated: boolean }
+  | {
+      readonly kind: 'between';
+      readonly column: CompiledColumn;
+      readonly low: Comparable | null;
+      readonly high: Comparable | null;
+    }
+  | { readonly kind: 'and' | 'or'; readonly operands: readonly PlanFilter[] }
+  /** A row matches when a related row (for to-many: at least one) matches `filter`. */
+  | {
+      readonly kind: 'related';
+      readonly relation: CompiledRelation;
+      readonly target: CompiledTable;
+      readonly filter: PlanFilter;
+    };
+
+export interface PlanAggregate {
+  readonly key: string;
+  readonly fn: AggregateFunction;
+  /** Null for COUNT(*). */
+  readonly column: CompiledColumn | null;
+}
+
+export type PlanOutput =
+  | { readonly kind: 'column'; readonly key: string; readonly column: CompiledColumn }
+  | {
+      readonly kind: 'relation';
+      readonly key: string;
+      readonly relation: CompiledRelation;
+      readonly sub: PlanSubQuery;
+    }
+  | { readonly kind: 'aggregate'; readonly key: string; readonly aggregate: PlanAggregate };
+
+/** What a sort key reads: a column of the row, one reached through to-one relations, or an aggregate. */
+export type SortSource =
+  | {
+      readonly kind: 'column';
+      readonly via: readonly CompiledRelation[];
+      readonly column: CompiledColumn;
+    }
+  | { readonly kind: 'aggregate'; readonly key: string };
+
+export interface PlanSort {
+  readonly source: SortSource;
+  readonly descending: boolean;
+}
+
+export interface PlanSubQuery {
+  readonly table: CompiledTable;
+  readonly filter: PlanFilter | null;
+  readonly outputs: readonly PlanOutput[];
+  /** Non-empty when the selection has aggregates; the columns are the GROUP BY keys. */
+  readonly aggregates: readonly PlanAggregate[];
+  readonly groupBy: readonly CompiledColumn[];
+  readonly orderBy: readonly PlanSort[];
+  /** The effective limit; null means unbounded. */
+  readonly limit: number | null;
+  readonly offset: number;
+}
+
+export interface QueryPlan extends PlanSubQuery {
+  /** The AFTER cursor text; null without AFTER. */
+  readonly after: string | null;
+  /** `meta.query`: the parsed parameters the query specified. */
+  readonly echo: Readonly<Record<string, unknown>>;
+}

@@ -1,0 +1,59 @@
+import type { Comparable } from '../storage/column-reader.ts';
+import { compareCodePoints } from './code-point-compare.ts';
+
+/** Orders two sort-key values; NULLs sort last ascending and first descending (PostgreSQL). */
+export function compareSortValues(
+  a: Comparable | null,
+  b: Comparable | null,
+  descending: boolean,
+): number {
+  if (a === b) return 0;
+  if (a === null) return descending ? -1 : 1;
+  if (b === null) return descending ? 1 : -1;
+  let order: number;
+  if (typeof a === 'string' && typeof b === 'string') order = compareCodePoints(a, b);
+  else order = a < b ? -1 : a > b ? 1 : 0;
+  return descending ? -order : order;
+}
+
+/**
+ * The first `count` items of `items` in `compare` order, without sorting them all when
+ * `count` is small: a bounded max-heap keeps the best `count` seen so far.
+ */
+export function topK<T>(items: readonly T[], count: number, compare: (a: T, b: T) => number): T[] {
+  if (count <= 0) return [];
+  if (count * 4 >= items.length) return [...items].sort(compare).slice(0, count);
+  const heap: T[] = [];
+  const siftUp = (start: number) => {
+    let i = start;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (compare(heap[i] as T, heap[parent] as T) <= 0) break;
+      [heap[i], heap[parent]] = [heap[parent] as T, heap[i] as T];
+      i = parent;
+    }
+  };
+  const siftDown = () => {
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let largest = i;
+      if (left < heap.length && compare(heap[left] as T, heap[largest] as T) > 0) largest = left;
+      if (right < heap.length && compare(heap[right] as T, heap[largest] as T) > 0) largest = right;
+      if (largest === i) return;
+      [heap[i], heap[largest]] = [heap[largest] as T, heap[i] as T];
+      i = largest;
+    }
+  };
+  for (const item of items) {
+    if (heap.length < count) {
+      heap.push(item);
+      siftUp(heap.length - 1);
+    } else if (compare(item, heap[0] as T) < 0) {
+      heap[0] = item;
+      siftDown();
+    }
+  }
+  return heap.sort(compare);
+}

@@ -1,0 +1,485 @@
+import {
+  type Condition,
+  type Literal,
+  type Path,
+  type Query,
+  type SelectionItem,
+  type SubQuery,
+  suggest,
+} from '@replix/query';
+import { EngineError } from '../errors.ts';
+import type {
+  CompiledColumn,
+  CompiledRelation,
+  CompiledSchema,
+  CompiledTable,
+} from '../schema/compiled-schema.ts';
+import { compileLike } from './like-pattern.ts';
+import { literalValue } from './literal-value.ts';
+import type {
+  PlanAggregate,
+  PlanFilter,
+  PlanOutput,
+  PlanSort,
+  PlanSubQuery,
+  QueryPlan,
+} from './plan.ts';
+
+export interface ValidateOptions {
+  /** LIMIT when the query has none (spec: 1000). */
+  readonly defaultLimit: number;
+  /** LIMIT of nested to-many selections without one; 0 means unbounded. */
+  readonly nestedDefaultLimit: number;
+}
+
+const NUMERIC = new Set(['int', 'bigint', 'float', 'decimal', 'time']);
+const TEXT = new Set(['string', 'json']);
+
+function didYouMean(name: string, candidates: readonly string[]): string {
+  const guess = suggest(name, candidates);
+  return guess ? ` Did you mean "${guess}"?` : '';
+}
+
+function fieldNames(table: CompiledTable): string[] {
+  return [...table.columns.map((c) => c.name), ...table.relations.map((r) => r.name)];
+}
+
+function unknownField(table: CompiledTable, name: string): EngineError {
+  return new EngineError(
+    'executor_error',
+    `Unknown field "${name}" on table "${table.name}".${didYouMean(name, fieldNames(table))}`,
+  );
+}
+
+function targetOf(schema: CompiledSchema, relation: CompiledRelation): CompiledTable {
+  const target = schema.tablesByName.get(relation.target);
+  if (!target) throw new Error(`relation ${relation.name} targets a missing table`);
+  return target;
+}
+
+/** Renders a filter back to query text for `meta.query.filter`. */
+function renderLiteral(literal: Literal): string {
+  switch (literal.kind) {
+    case 'string':
+      return `'${literal.value.replaceAll("'", "''")}'`;
+    case 'number':
+      return literal.text;
+    case 'boolean':
+      return String(literal.value);
+    case 'null':
+      return 'NULL';
+  }
+}
+
+function renderCondition(condition: Condition, nested = false): string {
+  const path = (p: Path) => p.segments.join('.');
+  switch (condition.kind) {
+    case 'compare':
+      return `${path(condition.field)} ${condition.operator} ${renderLiteral(condition.value)}`;
+    case 'like':
+      return `${path(condition.field)} ${condition.caseInsensitive ? 'ILIKE' : 'LIKE'} '${condition.pattern.replaceAll("'", "''")}'`;
+    case 'in':
+      return `${path(condition.field)} IN (${condition.values.map(renderLiteral).join(', ')})`;
+    case 'isNull':
+      return `${path(condition.field)} IS ${condition.negated ? 'NOT ' : ''}NULL`;
+    case 'between':
+      return `${path(condition.field)} BETWEEN ${renderLiteral(condition.low)} AND ${renderLiteral(condition.high)}`;
+    case 'and':
+    case 'or': {
+      const text = condition.operands
+        .map((operand) => renderCondition(operand, true))
+        .join(condition.kind === 'and' ? ' AND ' : ' OR ');
+      return nested ? `(${text})` : text;
+    }
+  }
+}
+
+class Validator {
+  readonly #schema: CompiledSchema;
+  readonly #options: ValidateOptions;
+  readonly #lenient: boolean;
+
+  constructor(schema: CompiledSchema, options: ValidateOptions, lenient: boolean) {
+    this.#schema = schema;
+    this.#options = options;
+    this.#lenient = lenient;
+  }
+
+  /** Resolves a dotted path to the relations it walks and the column it ends on. */
+  resolvePath(
+    table: CompiledTable,
+    path: Path,
+  ): { via: CompiledRelation[]; column: CompiledColumn; owner: CompiledTable } {
+    const via: CompiledRelation[] = [];
+    let current = table;
+    const segments = path.segments;
+    for (let i = 0; i < segments.length - 1; i++) {
+      const name = segments[i] as string;
+      const relation = current.relationsByName.get(name);
+      if (!relation) {
+        if (current.columnsByName.has(name)) {
+          throw new EngineError(
+            'executor_error',
+            `"${name}" on table "${current.name}" is a field, not a relation: it has no "${segments[i + 1]}".`,
+          );
+        }
+        throw unknownField(current, name);
+      }
+      via.push(relation);
+      current = targetOf(this.#schema, relation);
+    }
+    const last = segments[segments.length - 1] as string;
+    const column = current.columnsByName.get(last);
+    if (!column) {
+      if (current.relationsByName.has(last)) {
+        throw new EngineError(
+          'executor_error',
+          `"${last}" on table "${current.name}" is a relation; name one of its fields, e.g. "${[...segments, 'id'].join('.')}".`,
+        );
+      }
+      throw unknownField(current, last);
+    }
+    return { via, column, owner: current };
+  }
+
+  filter(table: CompiledTable, condition: Condition): PlanFilter {
+    if (condition.kind === 'and' || condition.kind === 'or') {
+      return {
+        kind: condition.kind,
+        operands: condition.operands.map((c) => this.filter(table, c)),
+      };
+    }
+    const { via, column } = this.resolvePath(table, condition.field);
+    let leaf = this.predicate(column, condition);
+    // Wrap the predicate in the relations it was reached through, innermost first.
+    for (let i = via.length - 1; i >= 0; i--) {
+      const relation = via[i] as CompiledRelation;
+      leaf = { kind: 'related', relation, target: targetOf(this.#schema, relation), filter: leaf };
+    }
+    return leaf;
+  }
+
+  predicate(
+    column: CompiledColumn,
+    condition: Exclude<Condition, { kind: 'and' | 'or' }>,
+  ): PlanFilter {
+    switch (condition.kind) {
+      case 'compare':
+        if (
+          column.type === 'boolean' &&
+          !['=', '!='].includes(condition.operator) &&
+          condition.value.kind !== 'null'
+        ) {
+          throw new EngineError(
+            'executor_error',
+            `Field "${column.name}" is boolean: compare it with = or != only.`,
+          );
+        }
+        return {
+          kind: 'compare',
+          column,
+          operator: condition.operator,
+          value: literalValue(column, condition.value),
+        };
+      case 'like':
+        if (!TEXT.has(column.type)) {
+          throw new EngineError(
+            'executor_error',
+            `${condition.caseInsensitive ? 'ILIKE' : 'LIKE'} needs a text field; "${column.name}" is ${column.type}.`,
+          );
+        }
+        return {
+          kind: 'like',
+          column,
+          test: compileLike(condition.pattern, condition.caseInsensitive),
+        };
+      case 'in': {
+        const values = new Set<string | number | boolean>();
+        for (const literal of condition.values) {
+          const value = literalValue(column, literal);
+          if (value !== null) values.add(value);
+        }
+        return { kind: 'in', column, values };
+      }
+      case 'isNull':
+        return { kind: 'isNull', column, negated: condition.negated };
+      case 'between':
+        return {
+          kind: 'between',
+          column,
+          low: literalValue(column, condition.low),
+          high: literalValue(column, condition.high),
+        };
+    }
+  }
+
+  subQuery(
+    table: CompiledTable,
+    sub: SubQuery,
+    defaultLimit: number | null,
+    toOne: boolean,
+  ): PlanSubQuery {
+    const outputs: PlanOutput[] = [];
+    const keys = new Map<string, { index: number; generated: boolean }>();
+    const put = (output: PlanOutput, generated: boolean) => {
+      const existing = keys.get(output.key);
+      if (existing) {
+        // Explicit fields override wildcard-generated ones in place; repeats are dropped.
+        if (existing.generated && !generated) {
+          outputs[existing.index] = output;
+          keys.set(output.key, { index: existing.index, generated: false });
+        }
+        return;
+      }
+      keys.set(output.key, { index: outputs.length, generated });
+      outputs.push(output);
+    };
+    const aggregates: PlanAggregate[] = [];
+
+    for (const item of sub.selection) this.selectionItem(table, item, put, aggregates);
+
+    if (aggregates.length > 0) {
+      const relation = outputs.find((o) => o.kind === 'relation');
+      if (relation) {
+        throw new EngineError(
+          'executor_error',
+          `Relation "${relation.key}" cannot be selected beside aggregates: every other field is a GROUP BY key.`,
+        );
+      }
+      for (const aggregate of aggregates) {
+        if (keys.has(aggregate.key)) {
+          throw new EngineError(
+            'executor_error',
+            `Two fields of the result would be named "${aggregate.key}".`,
+          );
+        }
+        keys.set(aggregate.key, { index: outputs.length, generated: false });
+        outputs.push({ kind: 'aggregate', key: aggregate.key, aggregate });
+      }
+    }
+    if (outputs.length === 0) {
+      throw new EngineError(
+        'executor_error',
+        `The selection on table "${table.name}" has no known field.`,
+      );
+    }
+    const groupBy = aggregates.length
+      ? outputs.flatMap((o) => (o.kind === 'column' ? [o.column] : []))
+      : [];
+    if (
+      toOne &&
+      (sub.orderBy.length || sub.limit !== null || sub.offset !== null || aggregates.length)
+    ) {
+      throw new EngineError(
+        'executor_error',
+        `A to-one relation yields one object: ORDER BY, LIMIT, OFFSET and aggregates do not apply to it.`,
+      );
+    }
+    const orderBy = sub.orderBy.map((sort): PlanSort => {
+      const descending = sort.direction === 'DESC';
+      const segments = sort.field.segments;
+      if (aggregates.length > 0) {
+        const name = segments.join('.');
+        const output = outputs.find((o) => o.key === name);
+        if (segments.length === 1 && output?.kind === 'aggregate') {
+          return { source: { kind: 'aggregate', key: name }, descending };
+        }
+        if (!output || output.kind !== 'column') {
+          throw new EngineError(
+            'executor_error',
+            `ORDER BY "${name}" must name a selected field or aggregate of a grouped query.`,
+          );
+        }
+        return { source: { kind: 'column', via: [], column: output.column }, descending };
+      }
+      const { via, column } = this.resolvePath(table, sort.field);
+      const toMany = via.find((relation) => relation.kind === 'reverse');
+      if (toMany) {
+        throw new EngineError(
+          'executor_error',
+          `ORDER BY cannot sort on "${segments.join('.')}": "${toMany.name}" is a to-many relation.`,
+        );
+      }
+      return { source: { kind: 'column', via, column }, descending };
+    });
+    return {
+      table,
+      filter: sub.filter ? this.filter(table, sub.filter) : null,
+      outputs,
+      aggregates,
+      groupBy,
+      orderBy,
+      limit: sub.limit ?? defaultLimit,
+      offset: sub.offset ?? 0,
+    };
+  }
+
+  selectionItem(
+    table: CompiledTable,
+    item: SelectionItem,
+    put: (output: PlanOutput, generated: boolean) => void,
+    aggregates: PlanAggregate[],
+  ): void {
+    switch (item.kind) {
+      case 'allScalars':
+      case 'allWithRelations':
+        for (const column of table.columns) put({ kind: 'column', key: column.name, column }, true);
+        if (item.kind === 'allWithRelations') {
+          for (const relation of table.relations) {
+            const target = targetOf(this.#schema, relation);
+            const sub = this.wildcardSub(target, relation.kind === 'forward');
+            put({ kind: 'relation', key: relation.name, relation, sub }, true);
+          }
+        }
+        return;
+      case 'field': {
+        const column = table.columnsByName.get(item.name);
+        if (column) {
+          put({ kind: 'column', key: column.name, column }, false);
+          return;
+        }
+        const relation = table.relationsByName.get(item.name);
+        if (relation) {
+          // A bare relation name selects its scalar fields.
+          const sub = this.wildcardSub(
+            targetOf(this.#schema, relation),
+            relation.kind === 'forward',
+          );
+          put({ kind: 'relation', key: relation.name, relation, sub }, false);
+          return;
+        }
+        if (this.#lenient) return;
+        throw unknownField(table, item.name);
+      }
+      case 'relation': {
+        const relation = table.relationsByName.get(item.name);
+        if (!relation) {
+          if (this.#lenient) return;
+          if (table.columnsByName.has(item.name)) {
+            throw new EngineError(
+              'executor_error',
+              `"${item.name}" on table "${table.name}" is a field, not a relation: it takes no nested selection.`,
+            );
+          }
+          throw unknownField(table, item.name);
+        }
+        const toOne = relation.kind === 'forward';
+        const target = targetOf(this.#schema, relation);
+        const sub = this.subQuery(target, item.query, toOne ? null : this.#nestedLimit(), toOne);
+        put({ kind: 'relation', key: relation.name, relation, sub }, false);
+        return;
+      }
+      case 'aggregate': {
+        let column: CompiledColumn | null = null;
+        if (item.field !== null) {
+          const found = table.columnsByName.get(item.field);
+          if (!found) {
+            if (this.#lenient) return;
+            throw unknownField(table, item.field);
+          }
+          if (item.fn !== 'COUNT' && !NUMERIC.has(found.type)) {
+            throw new EngineError(
+              'executor_error',
+              `${item.fn} needs a numeric field; "${found.name}" is ${found.type}.`,
+            );
+          }
+          column = found;
+        }
+        const key = item.fn === 'COUNT' ? 'count' : `${item.fn.toLowerCase()}_${column?.name}`;
+        aggregates.push({ key, fn: item.fn, column });
+        return;
+      }
+    }
+  }
+
+  wildcardSub(target: CompiledTable, toOne: boolean): PlanSubQuery {
+    return {
+      table: target,
+      filter: null,
+      outputs: target.columns.map((column) => ({ kind: 'column', key: column.name, column })),
+      aggregates: [],
+      groupBy: [],
+      orderBy: [],
+      limit: toOne ? null : this.#nestedLimit(),
+      offset: 0,
+    };
+  }
+
+  #nestedLimit(): number | null {
+    return this.#options.nestedDefaultLimit === 0 ? null : this.#options.nestedDefaultLimit;
+  }
+}
+
+function echoSelection(items: readonly SelectionItem[]): {
+  fields: string[];
+  aggregates: string[];
+} {
+  const fields: string[] = [];
+  const aggregates: string[] = [];
+  for (const item of items) {
+    if (item.kind === 'field' || item.kind === 'relation') fields.push(item.name);
+    else if (item.kind === 'allScalars') fields.push('*');
+    else if (item.kind === 'allWithRelations') fields.push('...');
+    else aggregates.push(`${item.fn}(${item.field ?? '*'})`);
+  }
+  return { fields, aggregates };
+}
+
+/**
+ * Checks a parsed query against the schema and resolves it into a plan: unknown table → 404
+ * `unknown_table`; unknown fields (in the selection unless `@lenient`, in filters and ORDER BY
+ * always), type mismatches and misuse of AFTER → 400 `executor_error`.
+ */
+export function validateQuery(
+  schema: CompiledSchema,
+  query: Query,
+  options: ValidateOptions,
+): QueryPlan {
+  const table = schema.tablesByName.get(query.table.name);
+  if (!table) {
+    throw new EngineError(
+      'unknown_table',
+      `Unknown table "${query.table.name}".${didYouMean(
+        query.table.name,
+        schema.tables.map((t) => t.name),
+      )}`,
+    );
+  }
+  const validator = new Validator(schema, options, query.lenient);
+  const plan = validator.subQuery(table, query, options.defaultLimit, false);
+
+  if (query.after !== null) {
+    const key =
+      table.primaryKey.length === 1 ? table.columns[table.primaryKey[0] as number] : undefined;
+    if (!key || !['int', 'bigint', 'string'].includes(key.type)) {
+      throw new EngineError(
+        'executor_error',
+        `AFTER needs a table with a single-column integer or text primary key; "${table.name}" has ${table.primaryKey.length > 1 ? 'a composite primary key' : key ? `a ${key.type} primary key` : 'no primary key'}.`,
+      );
+    }
+    if (plan.aggregates.length > 0) {
+      throw new EngineError('executor_error', 'AFTER cannot be combined with aggregates.');
+    }
+    if (plan.orderBy.length > 0) {
+      throw new EngineError(
+        'executor_error',
+        'AFTER pages in primary-key order and cannot be combined with ORDER BY.',
+      );
+    }
+  }
+
+  const { fields, aggregates } = echoSelection(query.selection);
+  const echo: Record<string, unknown> = {};
+  if (fields.length) echo.fields = fields;
+  if (aggregates.length) echo.aggregates = aggregates;
+  if (query.filter) echo.filter = renderCondition(query.filter);
+  if (query.orderBy.length) {
+    echo.order_by = query.orderBy.map((sort) => ({
+      field: sort.field.segments.join('.'),
+      direction: sort.direction,
+    }));
+  }
+  if (query.limit !== null) echo.limit = query.limit;
+  if (query.offset !== null) echo.offset = query.offset;
+  return { ...plan, after: query.after, echo };
+}

@@ -1,0 +1,27 @@
+export { ENGINE_ERRORS, EngineError, type EngineErrorCode, SchemaConfigError } from './errors.ts';
+export type { QueryPlan } from './exec/plan.ts';
+export { DEFAULT_LIMIT, QueryEngine, type ResponseMeta } from './query-engine.ts';
+export { compileSchema } from './schema/compile-schema.ts';
+export type {
+  CompiledColumn,
+  CompiledRelation,
+  CompiledSchema,
+  CompiledTable,
+} from './schema/compiled-schema.ts';
+export {
+  defaultSchemaConfig,
+  parseSchemaConfig,
+  type SchemaConfig,
+} from './schema/schema-config.ts';
+export type {
+  ColumnType,
+  SourceColumn,
+  SourceForeignKey,
+  SourceSchema,
+  SourceTable,
+} from './source-schema.ts';
+export { COLUMN_TYPES } from './source-schema.ts';
+export type { RowChange } from './storage/apply-changes.ts';
+export { canonicalToComparable } from './storage/comparable.ts';
+export { Generation } from './storage/generation.ts';
+export { GenerationBuilder, nextGeneration } from './storage/generation-builder.ts';

@@ -1,0 +1,52 @@
+import type { ColumnType } from '../source-schema.ts';
+import type { SchemaConfig } from './schema-config.ts';
+
+export interface CompiledColumn {
+  /** The name in the API (after `field_aliases`). */
+  readonly name: string;
+  readonly sourceName: string;
+  readonly type: ColumnType;
+  readonly nullable: boolean;
+  readonly sourceType: string;
+  /** Declared scale of a `decimal` column. */
+  readonly scale: number | undefined;
+  /** Position among the table's stored columns. */
+  readonly index: number;
+}
+
+export interface CompiledRelation {
+  /** The name in the API. */
+  readonly name: string;
+  /** `forward`: the foreign key is on this table, to-one. `reverse`: on the target, to-many. */
+  readonly kind: 'forward' | 'reverse';
+  /** API name of the related table. */
+  readonly target: string;
+  /** Column positions in this table that the key joins on. */
+  readonly localColumns: readonly number[];
+  /** Column positions in the target table, matching `localColumns` one to one. */
+  readonly targetColumns: readonly number[];
+  readonly constraintName: string;
+}
+
+export interface CompiledTable {
+  readonly name: string;
+  readonly sourceName: string;
+  readonly columns: readonly CompiledColumn[];
+  readonly columnsByName: ReadonlyMap<string, CompiledColumn>;
+  /** Primary-key column positions; empty when the table has no primary key. */
+  readonly primaryKey: readonly number[];
+  readonly relations: readonly CompiledRelation[];
+  readonly relationsByName: ReadonlyMap<string, CompiledRelation>;
+  /** The SQL predicate baked into the snapshot, if any (table entry or root). */
+  readonly where: string | undefined;
+  /** Source column names the predicate reads, when the config names them. */
+  readonly whereColumns: readonly string[] | undefined;
+}
+
+/** The schema an instance serves: source tables, config applied, names resolved. */
+export interface CompiledSchema {
+  /** Sorted by API name. */
+  readonly tables: readonly CompiledTable[];
+  readonly tablesByName: ReadonlyMap<string, CompiledTable>;
+  readonly config: SchemaConfig;
+}

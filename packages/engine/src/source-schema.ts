@@ -1,0 +1,88 @@
+/**
+ * What a source connector reports about a source database, in engine terms. Connectors map
+ * their engine's column types to a `ColumnType` and deliver every value in that type's
+ * canonical JavaScript form (see `ColumnType`), so the engine never parses engine formats.
+ */
+
+/**
+ * The engine's column types and the canonical value a connector delivers for each (null for
+ * SQL NULL, whatever the type):
+ *
+ * | type        | source types (spec §2)                           | value delivered            | JSON   |
+ * |-------------|--------------------------------------------------|----------------------------|--------|
+ * | `int`       | TINYINT..INT, SMALLINT, INTEGER, MEDIUMINT; any integer type whose whole range fits in a double exactly (INT UNSIGNED) | number | number |
+ * | `bigint`    | BIGINT, INT8, BIGINT UNSIGNED                    | string of decimal digits   | number (every digit) |
+ * | `float`     | FLOAT, DOUBLE, REAL                              | number                     | number |
+ * | `decimal`   | DECIMAL, NUMERIC                                 | string, the exact decimal  | number (every digit) |
+ * | `boolean`   | BOOLEAN, BIT(1), TINYINT(1)                      | boolean                    | boolean |
+ * | `string`    | CHAR, VARCHAR, TEXT, ENUM, SET, UUID, INET, CIDR, MACADDR, INTERVAL, other text-like | string | string |
+ * | `json`      | JSON, JSONB                                      | string, the JSON text      | string |
+ * | `date`      | DATE                                             | string `YYYY-MM-DD`        | string |
+ * | `timestamp` | DATETIME, TIMESTAMP, TIMESTAMPTZ                 | number, epoch milliseconds UTC | string, ISO 8601 UTC with ms |
+ * | `time`      | TIME, TIMETZ                                     | number, seconds            | number |
+ * | `binary`    | BINARY, VARBINARY, BLOB, BYTEA                   | Uint8Array                 | string, lowercase hex |
+ */
+export type ColumnType =
+  | 'int'
+  | 'bigint'
+  | 'float'
+  | 'decimal'
+  | 'boolean'
+  | 'string'
+  | 'json'
+  | 'date'
+  | 'timestamp'
+  | 'time'
+  | 'binary';
+
+export const COLUMN_TYPES: readonly ColumnType[] = [
+  'int',
+  'bigint',
+  'float',
+  'decimal',
+  'boolean',
+  'string',
+  'json',
+  'date',
+  'timestamp',
+  'time',
+  'binary',
+];
+
+export interface SourceColumn {
+  readonly name: string;
+  readonly type: ColumnType;
+  readonly nullable: boolean;
+  /** The column's type as the source names it, e.g. `varchar(20)`, `numeric(12,2)`. */
+  readonly sourceType: string;
+  /** Digits after the point for `decimal` columns with a declared scale. */
+  readonly scale?: number;
+}
+
+export interface SourceForeignKey {
+  /** The constraint's name in the source. */
+  readonly name: string;
+  /** Columns of the referencing table, in constraint order. */
+  readonly columns: readonly string[];
+  readonly referencedTable: string;
+  /** Columns of the referenced table, matching `columns` one to one. */
+  readonly referencedColumns: readonly string[];
+}
+
+export interface SourceTable {
+  readonly name: string;
+  /** In the source's ordinal order. */
+  readonly columns: readonly SourceColumn[];
+  /** Primary-key columns in key order; empty when the table has none. */
+  readonly primaryKey: readonly string[];
+  /** Other unique constraints or indexes, each a list of columns. */
+  readonly uniqueKeys: readonly (readonly string[])[];
+  readonly foreignKeys: readonly SourceForeignKey[];
+  /** The source's own row estimate, for progress reporting; null when unknown. */
+  readonly estimatedRows: number | null;
+}
+
+export interface SourceSchema {
+  /** Base tables only (no views), sorted by name. */
+  readonly tables: readonly SourceTable[];
+}

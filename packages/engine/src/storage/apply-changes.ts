@@ -1,0 +1,284 @@
+import type { CompiledTable } from '../schema/compiled-schema.ts';
+import { ColumnBuilder } from './column-builder.ts';
+import { readCanonical } from './column-reader.ts';
+import { canonicalToComparable } from './comparable.ts';
+import type { TableSnapshot } from './generation.ts';
+import { indexName } from './generation.ts';
+import type { IndexSpec } from './index-plan.ts';
+import type { Key, KeyIndex } from './key-index.ts';
+import { rowKey, valuesKey } from './row-key.ts';
+import { CHUNK_BITS, CHUNK_ROWS, type Chunk, OFFSET_MASK, type TableData } from './table-data.ts';
+import { buildIndexes, TableLoader } from './table-loader.ts';
+
+/** One row change from the source, rows in stored column order with canonical values. */
+export type RowChange =
+  | { readonly op: 'insert'; readonly row: readonly unknown[] }
+  | {
+      readonly op: 'update';
+      readonly before: readonly unknown[];
+      readonly after: readonly unknown[];
+    }
+  | { readonly op: 'delete'; readonly row: readonly unknown[] }
+  | { readonly op: 'truncate' };
+
+/** A tail chunk shorter than this is rebuilt with the new rows instead of starting another. */
+const TAIL_MERGE_ROWS = 8192;
+
+function pkKey(table: CompiledTable, row: readonly unknown[]): Key | null {
+  return valuesKey(
+    table.primaryKey.map((c) => canonicalToComparable(table.columns[c]!.type, row[c])),
+  );
+}
+
+function sameRow(table: CompiledTable, a: readonly unknown[], b: readonly unknown[]): boolean {
+  return table.columns.every(
+    (column, c) =>
+      canonicalToComparable(column.type, a[c]) === canonicalToComparable(column.type, b[c]),
+  );
+}
+
+function readRow(table: CompiledTable, chunk: Chunk, offset: number): unknown[] {
+  return table.columns.map((column, c) =>
+    readCanonical(chunk.columns[c]!, column.type, column.scale, offset),
+  );
+}
+
+function isDeleted(chunk: Chunk, offset: number): boolean {
+  return (
+    chunk.deleted !== null && ((chunk.deleted[offset >>> 3] as number) & (1 << (offset & 7))) !== 0
+  );
+}
+
+/** Finds the live stored row equal to `row` (by primary key when the table has one). */
+function locate(
+  snapshot: TableSnapshot,
+  row: readonly unknown[],
+  removed: ReadonlySet<number>,
+): number | undefined {
+  const table = snapshot.schema;
+  if (table.primaryKey.length > 0) {
+    const key = pkKey(table, row);
+    const pk = snapshot.indexes.get(indexName(table.primaryKey));
+    if (key === null || !pk) return undefined;
+    const rowId = pk.first(key);
+    return rowId === undefined || removed.has(rowId) ? undefined : rowId;
+  }
+  const chunks = snapshot.data.chunks;
+  for (let c = 0; c < chunks.length; c++) {
+    const chunk = chunks[c] as Chunk;
+    for (let offset = 0; offset < chunk.length; offset++) {
+      const rowId = (c << CHUNK_BITS) + offset;
+      if (isDeleted(chunk, offset) || removed.has(rowId)) continue;
+      if (sameRow(table, readRow(table, chunk, offset), row)) return rowId;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Applies changes to one table copy-on-write: deleted rows get a bit in a copied bitmap of
+ * their chunk, new and updated rows are appended at the tail, and only the touched index
+ * entries change. Untouched chunks are shared with `snapshot`. Rebuilds the table when more
+ * than a quarter of its stored rows are dead.
+ */
+export function applyChanges(
+  snapshot: TableSnapshot,
+  changes: readonly RowChange[],
+  specs: readonly IndexSpec[],
+): TableSnapshot {
+  const table = snapshot.schema;
+  const hasKey = table.primaryKey.length > 0;
+  const removed = new Set<number>();
+  // New row versions, by primary key (or in arrival order for tables without one).
+  const pendingByKey = new Map<Key, readonly unknown[]>();
+  let pendingList: (readonly unknown[])[] = [];
+  let truncated = false;
+
+  const removeRow = (row: readonly unknown[]) => {
+    if (hasKey) {
+      const key = pkKey(table, row);
+      if (key !== null && pendingByKey.delete(key)) return;
+    } else {
+      const at = pendingList.findIndex((pending) => sameRow(table, pending, row));
+      if (at >= 0) {
+        pendingList.splice(at, 1);
+        return;
+      }
+    }
+    const rowId = truncated ? undefined : locate(snapshot, row, removed);
+    if (rowId !== undefined) removed.add(rowId);
+  };
+  const addRow = (row: readonly unknown[]) => {
+    if (!hasKey) {
+      pendingList.push(row);
+      return;
+    }
+    const key = pkKey(table, row);
+    if (key === null) return;
+    // An insert over an existing key replaces it (the source never has two).
+    pendingByKey.delete(key);
+    removeRow(row);
+    pendingByKey.set(key, row);
+  };
+
+  for (const change of changes) {
+    switch (change.op) {
+      case 'insert':
+        addRow(change.row);
+        break;
+      case 'update':
+        removeRow(change.before);
+        addRow(change.after);
+        break;
+      case 'delete':
+        removeRow(change.row);
+        break;
+      case 'truncate':
+        truncated = true;
+        removed.clear();
+        pendingByKey.clear();
+        pendingList = [];
+        break;
+    }
+  }
+  const appended = hasKey ? [...pendingByKey.values()] : pendingList;
+  if (truncated) return rebuild(table, [], specs, appended);
+
+  const chunks = [...snapshot.data.chunks];
+  const deletedCopies = new Map<number, Uint8Array>();
+  const removedPairs = new Map<string, [Key, number][]>();
+  for (const rowId of removed) {
+    const c = rowId >>> CHUNK_BITS;
+    const offset = rowId & OFFSET_MASK;
+    const chunk = chunks[c] as Chunk;
+    let bits = deletedCopies.get(c);
+    if (!bits) {
+      bits = chunk.deleted ? chunk.deleted.slice() : new Uint8Array((chunk.length + 7) >>> 3);
+      deletedCopies.set(c, bits);
+    }
+    bits[offset >>> 3] = (bits[offset >>> 3] as number) | (1 << (offset & 7));
+    for (const spec of specs) {
+      const key = rowKey(chunk.columns, spec.columns, offset);
+      if (key === null) continue;
+      const name = indexName(spec.columns);
+      const pairs = removedPairs.get(name) ?? [];
+      pairs.push([key, rowId]);
+      removedPairs.set(name, pairs);
+    }
+  }
+  let deadRows = 0;
+  let storedRows = 0;
+  chunks.forEach((chunk, c) => {
+    const bits = deletedCopies.get(c);
+    if (bits) {
+      let count = 0;
+      for (let i = 0; i < chunk.length; i++)
+        if ((bits[i >>> 3] as number) & (1 << (i & 7))) count++;
+      chunks[c] = { ...chunk, deleted: bits, deletedCount: count };
+    }
+    deadRows += (chunks[c] as Chunk).deletedCount;
+    storedRows += chunk.length;
+  });
+  const liveRows = snapshot.data.liveRows - removed.size + appended.length;
+
+  if (deadRows * 4 > storedRows + appended.length && storedRows > 1024) {
+    return rebuild(table, liveRowsOf(table, chunks), specs, appended);
+  }
+
+  const addedPairs = new Map<string, [Key, number][]>();
+  appendRows(table, chunks, appended, (chunk, offset, rowId) => {
+    for (const spec of specs) {
+      const key = rowKey(chunk.columns, spec.columns, offset);
+      if (key === null) continue;
+      const name = indexName(spec.columns);
+      const pairs = addedPairs.get(name) ?? [];
+      pairs.push([key, rowId]);
+      addedPairs.set(name, pairs);
+    }
+  });
+
+  const indexes = new Map<string, KeyIndex>();
+  for (const [name, index] of snapshot.indexes) {
+    const gone = removedPairs.get(name) ?? [];
+    const added = addedPairs.get(name) ?? [];
+    indexes.set(name, gone.length || added.length ? index.withChanges(gone, added) : index);
+  }
+  return { schema: table, data: { chunks, liveRows }, indexes };
+}
+
+function liveRowsOf(table: CompiledTable, chunks: readonly Chunk[]): unknown[][] {
+  const rows: unknown[][] = [];
+  for (const chunk of chunks) {
+    for (let offset = 0; offset < chunk.length; offset++) {
+      if (!isDeleted(chunk, offset)) rows.push(readRow(table, chunk, offset));
+    }
+  }
+  return rows;
+}
+
+function rebuild(
+  table: CompiledTable,
+  rows: readonly (readonly unknown[])[],
+  specs: readonly IndexSpec[],
+  appended: readonly (readonly unknown[])[],
+): TableSnapshot {
+  const loader = new TableLoader(table);
+  loader.appendRows(rows);
+  loader.appendRows(appended);
+  const data: TableData = loader.finish();
+  return { schema: table, data, indexes: buildIndexes(data, specs) };
+}
+
+/**
+ * Appends rows after the last chunk: a short tail chunk is rebuilt with them (its offsets
+ * unchanged), otherwise they start new chunks. Calls `added` for each new row.
+ */
+function appendRows(
+  table: CompiledTable,
+  chunks: Chunk[],
+  rows: readonly (readonly unknown[])[],
+  added: (chunk: Chunk, offset: number, rowId: number) => void,
+): void {
+  let next = 0;
+  while (next < rows.length) {
+    const lastIndex = chunks.length - 1;
+    const last = chunks[lastIndex];
+    const extend = last !== undefined && last.length < TAIL_MERGE_ROWS;
+    const base = extend ? last : undefined;
+    const capacity = extend ? TAIL_MERGE_ROWS - last.length : TAIL_MERGE_ROWS;
+    const take = Math.min(capacity, rows.length - next, CHUNK_ROWS);
+    const builders = table.columns.map((column) => new ColumnBuilder(column.type, column.scale));
+    const startOffset = base ? base.length : 0;
+    if (base) {
+      for (let offset = 0; offset < base.length; offset++) {
+        table.columns.forEach((column, c) => {
+          builders[c]!.append(readCanonical(base.columns[c]!, column.type, column.scale, offset));
+        });
+      }
+    }
+    for (let r = next; r < next + take; r++) {
+      const row = rows[r] as readonly unknown[];
+      builders.forEach((builder, c) => {
+        builder.append(row[c]);
+      });
+    }
+    const length = startOffset + take;
+    let deleted: Uint8Array | null = null;
+    if (base?.deleted) {
+      deleted = new Uint8Array((length + 7) >>> 3);
+      deleted.set(base.deleted);
+    }
+    const chunk: Chunk = {
+      length,
+      columns: builders.map((builder) => builder.finish()),
+      deleted,
+      deletedCount: base?.deletedCount ?? 0,
+    };
+    const chunkIndex = base ? lastIndex : chunks.length;
+    chunks[chunkIndex] = chunk;
+    for (let offset = startOffset; offset < length; offset++) {
+      added(chunk, offset, (chunkIndex << CHUNK_BITS) + offset);
+    }
+    next += take;
+  }
+}

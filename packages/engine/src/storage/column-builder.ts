@@ -1,0 +1,277 @@
+import type { ColumnType } from '../source-schema.ts';
+import { parseCivilDate } from './civil-date.ts';
+import type { ColumnChunk } from './column-chunk.ts';
+
+/** Above this many distinct values in a chunk, text is stored flat instead of as a dictionary. */
+const MAX_DICTIONARY = 4096;
+const encoder = new TextEncoder();
+
+type Mode = 'int32' | 'float64' | 'bool' | 'dict' | 'bytes';
+
+function initialMode(type: ColumnType): Mode {
+  switch (type) {
+    case 'int':
+    case 'date':
+      return 'int32';
+    case 'bigint':
+    case 'float':
+    case 'decimal':
+    case 'timestamp':
+    case 'time':
+      return 'float64';
+    case 'boolean':
+      return 'bool';
+    case 'string':
+    case 'json':
+      return 'dict';
+    case 'binary':
+      return 'bytes';
+  }
+}
+
+function grow<T extends Int32Array | Float64Array | Uint8Array | Uint16Array | Uint32Array>(
+  array: T,
+  needed: number,
+): T {
+  if (needed <= array.length) return array;
+  let size = Math.max(array.length * 2, 64);
+  while (size < needed) size *= 2;
+  const next = new (array.constructor as new (n: number) => T)(size);
+  next.set(array);
+  return next;
+}
+
+/**
+ * Accumulates one column's values for one chunk (values in their canonical source form, see
+ * `ColumnType`) and produces the compact `ColumnChunk`: int32 widening to float64 when a value
+ * does not fit, dictionary text switching to flat UTF-8 when the values are too varied.
+ */
+export class ColumnBuilder {
+  readonly type: ColumnType;
+  readonly scale: number | undefined;
+  #mode: Mode;
+  #length = 0;
+  #nulls: Uint8Array | null = null;
+  #int32 = new Int32Array(0);
+  #float64 = new Float64Array(0);
+  #bool = new Uint8Array(0);
+  #exact: Map<number, string> | null = null;
+  #codes = new Uint16Array(0);
+  #dictionary: string[] = [];
+  #dictionaryCodes = new Map<string, number>();
+  #bytes: Buffer = Buffer.alloc(0);
+  #offsets = new Uint32Array(1);
+  #byteLength = 0;
+
+  constructor(type: ColumnType, scale?: number) {
+    this.type = type;
+    this.scale = scale;
+    this.#mode = initialMode(type);
+  }
+
+  get length(): number {
+    return this.#length;
+  }
+
+  append(value: unknown): void {
+    const row = this.#length;
+    this.#length = row + 1;
+    if (value === null || value === undefined) {
+      this.#markNull(row);
+      this.#appendPlaceholder(row);
+      return;
+    }
+    switch (this.type) {
+      case 'int':
+        this.#appendNumber(row, Number(value));
+        return;
+      case 'float':
+      case 'time':
+      case 'timestamp':
+        this.#appendFloat(row, Number(value));
+        return;
+      case 'bigint':
+      case 'decimal':
+        this.#appendExactNumber(row, String(value));
+        return;
+      case 'date': {
+        const days = parseCivilDate(String(value));
+        if (days === undefined) {
+          this.#markNull(row);
+          this.#appendPlaceholder(row);
+        } else this.#appendNumber(row, days);
+        return;
+      }
+      case 'boolean':
+        this.#bool = grow(this.#bool, row + 1);
+        this.#bool[row] = value ? 1 : 0;
+        return;
+      case 'string':
+      case 'json':
+        this.#appendText(row, typeof value === 'string' ? value : String(value));
+        return;
+      case 'binary':
+        this.#appendRaw(row, value instanceof Uint8Array ? value : Buffer.from(String(value)));
+        return;
+    }
+  }
+
+  #markNull(row: number): void {
+    if (!this.#nulls) this.#nulls = new Uint8Array(Math.max(64, this.#int32.length >>> 3));
+    this.#nulls = grow(this.#nulls, (row >>> 3) + 1);
+    this.#nulls[row >>> 3] = (this.#nulls[row >>> 3] as number) | (1 << (row & 7));
+  }
+
+  #appendPlaceholder(row: number): void {
+    switch (this.#mode) {
+      case 'int32':
+        this.#int32 = grow(this.#int32, row + 1);
+        return;
+      case 'float64':
+        this.#float64 = grow(this.#float64, row + 1);
+        return;
+      case 'bool':
+        this.#bool = grow(this.#bool, row + 1);
+        return;
+      case 'dict':
+        this.#codes = grow(this.#codes, row + 1);
+        return;
+      case 'bytes':
+        this.#offsets = grow(this.#offsets, row + 2);
+        this.#offsets[row + 1] = this.#byteLength;
+        return;
+    }
+  }
+
+  #appendNumber(row: number, value: number): void {
+    if (this.#mode === 'int32') {
+      if ((value | 0) === value) {
+        this.#int32 = grow(this.#int32, row + 1);
+        this.#int32[row] = value;
+        return;
+      }
+      this.#float64 = Float64Array.from(this.#int32.subarray(0, row));
+      this.#mode = 'float64';
+    }
+    this.#appendFloat(row, value);
+  }
+
+  #appendFloat(row: number, value: number): void {
+    this.#float64 = grow(this.#float64, row + 1);
+    this.#float64[row] = value;
+  }
+
+  #appendExactNumber(row: number, text: string): void {
+    const value = Number(text);
+    this.#appendFloat(row, value);
+    if (formatStoredNumber(value, this.type, this.scale) !== text) {
+      if (!this.#exact) this.#exact = new Map();
+      this.#exact.set(row, text);
+    }
+  }
+
+  #appendText(row: number, text: string): void {
+    if (this.#mode === 'dict') {
+      let code = this.#dictionaryCodes.get(text);
+      if (code === undefined) {
+        if (this.#dictionary.length >= MAX_DICTIONARY) {
+          this.#switchToBytes(row);
+          this.#appendText(row, text);
+          return;
+        }
+        code = this.#dictionary.length;
+        this.#dictionary.push(text);
+        this.#dictionaryCodes.set(text, code);
+      }
+      this.#codes = grow(this.#codes, row + 1);
+      this.#codes[row] = code;
+      return;
+    }
+    this.#bytes = growBuffer(this.#bytes, this.#byteLength + text.length * 3);
+    const { written } = encoder.encodeInto(text, this.#bytes.subarray(this.#byteLength));
+    this.#byteLength += written;
+    this.#offsets = grow(this.#offsets, row + 2);
+    this.#offsets[row + 1] = this.#byteLength;
+  }
+
+  #appendRaw(row: number, value: Uint8Array): void {
+    this.#bytes = growBuffer(this.#bytes, this.#byteLength + value.length);
+    this.#bytes.set(value, this.#byteLength);
+    this.#byteLength += value.length;
+    this.#offsets = grow(this.#offsets, row + 2);
+    this.#offsets[row + 1] = this.#byteLength;
+  }
+
+  /** Re-encodes the rows so far (before `row`) as flat UTF-8. */
+  #switchToBytes(row: number): void {
+    const codes = this.#codes;
+    const dictionary = this.#dictionary;
+    const nulls = this.#nulls;
+    this.#mode = 'bytes';
+    this.#dictionary = [];
+    this.#dictionaryCodes = new Map();
+    this.#codes = new Uint16Array(0);
+    for (let i = 0; i < row; i++) {
+      const isNull = nulls !== null && ((nulls[i >>> 3] as number) & (1 << (i & 7))) !== 0;
+      if (isNull) {
+        this.#offsets = grow(this.#offsets, i + 2);
+        this.#offsets[i + 1] = this.#byteLength;
+      } else this.#appendText(i, dictionary[codes[i] as number] as string);
+    }
+  }
+
+  finish(): ColumnChunk {
+    const n = this.#length;
+    const nulls = this.#nulls ? this.#nulls.slice(0, (n + 7) >>> 3) : null;
+    switch (this.#mode) {
+      case 'int32':
+        return { kind: 'int32', values: this.#int32.slice(0, n), nulls };
+      case 'float64':
+        return { kind: 'float64', values: this.#float64.slice(0, n), exact: this.#exact, nulls };
+      case 'bool':
+        return { kind: 'bool', values: this.#bool.slice(0, n), nulls };
+      case 'dict':
+        return {
+          kind: 'dict',
+          codes: this.#codes.slice(0, n),
+          dictionary: this.#dictionary,
+          nulls,
+        };
+      case 'bytes': {
+        const offsets = grow(this.#offsets, n + 1).slice(0, n + 1);
+        return {
+          kind: 'bytes',
+          encoding: this.type === 'binary' ? 'raw' : 'utf8',
+          bytes: Buffer.from(this.#bytes.subarray(0, this.#byteLength)),
+          offsets,
+          nulls,
+        };
+      }
+    }
+  }
+}
+
+function growBuffer(buffer: Buffer, needed: number): Buffer {
+  if (needed <= buffer.length) return buffer;
+  let size = Math.max(buffer.length * 2, 1024);
+  while (size < needed) size *= 2;
+  const next = Buffer.allocUnsafe(size);
+  buffer.copy(next);
+  return next;
+}
+
+/**
+ * The JSON number text the engine writes for a stored double of a `bigint` or `decimal`
+ * column (decimals keep their declared scale: `12.50`). A source value whose text differs is
+ * kept exactly beside the double.
+ */
+export function formatStoredNumber(
+  value: number,
+  type: ColumnType,
+  scale: number | undefined,
+): string {
+  if (type === 'decimal' && scale !== undefined && Math.abs(value) < 1e21) {
+    return value.toFixed(scale);
+  }
+  return String(value);
+}

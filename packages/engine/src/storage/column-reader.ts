@@ -1,0 +1,70 @@
+import type { ColumnType } from '../source-schema.ts';
+import { civilFromDays } from './civil-date.ts';
+import { formatStoredNumber } from './column-builder.ts';
+import type { ColumnChunk } from './column-chunk.ts';
+
+/** A stored value in the engine's comparison domain: what filters, sorts and keys compare. */
+export type Comparable = number | string | boolean;
+
+export function isNullAt(chunk: ColumnChunk, offset: number): boolean {
+  const nulls = chunk.nulls;
+  return nulls !== null && ((nulls[offset >>> 3] as number) & (1 << (offset & 7))) !== 0;
+}
+
+/**
+ * The value at `offset` in the comparison domain: numbers for numeric, date (days), timestamp
+ * (ms) and time (s) columns; strings for text and JSON (binary as lowercase hex); booleans.
+ */
+export function readComparable(chunk: ColumnChunk, offset: number): Comparable | null {
+  if (isNullAt(chunk, offset)) return null;
+  switch (chunk.kind) {
+    case 'int32':
+    case 'float64':
+      return chunk.values[offset] as number;
+    case 'bool':
+      return chunk.values[offset] === 1;
+    case 'dict':
+      return chunk.dictionary[chunk.codes[offset] as number] as string;
+    case 'bytes': {
+      const start = chunk.offsets[offset] as number;
+      const end = chunk.offsets[offset + 1] as number;
+      return chunk.bytes.toString(chunk.encoding === 'raw' ? 'hex' : 'utf8', start, end);
+    }
+  }
+}
+
+/** The value at `offset` in its canonical source form (as a connector delivers it). */
+export function readCanonical(
+  chunk: ColumnChunk,
+  type: ColumnType,
+  scale: number | undefined,
+  offset: number,
+): unknown {
+  if (isNullAt(chunk, offset)) return null;
+  switch (chunk.kind) {
+    case 'int32': {
+      const value = chunk.values[offset] as number;
+      return type === 'date' ? civilFromDays(value) : value;
+    }
+    case 'float64': {
+      const exact = chunk.exact?.get(offset);
+      if (exact !== undefined) return exact;
+      const value = chunk.values[offset] as number;
+      if (type === 'date') return civilFromDays(value);
+      return type === 'bigint' || type === 'decimal'
+        ? formatStoredNumber(value, type, scale)
+        : value;
+    }
+    case 'bool':
+      return chunk.values[offset] === 1;
+    case 'dict':
+      return chunk.dictionary[chunk.codes[offset] as number];
+    case 'bytes': {
+      const start = chunk.offsets[offset] as number;
+      const end = chunk.offsets[offset + 1] as number;
+      return chunk.encoding === 'raw'
+        ? Buffer.from(chunk.bytes.subarray(start, end))
+        : chunk.bytes.toString('utf8', start, end);
+    }
+  }
+}

@@ -1,0 +1,121 @@
+/** An index key: the column's value, or for several columns their values joined. */
+export type Key = number | string | boolean;
+
+/** Keys removed from the overlay are marked with this value. */
+const REMOVED = null;
+
+type Entry = number | readonly number[];
+
+/**
+ * A hash index from key to row id (unique) or row ids (not unique). Immutable: `withChanges`
+ * returns a new index that shares the big base map and copies only a small overlay, so a
+ * generation after a few changes costs what the changes cost, not the table's size. The
+ * overlay is folded into a new base when it grows past a quarter of the base.
+ */
+export class KeyIndex {
+  readonly columns: readonly number[];
+  readonly unique: boolean;
+  readonly #base: ReadonlyMap<Key, Entry>;
+  readonly #overlay: ReadonlyMap<Key, Entry | typeof REMOVED>;
+
+  constructor(
+    columns: readonly number[],
+    unique: boolean,
+    base: ReadonlyMap<Key, Entry>,
+    overlay: ReadonlyMap<Key, Entry | typeof REMOVED> = new Map(),
+  ) {
+    this.columns = columns;
+    this.unique = unique;
+    this.#base = base;
+    this.#overlay = overlay;
+  }
+
+  get size(): number {
+    return this.#base.size + this.#overlay.size;
+  }
+
+  #entry(key: Key): Entry | undefined {
+    if (this.#overlay.size > 0) {
+      const overlaid = this.#overlay.get(key);
+      if (overlaid !== undefined) return overlaid === REMOVED ? undefined : overlaid;
+    }
+    return this.#base.get(key);
+  }
+
+  /** The first (for a unique index, the only) row with this key. */
+  first(key: Key): number | undefined {
+    const entry = this.#entry(key);
+    if (entry === undefined || typeof entry === 'number') return entry;
+    return entry[0];
+  }
+
+  /** Every row with this key, in row-id order. */
+  all(key: Key): readonly number[] {
+    const entry = this.#entry(key);
+    if (entry === undefined) return [];
+    return typeof entry === 'number' ? [entry] : entry;
+  }
+
+  /**
+   * A new index with rows removed and added. `removed` and `added` pair keys with row ids.
+   */
+  withChanges(
+    removed: ReadonlyArray<[Key, number]>,
+    added: ReadonlyArray<[Key, number]>,
+  ): KeyIndex {
+    const overlay = new Map(this.#overlay);
+    const touched = new Map<Key, number[]>();
+    const current = (key: Key): number[] => {
+      let rows = touched.get(key);
+      if (!rows) {
+        rows = [...this.all(key)];
+        touched.set(key, rows);
+      }
+      return rows;
+    };
+    for (const [key, rowId] of removed) {
+      const rows = current(key);
+      const at = rows.indexOf(rowId);
+      if (at >= 0) rows.splice(at, 1);
+    }
+    for (const [key, rowId] of added) current(key).push(rowId);
+    for (const [key, rows] of touched) {
+      if (rows.length === 0) overlay.set(key, REMOVED);
+      else if (this.unique) overlay.set(key, rows[rows.length - 1] as number);
+      else
+        overlay.set(
+          key,
+          rows.sort((a, b) => a - b),
+        );
+    }
+    if (overlay.size * 4 <= Math.max(4096, this.#base.size)) {
+      return new KeyIndex(this.columns, this.unique, this.#base, overlay);
+    }
+    const base = new Map(this.#base);
+    for (const [key, entry] of overlay) {
+      if (entry === REMOVED) base.delete(key);
+      else base.set(key, entry);
+    }
+    return new KeyIndex(this.columns, this.unique, base);
+  }
+
+  /** Builds an index from (key, row id) pairs given in row-id order. */
+  static build(
+    columns: readonly number[],
+    unique: boolean,
+    each: (add: (key: Key, rowId: number) => void) => void,
+  ): KeyIndex {
+    const base = new Map<Key, Entry>();
+    if (unique) {
+      each((key, rowId) => base.set(key, rowId));
+    } else {
+      each((key, rowId) => {
+        const entry = base.get(key);
+        if (entry === undefined) base.set(key, rowId);
+        else if (typeof entry === 'number') base.set(key, [entry, rowId]);
+        else (entry as number[]).push(rowId);
+      });
+    }
+    return new KeyIndex(columns, unique, base);
+  }
+}

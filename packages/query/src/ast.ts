@@ -1,0 +1,137 @@
+/**
+ * The query language's syntax tree. Nodes are plain immutable data; every node that a later
+ * phase may report an error on carries the `Span` of its source text.
+ *
+ * Grammar (keywords case-insensitive; commas between selection items optional):
+ *
+ *   Query       := Pragma* Name Filter? Selection Clauses EOF
+ *   Pragma      := '@' Name                       (only `@lenient` is known)
+ *   Filter      := '(' Or ')'
+ *   Or          := And ('OR' And)*
+ *   And         := Primary ('AND' Primary)*
+ *   Primary     := '(' Or ')' | Predicate
+ *   Predicate   := Path ( CompareOp Literal
+ *                       | ('LIKE' | 'ILIKE') String
+ *                       | 'IN' '(' Literal (',' Literal)* ')'
+ *                       | 'IS' 'NOT'? 'NULL'
+ *                       | 'BETWEEN' Literal 'AND' Literal )
+ *   Path        := Name ('.' Name)*
+ *   Selection   := '{' Item (','? Item)* '}'
+ *   Item        := '*' | '...' | Aggregate | Name Filter? Selection Clauses | Name
+ *   Aggregate   := ('COUNT' '(' ('*' | Name) ')') | (('SUM' | 'AVG') '(' Name ')')
+ *   Clauses     := ('ORDER' 'BY' Sort (',' Sort)*)? ('LIMIT' Int)? ('OFFSET' Int)?
+ *                  ('AFTER' String)?            (AFTER only at the top level)
+ *   Sort        := Path ('ASC' | 'DESC')?
+ *   Name        := [A-Za-z_][A-Za-z0-9_]* | '"' any chars, "" escapes '"' '"'
+ *   Literal     := String | Number | 'true' | 'false' | 'NULL'
+ *   String      := "'" any chars, '' escapes "'" "'"
+ *   Number      := '-'? digits ('.' digits)? (('e' | 'E') ('+' | '-')? digits)?
+ */
+
+/** Half-open range of UTF-16 offsets into the query text. */
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+export type Literal =
+  | { readonly kind: 'string'; readonly value: string; readonly span: Span }
+  /** Numbers keep their exact source text so BIGINT and DECIMAL comparisons lose no digit. */
+  | { readonly kind: 'number'; readonly text: string; readonly span: Span }
+  | { readonly kind: 'boolean'; readonly value: boolean; readonly span: Span }
+  | { readonly kind: 'null'; readonly span: Span };
+
+/** A field, or a chain of relations ending in a field: `customer.country.code`. */
+export interface Path {
+  readonly kind: 'path';
+  readonly segments: readonly string[];
+  readonly span: Span;
+}
+
+export type CompareOperator = '=' | '!=' | '<' | '<=' | '>' | '>=';
+
+export type Condition =
+  | {
+      readonly kind: 'compare';
+      readonly operator: CompareOperator;
+      readonly field: Path;
+      readonly value: Literal;
+      readonly span: Span;
+    }
+  | {
+      readonly kind: 'like';
+      readonly caseInsensitive: boolean;
+      readonly field: Path;
+      readonly pattern: string;
+      readonly span: Span;
+    }
+  | {
+      readonly kind: 'in';
+      readonly field: Path;
+      readonly values: readonly Literal[];
+      readonly span: Span;
+    }
+  | {
+      readonly kind: 'isNull';
+      readonly negated: boolean;
+      readonly field: Path;
+      readonly span: Span;
+    }
+  | {
+      readonly kind: 'between';
+      readonly field: Path;
+      readonly low: Literal;
+      readonly high: Literal;
+      readonly span: Span;
+    }
+  /** Two or more operands; nested ANDs (or ORs) are flattened into one node. */
+  | { readonly kind: 'and'; readonly operands: readonly Condition[]; readonly span: Span }
+  | { readonly kind: 'or'; readonly operands: readonly Condition[]; readonly span: Span };
+
+export type AggregateFunction = 'COUNT' | 'SUM' | 'AVG';
+
+export type SelectionItem =
+  | { readonly kind: 'field'; readonly name: string; readonly span: Span }
+  /** `*`: every scalar field. */
+  | { readonly kind: 'allScalars'; readonly span: Span }
+  /** `...`: every scalar field plus one level of relations. */
+  | { readonly kind: 'allWithRelations'; readonly span: Span }
+  | {
+      readonly kind: 'relation';
+      readonly name: string;
+      readonly query: SubQuery;
+      readonly span: Span;
+    }
+  | {
+      readonly kind: 'aggregate';
+      readonly fn: AggregateFunction;
+      /** The field aggregated; null for COUNT(*). */
+      readonly field: string | null;
+      readonly span: Span;
+    };
+
+export interface SortItem {
+  readonly field: Path;
+  readonly direction: 'ASC' | 'DESC';
+  readonly span: Span;
+}
+
+/** What a nested relation selection and the top-level query have in common. */
+export interface SubQuery {
+  readonly filter: Condition | null;
+  readonly selection: readonly SelectionItem[];
+  readonly orderBy: readonly SortItem[];
+  /** Null when the query has no LIMIT clause. */
+  readonly limit: number | null;
+  readonly offset: number | null;
+}
+
+export interface Query extends SubQuery {
+  readonly kind: 'query';
+  readonly lenient: boolean;
+  readonly table: { readonly name: string; readonly span: Span };
+  /** The AFTER cursor text (empty string for the first page); null without AFTER. */
+  readonly after: string | null;
+  /** The query text the spans point into. */
+  readonly source: string;
+}
