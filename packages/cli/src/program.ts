@@ -1,4 +1,6 @@
 import { Command } from 'commander';
+import { addServeCommand } from './serve-command.ts';
+import { addStartCommand } from './start-command.ts';
 
 export const VERSION = '0.1.0';
 
@@ -10,15 +12,7 @@ export function createProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
 
-  program
-    .command('start')
-    .description('start Replix on its embedded defaults')
-    .action(() => {
-      process.stdout.write(
-        'replix start will run the control plane, its dashboard and a demo instance on the\n' +
-          'embedded defaults. They are not built yet; see README.md for what is available.\n',
-      );
-    });
-
+  addStartCommand(program);
+  addServeCommand(program);
   return program;
 }

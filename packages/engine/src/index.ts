@@ -1,5 +1,6 @@
 export { ENGINE_ERRORS, EngineError, type EngineErrorCode, SchemaConfigError } from './errors.ts';
 export type { QueryPlan } from './exec/plan.ts';
+export { generateOpenApi } from './openapi.ts';
 export { DEFAULT_LIMIT, QueryEngine, type ResponseMeta } from './query-engine.ts';
 export { compileSchema } from './schema/compile-schema.ts';
 export type {

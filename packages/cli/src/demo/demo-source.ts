@@ -1,0 +1,28 @@
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { DEMO_DATASET_SQL } from './demo-dataset.ts';
+
+export interface DemoSource {
+  /** A postgres:// URL any Postgres client (and so Replix) can connect to. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * An embedded PostgreSQL (PGlite, WebAssembly) holding the demo dataset, reachable over the
+ * Postgres wire protocol on a loopback port, so the demo needs nothing but Node installed.
+ */
+export async function startDemoSource(): Promise<DemoSource> {
+  const db = await PGlite.create();
+  await db.exec(DEMO_DATASET_SQL);
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 8 });
+  await server.start();
+  const port = Number(server.getServerConn().split(':').pop());
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async close() {
+      await server.stop();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,12 @@
+export { ApiKeyVerifier, deriveApiKey, newKeyId, newKeySecret } from './api-keys.ts';
+export { errorResponse, INSTANCE_ERRORS, InstanceError, type InstanceErrorCode } from './errors.ts';
+export {
+  type InstanceConfig,
+  InstanceConfigError,
+  type InstanceConfigInput,
+  resolveInstanceConfig,
+} from './instance-config.ts';
+export { buildInstanceServer, type InstanceServerOptions } from './server.ts';
+export { type HealthStatus, SnapshotController } from './snapshot-controller.ts';
+export { createLogger, type RunningInstance, startInstance } from './start-instance.ts';
+export { RELEASE, sourceBuildHash } from './version.ts';

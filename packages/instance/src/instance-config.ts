@@ -1,0 +1,102 @@
+import { readFileSync } from 'node:fs';
+import { parseSchemaConfig, type SchemaConfig } from '@replix/engine';
+import { newKeyId, newKeySecret } from './api-keys.ts';
+import { sourceBuildHash } from './version.ts';
+
+/** Everything an instance runs on, resolved and validated once, whatever its origin. */
+export interface InstanceConfig {
+  readonly sourceUrl: string;
+  readonly schemaConfig: SchemaConfig;
+  readonly host: string;
+  readonly port: number;
+  readonly keySecret: Buffer;
+  readonly keyIds: readonly string[];
+  /** True when `keyIds` were made at start (nothing given): `serve` prints the key. */
+  readonly generatedKey: boolean;
+  readonly buildHash: string;
+  readonly logLevel: string;
+}
+
+export interface InstanceConfigInput {
+  readonly source?: string | undefined;
+  readonly config?: string | undefined;
+  readonly host?: string | undefined;
+  readonly port?: string | number | undefined;
+  readonly logLevel?: string | undefined;
+}
+
+export class InstanceConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InstanceConfigError';
+  }
+}
+
+function readSchemaConfigFile(path: string): SchemaConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new InstanceConfigError(`Cannot read the schema config file ${path}.`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new InstanceConfigError(
+      `The schema config file ${path} is not valid JSON: ${(error as Error).message}`,
+    );
+  }
+  return parseSchemaConfig(parsed);
+}
+
+/**
+ * Resolves an instance's configuration from command-line flags and the environment:
+ * `REPLIX_SOURCE_URL`, `REPLIX_KEY_SECRET` (64 hex digits), `REPLIX_KEY_IDS` (comma-separated),
+ * `REPLIX_LOG_LEVEL`. Flags win over the environment.
+ */
+export function resolveInstanceConfig(
+  input: InstanceConfigInput,
+  env: NodeJS.ProcessEnv = process.env,
+): InstanceConfig {
+  const sourceUrl = input.source ?? env.REPLIX_SOURCE_URL;
+  if (!sourceUrl)
+    throw new InstanceConfigError(
+      'A source is required: --source mysql://… or postgres://… (or REPLIX_SOURCE_URL).',
+    );
+  const port = Number(input.port ?? 0);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new InstanceConfigError(`--port must be an integer from 0 to 65535, not ${input.port}.`);
+  }
+  let keySecret: Buffer;
+  let keyIds: string[];
+  let generatedKey = false;
+  if (env.REPLIX_KEY_SECRET) {
+    if (!/^[0-9a-f]{64}$/i.test(env.REPLIX_KEY_SECRET)) {
+      throw new InstanceConfigError('REPLIX_KEY_SECRET must be 64 hex digits (32 bytes).');
+    }
+    keySecret = Buffer.from(env.REPLIX_KEY_SECRET, 'hex');
+    keyIds = (env.REPLIX_KEY_IDS ?? '')
+      .split(',')
+      .map((id) => id.trim())
+      .filter(Boolean);
+    if (keyIds.some((id) => !/^[0-9a-f]{16}$/.test(id))) {
+      throw new InstanceConfigError('REPLIX_KEY_IDS must list key ids of 16 lowercase hex digits.');
+    }
+  } else {
+    keySecret = newKeySecret();
+    keyIds = [newKeyId()];
+    generatedKey = true;
+  }
+  return {
+    sourceUrl,
+    schemaConfig: input.config ? readSchemaConfigFile(input.config) : parseSchemaConfig({}),
+    host: input.host ?? '127.0.0.1',
+    port,
+    keySecret,
+    keyIds,
+    generatedKey,
+    buildHash: sourceBuildHash(),
+    logLevel: input.logLevel ?? env.REPLIX_LOG_LEVEL ?? 'info',
+  };
+}

@@ -1,0 +1,33 @@
+import type { CompiledSchema } from '@replix/engine';
+
+/**
+ * The `GET /schema` document: tables, fields and relations under their API names.
+ * `primaryKey` is set only on a column that is by itself the whole primary key, the only case
+ * in which its values are unique.
+ */
+export function describeSchema(schema: CompiledSchema): object {
+  return {
+    tables: schema.tables.map((table) => ({
+      name: table.name,
+      columns: table.columns.map((column) => ({
+        name: column.name,
+        type: column.type,
+        nullable: column.nullable,
+        sourceType: column.sourceType,
+        ...(table.primaryKey.length === 1 && table.primaryKey[0] === column.index
+          ? { primaryKey: true }
+          : {}),
+      })),
+      relations: table.relations.map((relation) => ({
+        name: relation.name,
+        kind: relation.kind === 'forward' ? 'to-one' : 'to-many',
+        table: relation.target,
+        columns: relation.localColumns.map((index) => table.columns[index]?.name),
+        referencedColumns: relation.targetColumns.map(
+          (index) => schema.tablesByName.get(relation.target)?.columns[index]?.name,
+        ),
+        constraintName: relation.constraintName,
+      })),
+    })),
+  };
+}

@@ -1,0 +1,188 @@
+import { type CompiledSchema, generateOpenApi, QueryEngine } from '@replix/engine';
+import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { ApiKeyVerifier } from './api-keys.ts';
+import { errorResponse, InstanceError } from './errors.ts';
+import { ifNoneMatchMatches, queryEtag } from './etag.ts';
+import { InstanceMetrics } from './metrics.ts';
+import { describeSchema } from './schema-document.ts';
+import type { SnapshotController } from './snapshot-controller.ts';
+
+export interface InstanceServerOptions {
+  readonly controller: SnapshotController;
+  readonly keys: ApiKeyVerifier;
+  /** `<release>-<build hash>`: `meta.version` and the `X-Service-Version` header. */
+  readonly version: string;
+  readonly maxBodyBytes: number;
+  readonly log: Logger;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Routes that need an instance API key. */
+    auth?: boolean;
+  }
+}
+
+/** The instance HTTP API of spec §4.2, as a Fastify app (not yet listening). */
+export function buildInstanceServer(options: InstanceServerOptions) {
+  const { controller, keys, version, maxBodyBytes } = options;
+  const schema: CompiledSchema = controller.schema;
+  const engine = new QueryEngine(schema);
+  const metrics = new InstanceMetrics(controller);
+  const openApi = JSON.stringify(generateOpenApi(schema, { version }));
+  const schemaDocument = JSON.stringify(describeSchema(schema));
+
+  const app = Fastify({
+    loggerInstance: options.log,
+    bodyLimit: maxBodyBytes,
+    requestIdHeader: 'x-request-id',
+    return503OnClosing: true,
+  });
+
+  // The query body is plain text whatever the Content-Type says (or if it says nothing).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.config.auth && !keys.verifyHeader(request.headers.authorization)) {
+      throw new InstanceError(
+        'unauthorized',
+        'A valid API key is required: Authorization: Bearer rxk_<keyId>.<hmac>.',
+      );
+    }
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('X-Service-Version', version);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    let mapped = error;
+    const code = (error as { code?: string }).code;
+    if (code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      mapped = new InstanceError(
+        'payload_too_large',
+        `The query is larger than the limit of ${maxBodyBytes} bytes.`,
+      );
+    } else if (
+      code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+      code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+    ) {
+      mapped = new InstanceError(
+        'bad_request',
+        'The request body could not be read as query text.',
+      );
+    }
+    const { status, body } = errorResponse(mapped);
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    reply.code(status).type('application/json').send(body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send({
+      error: {
+        code: 'not_found',
+        message: `No endpoint ${request.method} ${request.url.split('?')[0]}.`,
+      },
+    });
+  });
+
+  function serveQuery(
+    text: string,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    cacheable: boolean,
+  ) {
+    const served = controller.current();
+    if (!served) return reply.code(503).send(controller.detail());
+    if (Buffer.byteLength(text) > maxBodyBytes) {
+      throw new InstanceError(
+        'payload_too_large',
+        `The query is larger than the limit of ${maxBodyBytes} bytes.`,
+      );
+    }
+    if (cacheable) {
+      const etag = queryEtag(controller.bootId, served.generation.id, text);
+      reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
+      if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+    }
+    const started = performance.now();
+    try {
+      const body = engine.execute(served.generation, text, {
+        version,
+        swapCount: served.swapCount,
+        ageMs: served.ageMs,
+      });
+      metrics.recordQuery(true, (performance.now() - started) / 1000);
+      return reply.type('application/json').send(body);
+    } catch (error) {
+      metrics.recordQuery(false, 0);
+      throw error;
+    }
+  }
+
+  app.post('/query', { config: { auth: true }, logLevel: 'warn' }, (request, reply) => {
+    const text = typeof request.body === 'string' ? request.body : '';
+    return serveQuery(text, request, reply, false);
+  });
+  app.get<{ Querystring: { q?: string } }>(
+    '/query',
+    { config: { auth: true }, logLevel: 'warn' },
+    (request, reply) => {
+      const text = request.query.q;
+      if (typeof text !== 'string')
+        throw new InstanceError('bad_request', 'GET /query needs the query in the q parameter.');
+      return serveQuery(text, request, reply, true);
+    },
+  );
+
+  app.get('/openapi.json', (_request, reply) => reply.type('application/json').send(openApi));
+  app.get('/schema', { config: { auth: true } }, (_request, reply) =>
+    reply.type('application/json').send(schemaDocument),
+  );
+
+  app.get('/health', { logLevel: 'warn' }, (_request, reply) => {
+    const status = controller.health();
+    if (status === 'loading' || status === 'failed')
+      return reply.code(503).send(controller.detail());
+    return reply.send({ status });
+  });
+  app.get('/health/detail', { config: { auth: true } }, (_request, reply) => {
+    const status = controller.health();
+    return reply
+      .code(status === 'loading' || status === 'failed' ? 503 : 200)
+      .send(controller.detail());
+  });
+  app.get('/metrics', { config: { auth: true } }, async (_request, reply) => {
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+
+  app.post<{ Querystring: { wait?: string } }>(
+    '/reload',
+    { config: { auth: true } },
+    async (request, reply) => {
+      const done = controller.reload();
+      if (request.query.wait === 'true') {
+        try {
+          await done;
+        } catch {
+          throw new Error('reload failed');
+        }
+        return reply.send({ reloaded: true, swap_count: controller.current()?.swapCount ?? 0 });
+      }
+      done.catch(() => {
+        // Logged by the controller; the instance keeps serving the previous snapshot.
+      });
+      return reply.code(202).send({ reloading: true });
+    },
+  );
+  app.post('/replication/pause', { config: { auth: true } }, (_request, reply) => {
+    controller.pauseReplication();
+    return reply.send({ replication_paused: true });
+  });
+  app.post('/replication/resume', { config: { auth: true } }, (_request, reply) => {
+    controller.resumeReplication();
+    return reply.send({ replication_paused: false });
+  });
+
+  return app;
+}

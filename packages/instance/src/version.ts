@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The engine release; `meta.version` is `<release>-<build hash>`. */
+export const RELEASE = '0.1.0';
+
+const PROGRAM_PACKAGES = ['query', 'engine', 'sources', 'instance'];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/**
+ * The content hash of the instance program when it runs from source (`replix serve` without an
+ * artifact): 12 hex digits over the source of the packages it is made of, so two instances
+ * report the same build exactly when they run the same code. An artifact carries its own hash.
+ */
+export function sourceBuildHash(): string {
+  const packagesDir = fileURLToPath(new URL('../../', import.meta.url));
+  const hash = createHash('sha256');
+  const files = PROGRAM_PACKAGES.flatMap((name) =>
+    sourceFiles(join(packagesDir, name, 'src')),
+  ).sort();
+  for (const file of files) {
+    hash.update(relative(packagesDir, file));
+    hash.update('\u0000');
+    hash.update(readFileSync(file));
+  }
+  return hash.digest('hex').slice(0, 12);
+}
