@@ -1,0 +1,367 @@
+import { compileSchema, parseSchemaConfig } from '@replix/engine';
+import { connectorFromUrl } from '@replix/sources';
+import { testMariaDb } from '@replix/testkit/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ApiKeyVerifier,
+  buildInstanceServer,
+  deriveApiKey,
+  newKeyId,
+  newKeySecret,
+  SnapshotController,
+} from '../src/index.ts';
+import { createLogger } from '../src/start-instance.ts';
+import { json, startTestInstance, type TestInstance } from './instance-helpers.ts';
+
+const SETUP = `
+CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(40), country CHAR(2));
+CREATE TABLE orders (id BIGINT PRIMARY KEY, customer_id INT, total DECIMAL(10,2),
+  FOREIGN KEY (customer_id) REFERENCES customers(id));
+CREATE TABLE pairs (a INT, b INT, label TEXT, PRIMARY KEY (a, b));
+INSERT INTO customers VALUES (1, 'Ada', 'GB'), (2, 'Björk', 'IS'), (3, 'Grace', 'US');
+INSERT INTO orders VALUES (10, 1, 12.50), (11, 1, 7.25), (12, 2, 100.00);
+INSERT INTO pairs VALUES (1, 1, 'x'), (1, 2, 'y');
+`;
+
+describe('instance HTTP contract', () => {
+  let served: TestInstance;
+
+  beforeAll(async () => {
+    const db = await testMariaDb().createDatabase(SETUP);
+    served = await startTestInstance(db.url, { query: { max_body_bytes: 1024 } });
+  });
+  afterAll(() => served?.close());
+
+  const errorOf = async (response: Response) => ({
+    status: response.status,
+    body: await json(response),
+  });
+
+  it('answers a POST query with the success envelope and X-Service-Version = meta.version', async () => {
+    const response = await served.query(
+      "customers (country != 'US') { id name orders { total } } ORDER BY name DESC LIMIT 5",
+    );
+    expect(response.status).toBe(200);
+    const body = await json(response);
+    expect(body.data).toEqual([
+      { id: 2, name: 'Björk', orders: [{ total: 100 }] },
+      { id: 1, name: 'Ada', orders: [{ total: 12.5 }, { total: 7.25 }] },
+    ]);
+    expect(body.meta).toMatchObject({
+      table: 'customers',
+      query: {
+        fields: ['id', 'name', 'orders'],
+        filter: "country != 'US'",
+        order_by: [{ field: 'name', direction: 'DESC' }],
+        limit: 5,
+      },
+      pagination: { count: 2, total_matched: 2, has_more: false, limit: 5 },
+      snapshot: { swap_count: 0 },
+    });
+    expect(typeof body.meta.timing_ms).toBe('number');
+    expect(body.meta.version).toMatch(/^\d+\.\d+\.\d+-testbuild000$/);
+    expect(response.headers.get('x-service-version')).toBe(body.meta.version);
+  });
+
+  it('takes the POST body as plain text whatever the Content-Type', async () => {
+    for (const type of ['application/json', 'text/plain', 'application/x-www-form-urlencoded']) {
+      const response = await served.query('customers { id } LIMIT 1', {
+        headers: { 'Content-Type': type },
+      });
+      expect(response.status).toBe(200);
+    }
+  });
+
+  it('rejects missing, malformed and unknown API keys with 401 unauthorized', async () => {
+    const keyId = served.key.slice(4, 20);
+    for (const authorization of [
+      undefined,
+      'Bearer nope',
+      `Bearer rxk_${keyId}.${'A'.repeat(43)}`,
+      `Bearer rxk_0000000000000000.${served.key.slice(21)}`,
+    ]) {
+      const headers: Record<string, string> = authorization ? { Authorization: authorization } : {};
+      const response = await fetch(`${served.url}/query`, {
+        method: 'POST',
+        body: 'customers { id }',
+        headers,
+      });
+      expect(await errorOf(response)).toEqual({
+        status: 401,
+        body: { error: { code: 'unauthorized', message: expect.stringContaining('API key') } },
+      });
+    }
+  });
+
+  it('answers 400 parse_error with the position', async () => {
+    const { status, body } = await errorOf(await served.query('customers { id'));
+    expect(status).toBe(400);
+    expect(body.error.code).toBe('parse_error');
+    expect(body.error.message).toContain('line 1, column');
+  });
+
+  it('answers 400 executor_error for unknown fields, in the selection unless @lenient', async () => {
+    const unknown = await errorOf(await served.query('customers { id nmae }'));
+    expect(unknown).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: 'executor_error',
+          message: 'Unknown field "nmae" on table "customers". Did you mean "name"?',
+        },
+      },
+    });
+    const lenient = await served.json('@lenient customers { id nmae } LIMIT 1');
+    expect(lenient.data).toEqual([{ id: 1 }]);
+    for (const text of [
+      "@lenient customers (nmae = 'x') { id }",
+      '@lenient customers { id } ORDER BY nmae',
+    ]) {
+      expect((await errorOf(await served.query(text))).body.error.code).toBe('executor_error');
+    }
+  });
+
+  it('answers 400 for AFTER on a composite key, with aggregates, and for a malformed cursor', async () => {
+    for (const text of [
+      "pairs { a } AFTER ''",
+      "orders { COUNT(*) } AFTER ''",
+      "orders { id } AFTER 'not-a-cursor!'",
+    ]) {
+      const { status, body } = await errorOf(await served.query(text));
+      expect(status).toBe(400);
+      expect(body.error.code).toBe('executor_error');
+    }
+  });
+
+  it('answers 404 unknown_table', async () => {
+    expect(await errorOf(await served.query('custmers { id }'))).toEqual({
+      status: 404,
+      body: {
+        error: {
+          code: 'unknown_table',
+          message: 'Unknown table "custmers". Did you mean "customers"?',
+        },
+      },
+    });
+  });
+
+  it('answers 413 payload_too_large over query.max_body_bytes, for POST and GET', async () => {
+    const big = `customers { id } ${'-- padding\n'.repeat(200)}`;
+    expect((await errorOf(await served.query(big))).status).toBe(413);
+    const get = await errorOf(await served.query(big, { method: 'GET' }));
+    expect(get).toEqual({
+      status: 413,
+      body: { error: { code: 'payload_too_large', message: expect.any(String) } },
+    });
+  });
+
+  it('serves GET /query with an ETag and 304 for If-None-Match: one tag, a list, weak tags, *', async () => {
+    const text = 'orders { id total } ORDER BY id';
+    const first = await served.query(text, { method: 'GET' });
+    expect(first.status).toBe(200);
+    const etag = first.headers.get('etag') as string;
+    expect(etag).toMatch(/^".+"$/);
+    for (const header of [etag, `"other", ${etag}`, `W/${etag}`, '*']) {
+      const again = await served.query(text, {
+        method: 'GET',
+        headers: { 'If-None-Match': header },
+      });
+      expect(again.status).toBe(304);
+      expect(await again.text()).toBe('');
+    }
+    const other = await served.query(text, {
+      method: 'GET',
+      headers: { 'If-None-Match': '"nope"' },
+    });
+    expect(other.status).toBe(200);
+    expect(other.headers.get('etag')).toBe(etag);
+  });
+
+  it('changes the ETag when the snapshot refreshes, and counts the swap', async () => {
+    const text = 'customers { id }';
+    const before = (await served.query(text, { method: 'GET' })).headers.get('etag') as string;
+    const reload = await fetch(`${served.url}/reload?wait=true`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${served.key}` },
+    });
+    expect(await json(reload)).toEqual({ reloaded: true, swap_count: 1 });
+    const after = await served.query(text, { method: 'GET', headers: { 'If-None-Match': before } });
+    expect(after.status).toBe(200);
+    expect(after.headers.get('etag')).not.toBe(before);
+    expect((await json(after)).meta.snapshot.swap_count).toBe(1);
+  });
+
+  it('answers 404 not_found for an unknown endpoint, with the envelope', async () => {
+    expect(await errorOf(await fetch(`${served.url}/nope`))).toEqual({
+      status: 404,
+      body: { error: { code: 'not_found', message: 'No endpoint GET /nope.' } },
+    });
+  });
+
+  it('serves /schema flagging primaryKey only on single-column keys', async () => {
+    const response = await fetch(`${served.url}/schema`, {
+      headers: { Authorization: `Bearer ${served.key}` },
+    });
+    const schema = await json(response);
+    const table = (name: string) => schema.tables.find((t: { name: string }) => t.name === name);
+    expect(
+      table('customers').columns.find((c: { name: string }) => c.name === 'id').primaryKey,
+    ).toBe(true);
+    expect(table('pairs').columns.some((c: { primaryKey?: boolean }) => c.primaryKey)).toBe(false);
+    expect(table('orders').relations).toEqual([
+      expect.objectContaining({
+        name: 'customer',
+        kind: 'to-one',
+        table: 'customers',
+        columns: ['customer_id'],
+      }),
+    ]);
+  });
+
+  it('serves /openapi.json with one model per table in alphabetical order', async () => {
+    const document = await json(fetch(`${served.url}/openapi.json`));
+    const models = Object.keys(document.components.schemas);
+    expect(models).toEqual([...models].sort());
+    expect(models).toEqual(expect.arrayContaining(['customers', 'orders', 'pairs']));
+  });
+
+  it('serves /health, /health/detail and /metrics', async () => {
+    expect(await json(fetch(`${served.url}/health`))).toEqual({ status: 'ok' });
+    const auth = { headers: { Authorization: `Bearer ${served.key}` } };
+    const detail = await json(fetch(`${served.url}/health/detail`, auth));
+    expect(detail).toMatchObject({
+      status: 'ok',
+      snapshot: { row_counts: { customers: 3, orders: 3, pairs: 2 } },
+      memory: { cap_mb: null, cap_exceeded: false },
+      replication: { mode: 'cdc', paused: false },
+    });
+    const metrics = await (await fetch(`${served.url}/metrics`, auth)).text();
+    expect(metrics).toMatch(/replix_queries_total\{outcome="ok"\} [1-9]/);
+    expect(metrics).toMatch(/replix_queries_total\{outcome="error"\} [1-9]/);
+    expect(metrics).toContain('replix_table_rows{table="customers"} 3');
+    expect(metrics).toContain('replix_query_duration_seconds_count');
+    expect((await fetch(`${served.url}/metrics`)).status).toBe(401);
+  });
+
+  it('records replication pause and resume in /health/detail', async () => {
+    const auth = { method: 'POST', headers: { Authorization: `Bearer ${served.key}` } };
+    expect(await json(fetch(`${served.url}/replication/pause`, auth))).toEqual({
+      replication_paused: true,
+    });
+    const detail = await json(fetch(`${served.url}/health/detail`, { headers: auth.headers }));
+    expect(detail.replication.paused).toBe(true);
+    expect(await json(fetch(`${served.url}/replication/resume`, auth))).toEqual({
+      replication_paused: false,
+    });
+  });
+});
+
+describe('reload and memory cap', () => {
+  it('answers 409 reload_busy while a reload runs', async () => {
+    const rows = Array.from({ length: 20000 }, (_, i) => `(${i}, 'row ${i}')`).join(',');
+    const db = await testMariaDb().createDatabase(
+      `CREATE TABLE t (id INT PRIMARY KEY, v TEXT); INSERT INTO t VALUES ${rows};`,
+    );
+    const served = await startTestInstance(db.url);
+    try {
+      const auth = { method: 'POST', headers: { Authorization: `Bearer ${served.key}` } };
+      const first = await fetch(`${served.url}/reload`, auth);
+      const second = await fetch(`${served.url}/reload`, auth);
+      expect(first.status).toBe(202);
+      expect(await json(second)).toEqual({
+        error: { code: 'reload_busy', message: expect.any(String) },
+      });
+      expect(second.status).toBe(409);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('reports cap_exceeded and answers 409 cap_degraded over memory_cap_mb', async () => {
+    const db = await testMariaDb().createDatabase(
+      "CREATE TABLE t (id INT PRIMARY KEY, v TEXT); INSERT INTO t VALUES (1, 'a'), (2, 'b');",
+    );
+    const served = await startTestInstance(db.url, { memory_cap_mb: 0.0001 });
+    try {
+      expect(await json(fetch(`${served.url}/health`))).toEqual({
+        status: 'cap_exceeded',
+      });
+      const reload = await fetch(`${served.url}/reload`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${served.key}` },
+      });
+      expect(reload.status).toBe(409);
+      expect((await json(reload)).error.code).toBe('cap_degraded');
+      expect((await served.json('t { id }')).data).toHaveLength(2);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('never answers 304 to a tag from before a restart', async () => {
+    const db = await testMariaDb().createDatabase(
+      'CREATE TABLE t (id INT PRIMARY KEY); INSERT INTO t VALUES (1);',
+    );
+    const first = await startTestInstance(db.url);
+    const etag = (await first.query('t { id }', { method: 'GET' })).headers.get('etag') as string;
+    await first.close();
+    const second = await startTestInstance(db.url);
+    try {
+      const response = await second.query('t { id }', {
+        method: 'GET',
+        headers: { 'If-None-Match': etag },
+      });
+      expect(response.status).toBe(200);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('before the snapshot is loaded', () => {
+  it('answers /health and /query with 503 and a loading status document', async () => {
+    const db = await testMariaDb().createDatabase(
+      'CREATE TABLE t (id INT PRIMARY KEY); INSERT INTO t VALUES (1);',
+    );
+    const connector = connectorFromUrl(db.url);
+    const log = createLogger('silent');
+    const schema = compileSchema(await connector.introspect(), parseSchemaConfig({}));
+    const controller = new SnapshotController(connector, schema, {
+      memoryCapMb: null,
+      syncMode: 'cdc',
+      log,
+    });
+    const secret = newKeySecret();
+    const keyId = newKeyId();
+    const app = buildInstanceServer({
+      controller,
+      keys: new ApiKeyVerifier(secret, [keyId]),
+      version: '0.1.0-test',
+      maxBodyBytes: 1024,
+      log,
+    });
+    try {
+      const health = await app.inject({ method: 'GET', url: '/health' });
+      expect(health.statusCode).toBe(503);
+      expect(health.json()).toMatchObject({
+        status: 'loading',
+        loading: { tables_done: 0, tables_total: 1, rows_loaded: 0 },
+      });
+      const query = await app.inject({
+        method: 'POST',
+        url: '/query',
+        payload: 't { id }',
+        headers: { authorization: `Bearer ${deriveApiKey(secret, keyId)}` },
+      });
+      expect(query.statusCode).toBe(503);
+      expect(query.json().status).toBe('loading');
+      await controller.start();
+      expect((await app.inject({ method: 'GET', url: '/health' })).json()).toEqual({
+        status: 'ok',
+      });
+    } finally {
+      await app.close();
+      await connector.close();
+    }
+  });
+});

@@ -1,0 +1,74 @@
+import { parseSchemaConfig } from '@replix/engine';
+import { deriveApiKey } from '../src/api-keys.ts';
+import { newKeyId, newKeySecret, type RunningInstance, startInstance } from '../src/index.ts';
+import { createLogger } from '../src/start-instance.ts';
+
+export interface TestInstance {
+  readonly instance: RunningInstance;
+  readonly url: string;
+  readonly key: string;
+  query(
+    text: string,
+    init?: { method?: 'GET' | 'POST'; headers?: Record<string, string> },
+  ): Promise<Response>;
+  json(
+    text: string,
+  ): Promise<
+    Record<string, unknown> & { data: Record<string, unknown>[]; meta: Record<string, never> }
+  >;
+  close(): Promise<void>;
+}
+
+/** Starts a real instance over `sourceUrl` on a free port, with one API key. */
+export async function startTestInstance(
+  sourceUrl: string,
+  schemaConfig: unknown = {},
+): Promise<TestInstance> {
+  const keySecret = newKeySecret();
+  const keyId = newKeyId();
+  const instance = await startInstance(
+    {
+      sourceUrl,
+      schemaConfig: parseSchemaConfig(schemaConfig),
+      host: '127.0.0.1',
+      port: 0,
+      keySecret,
+      keyIds: [keyId],
+      generatedKey: false,
+      buildHash: 'testbuild000',
+      logLevel: 'silent',
+    },
+    createLogger('silent'),
+  );
+  const key = deriveApiKey(keySecret, keyId);
+  const query = (
+    text: string,
+    init: { method?: 'GET' | 'POST'; headers?: Record<string, string> } = {},
+  ) => {
+    const headers = { Authorization: `Bearer ${key}`, ...init.headers };
+    if (init.method === 'GET') {
+      return fetch(`${instance.url}/query?q=${encodeURIComponent(text)}`, { headers });
+    }
+    return fetch(`${instance.url}/query`, { method: 'POST', body: text, headers });
+  };
+  return {
+    instance,
+    url: instance.url,
+    key,
+    query,
+    async json(text: string) {
+      const response = await query(text);
+      const body = await json(response);
+      if (response.status !== 200)
+        throw new Error(`query failed ${response.status}: ${JSON.stringify(body)}`);
+      return body;
+    },
+    close: () => instance.close(),
+  };
+}
+
+/** A response body as loosely typed JSON, for assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary JSON
+export async function json(response: Response | Promise<Response>): Promise<any> {
+  return (await response).json();
+}
