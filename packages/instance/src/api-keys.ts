@@ -24,9 +24,13 @@ export function deriveApiKey(secret: Buffer, keyId: string): string {
   return `rxk_${keyId}.${mac(secret, keyId).toString('base64url')}`;
 }
 
+/** Verified header values remembered so a busy client's key is not re-hashed per request. */
+const VERIFIED_CACHE_SIZE = 1024;
+
 export class ApiKeyVerifier {
   readonly #secret: Buffer;
   #allowed: ReadonlySet<string>;
+  #verified = new Set<string>();
 
   constructor(secret: Buffer, keyIds: Iterable<string>) {
     this.#secret = secret;
@@ -36,11 +40,21 @@ export class ApiKeyVerifier {
   /** Replaces the allowed key ids (a revoked key stops working at once). */
   setAllowed(keyIds: Iterable<string>): void {
     this.#allowed = new Set(keyIds);
+    this.#verified = new Set();
   }
 
   /** Checks an `Authorization` header value; the comparison is constant-time. */
   verifyHeader(header: string | undefined): boolean {
-    if (!header?.startsWith('Bearer ')) return false;
+    if (header === undefined) return false;
+    if (this.#verified.has(header)) return true;
+    if (!this.#verifyUncached(header)) return false;
+    if (this.#verified.size >= VERIFIED_CACHE_SIZE) this.#verified.clear();
+    this.#verified.add(header);
+    return true;
+  }
+
+  #verifyUncached(header: string): boolean {
+    if (!header.startsWith('Bearer ')) return false;
     const match = KEY_PATTERN.exec(header.slice(7).trim());
     if (!match) return false;
     const [, keyId, given] = match as unknown as [string, string, string];

@@ -11,7 +11,6 @@ export const INSTANCE_ERRORS = {
     doc: 'The Authorization header is missing or holds no valid API key.',
   },
   not_found: { status: 404, doc: 'No such endpoint.' },
-  method_not_allowed: { status: 405, doc: 'The endpoint does not take this HTTP method.' },
   payload_too_large: { status: 413, doc: 'The query is larger than `query.max_body_bytes`.' },
   reload_busy: {
     status: 409,

@@ -20,3 +20,30 @@ export function ifNoneMatchMatches(header: string | undefined, etag: string): bo
     return (tag.startsWith('W/') ? tag.slice(2) : tag) === etag;
   });
 }
+
+/**
+ * Remembers the ETags of one generation's queries: a hot query's tag is hashed once per
+ * snapshot, not once per request. Starts over when the generation changes.
+ */
+export class EtagCache {
+  readonly #bootId: string;
+  #generation = -1;
+  #tags = new Map<string, string>();
+
+  constructor(bootId: string) {
+    this.#bootId = bootId;
+  }
+
+  get(generation: number, query: string): string {
+    if (generation !== this.#generation) {
+      this.#generation = generation;
+      this.#tags = new Map();
+    }
+    let tag = this.#tags.get(query);
+    if (tag === undefined) {
+      tag = queryEtag(this.#bootId, generation, query);
+      if (this.#tags.size < 10_000) this.#tags.set(query, tag);
+    }
+    return tag;
+  }
+}

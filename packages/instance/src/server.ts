@@ -3,7 +3,7 @@ import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { ApiKeyVerifier } from './api-keys.ts';
 import { errorResponse, InstanceError } from './errors.ts';
-import { ifNoneMatchMatches, queryEtag } from './etag.ts';
+import { EtagCache, ifNoneMatchMatches } from './etag.ts';
 import { InstanceMetrics } from './metrics.ts';
 import { describeSchema } from './schema-document.ts';
 import type { SnapshotController } from './snapshot-controller.ts';
@@ -32,6 +32,7 @@ export function buildInstanceServer(options: InstanceServerOptions) {
   const metrics = new InstanceMetrics(controller);
   const openApi = JSON.stringify(generateOpenApi(schema, { version }));
   const schemaDocument = JSON.stringify(describeSchema(schema));
+  const etags = new EtagCache(controller.bootId);
 
   const app = Fastify({
     loggerInstance: options.log,
@@ -101,7 +102,7 @@ export function buildInstanceServer(options: InstanceServerOptions) {
       );
     }
     if (cacheable) {
-      const etag = queryEtag(controller.bootId, served.generation.id, text);
+      const etag = etags.get(served.generation.id, text);
       reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
       if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();
     }
