@@ -13,7 +13,7 @@ import {
   parseSchemaConfig,
   type RowChange,
 } from '@replix/engine';
-import { loadSnapshot } from '@replix/instance/snapshot-loader';
+import { loadSnapshot } from '@replix/instance';
 import { connectorFromUrl } from '@replix/sources';
 import { mariaDbAdmin, startTestServers } from '@replix/testkit';
 import { startChildServer } from './lib/child-server.ts';

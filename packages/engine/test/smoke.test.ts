@@ -13,8 +13,21 @@ function run(text: string) {
 describe('smoke', () => {
   it('selects, filters, embeds', () => {
     const result = run("customers (name = 'Ada') { id name orders { id total } }");
-    expect(result.data).toEqual([{ id: 1, name: 'Ada', orders: [{ id: 10, total: 12.5 }, { id: 11, total: 7.25 }] }]);
-    const raw = new QueryEngine(shop().schema).execute(shop().generation, "orders (id = 10) { total }", meta);
+    expect(result.data).toEqual([
+      {
+        id: 1,
+        name: 'Ada',
+        orders: [
+          { id: 10, total: 12.5 },
+          { id: 11, total: 7.25 },
+        ],
+      },
+    ]);
+    const raw = new QueryEngine(shop().schema).execute(
+      shop().generation,
+      'orders (id = 10) { total }',
+      meta,
+    );
     expect(raw).toContain('"total":12.50');
   });
   it('aggregates', () => {
@@ -33,6 +46,9 @@ describe('smoke', () => {
   });
   it('relation filter, forward embed', () => {
     const result = run("orders (customer.country = 'UK') { id customer { name } }");
-    expect(result.data).toEqual([{ id: 10, customer: { name: 'Ada' } }, { id: 11, customer: { name: 'Ada' } }]);
+    expect(result.data).toEqual([
+      { id: 10, customer: { name: 'Ada' } },
+      { id: 11, customer: { name: 'Ada' } },
+    ]);
   });
 });

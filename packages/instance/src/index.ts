@@ -8,5 +8,6 @@ export {
 } from './instance-config.ts';
 export { buildInstanceServer, type InstanceServerOptions } from './server.ts';
 export { type HealthStatus, SnapshotController } from './snapshot-controller.ts';
+export { type LoadProgress, loadSnapshot, sourceColumnsOf } from './snapshot-loader.ts';
 export { createLogger, type RunningInstance, startInstance } from './start-instance.ts';
 export { RELEASE, sourceBuildHash } from './version.ts';

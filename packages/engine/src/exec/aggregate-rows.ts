@@ -17,7 +17,7 @@ const NULL_KEY = '\u0000null';
 /** Decimals with a small declared scale are summed as scaled integers: exact while below 2^53. */
 function sumScale(aggregate: PlanAggregate): number {
   const column = aggregate.column;
-  if (aggregate.fn !== 'SUM' || column?.type !== 'decimal' || column.scale === undefined) return 0;
+  if (aggregate.fn === 'COUNT' || column?.type !== 'decimal' || column.scale === undefined) return 0;
   return column.scale <= 9 ? column.scale : 0;
 }
 
@@ -64,10 +64,11 @@ export function aggregateRows(
       const value = readComparable(chunk.columns[column.index] as ColumnChunk, offset);
       if (value === null) continue;
       group.nonNull[a] = (group.nonNull[a] as number) + 1;
-      if (typeof value === 'number') {
+      if (typeof value === 'number' || typeof value === 'bigint') {
+        const number = Number(value);
         const scale = scales[a] as number;
         group.sums[a] =
-          (group.sums[a] as number) + (scale === 1 ? value : Math.round(value * scale));
+          (group.sums[a] as number) + (scale === 1 ? number : Math.round(number * scale));
       }
     }
   }

@@ -150,7 +150,7 @@ export class Executor {
     const keyColumn = plan.table.columns[plan.table.primaryKey[0] as number];
     const keyIndex = keyColumn?.index ?? 0;
     const kind = keyColumn?.type === 'string' ? 'string' : 'number';
-    const keyOf = (rowId: number) => valueAt(snapshot, rowId, keyIndex) as number | string;
+    const keyOf = (rowId: number) => valueAt(snapshot, rowId, keyIndex) as number | bigint | string;
     let rows = matched;
     if (cursor !== '') {
       const last = decodeCursor(cursor, kind);

@@ -26,10 +26,12 @@ export function compileLike(pattern: string, caseInsensitive: boolean): (text: s
     const literal = pattern.replace(/\\(.)/gsu, '$1');
     return (text) => text === literal;
   }
-  const regexp = new RegExp(`${source}$`, caseInsensitive ? 'iu' : 'u');
+  // `s`: `_` matches line terminators too.
+  const regexp = new RegExp(`${source}$`, caseInsensitive ? 'isu' : 'su');
   return (text) => regexp.test(text);
 }
 
+/** Escapes the syntax characters, and only those: the `u` flag rejects any other escape. */
 function escapeRegExp(char: string): string {
-  return /[\\^$.*+?()[\]{}|/-]/.test(char) ? `\\${char}` : char;
+  return /[\\^$.*+?()[\]{}|/]/.test(char) ? `\\${char}` : char;
 }

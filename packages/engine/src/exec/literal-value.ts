@@ -3,6 +3,7 @@ import { EngineError } from '../errors.ts';
 import type { CompiledColumn } from '../schema/compiled-schema.ts';
 import { parseCivilDate } from '../storage/civil-date.ts';
 import type { Comparable } from '../storage/column-reader.ts';
+import { numericComparable } from '../storage/comparable.ts';
 
 const ZONE = /(Z|[+-]\d{2}(:?\d{2})?)$/i;
 
@@ -41,8 +42,10 @@ export function literalValue(column: CompiledColumn, literal: Literal): Comparab
   switch (column.type) {
     case 'int':
     case 'bigint':
-    case 'float':
     case 'decimal':
+      if (literal.kind !== 'number') throw mismatch('numbers');
+      return numericComparable(literal.text);
+    case 'float':
     case 'time':
       if (literal.kind !== 'number') throw mismatch('numbers');
       return Number(literal.text);

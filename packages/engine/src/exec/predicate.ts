@@ -64,6 +64,12 @@ function valueTest(
   const nulls = chunk.nulls;
   const notNull = (offset: number) =>
     nulls === null || ((nulls[offset >>> 3] as number) & (1 << (offset & 7))) === 0;
+  const read: OffsetTest = (offset) => {
+    const value = readComparable(chunk, offset);
+    return value !== null && test(value);
+  };
+  // Values kept exactly beside their double (BIGINT past 2^53) are compared as read.
+  if (chunk.kind === 'float64' && chunk.exact !== null) return read;
   switch (chunk.kind) {
     case 'int32':
     case 'float64': {
@@ -82,10 +88,7 @@ function valueTest(
       return (offset) => notNull(offset) && matches[codes[offset] as number] === 1;
     }
     default:
-      return (offset) => {
-        const value = readComparable(chunk, offset);
-        return value !== null && test(value);
-      };
+      return read;
   }
 }
 

@@ -14,6 +14,7 @@ import type {
   CompiledSchema,
   CompiledTable,
 } from '../schema/compiled-schema.ts';
+import type { Comparable } from '../storage/column-reader.ts';
 import { compileLike } from './like-pattern.ts';
 import { literalValue } from './literal-value.ts';
 import type {
@@ -194,7 +195,7 @@ class Validator {
           test: compileLike(condition.pattern, condition.caseInsensitive),
         };
       case 'in': {
-        const values = new Set<string | number | boolean>();
+        const values = new Set<Comparable>();
         for (const literal of condition.values) {
           const value = literalValue(column, literal);
           if (value !== null) values.add(value);

@@ -91,7 +91,18 @@ export function parseSchemaConfig(input: unknown): SchemaConfig {
   const result = schemaConfigShape.safeParse(input ?? {});
   if (result.success) return result.data;
   throw new SchemaConfigError(
-    result.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })),
+    result.error.issues.flatMap((issue) => {
+      // Name an unknown key by its own path, and a bad record key by the rule it breaks.
+      if (issue.code === 'unrecognized_keys') {
+        return issue.keys.map((key) => ({
+          path: formatPath([...issue.path, key]),
+          message: 'unknown key',
+        }));
+      }
+      const message =
+        issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+      return [{ path: formatPath(issue.path), message }];
+    }),
   );
 }
 

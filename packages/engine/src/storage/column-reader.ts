@@ -2,9 +2,14 @@ import type { ColumnType } from '../source-schema.ts';
 import { civilFromDays } from './civil-date.ts';
 import { formatStoredNumber } from './column-builder.ts';
 import type { ColumnChunk } from './column-chunk.ts';
+import { numericComparable } from './comparable.ts';
 
-/** A stored value in the engine's comparison domain: what filters, sorts and keys compare. */
-export type Comparable = number | string | boolean;
+/**
+ * A stored value in the engine's comparison domain: what filters, sorts and keys compare.
+ * Numbers are doubles, except integers a double cannot hold exactly (BIGINT past 2^53), which
+ * are bigints (see `numericComparable`).
+ */
+export type Comparable = number | bigint | string | boolean;
 
 export function isNullAt(chunk: ColumnChunk, offset: number): boolean {
   const nulls = chunk.nulls;
@@ -19,8 +24,11 @@ export function readComparable(chunk: ColumnChunk, offset: number): Comparable |
   if (isNullAt(chunk, offset)) return null;
   switch (chunk.kind) {
     case 'int32':
-    case 'float64':
       return chunk.values[offset] as number;
+    case 'float64': {
+      const exact = chunk.exact === null ? undefined : chunk.exact.get(offset);
+      return exact === undefined ? (chunk.values[offset] as number) : numericComparable(exact);
+    }
     case 'bool':
       return chunk.values[offset] === 1;
     case 'dict':

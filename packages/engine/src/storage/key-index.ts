@@ -1,5 +1,5 @@
 /** An index key: the column's value, or for several columns their values joined. */
-export type Key = number | string | boolean;
+export type Key = number | bigint | string | boolean;
 
 /** Keys removed from the overlay are marked with this value. */
 const REMOVED = null;
