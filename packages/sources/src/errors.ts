@@ -1,0 +1,198 @@
+import type { SourceEngine } from './connector.ts';
+
+/**
+ * Stable codes for everything a connector can fail with; callers (CLI, HTTP API) switch on
+ * these, never on messages.
+ */
+export type SourceErrorCode =
+  | 'unsupported_source'
+  | 'invalid_source_url'
+  | 'source_unreachable'
+  | 'source_auth_failed'
+  | 'source_database_not_found'
+  | 'source_connection_lost'
+  | 'source_query_failed'
+  | 'source_value_invalid'
+  | 'snapshot_closed'
+  | 'snapshot_busy'
+  | 'invalid_read_request';
+
+/**
+ * Base class of every connector error. Messages are safe to show to users and to log: they never
+ * carry a password, a driver's stack or SQL text. Details live in structured fields.
+ */
+export class SourceError extends Error {
+  readonly code: SourceErrorCode;
+
+  constructor(code: SourceErrorCode, message: string) {
+    super(message);
+    this.name = 'SourceError';
+    this.code = code;
+  }
+}
+
+/** A source URL or connector configuration that cannot be used. */
+export class SourceConfigError extends SourceError {
+  constructor(code: 'unsupported_source' | 'invalid_source_url', message: string) {
+    super(code, message);
+    this.name = 'SourceConfigError';
+  }
+}
+
+/** Where a connector connects to: for structured error fields, never for messages. */
+export interface SourceTarget {
+  readonly engine: SourceEngine;
+  readonly host: string;
+  readonly port: number;
+  readonly database: string;
+  readonly user: string;
+}
+
+/**
+ * The source could not be reached, refused the credentials, has no such database, or dropped
+ * the connection. The host and user are fields, not part of the message, so a message can be
+ * shown to anyone.
+ */
+export class SourceConnectionError extends SourceError {
+  readonly engine: SourceEngine;
+  readonly host: string;
+  readonly port: number;
+  readonly database: string;
+  readonly user: string;
+  /** The driver's or the network's code, e.g. `ECONNREFUSED`, `ER_ACCESS_DENIED_ERROR`, `28P01`. */
+  readonly driverCode: string | undefined;
+
+  constructor(
+    code:
+      | 'source_unreachable'
+      | 'source_auth_failed'
+      | 'source_database_not_found'
+      | 'source_connection_lost',
+    message: string,
+    target: SourceTarget,
+    driverCode: string | undefined,
+  ) {
+    super(code, message);
+    this.name = 'SourceConnectionError';
+    this.engine = target.engine;
+    this.host = target.host;
+    this.port = target.port;
+    this.database = target.database;
+    this.user = target.user;
+    this.driverCode = driverCode;
+  }
+}
+
+/**
+ * The source rejected a query, e.g. a schema config's `where` that does not parse. The server's
+ * own words are in `serverMessage`, which may quote SQL, so they stay out of `message`.
+ */
+export class SourceQueryError extends SourceError {
+  readonly driverCode: string | undefined;
+  readonly serverMessage: string | undefined;
+
+  constructor(message: string, driverCode: string | undefined, serverMessage: string | undefined) {
+    super('source_query_failed', message);
+    this.name = 'SourceQueryError';
+    this.driverCode = driverCode;
+    this.serverMessage = serverMessage;
+  }
+}
+
+const AUTH_CODES = new Set([
+  'ER_ACCESS_DENIED_ERROR',
+  'ER_DBACCESS_DENIED_ERROR',
+  'ER_ACCESS_DENIED_NO_PASSWORD_ERROR',
+  'ER_NOT_SUPPORTED_AUTH_MODE',
+  'AUTH_SWITCH_PLUGIN_ERROR',
+  '28P01', // invalid_password
+  '28000', // invalid_authorization_specification, e.g. no such role
+]);
+
+const MISSING_DATABASE_CODES = new Set(['ER_BAD_DB_ERROR', '3D000']);
+
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+]);
+
+function codeOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  if ('code' in error && typeof error.code === 'string' && error.code !== '') return error.code;
+  // Node's happy-eyeballs connect reports an AggregateError whose parts carry the codes.
+  if (error instanceof AggregateError) return codeOf(error.errors[0]);
+  return undefined;
+}
+
+function messageOf(error: unknown): string | undefined {
+  return error instanceof Error ? error.message : undefined;
+}
+
+/** PostgreSQL class 08 (connection exception) and 57P0x (server shutting down or gone). */
+function isLostConnectionCode(code: string): boolean {
+  return (
+    code === 'ECONNRESET' ||
+    code === 'EPIPE' ||
+    code.startsWith('PROTOCOL_') ||
+    /^08[0-9A-Z]{3}$/.test(code) ||
+    code.startsWith('57P0')
+  );
+}
+
+/**
+ * Turns whatever a driver threw into a `SourceError` with a safe message. `action` completes
+ * "The source database rejected the query …", e.g. `reading table "orders"`.
+ */
+export function sourceErrorFrom(error: unknown, target: SourceTarget, action: string): SourceError {
+  if (error instanceof SourceError) return error;
+  const message = messageOf(error) ?? '';
+  let code = codeOf(error);
+  // node-postgres reports these without a code; its wording is all there is to go on.
+  if (code === undefined && message.includes('connection timeout')) code = 'ETIMEDOUT';
+  if (code === undefined && message.includes('client password must be a string')) {
+    code = 'NO_PASSWORD';
+  }
+  if (code === undefined && message.startsWith('Connection terminated')) code = 'CONNECTION_LOST';
+
+  if (code !== undefined && (AUTH_CODES.has(code) || code === 'NO_PASSWORD')) {
+    return new SourceConnectionError(
+      'source_auth_failed',
+      'Authentication to the source database failed.',
+      target,
+      code,
+    );
+  }
+  if (code !== undefined && MISSING_DATABASE_CODES.has(code)) {
+    return new SourceConnectionError(
+      'source_database_not_found',
+      'The source database does not exist or is not accessible.',
+      target,
+      code,
+    );
+  }
+  if (code !== undefined && UNREACHABLE_CODES.has(code)) {
+    return new SourceConnectionError(
+      'source_unreachable',
+      `Could not connect to the source database (${code}).`,
+      target,
+      code,
+    );
+  }
+  if (code !== undefined && (code === 'CONNECTION_LOST' || isLostConnectionCode(code))) {
+    return new SourceConnectionError(
+      'source_connection_lost',
+      `The connection to the source database was lost (${code}).`,
+      target,
+      code,
+    );
+  }
+  return new SourceQueryError(
+    `The source database rejected the query ${action} (${code ?? 'unknown error'}).`,
+    code,
+    messageOf(error),
+  );
+}

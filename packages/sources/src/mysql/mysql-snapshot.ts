@@ -1,0 +1,178 @@
+import mysql, { type Connection } from 'mysql2';
+import type { SnapshotReader, TableReadRequest } from '../connector.ts';
+import { SourceError, type SourceTarget, sourceErrorFrom } from '../errors.ts';
+import { checkReadRequest } from '../read-request.ts';
+import {
+  type MySqlConnectorOptions,
+  mySqlConnectionOptions,
+  mySqlTarget,
+} from './mysql-connection-options.ts';
+import { mySqlSelectSql } from './mysql-sql.ts';
+import { mySqlRowConverter } from './mysql-types.ts';
+
+/**
+ * A consistent snapshot of a MySQL / MariaDB database on one dedicated connection: a
+ * REPEATABLE READ transaction started WITH CONSISTENT SNAPSHOT, so every table read sees the
+ * database as of `openMySqlSnapshot`.
+ */
+export class MySqlSnapshotReader implements SnapshotReader {
+  readonly #connection: Connection;
+  readonly #target: SourceTarget;
+  readonly #onClose: () => void;
+  #state: 'open' | 'reading' | 'closed' = 'open';
+  /** Set once the connection can no longer be ended politely (dropped, or destroyed mid-read). */
+  #broken = false;
+
+  constructor(connection: Connection, target: SourceTarget, onClose: () => void) {
+    this.#connection = connection;
+    this.#target = target;
+    this.#onClose = onClose;
+    // A fatal error while no query runs is emitted on the connection; unheard, it would crash
+    // the process. The next read reports it through its own query instead.
+    connection.on('error', () => {
+      this.#broken = true;
+    });
+  }
+
+  async *readTable(request: TableReadRequest): AsyncGenerator<unknown[][], void, undefined> {
+    if (this.#state === 'closed') {
+      throw new SourceError('snapshot_closed', 'The snapshot is closed.');
+    }
+    if (this.#state === 'reading') {
+      throw new SourceError('snapshot_busy', 'The snapshot reads one table at a time.');
+    }
+    const batchSize = checkReadRequest(request);
+    const sql = mySqlSelectSql(request.table, request.columns, request.where);
+    const convert = mySqlRowConverter(request.columns);
+    const connection = this.#connection;
+    this.#state = 'reading';
+
+    // Rows arrive as events; whenever a batch fills, the connection is paused (TCP backpressure
+    // up to the server) until the consumer asks for the next batch.
+    const ready: unknown[][][] = [];
+    let batch: unknown[][] = [];
+    let ended = false;
+    let failure: unknown;
+    let wake: (() => void) | undefined;
+    const notify = () => {
+      const resume = wake;
+      wake = undefined;
+      resume?.();
+    };
+    const query = connection.query({ sql, rowsAsArray: true });
+    query.on('result', (row: unknown[]) => {
+      if (failure !== undefined) return;
+      try {
+        convert(row);
+      } catch (error) {
+        failure = error;
+        connection.pause();
+        notify();
+        return;
+      }
+      batch.push(row);
+      if (batch.length >= batchSize) {
+        ready.push(batch);
+        batch = [];
+        connection.pause();
+        notify();
+      }
+    });
+    query.on('error', (error: unknown) => {
+      failure ??= error;
+      notify();
+    });
+    query.on('end', () => {
+      ended = true;
+      if (batch.length > 0 && failure === undefined) ready.push(batch);
+      batch = [];
+      notify();
+    });
+
+    try {
+      while (true) {
+        const next = ready.shift();
+        if (next !== undefined) {
+          yield next;
+          continue;
+        }
+        if (failure !== undefined) {
+          throw sourceErrorFrom(failure, this.#target, `reading table "${request.table}"`);
+        }
+        if (ended) return;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          connection.resume();
+        });
+      }
+    } finally {
+      await this.#endRead(ended);
+    }
+  }
+
+  /** Makes the reader ready for the next table, or gives the snapshot up. */
+  async #endRead(resultComplete: boolean): Promise<void> {
+    if (this.#state === 'closed') return; // closed from outside while reading
+    if (resultComplete) {
+      this.#state = 'open';
+      return;
+    }
+    // The consumer stopped early (or a value failed to convert) with rows still on the wire.
+    // MySQL cannot abandon a result set short of reading it to the end, which could be the
+    // whole table, so the connection goes, and the snapshot with it.
+    this.#broken = true;
+    await this.close();
+  }
+
+  async close(): Promise<void> {
+    if (this.#state === 'closed') return;
+    // Mid-read, COMMIT would queue behind the paused result set forever: just drop the line.
+    const polite = !this.#broken && this.#state !== 'reading';
+    this.#state = 'closed';
+    this.#onClose();
+    if (!polite) {
+      this.#connection.destroy();
+      return;
+    }
+    const connection = this.#connection.promise();
+    try {
+      await connection.query('COMMIT');
+      await connection.end();
+    } catch {
+      // The snapshot is read-only: nothing is lost if the connection is already gone.
+      this.#connection.destroy();
+    }
+  }
+}
+
+/** Statements that start the snapshot, in order; each is one round trip. */
+const BEGIN_SNAPSHOT = [
+  // Timestamps print in UTC, which the converters assume.
+  "SET time_zone = '+00:00'",
+  // A paused stream leaves the server waiting to write; by default it gives up after 60 s,
+  // shorter than a slow consumer may take over one batch.
+  'SET SESSION net_write_timeout = 3600',
+  'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ',
+  // The read view is fixed here, not at the first read. The replication work will capture the
+  // binlog position at this point (under FLUSH TABLES WITH READ LOCK or MariaDB's
+  // @@gtid_binlog_pos) so that change capture resumes exactly where the snapshot stands.
+  'START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY',
+];
+
+/** Opens a dedicated connection and starts a consistent, read-only snapshot on it. */
+export async function openMySqlSnapshot(
+  options: MySqlConnectorOptions,
+  onClose: () => void = () => {},
+): Promise<MySqlSnapshotReader> {
+  const target = mySqlTarget(options);
+  const connection = mysql.createConnection(mySqlConnectionOptions(options));
+  const reader = new MySqlSnapshotReader(connection, target, onClose);
+  try {
+    await connection.promise().connect();
+    for (const statement of BEGIN_SNAPSHOT) await connection.promise().query(statement);
+  } catch (error) {
+    connection.destroy();
+    throw sourceErrorFrom(error, target, 'opening a snapshot');
+  }
+  return reader;
+}

@@ -1,0 +1,68 @@
+import { SourceConfigError } from './errors.ts';
+import type { MySqlConnectorOptions } from './mysql/mysql-connection-options.ts';
+import type { PostgresConnectorOptions } from './postgres/postgres-connection-options.ts';
+
+/** A parsed source URL: the engine and the options for its connector. */
+export type SourceUrl =
+  | { readonly engine: 'mysql'; readonly options: MySqlConnectorOptions }
+  | { readonly engine: 'postgres'; readonly options: PostgresConnectorOptions };
+
+const DEFAULT_PORTS = { mysql: 3306, postgres: 5432 } as const;
+
+function invalid(reason: string): SourceConfigError {
+  return new SourceConfigError('invalid_source_url', `The source URL ${reason}.`);
+}
+
+/** A percent-decoded URL part; malformed escapes are a config error, not a URIError. */
+function decoded(part: string, what: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw invalid(`has a malformed ${what}`);
+  }
+}
+
+/**
+ * Parses a source URL: `mysql://user:pass@host:port/db` (MySQL and MariaDB) or
+ * `postgres://user:pass@host:port/db?schema=name` (`postgresql://` too; schema defaults to
+ * `public`). User, password and database are percent-decoded. Errors never quote the URL, since
+ * it carries the password.
+ */
+export function parseSourceUrl(url: string): SourceUrl {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // Node's own error quotes the input, password included.
+    throw invalid('is not a valid URL');
+  }
+  const scheme = parsed.protocol.slice(0, -1).toLowerCase();
+  const engine: SourceUrl['engine'] | null =
+    scheme === 'mysql'
+      ? 'mysql'
+      : scheme === 'postgres' || scheme === 'postgresql'
+        ? 'postgres'
+        : null;
+  if (engine === null) {
+    throw new SourceConfigError(
+      'unsupported_source',
+      `Unsupported source URL scheme "${scheme}:"; use mysql:// or postgres://.`,
+    );
+  }
+  // WHATWG URL keeps IPv6 hosts in brackets; drivers want the bare address.
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (host === '') throw invalid('names no host');
+  const user = decoded(parsed.username, 'user name');
+  if (user === '') throw invalid('names no user');
+  const password = parsed.password === '' ? undefined : decoded(parsed.password, 'password');
+  const database = decoded(parsed.pathname.replace(/^\//, ''), 'database name');
+  if (database === '' || database.includes('/')) throw invalid('must name one database');
+  const port = parsed.port === '' ? DEFAULT_PORTS[engine] : Number(parsed.port);
+
+  if (engine === 'mysql') {
+    return { engine, options: { host, port, user, password, database } };
+  }
+  const schema = parsed.searchParams.get('schema') ?? 'public';
+  if (schema === '') throw invalid('names an empty schema');
+  return { engine, options: { host, port, user, password, database, schema } };
+}

@@ -1,0 +1,140 @@
+import type { SourceColumn, SourceForeignKey, SourceSchema, SourceTable } from '@replix/engine';
+import type { Pool } from 'pg';
+import { decimalScale } from '../decimal-scale.ts';
+import { groupBy } from '../group-by.ts';
+import { byName } from '../sort-by-name.ts';
+import { postgresColumnType } from './postgres-types.ts';
+
+type Row = Record<string, unknown>;
+
+async function rows(pool: Pool, sql: string, schema: string): Promise<Row[]> {
+  const result = await pool.query<Row>(sql, [schema]);
+  return result.rows;
+}
+
+// Base tables: ordinary and partitioned tables, but not the partitions, whose rows the
+// partitioned parent already returns. Views, foreign tables and sequences are left out.
+const TABLES_SQL = `
+SELECT c.relname AS name, c.reltuples::float8 AS reltuples
+FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition`;
+
+// A domain is mapped by its base type (one level deep) and adds its own NOT NULL. Enums,
+// composites and ranges print user-chosen names, so their kind is fetched to tell them apart.
+const COLUMNS_SQL = `
+SELECT c.relname AS table_name, a.attname AS name, a.attnum AS position,
+  format_type(a.atttypid, a.atttypmod) AS source_type,
+  CASE WHEN t.typtype = 'd' THEN format_type(t.typbasetype, t.typtypmod)
+    ELSE format_type(a.atttypid, a.atttypmod) END AS base_type,
+  bt.typtype AS base_kind,
+  a.attnotnull OR (t.typtype = 'd' AND t.typnotnull) AS not_null
+FROM pg_catalog.pg_attribute a
+JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+JOIN pg_catalog.pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+  AND a.attnum > 0 AND NOT a.attisdropped`;
+
+// Unique indexes, primary keys and unique constraints among them (each has one). Partial and
+// expression indexes make no table-wide key over plain columns; INCLUDE columns are not key.
+const UNIQUE_INDEXES_SQL = `
+SELECT c.relname AS table_name, ic.relname AS index_name, i.indisprimary AS is_primary,
+  k.ord AS position, a.attname AS column_name
+FROM pg_catalog.pg_index i
+JOIN pg_catalog.pg_class c ON c.oid = i.indrelid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid
+CROSS JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
+JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+WHERE n.nspname = $1 AND i.indisunique AND i.indisvalid
+  AND i.indpred IS NULL AND i.indexprs IS NULL AND k.ord <= i.indnkeyatts`;
+
+// Foreign keys within the schema. conparentid <> 0 marks the copies PostgreSQL makes for
+// partitions; the constraint on the parent is the one that counts.
+const FOREIGN_KEYS_SQL = `
+SELECT c.relname AS table_name, con.conname AS name, rc.relname AS referenced_table,
+  k.ord AS position, a.attname AS column_name, ra.attname AS referenced_column
+FROM pg_catalog.pg_constraint con
+JOIN pg_catalog.pg_class c ON c.oid = con.conrelid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_catalog.pg_class rc ON rc.oid = con.confrelid
+JOIN pg_catalog.pg_namespace rn ON rn.oid = rc.relnamespace
+CROSS JOIN LATERAL unnest(con.conkey, con.confkey) WITH ORDINALITY AS k(attnum, refattnum, ord)
+JOIN pg_catalog.pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
+JOIN pg_catalog.pg_attribute ra ON ra.attrelid = con.confrelid AND ra.attnum = k.refattnum
+WHERE con.contype = 'f' AND con.conparentid = 0 AND n.nspname = $1 AND rn.nspname = $1`;
+
+/** Kinds of type whose name says nothing about their values: enum, composite, range, multirange. */
+const USER_NAMED_KINDS = new Set(['e', 'c', 'r', 'm']);
+
+function column(row: Row): SourceColumn {
+  const name = String(row.name);
+  const sourceType = String(row.source_type);
+  const baseType = String(row.base_type);
+  const nullable = row.not_null !== true;
+  const type = USER_NAMED_KINDS.has(String(row.base_kind))
+    ? 'string'
+    : postgresColumnType(baseType);
+  const scale = type === 'decimal' ? decimalScale(baseType) : undefined;
+  return scale === undefined
+    ? { name, type, nullable, sourceType }
+    : { name, type, nullable, sourceType, scale };
+}
+
+const byPosition = (a: Row, b: Row) => Number(a.position) - Number(b.position);
+
+/** Base tables of `schema`, described from pg_catalog. */
+export async function introspectPostgres(pool: Pool, schema: string): Promise<SourceSchema> {
+  const [tableRows, columnRows, indexRows, foreignKeyRows] = await Promise.all([
+    rows(pool, TABLES_SQL, schema),
+    rows(pool, COLUMNS_SQL, schema),
+    rows(pool, UNIQUE_INDEXES_SQL, schema),
+    rows(pool, FOREIGN_KEYS_SQL, schema),
+  ]);
+  const tableNames = new Set(tableRows.map((row) => String(row.name)));
+  const columnsByTable = groupBy(columnRows, (row) => String(row.table_name));
+  const indexesByTable = groupBy(indexRows, (row) => String(row.table_name));
+  const foreignKeysByTable = groupBy(foreignKeyRows, (row) => String(row.table_name));
+
+  const tables = tableRows.map((tableRow): SourceTable => {
+    const name = String(tableRow.name);
+    const columns = (columnsByTable.get(name) ?? []).sort(byPosition).map(column);
+
+    let primaryKey: string[] = [];
+    const uniqueKeys: string[][] = [];
+    const indexes = groupBy(indexesByTable.get(name) ?? [], (row) => String(row.index_name));
+    for (const [, parts] of [...indexes].sort(([a], [b]) => byName(a, b))) {
+      const keyColumns = parts.sort(byPosition).map((part) => String(part.column_name));
+      if (parts[0]!.is_primary === true) primaryKey = keyColumns;
+      else uniqueKeys.push(keyColumns);
+    }
+
+    const constraints = groupBy(foreignKeysByTable.get(name) ?? [], (row) => String(row.name));
+    const foreignKeys: SourceForeignKey[] = [];
+    for (const [constraintName, parts] of [...constraints].sort(([a], [b]) => byName(a, b))) {
+      parts.sort(byPosition);
+      const referencedTable = String(parts[0]!.referenced_table);
+      if (!tableNames.has(referencedTable)) continue;
+      foreignKeys.push({
+        name: constraintName,
+        columns: parts.map((part) => String(part.column_name)),
+        referencedTable,
+        referencedColumns: parts.map((part) => String(part.referenced_column)),
+      });
+    }
+
+    // reltuples is -1 for a table never vacuumed or analyzed (PostgreSQL 14+).
+    const estimate = Number(tableRow.reltuples);
+    return {
+      name,
+      columns,
+      primaryKey,
+      uniqueKeys,
+      foreignKeys,
+      estimatedRows: Number.isFinite(estimate) && estimate >= 0 ? Math.round(estimate) : null,
+    };
+  });
+  return { tables: tables.sort((a, b) => byName(a.name, b.name)) };
+}

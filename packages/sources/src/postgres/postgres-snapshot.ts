@@ -1,0 +1,150 @@
+import pg from 'pg';
+import Cursor from 'pg-cursor';
+import type { SnapshotReader, TableReadRequest } from '../connector.ts';
+import { SourceError, type SourceTarget, sourceErrorFrom } from '../errors.ts';
+import { checkReadRequest } from '../read-request.ts';
+import {
+  type PostgresConnectorOptions,
+  postgresConnectionConfig,
+  postgresTarget,
+} from './postgres-connection-options.ts';
+import { SNAPSHOT_SESSION_SQL, TEXT_TYPES } from './postgres-session.ts';
+import { postgresSelectSql } from './postgres-sql.ts';
+import { postgresRowConverter } from './postgres-types.ts';
+
+/**
+ * A consistent snapshot of one PostgreSQL schema on one dedicated connection: a REPEATABLE READ
+ * READ ONLY transaction, so every table read sees the database as of `openPostgresSnapshot`.
+ * Each read runs inside a savepoint, so a failed read (say, a bad `where`) leaves the snapshot
+ * usable for the next table instead of aborting the transaction.
+ */
+export class PostgresSnapshotReader implements SnapshotReader {
+  readonly #client: pg.Client;
+  readonly #schema: string;
+  readonly #target: SourceTarget;
+  readonly #onClose: () => void;
+  #state: 'open' | 'reading' | 'closed' = 'open';
+  /** Set once the connection can no longer be ended politely. */
+  #broken = false;
+
+  constructor(client: pg.Client, schema: string, target: SourceTarget, onClose: () => void) {
+    this.#client = client;
+    this.#schema = schema;
+    this.#target = target;
+    this.#onClose = onClose;
+    // An idle client whose connection drops emits 'error'; unheard, it would crash the process.
+    client.on('error', () => {
+      this.#broken = true;
+    });
+  }
+
+  async *readTable(request: TableReadRequest): AsyncGenerator<unknown[][], void, undefined> {
+    if (this.#state === 'closed') {
+      throw new SourceError('snapshot_closed', 'The snapshot is closed.');
+    }
+    if (this.#state === 'reading') {
+      throw new SourceError('snapshot_busy', 'The snapshot reads one table at a time.');
+    }
+    const batchSize = checkReadRequest(request);
+    const sql = postgresSelectSql(this.#schema, request.table, request.columns, request.where);
+    const convert = postgresRowConverter(request.columns);
+    const action = `reading table "${request.table}"`;
+    const client = this.#client;
+    this.#state = 'reading';
+
+    // Only an error the server reported aborts the transaction and needs the savepoint back;
+    // anything else (a value that fails to convert) leaves the cursor to be closed normally.
+    let serverFailed = false;
+    const fromServer = async <T>(work: Promise<T>): Promise<T> => {
+      try {
+        return await work;
+      } catch (error) {
+        serverFailed = true;
+        throw error;
+      }
+    };
+    let cursor: Cursor<unknown[]> | undefined;
+    try {
+      await fromServer(client.query('SAVEPOINT replix_read'));
+      // A cursor fetches `batchSize` rows per round trip: memory stays bounded by one batch.
+      const open = client.query(
+        new Cursor<unknown[]>(sql, undefined, { rowMode: 'array', types: TEXT_TYPES }),
+      );
+      cursor = open;
+      while (true) {
+        const rows = await fromServer(open.read(batchSize));
+        if (rows.length === 0) return;
+        for (const row of rows) convert(row);
+        yield rows;
+        // A short batch is the last one: no need for a round trip to learn that.
+        if (rows.length < batchSize) return;
+      }
+    } catch (error) {
+      throw sourceErrorFrom(error, this.#target, action);
+    } finally {
+      await this.#endRead(cursor, serverFailed);
+    }
+  }
+
+  /** Puts the connection back in shape for the next read, or gives the snapshot up. */
+  async #endRead(cursor: Cursor<unknown[]> | undefined, serverFailed: boolean): Promise<void> {
+    if (this.#state === 'closed') return; // closed from outside while reading
+    try {
+      if (serverFailed) {
+        // The error aborted the transaction; rolling back to the savepoint revives it with the
+        // same snapshot (and drops the failed portal).
+        await this.#client.query('ROLLBACK TO SAVEPOINT replix_read');
+      } else {
+        // Closing the portal is how a consumer that stops early abandons the rest of the table.
+        await cursor?.close();
+        await this.#client.query('RELEASE SAVEPOINT replix_read');
+      }
+      this.#state = 'open';
+    } catch {
+      this.#broken = true;
+      await this.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#state === 'closed') return;
+    // Mid-read, COMMIT would queue behind the open cursor forever: just end the connection.
+    const polite = !this.#broken && this.#state !== 'reading';
+    this.#state = 'closed';
+    this.#onClose();
+    try {
+      if (polite) await this.#client.query('COMMIT');
+    } catch {
+      // The snapshot is read-only: nothing is lost if the transaction is already gone.
+    }
+    try {
+      await this.#client.end();
+    } catch {
+      // Already disconnected.
+    }
+  }
+}
+
+/** Opens a dedicated connection and starts a consistent, read-only snapshot on it. */
+export async function openPostgresSnapshot(
+  options: PostgresConnectorOptions,
+  onClose: () => void = () => {},
+): Promise<PostgresSnapshotReader> {
+  const target = postgresTarget(options);
+  const client = new pg.Client({ ...postgresConnectionConfig(options), types: TEXT_TYPES });
+  const reader = new PostgresSnapshotReader(client, options.schema ?? 'public', target, onClose);
+  try {
+    await client.connect();
+    await client.query(SNAPSHOT_SESSION_SQL);
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    // PostgreSQL takes a REPEATABLE READ snapshot at the transaction's first query, not at
+    // BEGIN: this query pins it to now. The replication work will instead import the logical
+    // slot's exported snapshot here (SET TRANSACTION SNAPSHOT, which must be the first
+    // statement), so that change capture starts exactly where the snapshot stands.
+    await client.query('SELECT 1');
+  } catch (error) {
+    await client.end().catch(() => {});
+    throw sourceErrorFrom(error, target, 'opening a snapshot');
+  }
+  return reader;
+}

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import {
+  daysFromCivil,
+  parseDateText,
+  parseTimestampText,
+  parseTimeText,
+} from '../src/temporal-text.ts';
+
+describe('daysFromCivil', () => {
+  it('agrees with Date.UTC across leap years and centuries', () => {
+    for (const [y, m, d] of [
+      [1970, 1, 1],
+      [1969, 12, 31],
+      [2000, 2, 29],
+      [1900, 3, 1],
+      [2100, 12, 31],
+      [1000, 1, 1],
+      [9999, 12, 31],
+      [1582, 10, 4],
+    ] as const) {
+      expect(daysFromCivil(y, m, d)).toBe(Date.UTC(y, m - 1, d) / 86_400_000);
+    }
+  });
+});
+
+describe('parseTimestampText', () => {
+  it('reads a wall clock as UTC epoch milliseconds', () => {
+    expect(parseTimestampText('1970-01-01 00:00:00')).toBe(0);
+    expect(parseTimestampText('2024-06-01 12:34:56')).toBe(Date.UTC(2024, 5, 1, 12, 34, 56));
+    expect(parseTimestampText('2024-06-01T12:34:56Z')).toBe(Date.UTC(2024, 5, 1, 12, 34, 56));
+  });
+
+  it('truncates fractions to milliseconds, never rounding up', () => {
+    expect(parseTimestampText('2024-06-01 12:34:56.1')).toBe(Date.UTC(2024, 5, 1, 12, 34, 56, 100));
+    expect(parseTimestampText('2024-06-01 12:34:56.12')).toBe(
+      Date.UTC(2024, 5, 1, 12, 34, 56, 120),
+    );
+    expect(parseTimestampText('2024-06-01 12:34:56.999999')).toBe(
+      Date.UTC(2024, 5, 1, 12, 34, 56, 999),
+    );
+    expect(parseTimestampText('1969-12-31 23:59:59.9999')).toBe(-1);
+  });
+
+  it('applies offsets', () => {
+    const utc = Date.UTC(2024, 0, 1, 10, 0, 0);
+    expect(parseTimestampText('2024-01-01 10:00:00+00')).toBe(utc);
+    expect(parseTimestampText('2024-01-01 12:00:00+02')).toBe(utc);
+    expect(parseTimestampText('2024-01-01 05:30:00-04:30')).toBe(utc);
+    expect(parseTimestampText('2024-01-01 10:00:10.5+00:00:10')).toBe(utc + 500);
+  });
+
+  it('handles years before 1970, before 100 and BC, and beyond 9999', () => {
+    const early = new Date(Date.UTC(2000, 0, 1));
+    early.setUTCFullYear(50);
+    expect(parseTimestampText('0050-01-01 00:00:00')).toBe(early.getTime());
+    const bc = new Date(Date.UTC(2000, 2, 15));
+    bc.setUTCFullYear(-43); // 44 BC
+    expect(parseTimestampText('0044-03-15 00:00:00 BC')).toBe(bc.getTime());
+    expect(parseTimestampText('0044-03-15 00:00:00+00 BC')).toBe(bc.getTime());
+    const far = new Date(Date.UTC(2000, 0, 1));
+    far.setUTCFullYear(10000);
+    expect(parseTimestampText('10000-01-01 00:00:00')).toBe(far.getTime());
+  });
+
+  it('makes MySQL zero dates and PostgreSQL infinities null', () => {
+    expect(parseTimestampText('0000-00-00 00:00:00')).toBeNull();
+    expect(parseTimestampText('0000-00-00 00:00:00.000000')).toBeNull();
+    expect(parseTimestampText('2024-00-10 00:00:00')).toBeNull();
+    expect(parseTimestampText('2024-05-00 00:00:00')).toBeNull();
+    expect(parseTimestampText('infinity')).toBeNull();
+    expect(parseTimestampText('-infinity')).toBeNull();
+  });
+
+  it('rejects text of another shape without guessing', () => {
+    for (const text of [
+      '',
+      'yesterday',
+      '2024-01-01',
+      '2024-01-01 10:00',
+      '2024-01-01 10:00:00 x',
+    ]) {
+      expect(() => parseTimestampText(text)).toThrow(/Unexpected timestamp text/);
+    }
+  });
+});
+
+describe('parseTimeText', () => {
+  it('reads times of day and MySQL durations as seconds', () => {
+    expect(parseTimeText('00:00:00')).toBe(0);
+    expect(parseTimeText('12:34:56')).toBe(45_296);
+    expect(parseTimeText('24:00:00')).toBe(86_400);
+    expect(parseTimeText('838:59:59')).toBe(3_020_399);
+    expect(parseTimeText('-838:59:59.000000')).toBe(-3_020_399);
+    expect(parseTimeText('-00:00:01.500000')).toBe(-1.5);
+    expect(parseTimeText('100:00:00.25')).toBe(360_000.25);
+  });
+
+  it('converts a time with zone to UTC, within one day', () => {
+    expect(parseTimeText('12:00:00+00')).toBe(43_200);
+    expect(parseTimeText('12:00:00+02')).toBe(36_000);
+    expect(parseTimeText('01:00:00+02')).toBe(82_800);
+    expect(parseTimeText('23:00:00-02')).toBe(3_600);
+    expect(parseTimeText('10:00:00.5+05:30')).toBe(16_200.5);
+    expect(parseTimeText('24:00:00+00')).toBe(0);
+  });
+
+  it('rejects text of another shape', () => {
+    for (const text of ['', 'noon', '12:00', '12:00:00 x']) {
+      expect(() => parseTimeText(text)).toThrow(/Unexpected time text/);
+    }
+  });
+});
+
+describe('parseDateText', () => {
+  it('keeps a date as its YYYY-MM-DD text, with no time zone shift', () => {
+    expect(parseDateText('2024-02-29')).toBe('2024-02-29');
+    expect(parseDateText('1000-01-01')).toBe('1000-01-01');
+  });
+
+  it('makes zero dates, infinities and BC dates null', () => {
+    expect(parseDateText('0000-00-00')).toBeNull();
+    expect(parseDateText('2024-00-01')).toBeNull();
+    expect(parseDateText('2024-01-00')).toBeNull();
+    expect(parseDateText('infinity')).toBeNull();
+    expect(parseDateText('-infinity')).toBeNull();
+    expect(parseDateText('0044-03-15 BC')).toBeNull();
+  });
+});
