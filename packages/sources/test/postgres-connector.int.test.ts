@@ -1,9 +1,9 @@
+import type { SourceTable } from '@replix/engine';
 import { freePort, type TestDatabase } from '@replix/testkit';
 import { testPostgres } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SnapshotReader, SourceConnector } from '../src/connector.ts';
 import { connectorFromUrl } from '../src/connector-from-url.ts';
-import type { SourceTable } from '../src/engine-types.ts';
 import { SourceConnectionError, SourceError, SourceQueryError } from '../src/errors.ts';
 
 const admin = testPostgres();

@@ -1,5 +1,5 @@
+import type { ColumnType, SourceColumn } from '@replix/engine';
 import { describe, expect, it } from 'vitest';
-import type { ColumnType, SourceColumn } from '../src/engine-types.ts';
 import { postgresColumnType, postgresRowConverter } from '../src/postgres/postgres-types.ts';
 
 describe('postgresColumnType', () => {

@@ -1,6 +1,6 @@
+import type { SourceColumn } from '@replix/engine';
 import { describe, expect, it } from 'vitest';
 import { decimalScale } from '../src/decimal-scale.ts';
-import type { SourceColumn } from '../src/engine-types.ts';
 import { checkReadRequest, DEFAULT_BATCH_SIZE } from '../src/read-request.ts';
 
 const columns: SourceColumn[] = [{ name: 'id', type: 'int', nullable: false, sourceType: 'int' }];

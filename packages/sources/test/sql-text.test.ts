@@ -1,5 +1,5 @@
+import type { SourceColumn } from '@replix/engine';
 import { describe, expect, it } from 'vitest';
-import type { SourceColumn } from '../src/engine-types.ts';
 import { mySqlSelectSql, quoteMySqlIdentifier } from '../src/mysql/mysql-sql.ts';
 import { postgresSelectSql, quotePostgresIdentifier } from '../src/postgres/postgres-sql.ts';
 
