@@ -10,15 +10,22 @@ export interface Group {
   count: number;
   readonly sums: Float64Array;
   readonly nonNull: Float64Array;
+  /** Exact sums of BIGINT columns, which doubles cannot carry past 2^53, by aggregate. */
+  readonly bigSums: (bigint | undefined)[];
 }
 
-const NULL_KEY = '\u0000null';
+/** One value of a composite GROUP BY key, length-prefixed when text, so parts never run together. */
+function compositePart(value: Comparable | null): string {
+  if (value === null) return 'null;';
+  if (typeof value === 'string') return `string${value.length}:${value}`;
+  return `${typeof value}:${String(value)};`;
+}
 
 /** Decimals with a small declared scale are summed as scaled integers: exact while below 2^53. */
 function sumScale(aggregate: PlanAggregate): number {
   const column = aggregate.column;
-  if (aggregate.fn === 'COUNT' || column?.type !== 'decimal' || column.scale === undefined) return 0;
-  return column.scale <= 9 ? column.scale : 0;
+  if (aggregate.fn === 'COUNT' || column?.type !== 'decimal') return 0;
+  return column.scale !== undefined && column.scale <= 9 ? column.scale : 0;
 }
 
 /** Groups `rows` by the plan's GROUP BY columns and accumulates its aggregates, in first-seen order. */
@@ -27,7 +34,8 @@ export function aggregateRows(
   sub: PlanSubQuery,
   rows: readonly number[],
 ): Group[] {
-  const groups = new Map<Comparable, Group>();
+  // NULL is a key of its own; several key columns join into text that no two rows share.
+  const groups = new Map<Comparable | null, Group>();
   const ordered: Group[] = [];
   const aggregates = sub.aggregates;
   const scales = aggregates.map((aggregate) => 10 ** sumScale(aggregate));
@@ -36,14 +44,13 @@ export function aggregateRows(
   for (const rowId of rows) {
     const chunk = chunks[rowId >>> CHUNK_BITS] as Chunk;
     const offset = rowId & OFFSET_MASK;
-    let key: Comparable = '';
+    let key: Comparable | null;
     if (keyColumns.length === 1) {
-      key =
-        readComparable(chunk.columns[keyColumns[0] as number] as ColumnChunk, offset) ?? NULL_KEY;
+      key = readComparable(chunk.columns[keyColumns[0] as number] as ColumnChunk, offset);
     } else {
+      key = '';
       for (const column of keyColumns) {
-        const value = readComparable(chunk.columns[column] as ColumnChunk, offset);
-        key += value === null ? `${NULL_KEY}\u0001` : `${typeof value}:${String(value)}\u0001`;
+        key += compositePart(readComparable(chunk.columns[column] as ColumnChunk, offset));
       }
     }
     let group = groups.get(key);
@@ -53,6 +60,7 @@ export function aggregateRows(
         count: 0,
         sums: new Float64Array(aggregates.length),
         nonNull: new Float64Array(aggregates.length),
+        bigSums: [],
       };
       groups.set(key, group);
       ordered.push(group);
@@ -64,11 +72,12 @@ export function aggregateRows(
       const value = readComparable(chunk.columns[column.index] as ColumnChunk, offset);
       if (value === null) continue;
       group.nonNull[a] = (group.nonNull[a] as number) + 1;
-      if (typeof value === 'number' || typeof value === 'bigint') {
-        const number = Number(value);
+      if (column.type === 'bigint' && (typeof value === 'number' || typeof value === 'bigint')) {
+        group.bigSums[a] = (group.bigSums[a] ?? 0n) + BigInt(value);
+      } else if (typeof value === 'number') {
         const scale = scales[a] as number;
         group.sums[a] =
-          (group.sums[a] as number) + (scale === 1 ? number : Math.round(number * scale));
+          (group.sums[a] as number) + (scale === 1 ? value : Math.round(value * scale));
       }
     }
   }
@@ -84,11 +93,15 @@ export function aggregateJson(aggregate: PlanAggregate, a: number, group: Group)
       return String(aggregate.column === null ? group.count : nonNull);
     case 'SUM': {
       if (nonNull === 0) return 'null';
+      const big = group.bigSums[a];
+      if (big !== undefined) return String(big);
       const scale = sumScale(aggregate);
       return scale > 0 ? formatScaled(sum, scale) : String(sum);
     }
     case 'AVG': {
       if (nonNull === 0) return 'null';
+      const big = group.bigSums[a];
+      if (big !== undefined) return String(Number(big) / nonNull);
       const scale = sumScale(aggregate);
       return String(scale > 0 ? sum / 10 ** scale / nonNull : sum / nonNull);
     }

@@ -182,6 +182,7 @@ export class Executor {
           count: 0,
           sums: new Float64Array(sub.aggregates.length),
           nonNull: new Float64Array(sub.aggregates.length),
+          bigSums: [],
         },
       ];
     }

@@ -285,7 +285,7 @@ class Validator {
         if (segments.length === 1 && output?.kind === 'aggregate') {
           return { source: { kind: 'aggregate', key: name }, descending };
         }
-        if (!output || output.kind !== 'column') {
+        if (output?.kind !== 'column') {
           throw new EngineError(
             'executor_error',
             `ORDER BY "${name}" must name a selected field or aggregate of a grouped query.`,
@@ -355,13 +355,14 @@ class Validator {
       case 'relation': {
         const relation = table.relationsByName.get(item.name);
         if (!relation) {
-          if (this.#lenient) return;
+          // A known field misused is an error even under @lenient, which drops unknown ones.
           if (table.columnsByName.has(item.name)) {
             throw new EngineError(
               'executor_error',
               `"${item.name}" on table "${table.name}" is a field, not a relation: it takes no nested selection.`,
             );
           }
+          if (this.#lenient) return;
           throw unknownField(table, item.name);
         }
         const toOne = relation.kind === 'forward';

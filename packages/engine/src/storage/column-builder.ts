@@ -1,6 +1,7 @@
 import type { ColumnType } from '../source-schema.ts';
 import { parseCivilDate } from './civil-date.ts';
 import type { ColumnChunk } from './column-chunk.ts';
+import { numericComparable } from './comparable.ts';
 
 /** Above this many distinct values in a chunk, text is stored flat instead of as a dictionary. */
 const MAX_DICTIONARY = 4096;
@@ -164,7 +165,12 @@ export class ColumnBuilder {
   #appendExactNumber(row: number, text: string): void {
     const value = Number(text);
     this.#appendFloat(row, value);
-    if (formatStoredNumber(value, this.type, this.scale) !== text) {
+    // Kept when the double would print other digits, or compares as another integer (past
+    // 2^53, `String` may print the source digits of a double that is not that integer).
+    if (
+      formatStoredNumber(value, this.type, this.scale) !== text ||
+      typeof numericComparable(text) === 'bigint'
+    ) {
       if (!this.#exact) this.#exact = new Map();
       this.#exact.set(row, text);
     }
