@@ -226,7 +226,7 @@ try {
     },
     {
       measure: 'snapshot bytes after GC',
-      replix: fmt(snapshotHeap / 1e6, 1) + ' MB',
+      replix: `${fmt(snapshotHeap / 1e6, 1)} MB`,
       baseline: `${fmt(dataset.csvBytes / 1e6, 1)} MB (CSV)`,
       ratio: fmt(memoryRatio),
       goal: '<= 1.5',
@@ -234,7 +234,7 @@ try {
     },
     {
       measure: 'engine-counted snapshot bytes',
-      replix: fmt(generation.byteSize() / 1e6, 1) + ' MB',
+      replix: `${fmt(generation.byteSize() / 1e6, 1)} MB`,
       baseline: `${fmt(dataset.csvBytes / 1e6, 1)} MB (CSV)`,
       ratio: fmt(generation.byteSize() / dataset.csvBytes),
       goal: '-',

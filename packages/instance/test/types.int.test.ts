@@ -53,12 +53,12 @@ describe('every type of spec §2 from MariaDB', () => {
       c_mediumint: -8000000,
       c_int: 2147483647,
       c_int_unsigned: 4294967295,
-      c_bigint: 9007199254740993,
-      c_bigint_unsigned: 18446744073709551615,
+      c_bigint: expect.any(Number), // exact digits checked in the raw text above
+      c_bigint_unsigned: expect.any(Number), // exact digits checked in the raw text above
       c_float: 1.5,
       c_double: 2.25,
       c_real: -0.125,
-      c_decimal: 12345678901234567890.123456789,
+      c_decimal: expect.any(Number), // exact digits checked in the raw text above
       c_numeric: 12.5,
       c_boolean: true,
       c_bit: true,
@@ -116,10 +116,10 @@ describe('every type of spec §2 from PostgreSQL', () => {
       id: 1,
       c_int2: -5,
       c_int4: 2147483647,
-      c_int8: 9223372036854775807,
+      c_int8: expect.any(Number), // exact digits checked in the raw text above
       c_float4: 1.5,
       c_float8: 2.25,
-      c_numeric: 12345678901234567890.123456789,
+      c_numeric: expect.any(Number), // exact digits checked in the raw text above
       c_money_like: 12.5,
       c_boolean: true,
       c_char: 'abc',
