@@ -3,13 +3,24 @@ import type { ColumnChunk } from '../storage/column-chunk.ts';
 import { type Comparable, readComparable } from '../storage/column-reader.ts';
 import { type Generation, indexName, type TableSnapshot } from '../storage/generation.ts';
 import { CHUNK_BITS, type Chunk, OFFSET_MASK } from '../storage/table-data.ts';
-import { aggregateJson, aggregateRows, aggregateValue, type Group } from './aggregate-rows.ts';
+import {
+  Aggregator,
+  aggregateJson,
+  aggregateRows,
+  aggregateValue,
+  type Group,
+} from './aggregate-rows.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import type { PlanFilter, PlanSort, PlanSubQuery, QueryPlan } from './plan.ts';
 import { RowFilter } from './predicate.ts';
 import { relatedRows } from './relations.ts';
-import { compareSortValues, topK } from './sort-rows.ts';
+import { compareSortValues, topK, topKByScore } from './sort-rows.ts';
 import { valueJson } from './value-json.ts';
+
+/** Compares two rows of a page by one sort key, by their positions in the page. */
+interface SortKeys {
+  compare(a: number, b: number): number;
+}
 
 export interface QueryResult {
   /** The JSON array of result rows. */
@@ -52,8 +63,9 @@ export class Executor {
 
   run(plan: QueryPlan): QueryResult {
     const snapshot = this.#generation.table(plan.table.name);
+    if (plan.aggregates.length > 0)
+      return this.#grouped(snapshot, plan, this.#aggregateAll(snapshot, plan));
     const matched = this.#matchingRows(snapshot, plan.filter, null);
-    if (plan.aggregates.length > 0) return this.#grouped(snapshot, plan, matched);
     if (plan.after !== null) return this.#afterPage(snapshot, plan, matched, plan.after);
     const page = this.#page(snapshot, plan, matched);
     return {
@@ -90,41 +102,93 @@ export class Executor {
     return rows;
   }
 
+  /** Groups the rows matching the plan's filter, scanning chunk by chunk when no index helps. */
+  #aggregateAll(snapshot: TableSnapshot, sub: PlanSubQuery): Group[] {
+    const aggregator = new Aggregator(snapshot, sub);
+    const filterRows = sub.filter ? new RowFilter(this.#generation, snapshot, sub.filter) : null;
+    const candidates = sub.filter ? indexCandidates(snapshot, sub.filter) : null;
+    if (candidates) {
+      for (const rowId of candidates)
+        if (!filterRows || filterRows.matches(rowId)) aggregator.addRow(rowId);
+    } else {
+      for (let c = 0; c < snapshot.data.chunks.length; c++)
+        aggregator.addChunk(c, filterRows?.forChunk(c));
+    }
+    return aggregator.groups();
+  }
+
   /** Sorts (when asked) and cuts the OFFSET/LIMIT window out of `rows`. */
   #page(snapshot: TableSnapshot, sub: PlanSubQuery, rows: number[]): number[] {
     const end = sub.limit === null ? rows.length : Math.min(rows.length, sub.offset + sub.limit);
     if (sub.orderBy.length === 0) return rows.slice(sub.offset, end);
-    const compare = this.#rowComparator(snapshot, sub.orderBy);
-    return topK(rows, end, compare).slice(sub.offset);
+    // Sort keys are read once into arrays; the sort then compares positions in them.
+    const tiebreak = tiebreaker(snapshot);
+    const byPosition = (a: number, b: number) => tiebreak(rows[a] as number, rows[b] as number);
+    let best: number[];
+    const only = sub.orderBy.length === 1 ? (sub.orderBy[0] as PlanSort) : undefined;
+    const scores = only ? this.#sortScores(snapshot, rows, only) : null;
+    if (scores) best = topKByScore(scores, end, byPosition);
+    else {
+      const keys = sub.orderBy.map((sort) => this.#sortKeys(snapshot, rows, sort));
+      const compare = (a: number, b: number): number => {
+        for (let k = 0; k < keys.length; k++) {
+          const order = (keys[k] as SortKeys).compare(a, b);
+          if (order !== 0) return order;
+        }
+        return byPosition(a, b);
+      };
+      best = topK(Array.from(rows.keys()), end, compare);
+    }
+    return best.slice(sub.offset).map((position) => rows[position] as number);
   }
 
-  #rowComparator(
+  /**
+   * For a single numeric sort key, one score per row where lower sorts first: the value
+   * ascending, its negation descending, NULLs at +Infinity ascending and -Infinity descending.
+   * Null when the key is not numeric or a value is infinite (a score could not tell it from NULL).
+   */
+  #sortScores(
     snapshot: TableSnapshot,
-    orderBy: readonly PlanSort[],
-  ): (a: number, b: number) => number {
-    // Each row's sort keys are read once, not once per comparison.
-    const cache = new Map<number, (Comparable | null)[]>();
-    const keysOf = (rowId: number) => {
-      let keys = cache.get(rowId);
-      if (!keys) {
-        keys = orderBy.map((sort) => this.#sortValue(snapshot, rowId, sort));
-        cache.set(rowId, keys);
-      }
-      return keys;
-    };
-    const tiebreak = tiebreaker(snapshot);
-    return (a, b) => {
-      const keysA = keysOf(a);
-      const keysB = keysOf(b);
-      for (let i = 0; i < orderBy.length; i++) {
-        const order = compareSortValues(
-          keysA[i] ?? null,
-          keysB[i] ?? null,
-          (orderBy[i] as PlanSort).descending,
-        );
-        if (order !== 0) return order;
-      }
-      return tiebreak(a, b);
+    rows: readonly number[],
+    sort: PlanSort,
+  ): Float64Array | null {
+    const scores = new Float64Array(rows.length);
+    const sign = sort.descending ? -1 : 1;
+    for (let i = 0; i < rows.length; i++) {
+      const value = this.#sortValue(snapshot, rows[i] as number, sort);
+      if (value === null)
+        scores[i] = sort.descending ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+      else if (typeof value === 'number' && Number.isFinite(value)) scores[i] = sign * value;
+      else return null;
+    }
+    return scores;
+  }
+
+  /** One sort key of every row, numbers in a typed array when the key is numeric. */
+  #sortKeys(snapshot: TableSnapshot, rows: readonly number[], sort: PlanSort): SortKeys {
+    const values = rows.map((rowId) => this.#sortValue(snapshot, rowId, sort));
+    const descending = sort.descending;
+    if (values.every((value) => value === null || typeof value === 'number')) {
+      const numbers = new Float64Array(values.length);
+      const nulls = new Uint8Array(values.length);
+      values.forEach((value, i) => {
+        if (value === null) nulls[i] = 1;
+        else numbers[i] = value as number;
+      });
+      return {
+        compare(a, b) {
+          const nullA = nulls[a] === 1;
+          const nullB = nulls[b] === 1;
+          if (nullA || nullB) return nullA === nullB ? 0 : (nullA ? 1 : -1) * (descending ? -1 : 1);
+          const x = numbers[a] as number;
+          const y = numbers[b] as number;
+          const order = x < y ? -1 : x > y ? 1 : 0;
+          return descending ? -order : order;
+        },
+      };
+    }
+    return {
+      compare: (a, b) => compareSortValues(values[a] ?? null, values[b] ?? null, descending),
     };
   }
 
@@ -172,8 +236,8 @@ export class Executor {
     };
   }
 
-  #grouped(snapshot: TableSnapshot, sub: PlanSubQuery, matched: readonly number[]): QueryResult {
-    let groups = aggregateRows(snapshot, sub, matched);
+  #grouped(snapshot: TableSnapshot, sub: PlanSubQuery, grouped: Group[]): QueryResult {
+    let groups = grouped;
     // Without GROUP BY keys an aggregate query has exactly one result row, even over no rows.
     if (groups.length === 0 && sub.groupBy.length === 0) {
       groups = [
@@ -308,7 +372,9 @@ export class Executor {
       const only = matched[0];
       return only === undefined ? 'null' : this.#rowJson(target, sub, only);
     }
-    if (sub.aggregates.length > 0) return this.#grouped(target, sub, matched).data;
+    if (sub.aggregates.length > 0) {
+      return this.#grouped(target, sub, aggregateRows(target, sub, matched)).data;
+    }
     return this.#rowsJson(target, sub, this.#page(target, sub, matched));
   }
 }

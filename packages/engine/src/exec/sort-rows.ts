@@ -57,3 +57,60 @@ export function topK<T>(items: readonly T[], count: number, compare: (a: T, b: T
   }
   return heap.sort(compare);
 }
+
+/**
+ * `topK` for the common single numeric sort key: each position's key becomes one score where
+ * lower is better (NULLs last ascending, first descending), so most positions are rejected
+ * against the heap's worst score without a comparator call. `tiebreak` orders equal scores.
+ */
+export function topKByScore(
+  scores: Float64Array,
+  count: number,
+  tiebreak: (a: number, b: number) => number,
+): number[] {
+  const n = scores.length;
+  if (count <= 0 || n === 0) return [];
+  const worse = (a: number, b: number) => {
+    const x = scores[a] as number;
+    const y = scores[b] as number;
+    return x !== y ? (x > y ? 1 : -1) : tiebreak(a, b);
+  };
+  if (count * 4 >= n) return Array.from(scores.keys()).sort(worse).slice(0, count);
+  // A max-heap of the best `count` positions so far: its root is the worst of them.
+  const heap: number[] = [];
+  const siftDown = () => {
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let largest = i;
+      if (left < heap.length && worse(heap[left] as number, heap[largest] as number) > 0)
+        largest = left;
+      if (right < heap.length && worse(heap[right] as number, heap[largest] as number) > 0)
+        largest = right;
+      if (largest === i) return;
+      [heap[i], heap[largest]] = [heap[largest] as number, heap[i] as number];
+      i = largest;
+    }
+  };
+  for (let position = 0; position < n; position++) {
+    if (heap.length < count) {
+      heap.push(position);
+      let i = heap.length - 1;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (worse(heap[i] as number, heap[parent] as number) <= 0) break;
+        [heap[i], heap[parent]] = [heap[parent] as number, heap[i] as number];
+        i = parent;
+      }
+      continue;
+    }
+    const score = scores[position] as number;
+    const rootScore = scores[heap[0] as number] as number;
+    if (score > rootScore || (score === rootScore && worse(position, heap[0] as number) >= 0))
+      continue;
+    heap[0] = position;
+    siftDown();
+  }
+  return heap.sort(worse);
+}
