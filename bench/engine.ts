@@ -71,7 +71,7 @@ try {
   const schema = compileSchema(await connector.introspect(), parseSchemaConfig({}));
   const before = heapBytes();
   const loadStarted = performance.now();
-  let generation: Generation = await loadSnapshot(connector, schema, 1, () => {});
+  let generation: Generation = (await loadSnapshot(connector, schema, 1, () => {})).generation;
   const loadMs = performance.now() - loadStarted;
   const snapshotHeap = heapBytes() - before;
   await connector.close();

@@ -56,7 +56,8 @@ export function addStartCommand(program: Command): void {
         const keyId = newKeyId();
         const config: InstanceConfig = {
           sourceUrl: source.url,
-          schemaConfig: parseSchemaConfig({}),
+          // PGlite has no logical replication: the demo re-reads its source instead.
+          schemaConfig: parseSchemaConfig({ sync: { mode: 'poll', interval: 30 } }),
           host: '127.0.0.1',
           port: Number(options.port),
           keySecret,

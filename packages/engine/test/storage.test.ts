@@ -476,3 +476,44 @@ describe('changes at scale', () => {
     ]);
   });
 });
+
+describe('updates with partial images', () => {
+  it('locates by the new row when before is null, and keeps values the source did not resend', async () => {
+    const { shop } = await import('./fixtures.ts');
+    const { nextGeneration } = await import('../src/storage/generation-builder.ts');
+    const { QueryEngine } = await import('../src/query-engine.ts');
+    const { schema, generation } = shop();
+    const next = nextGeneration(
+      generation,
+      new Map([
+        [
+          'orders',
+          [
+            {
+              op: 'update' as const,
+              before: null,
+              after: ['10', 1, '99.00', undefined, undefined],
+            },
+            {
+              op: 'update' as const,
+              before: ['11', undefined, undefined, undefined, undefined],
+              after: ['15', 1, undefined, 'paid', undefined],
+            },
+          ],
+        ],
+      ]),
+      2,
+    );
+    const body = JSON.parse(
+      new QueryEngine(schema).execute(
+        next,
+        'orders (id IN (10, 11, 15)) { id total status placed } ORDER BY id',
+        { version: 'v', swapCount: 1, ageMs: 0 },
+      ),
+    );
+    expect(body.data).toEqual([
+      { id: 10, total: 99, status: 'paid', placed: '2024-01-02' },
+      { id: 15, total: 7.25, status: 'paid', placed: '2024-02-03' },
+    ]);
+  });
+});

@@ -6,8 +6,16 @@ export {
   type InstanceConfigInput,
   resolveInstanceConfig,
 } from './instance-config.ts';
+export { ChangeFollower } from './replication/change-follower.ts';
+export { mapChanges, type RowFetcher } from './replication/change-mapper.ts';
+export { SyncScheduler } from './replication/sync-scheduler.ts';
 export { buildInstanceServer, type InstanceServerOptions } from './server.ts';
 export { type HealthStatus, SnapshotController } from './snapshot-controller.ts';
 export { type LoadProgress, loadSnapshot, sourceColumnsOf } from './snapshot-loader.ts';
-export { createLogger, type RunningInstance, startInstance } from './start-instance.ts';
+export {
+  createLogger,
+  type RunningInstance,
+  type StartInstanceOptions,
+  startInstance,
+} from './start-instance.ts';
 export { RELEASE, sourceBuildHash } from './version.ts';

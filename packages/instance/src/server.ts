@@ -14,6 +14,8 @@ export interface InstanceServerOptions {
   /** `<release>-<build hash>`: `meta.version` and the `X-Service-Version` header. */
   readonly version: string;
   readonly maxBodyBytes: number;
+  /** Replication pause and resume (they take effect at the next sync tick). */
+  readonly sync: { pause(): void; resume(): void; readonly paused: boolean };
   readonly log: Logger;
 }
 
@@ -177,11 +179,11 @@ export function buildInstanceServer(options: InstanceServerOptions) {
     },
   );
   app.post('/replication/pause', { config: { auth: true } }, (_request, reply) => {
-    controller.pauseReplication();
+    options.sync.pause();
     return reply.send({ replication_paused: true });
   });
   app.post('/replication/resume', { config: { auth: true } }, (_request, reply) => {
-    controller.resumeReplication();
+    options.sync.resume();
     return reply.send({ replication_paused: false });
   });
 

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { CompiledSchema, Generation } from '@replix/engine';
-import type { SourceConnector } from '@replix/sources';
+import {
+  type CompiledSchema,
+  type Generation,
+  nextGeneration,
+  type RowChange,
+} from '@replix/engine';
+import type { SourceConnector, SourcePosition } from '@replix/sources';
 import type { Logger } from 'pino';
 import { InstanceError } from './errors.ts';
 import { type LoadProgress, loadSnapshot } from './snapshot-loader.ts';
@@ -20,10 +25,21 @@ export interface SnapshotControllerOptions {
   readonly log: Logger;
 }
 
+/** What replication reports about itself for health and `/health/detail`. */
+export interface ReplicationReport {
+  /** A reason the instance is `degraded` (disconnected, lagging), or null. */
+  readonly degradedReason: string | null;
+  readonly detail: Readonly<Record<string, unknown>>;
+}
+
+/** Why a full snapshot is taken: the first load, `POST /reload`, the safety net, poll mode, or lost history. */
+export type ReloadReason = 'initial' | 'api' | 'safety_net' | 'poll' | 'position_expired';
+
 /**
- * Owns the served snapshot: the initial load, reloads swapped in atomically (one reference,
- * `swapCount` + 1), the memory cap, and the replication pause flag. Queries take `current()`
- * once and keep that generation for their whole run.
+ * Owns the served snapshot: the initial load, full reloads and change flushes, each building
+ * the next generation and swapping one reference (`swapCount` + 1); the memory cap; and the one
+ * cycle (flush or reload) that may run at a time. Queries take `current()` once and keep that
+ * generation for their whole run.
  */
 export class SnapshotController {
   readonly bootId = randomUUID();
@@ -36,10 +52,13 @@ export class SnapshotController {
   #nextGenerationId = 1;
   #progress: LoadProgress;
   #failed: string | null = null;
-  #reload: Promise<void> | null = null;
+  #cycle: 'flush' | 'reload' | null = null;
   #capExceeded = false;
-  #paused = false;
   #lastReloadError: string | null = null;
+  #reloads = 0;
+  #lastReloadReason: ReloadReason | null = null;
+  #replication: () => ReplicationReport = () => ({ degradedReason: null, detail: {} });
+  readonly #reloadListeners: ((position: SourcePosition | null) => void)[] = [];
 
   constructor(
     connector: SourceConnector,
@@ -52,11 +71,22 @@ export class SnapshotController {
     this.#progress = { tablesDone: 0, tablesTotal: schema.tables.length, rowsLoaded: 0 };
   }
 
+  /** Replication reports its state through this (health, `/health/detail`). */
+  reportReplication(report: () => ReplicationReport): void {
+    this.#replication = report;
+  }
+
+  /** Called after every full snapshot with its position, so the change stream restarts there. */
+  onSnapshot(listener: (position: SourcePosition | null) => void): void {
+    this.#reloadListeners.push(listener);
+  }
+
   /** Loads the first snapshot. Until it is in, queries get 503 with the loading progress. */
   async start(): Promise<void> {
     const started = performance.now();
+    this.#cycle = 'reload';
     try {
-      const generation = await this.#load();
+      const { generation, position } = await this.#load();
       this.#capExceeded = this.#overCap(generation);
       this.#install(generation, false);
       this.#options.log.info(
@@ -65,21 +95,31 @@ export class SnapshotController {
           tables: this.schema.tables.length,
           ms: Math.round(performance.now() - started),
           bytes: generation.byteSize(),
+          position: position?.toString(),
         },
         'snapshot loaded',
       );
+      this.#cycle = null;
+      for (const listener of this.#reloadListeners) listener(position);
     } catch (error) {
+      this.#cycle = null;
       this.#failed = 'The initial snapshot could not be loaded from the source.';
       this.#options.log.error({ err: error }, 'initial snapshot load failed');
       throw error;
     }
   }
 
-  #load(): Promise<Generation> {
+  #load() {
     const id = this.#nextGenerationId++;
-    return loadSnapshot(this.#connector, this.schema, id, (progress) => {
-      this.#progress = progress;
-    });
+    return loadSnapshot(
+      this.#connector,
+      this.schema,
+      id,
+      (progress) => {
+        this.#progress = progress;
+      },
+      { withPosition: this.#options.syncMode === 'cdc' },
+    );
   }
 
   #overCap(generation: Generation): boolean {
@@ -106,71 +146,111 @@ export class SnapshotController {
     return this.#progress;
   }
 
-  get reloading(): boolean {
-    return this.#reload !== null;
+  /** True while a flush or a reload is mid-cycle. */
+  get busy(): boolean {
+    return this.#cycle !== null;
   }
 
   /**
-   * Starts a full reload from the source, swapped in when complete. Fails at once with
-   * `reload_busy` while one runs and `cap_degraded` when the snapshot is over its memory cap.
+   * `POST /reload`: a full reload from the source, swapped in when complete. Fails at once with
+   * `reload_busy` while a flush or reload is mid-cycle and `cap_degraded` over the memory cap.
    */
   reload(): Promise<void> {
-    if (this.#reload)
-      throw new InstanceError(
-        'reload_busy',
-        'A reload is already running; retry once it completes.',
-      );
     if (this.#capExceeded) {
       throw new InstanceError(
         'cap_degraded',
         'The snapshot is over its memory cap; resize the instance instead of reloading.',
       );
     }
-    if (!this.#generation)
-      throw new InstanceError('reload_busy', 'The initial snapshot is still loading.');
-    const run = async () => {
-      try {
-        const generation = await this.#load();
-        if (this.#overCap(generation)) {
-          this.#capExceeded = true;
-          this.#options.log.warn(
-            { bytes: generation.byteSize() },
-            'reloaded snapshot is over the memory cap; keeping the last good one',
-          );
-          return;
-        }
-        this.#install(generation, true);
+    if (this.#cycle !== null || !this.#generation) {
+      throw new InstanceError(
+        'reload_busy',
+        'A reload or sync flush is mid-cycle; retry once it completes.',
+      );
+    }
+    return this.#reload('api');
+  }
+
+  /** A reload the instance starts itself; skipped (false) while another cycle runs. */
+  reloadIfIdle(reason: Exclude<ReloadReason, 'initial' | 'api'>): Promise<boolean> {
+    if (this.#cycle !== null || !this.#generation) return Promise.resolve(false);
+    return this.#reload(reason).then(() => true);
+  }
+
+  async #reload(reason: ReloadReason): Promise<void> {
+    this.#cycle = 'reload';
+    let position: SourcePosition | null = null;
+    try {
+      const loaded = await this.#load();
+      position = loaded.position;
+      if (this.#overCap(loaded.generation)) {
+        this.#capExceeded = true;
+        this.#options.log.warn(
+          { bytes: loaded.generation.byteSize(), reason },
+          'reloaded snapshot is over the memory cap; keeping the last good one',
+        );
+      } else {
+        this.#capExceeded = false;
+        this.#install(loaded.generation, true);
         this.#lastReloadError = null;
-        this.#options.log.info({ swapCount: this.#swapCount }, 'snapshot reloaded');
-      } catch (error) {
-        this.#lastReloadError = 'The last reload failed; the previous snapshot is still served.';
-        this.#options.log.error({ err: error }, 'reload failed');
-        throw error;
-      } finally {
-        this.#reload = null;
+        this.#reloads += 1;
+        this.#lastReloadReason = reason;
+        this.#options.log.info(
+          { swapCount: this.#swapCount, reason, position: position?.toString() },
+          'snapshot reloaded',
+        );
       }
-    };
-    this.#reload = run();
-    return this.#reload;
+    } catch (error) {
+      this.#lastReloadError = 'The last reload failed; the previous snapshot is still served.';
+      this.#options.log.error({ err: error, reason }, 'reload failed');
+      throw error;
+    } finally {
+      this.#cycle = null;
+    }
+    for (const listener of this.#reloadListeners) listener(position);
   }
 
-  pauseReplication(): void {
-    this.#paused = true;
-  }
-
-  resumeReplication(): void {
-    this.#paused = false;
-  }
-
-  get replicationPaused(): boolean {
-    return this.#paused;
+  /**
+   * A sync flush: applies buffered changes (by API table name) as one new generation and swaps
+   * it in, unless there are none (no swap) or it would break the memory cap (the last good one
+   * stays). `prepare` runs inside the cycle first (it may read the source). Returns false when
+   * another cycle is running or the changes could not be applied, so the caller keeps them.
+   */
+  async flush(prepare: () => Promise<ReadonlyMap<string, readonly RowChange[]>>): Promise<boolean> {
+    if (this.#cycle !== null || !this.#generation) return false;
+    this.#cycle = 'flush';
+    try {
+      const changes = await prepare();
+      const current = this.#generation;
+      let count = 0;
+      for (const tableChanges of changes.values()) count += tableChanges.length;
+      if (count > 0) {
+        const next = nextGeneration(current, changes, this.#nextGenerationId++);
+        if (this.#overCap(next)) {
+          if (!this.#capExceeded)
+            this.#options.log.warn(
+              { bytes: next.byteSize() },
+              'next generation is over the memory cap; keeping the last good one',
+            );
+          this.#capExceeded = true;
+          return false;
+        }
+        this.#capExceeded = false;
+        this.#install(next, true);
+      } else {
+        this.#lastSyncAt = Date.now();
+      }
+      return true;
+    } finally {
+      this.#cycle = null;
+    }
   }
 
   health(): HealthStatus {
     if (this.#failed) return 'failed';
     if (!this.#generation) return 'loading';
     if (this.#capExceeded) return 'cap_exceeded';
-    if (this.#lastReloadError) return 'degraded';
+    if (this.#lastReloadError || this.#replication().degradedReason) return 'degraded';
     return 'ok';
   }
 
@@ -178,6 +258,7 @@ export class SnapshotController {
   detail(): Record<string, unknown> {
     const served = this.current();
     const status = this.health();
+    const replication = this.#replication();
     return {
       status,
       boot_id: this.bootId,
@@ -191,6 +272,7 @@ export class SnapshotController {
           }
         : {}),
       ...(this.#failed ? { error: this.#failed } : {}),
+      ...(replication.degradedReason ? { degraded_reason: replication.degradedReason } : {}),
       snapshot: served
         ? {
             generation: served.generation.id,
@@ -201,8 +283,13 @@ export class SnapshotController {
           }
         : null,
       memory: { cap_mb: this.#options.memoryCapMb, cap_exceeded: this.#capExceeded },
-      reload: { running: this.reloading, last_error: this.#lastReloadError },
-      replication: { mode: this.#options.syncMode, paused: this.#paused },
+      reload: {
+        running: this.#cycle === 'reload',
+        count: this.#reloads,
+        last_reason: this.#lastReloadReason,
+        last_error: this.#lastReloadError,
+      },
+      replication: { mode: this.#options.syncMode, ...replication.detail },
     };
   }
 }

@@ -5,7 +5,7 @@ import {
   GenerationBuilder,
   type SourceColumn,
 } from '@replix/engine';
-import type { SourceConnector } from '@replix/sources';
+import type { SourceConnector, SourcePosition } from '@replix/sources';
 
 export interface LoadProgress {
   readonly tablesDone: number;
@@ -24,19 +24,31 @@ export function sourceColumnsOf(table: CompiledTable): SourceColumn[] {
   }));
 }
 
+export interface LoadedSnapshot {
+  readonly generation: Generation;
+  /** Where change data capture resumes to follow this snapshot (null without `withPosition`). */
+  readonly position: SourcePosition | null;
+}
+
 /**
  * Reads every table of `schema` from one consistent snapshot of the source, streaming rows
- * into a new generation, and reports progress after each batch.
+ * into a new generation, and reports progress after each batch. With `withPosition` it also
+ * captures the change-history position the snapshot corresponds to.
  */
 export async function loadSnapshot(
   connector: SourceConnector,
   schema: CompiledSchema,
   id: number,
   onProgress: (progress: LoadProgress) => void,
-  signal?: AbortSignal,
-): Promise<Generation> {
+  options: { withPosition?: boolean; signal?: AbortSignal } = {},
+): Promise<LoadedSnapshot> {
   const builder = new GenerationBuilder(schema);
-  const reader = await connector.openSnapshot();
+  const reader = await connector.openSnapshot({
+    withPosition: options.withPosition ?? false,
+    tables: schema.tables.map((table) => table.sourceName),
+  });
+  const position = reader.position;
+  const signal = options.signal;
   let rowsLoaded = 0;
   try {
     let tablesDone = 0;
@@ -58,5 +70,5 @@ export async function loadSnapshot(
   } finally {
     await reader.close();
   }
-  return builder.finish(id);
+  return { generation: builder.finish(id), position };
 }

@@ -2,9 +2,14 @@ import { compileSchema } from '@replix/engine';
 import { connectorFromUrl } from '@replix/sources';
 import pino, { type Logger } from 'pino';
 import { ApiKeyVerifier, deriveApiKey } from './api-keys.ts';
-import type { InstanceConfig } from './instance-config.ts';
+import { type InstanceConfig, InstanceConfigError } from './instance-config.ts';
+import { ChangeFollower } from './replication/change-follower.ts';
+import type { RowFetcher } from './replication/change-mapper.ts';
+import { IncrementalPoller } from './replication/incremental-poller.ts';
+import { SyncScheduler } from './replication/sync-scheduler.ts';
 import { buildInstanceServer } from './server.ts';
 import { SnapshotController } from './snapshot-controller.ts';
+import { sourceColumnsOf } from './snapshot-loader.ts';
 import { RELEASE } from './version.ts';
 
 export interface RunningInstance {
@@ -13,6 +18,7 @@ export interface RunningInstance {
   readonly apiKey: string | undefined;
   readonly controller: SnapshotController;
   readonly keys: ApiKeyVerifier;
+  readonly scheduler: SyncScheduler;
   close(): Promise<void>;
 }
 
@@ -20,28 +26,103 @@ export function createLogger(level: string): Logger {
   return pino({ level, base: { service: 'replix-instance' } }, pino.destination(2));
 }
 
+export interface StartInstanceOptions {
+  /**
+   * Called when the instance cannot go on (the change stream was lost and
+   * `cdc_reconnect_policy` is `shutdown`); the caller should close it and exit non-zero.
+   */
+  readonly onFatal?: (reason: string) => void;
+  /** Names the source-side replication state (PostgreSQL slot and publication). */
+  readonly replicationId?: string;
+}
+
 /**
  * Starts an instance: introspects the source, compiles the schema, listens at once (answering
- * 503 with loading progress), loads the snapshot, and resolves when it serves queries.
+ * 503 with loading progress), loads the snapshot, starts following the source's changes, and
+ * resolves when it serves queries.
  */
 export async function startInstance(
   config: InstanceConfig,
   log = createLogger(config.logLevel),
+  options: StartInstanceOptions = {},
 ): Promise<RunningInstance> {
-  const connector = connectorFromUrl(config.sourceUrl);
+  const connector = connectorFromUrl(config.sourceUrl, { replicationId: options.replicationId });
   try {
     const schema = compileSchema(await connector.introspect(), config.schemaConfig);
+    if (config.schemaConfig.sync.mode === 'cdc') {
+      const readiness = await connector.checkReplication();
+      if (!readiness.ready) {
+        throw new InstanceConfigError(
+          `Change data capture cannot run on this source: ${readiness.issues.join(' ')} Fix the source, or set "sync": {"mode": "poll"} in the schema config.`,
+        );
+      }
+    }
     const controller = new SnapshotController(connector, schema, {
       memoryCapMb: config.schemaConfig.memory_cap_mb,
       syncMode: config.schemaConfig.sync.mode,
       log,
     });
+    const sync = config.schemaConfig.sync;
+    const intervalMs = Math.max(10, sync.interval * 1000);
+    const fetchRows: RowFetcher = (table, keys) =>
+      connector.readRows({
+        table: table.sourceName,
+        columns: sourceColumnsOf(table),
+        keyColumns: table.primaryKey.map((c) => table.columns[c]?.sourceName ?? ''),
+        keys,
+        where: table.where,
+      });
+    const follower =
+      sync.mode === 'cdc'
+        ? new ChangeFollower({
+            connector,
+            schema,
+            controller,
+            fetchRows,
+            reconnectPolicy: config.schemaConfig.cdc_reconnect_policy,
+            intervalMs,
+            log,
+            onFatal: options.onFatal ?? (() => {}),
+          })
+        : null;
+    const poller =
+      sync.mode === 'poll' && sync.change_column
+        ? new IncrementalPoller({
+            controller,
+            schema,
+            column: sync.change_column,
+            fetchAll: fetchRows,
+            rowsSince: (table, column, after) =>
+              connector.readRows({
+                table: table.sourceName,
+                columns: sourceColumnsOf(table),
+                keyColumns: [],
+                keys: null,
+                where: table.where,
+                after: after === null ? undefined : { column, value: after },
+              }),
+          })
+        : null;
+    controller.onSnapshot((position) => {
+      follower?.follow(position);
+      poller?.reset();
+    });
+    const scheduler = new SyncScheduler({
+      controller,
+      follower,
+      poller,
+      intervalMs,
+      safetyNetMs: sync.safety_net * 1000,
+      log,
+    });
+    controller.reportReplication(() => scheduler.report());
     const keys = new ApiKeyVerifier(config.keySecret, config.keyIds);
     const app = buildInstanceServer({
       controller,
       keys,
       version: `${RELEASE}-${config.buildHash}`,
       maxBodyBytes: config.schemaConfig.query.max_body_bytes,
+      sync: scheduler,
       log,
     });
     await app.listen({ host: config.host, port: config.port });
@@ -54,6 +135,7 @@ export async function startInstance(
       await app.close();
       throw error;
     }
+    scheduler.start();
     return {
       url: `http://${host}:${port}`,
       apiKey: config.generatedKey
@@ -61,7 +143,9 @@ export async function startInstance(
         : undefined,
       controller,
       keys,
+      scheduler,
       async close() {
+        scheduler.stop();
         await app.close();
         await connector.close();
       },

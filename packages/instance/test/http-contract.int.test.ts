@@ -338,6 +338,7 @@ describe('before the snapshot is loaded', () => {
       keys: new ApiKeyVerifier(secret, [keyId]),
       version: '0.1.0-test',
       maxBodyBytes: 1024,
+      sync: { pause() {}, resume() {}, paused: false },
       log,
     });
     try {

@@ -1,6 +1,12 @@
 import { parseSchemaConfig } from '@replix/engine';
 import { deriveApiKey } from '../src/api-keys.ts';
-import { newKeyId, newKeySecret, type RunningInstance, startInstance } from '../src/index.ts';
+import {
+  newKeyId,
+  newKeySecret,
+  type RunningInstance,
+  type StartInstanceOptions,
+  startInstance,
+} from '../src/index.ts';
 import { createLogger } from '../src/start-instance.ts';
 
 export interface TestInstance {
@@ -23,6 +29,7 @@ export interface TestInstance {
 export async function startTestInstance(
   sourceUrl: string,
   schemaConfig: unknown = {},
+  options: StartInstanceOptions = {},
 ): Promise<TestInstance> {
   const keySecret = newKeySecret();
   const keyId = newKeyId();
@@ -38,7 +45,8 @@ export async function startTestInstance(
       buildHash: 'testbuild000',
       logLevel: 'silent',
     },
-    createLogger('silent'),
+    createLogger(process.env.REPLIX_TEST_LOG ?? 'silent'),
+    options,
   );
   const key = deriveApiKey(keySecret, keyId);
   const query = (

@@ -1,6 +1,13 @@
 import type { SourceColumn, SourceSchema } from '@replix/engine';
+import type {
+  ChangeBatch,
+  ChangeStreamRequest,
+  ReplicationReadiness,
+  SourcePosition,
+} from './replication.ts';
+import type { RowsRequest } from './rows-request.ts';
 
-export type SourceEngine = 'mysql' | 'postgres';
+export type SourceEngine = 'mysql' | 'postgres' | 'mssql';
 
 /** One table to read during a snapshot. */
 export interface TableReadRequest {
@@ -19,6 +26,11 @@ export interface TableReadRequest {
  */
 export interface SnapshotReader {
   /**
+   * With `withPosition`: the change-history position this snapshot corresponds to, so that a
+   * change stream started there misses and repeats nothing. Null otherwise.
+   */
+  readonly position: SourcePosition | null;
+  /**
    * Streams the table's rows in batches; a row is an array of values in `columns` order, each
    * in its column type's canonical form (see `ColumnType`). Never holds the whole table.
    */
@@ -30,13 +42,45 @@ export interface SnapshotReader {
   close(): Promise<void>;
 }
 
+export interface SnapshotOptions {
+  /**
+   * Capture the position for change data capture. MySQL/MariaDB: the binlog position of the
+   * consistent snapshot. PostgreSQL: (re)creates the publication for `tables` and the
+   * replication slot, and reads through the slot's exported snapshot.
+   */
+  readonly withPosition?: boolean;
+  /** Source names of the tables to be followed (PostgreSQL's publication). */
+  readonly tables?: readonly string[];
+}
+
 /** Everything the engine needs from a source database, whatever its engine. */
 export interface SourceConnector {
   readonly engine: SourceEngine;
   /** Base tables of the connection's database (MySQL) or schema (PostgreSQL). */
   introspect(): Promise<SourceSchema>;
   /** Opens a dedicated connection holding a consistent, read-only snapshot transaction. */
-  openSnapshot(): Promise<SnapshotReader>;
+  openSnapshot(options?: SnapshotOptions): Promise<SnapshotReader>;
+  /** Checks the source's settings and privileges for change data capture. */
+  checkReplication(): Promise<ReplicationReadiness>;
+  /**
+   * Streams committed changes from `request.from`. Fails with `PositionExpiredError` when the
+   * history needed is gone (binlog purged, slot lost), and with a connection error when the
+   * source goes away; the caller reconnects from its last applied position.
+   */
+  streamChanges(request: ChangeStreamRequest): AsyncIterable<ChangeBatch>;
+  /**
+   * Everything up to `position` is applied: PostgreSQL confirms the flushed LSN so the source
+   * can recycle WAL; MySQL/MariaDB need nothing.
+   */
+  acknowledge(position: SourcePosition): Promise<void>;
+  positionFromString(text: string): SourcePosition;
+  /**
+   * Current rows outside any snapshot, by primary key or change column, within the table's
+   * `where` (see `RowsRequest`); values in the same canonical forms as a snapshot's.
+   */
+  readRows(request: RowsRequest): Promise<unknown[][]>;
+  /** Removes what replication keeps on the source (PostgreSQL: slot and publication). */
+  dropReplication(): Promise<void>;
   /** Closes the connector's pool and any snapshot reader still open. */
   close(): Promise<void>;
 }

@@ -15,7 +15,10 @@ export type SourceErrorCode =
   | 'source_value_invalid'
   | 'snapshot_closed'
   | 'snapshot_busy'
-  | 'invalid_read_request';
+  | 'invalid_read_request'
+  | 'position_expired'
+  | 'replication_not_ready'
+  | 'replication_failed';
 
 /**
  * Base class of every connector error. Messages are safe to show to users and to log: they never
@@ -195,4 +198,39 @@ export function sourceErrorFrom(error: unknown, target: SourceTarget, action: st
     code,
     messageOf(error),
   );
+}
+
+/**
+ * The change history a stream needs to resume is gone (binlog purged, replication slot lost):
+ * the caller must take a fresh snapshot. `position` is the position that could not be resumed.
+ */
+export class PositionExpiredError extends SourceError {
+  readonly position: string;
+
+  constructor(position: string, message: string) {
+    super('position_expired', message);
+    this.name = 'PositionExpiredError';
+    this.position = position;
+  }
+}
+
+/**
+ * Change data capture cannot run: the source is not set up for it (`replication_not_ready`,
+ * with the readiness issues) or the stream broke in a way a reconnect will not mend
+ * (`replication_failed`). `shouldRetry` says whether reconnecting may help.
+ */
+export class ReplicationError extends SourceError {
+  readonly issues: readonly string[];
+  readonly shouldRetry: boolean;
+
+  constructor(
+    code: 'replication_not_ready' | 'replication_failed',
+    message: string,
+    options: { issues?: readonly string[]; shouldRetry?: boolean } = {},
+  ) {
+    super(code, message);
+    this.name = 'ReplicationError';
+    this.issues = options.issues ?? [];
+    this.shouldRetry = options.shouldRetry ?? false;
+  }
 }

@@ -1,11 +1,14 @@
 export type {
+  SnapshotOptions,
   SnapshotReader,
   SourceConnector,
   SourceEngine,
   TableReadRequest,
 } from './connector.ts';
-export { connectorFromUrl } from './connector-from-url.ts';
+export { type ConnectorOptions, connectorFromUrl } from './connector-from-url.ts';
 export {
+  PositionExpiredError,
+  ReplicationError,
   SourceConfigError,
   SourceConnectionError,
   SourceError,
@@ -13,9 +16,19 @@ export {
   SourceQueryError,
   type SourceTarget,
 } from './errors.ts';
+export type { MsSqlConnectorOptions } from './mssql/mssql-connection-options.ts';
+export { MsSqlConnector } from './mssql/mssql-connector.ts';
 export type { MySqlConnectorOptions } from './mysql/mysql-connection-options.ts';
 export { MySqlConnector } from './mysql/mysql-connector.ts';
 export { parseSourceUrl, type SourceUrl } from './parse-source-url.ts';
 export type { PostgresConnectorOptions } from './postgres/postgres-connection-options.ts';
 export { PostgresConnector } from './postgres/postgres-connector.ts';
 export { DEFAULT_BATCH_SIZE } from './read-request.ts';
+export type {
+  ChangeBatch,
+  ChangeStreamRequest,
+  ReplicationReadiness,
+  SourceChange,
+  SourcePosition,
+} from './replication.ts';
+export { KEYS_PER_QUERY, type RowsRequest } from './rows-request.ts';

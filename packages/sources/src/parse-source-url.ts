@@ -1,13 +1,16 @@
 import { SourceConfigError } from './errors.ts';
+import type { MsSqlConnectorOptions } from './mssql/mssql-connection-options.ts';
+import { msSqlUrlOptions } from './mssql/mssql-url-options.ts';
 import type { MySqlConnectorOptions } from './mysql/mysql-connection-options.ts';
 import type { PostgresConnectorOptions } from './postgres/postgres-connection-options.ts';
 
 /** A parsed source URL: the engine and the options for its connector. */
 export type SourceUrl =
   | { readonly engine: 'mysql'; readonly options: MySqlConnectorOptions }
-  | { readonly engine: 'postgres'; readonly options: PostgresConnectorOptions };
+  | { readonly engine: 'postgres'; readonly options: PostgresConnectorOptions }
+  | { readonly engine: 'mssql'; readonly options: MsSqlConnectorOptions };
 
-const DEFAULT_PORTS = { mysql: 3306, postgres: 5432 } as const;
+const DEFAULT_PORTS = { mysql: 3306, postgres: 5432, mssql: 1433 } as const;
 
 function invalid(reason: string): SourceConfigError {
   return new SourceConfigError('invalid_source_url', `The source URL ${reason}.`);
@@ -23,10 +26,11 @@ function decoded(part: string, what: string): string {
 }
 
 /**
- * Parses a source URL: `mysql://user:pass@host:port/db` (MySQL and MariaDB) or
+ * Parses a source URL: `mysql://user:pass@host:port/db` (MySQL and MariaDB),
  * `postgres://user:pass@host:port/db?schema=name` (`postgresql://` too; schema defaults to
- * `public`). User, password and database are percent-decoded. Errors never quote the URL, since
- * it carries the password.
+ * `public`) or `mssql://user:pass@host:port/db?schema=name` (`sqlserver://` too; see
+ * `msSqlUrlOptions`). User, password and database are percent-decoded. Errors never quote the
+ * URL, since it carries the password.
  */
 export function parseSourceUrl(url: string): SourceUrl {
   let parsed: URL;
@@ -42,11 +46,13 @@ export function parseSourceUrl(url: string): SourceUrl {
       ? 'mysql'
       : scheme === 'postgres' || scheme === 'postgresql'
         ? 'postgres'
-        : null;
+        : scheme === 'mssql' || scheme === 'sqlserver'
+          ? 'mssql'
+          : null;
   if (engine === null) {
     throw new SourceConfigError(
       'unsupported_source',
-      `Unsupported source URL scheme "${scheme}:"; use mysql:// or postgres://.`,
+      `Unsupported source URL scheme "${scheme}:"; use mysql://, postgres:// or mssql://.`,
     );
   }
   // WHATWG URL keeps IPv6 hosts in brackets; drivers want the bare address.
@@ -61,6 +67,10 @@ export function parseSourceUrl(url: string): SourceUrl {
 
   if (engine === 'mysql') {
     return { engine, options: { host, port, user, password, database } };
+  }
+  if (engine === 'mssql') {
+    const basics = { host, port, user, password, database };
+    return { engine, options: msSqlUrlOptions(parsed.searchParams, basics) };
   }
   const schema = parsed.searchParams.get('schema') ?? 'public';
   if (schema === '') throw invalid('names an empty schema');

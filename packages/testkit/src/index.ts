@@ -1,5 +1,6 @@
 export { MissingBinaryError } from './binaries.ts';
 export type { DatabaseServer } from './database-server.ts';
+export { startDedicatedServer } from './dedicated-server.ts';
 export { freePort } from './free-port.ts';
 export { startMariaDb } from './mariadb-server.ts';
 export { startPostgres } from './postgres-server.ts';

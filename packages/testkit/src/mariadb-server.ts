@@ -34,36 +34,39 @@ export async function startMariaDb(runDir: string): Promise<DatabaseServer> {
     { dir, runAs },
   );
   const port = await freePort();
-  const server = new ServerProcess(
-    binaries.server,
-    [
-      '--no-defaults',
-      `--datadir=${dataDir}`,
-      `--port=${port}`,
-      '--bind-address=127.0.0.1',
-      `--socket=${join(dir, 'mysqld.sock')}`,
-      `--pid-file=${join(dir, 'mysqld.pid')}`,
-      `--tmpdir=${join(dir, 'tmp')}`,
-      `--log-bin=${join(dataDir, 'binlog')}`,
-      '--binlog-format=ROW',
-      '--binlog-row-image=FULL',
-      '--server-id=1',
-      '--skip-name-resolve',
-      '--character-set-server=utf8mb4',
-      '--collation-server=utf8mb4_bin',
-      '--innodb-buffer-pool-size=512M',
-      '--innodb-flush-log-at-trx-commit=2',
-      '--sync-binlog=0',
-      '--max-connections=500',
-      '--max-allowed-packet=64M',
-    ],
-    { dir, runAs },
-  );
+  const launch = () =>
+    new ServerProcess(
+      binaries.server,
+      [
+        '--no-defaults',
+        `--datadir=${dataDir}`,
+        `--port=${port}`,
+        '--bind-address=127.0.0.1',
+        `--socket=${join(dir, 'mysqld.sock')}`,
+        `--pid-file=${join(dir, 'mysqld.pid')}`,
+        `--tmpdir=${join(dir, 'tmp')}`,
+        `--log-bin=${join(dataDir, 'binlog')}`,
+        '--binlog-format=ROW',
+        '--binlog-row-image=FULL',
+        '--server-id=1',
+        '--skip-name-resolve',
+        '--character-set-server=utf8mb4',
+        '--collation-server=utf8mb4_bin',
+        '--innodb-buffer-pool-size=512M',
+        '--innodb-flush-log-at-trx-commit=2',
+        '--sync-binlog=0',
+        '--max-connections=500',
+        '--max-allowed-packet=64M',
+      ],
+      { dir, runAs },
+    );
   const url = `mysql://root@127.0.0.1:${port}`;
-  await server.waitUntilReady(async () => {
+  const probe = async () => {
     const connection = await mysql.createConnection({ host: '127.0.0.1', port, user: 'root' });
     await connection.end();
-  });
+  };
+  let server = launch();
+  await server.waitUntilReady(probe);
   return {
     engine: 'mariadb',
     url,
@@ -71,5 +74,13 @@ export async function startMariaDb(runDir: string): Promise<DatabaseServer> {
     dir,
     stop: () => server.stop(),
     killNow: () => server.killNow(),
+    async restart({ crash = false } = {}) {
+      if (crash) {
+        server.killNow();
+        await server.stop();
+      } else await server.stop();
+      server = launch();
+      await server.waitUntilReady(probe);
+    },
   };
 }

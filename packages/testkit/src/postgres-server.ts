@@ -39,13 +39,15 @@ export async function startPostgres(runDir: string): Promise<DatabaseServer> {
   };
   const args = ['-D', dataDir, '-p', String(port)];
   for (const [name, value] of Object.entries(settings)) args.push('-c', `${name}=${value}`);
-  const server = new ServerProcess(binaries.postgres, args, { dir, runAs });
+  const launch = () => new ServerProcess(binaries.postgres, args, { dir, runAs });
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  await server.waitUntilReady(async () => {
+  const probe = async () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     await client.end();
-  });
+  };
+  let server = launch();
+  await server.waitUntilReady(probe);
   return {
     engine: 'postgres',
     url,
@@ -53,5 +55,13 @@ export async function startPostgres(runDir: string): Promise<DatabaseServer> {
     dir,
     stop: () => server.stop(),
     killNow: () => server.killNow(),
+    async restart({ crash = false } = {}) {
+      if (crash) {
+        server.killNow();
+        await server.stop();
+      } else await server.stop();
+      server = launch();
+      await server.waitUntilReady(probe);
+    },
   };
 }

@@ -10,12 +10,16 @@ import { rowKey, valuesKey } from './row-key.ts';
 import { CHUNK_BITS, CHUNK_ROWS, type Chunk, OFFSET_MASK, type TableData } from './table-data.ts';
 import { buildIndexes, TableLoader } from './table-loader.ts';
 
-/** One row change from the source, rows in stored column order with canonical values. */
+/**
+ * One row change from the source, rows in stored column order with canonical values. An
+ * update's `before` needs only the primary-key columns (null: the key did not change), and an
+ * `undefined` in `after` keeps the column's old value (a value the source did not resend).
+ */
 export type RowChange =
   | { readonly op: 'insert'; readonly row: readonly unknown[] }
   | {
       readonly op: 'update';
-      readonly before: readonly unknown[];
+      readonly before: readonly unknown[] | null;
       readonly after: readonly unknown[];
     }
   | { readonly op: 'delete'; readonly row: readonly unknown[] }
@@ -108,6 +112,21 @@ export function applyChanges(
     const rowId = truncated ? undefined : locate(snapshot, row, removed);
     if (rowId !== undefined) removed.add(rowId);
   };
+  /** The current version of the row `before` names: pending in this batch, or stored. */
+  const currentRow = (before: readonly unknown[]): readonly unknown[] | undefined => {
+    if (hasKey) {
+      const key = pkKey(table, before);
+      const pending = key === null ? undefined : pendingByKey.get(key);
+      if (pending) return pending;
+    }
+    const rowId = truncated ? undefined : locate(snapshot, before, removed);
+    if (rowId === undefined) return undefined;
+    return readRow(table, snapshot.data.chunks[rowId >>> CHUNK_BITS] as Chunk, rowId & OFFSET_MASK);
+  };
+  const withOldValues = (before: readonly unknown[], after: readonly unknown[]): unknown[] => {
+    const old = currentRow(before);
+    return after.map((value, c) => (value === undefined ? (old?.[c] ?? null) : value));
+  };
   const addRow = (row: readonly unknown[]) => {
     if (!hasKey) {
       pendingList.push(row);
@@ -126,10 +145,15 @@ export function applyChanges(
       case 'insert':
         addRow(change.row);
         break;
-      case 'update':
-        removeRow(change.before);
-        addRow(change.after);
+      case 'update': {
+        const before = change.before ?? change.after;
+        const after = change.after.includes(undefined)
+          ? withOldValues(before, change.after)
+          : change.after;
+        removeRow(before);
+        addRow(after);
         break;
+      }
       case 'delete':
         removeRow(change.row);
         break;

@@ -1,6 +1,9 @@
 import type { CompiledSchema, CompiledTable } from '../schema/compiled-schema.ts';
 import { chunkByteSize } from './column-chunk.ts';
+import { type Comparable, readComparable } from './column-reader.ts';
+import { canonicalToComparable } from './comparable.ts';
 import type { KeyIndex } from './key-index.ts';
+import { valuesKey } from './row-key.ts';
 import type { TableData } from './table-data.ts';
 
 /** One table in one generation: its rows and the indexes over them. */
@@ -36,6 +39,37 @@ export class Generation {
     const table = this.tables.get(name);
     if (!table) throw new Error(`table ${name} is not in this generation`);
     return table;
+  }
+
+  /**
+   * Whether `table` holds a row with the primary key of `row` (canonical values in stored
+   * column order; only the key columns are read).
+   */
+  hasKey(table: string, row: readonly unknown[]): boolean {
+    const snapshot = this.table(table);
+    const key = snapshot.schema.primaryKey;
+    const index = snapshot.indexes.get(indexName(key));
+    if (key.length === 0 || !index) return false;
+    const value = valuesKey(
+      key.map((c) => canonicalToComparable(snapshot.schema.columns[c]!.type, row[c])),
+    );
+    return value !== null && index.first(value) !== undefined;
+  }
+
+  /** The largest value of a column among the table's live rows (null when it has none). */
+  maxValue(table: string, column: number): Comparable | null {
+    let max: Comparable | null = null;
+    for (const chunk of this.table(table).data.chunks) {
+      const values = chunk.columns[column];
+      if (!values) continue;
+      for (let offset = 0; offset < chunk.length; offset++) {
+        if (chunk.deleted && (chunk.deleted[offset >>> 3] as number) & (1 << (offset & 7)))
+          continue;
+        const value = readComparable(values, offset);
+        if (value !== null && (max === null || value > max)) max = value;
+      }
+    }
+    return max;
   }
 
   rowCounts(): Record<string, number> {

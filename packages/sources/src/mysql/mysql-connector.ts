@@ -1,14 +1,26 @@
 import type { SourceSchema } from '@replix/engine';
 import mysql from 'mysql2';
 import type { Pool } from 'mysql2/promise';
-import type { SnapshotReader, SourceConnector } from '../connector.ts';
+import type { SnapshotOptions, SnapshotReader, SourceConnector } from '../connector.ts';
 import { sourceErrorFrom } from '../errors.ts';
+import type {
+  ChangeBatch,
+  ChangeStreamRequest,
+  ReplicationReadiness,
+  SourcePosition,
+} from '../replication.ts';
+import type { RowsRequest } from '../rows-request.ts';
+import { mySqlBinlogStream } from './mysql-binlog-stream.ts';
 import {
   type MySqlConnectorOptions,
   mySqlConnectionOptions,
   mySqlTarget,
 } from './mysql-connection-options.ts';
 import { introspectMySql } from './mysql-introspector.ts';
+import { BinlogPosition } from './mysql-position.ts';
+import { readMySqlRows } from './mysql-read-rows.ts';
+import { readMySqlReplicationFacts } from './mysql-replication-facts.ts';
+import { mySqlReplicationReadiness } from './mysql-replication-readiness.ts';
 import { openMySqlSnapshot } from './mysql-snapshot.ts';
 
 /** A MySQL or MariaDB database as a Replix source. */
@@ -16,18 +28,44 @@ export class MySqlConnector implements SourceConnector {
   readonly engine = 'mysql';
   readonly #options: MySqlConnectorOptions;
   readonly #readers = new Set<SnapshotReader>();
+  /** How to end each running change stream. */
+  readonly #streams = new Set<() => void>();
   #pool: Pool | undefined;
 
   constructor(options: MySqlConnectorOptions) {
     this.#options = options;
   }
 
-  /** A small pool for metadata queries, made on first use; snapshots never borrow from it. */
+  /**
+   * A small pool for metadata queries and row reads, made on first use; snapshots never borrow
+   * from it. Its sessions run in UTC, as the snapshot's do, so TIMESTAMPs read the same.
+   */
   #metadataPool(): Pool {
-    this.#pool ??= mysql
-      .createPool({ ...mySqlConnectionOptions(this.#options), connectionLimit: 2 })
-      .promise();
+    if (!this.#pool) {
+      const pool = mysql.createPool({
+        ...mySqlConnectionOptions(this.#options),
+        connectionLimit: 2,
+      });
+      pool.on('connection', (connection) => {
+        // A failure here surfaces through the first query on the connection.
+        connection.query("SET time_zone = '+00:00'", () => {});
+      });
+      this.#pool = pool.promise();
+    }
     return this.#pool;
+  }
+
+  /** Current rows by primary key or change column (see `RowsRequest`). */
+  async readRows(request: RowsRequest): Promise<unknown[][]> {
+    try {
+      return await readMySqlRows(this.#metadataPool(), request);
+    } catch (error) {
+      throw sourceErrorFrom(
+        error,
+        mySqlTarget(this.#options),
+        `reading rows of table "${request.table}"`,
+      );
+    }
   }
 
   async introspect(): Promise<SourceSchema> {
@@ -38,18 +76,58 @@ export class MySqlConnector implements SourceConnector {
     }
   }
 
-  async openSnapshot(): Promise<SnapshotReader> {
+  async openSnapshot(options: SnapshotOptions = {}): Promise<SnapshotReader> {
     let reader: SnapshotReader | undefined;
-    reader = await openMySqlSnapshot(this.#options, () => {
-      if (reader) this.#readers.delete(reader);
-    });
+    reader = await openMySqlSnapshot(
+      this.#options,
+      () => {
+        if (reader) this.#readers.delete(reader);
+      },
+      options,
+    );
     this.#readers.add(reader);
     return reader;
   }
 
+  async checkReplication(): Promise<ReplicationReadiness> {
+    try {
+      return mySqlReplicationReadiness(await readMySqlReplicationFacts(this.#metadataPool()));
+    } catch (error) {
+      throw sourceErrorFrom(error, mySqlTarget(this.#options), 'checking replication settings');
+    }
+  }
+
+  streamChanges(request: ChangeStreamRequest): AsyncIterable<ChangeBatch> {
+    return mySqlBinlogStream(
+      {
+        options: this.#options,
+        pool: this.#metadataPool(),
+        attach: (end) => {
+          this.#streams.add(end);
+          return () => this.#streams.delete(end);
+        },
+      },
+      request,
+    );
+  }
+
+  /**
+   * Nothing to do: the server keeps binlogs by its own retention (binlog_expire_logs_seconds,
+   * expire_logs_days), whatever its readers have applied; a reader holds nothing on it.
+   */
+  async acknowledge(_position: SourcePosition): Promise<void> {}
+
+  positionFromString(text: string): BinlogPosition {
+    return BinlogPosition.parse(text);
+  }
+
+  /** Nothing to remove: reading the binlog creates nothing on the source (no slot, no replica). */
+  async dropReplication(): Promise<void> {}
+
   async close(): Promise<void> {
     const pool = this.#pool;
     this.#pool = undefined;
+    for (const end of [...this.#streams]) end();
     const readers = [...this.#readers];
     await Promise.allSettled([...readers.map((reader) => reader.close()), pool?.end()]);
   }

@@ -1,5 +1,5 @@
 import mysql, { type Connection } from 'mysql2';
-import type { SnapshotReader, TableReadRequest } from '../connector.ts';
+import type { SnapshotOptions, SnapshotReader, TableReadRequest } from '../connector.ts';
 import { SourceError, type SourceTarget, sourceErrorFrom } from '../errors.ts';
 import { checkReadRequest } from '../read-request.ts';
 import {
@@ -7,6 +7,9 @@ import {
   mySqlConnectionOptions,
   mySqlTarget,
 } from './mysql-connection-options.ts';
+import { mySqlFlavour } from './mysql-flavour.ts';
+import type { BinlogPosition } from './mysql-position.ts';
+import { startMySqlSnapshot } from './mysql-snapshot-position.ts';
 import { mySqlSelectSql } from './mysql-sql.ts';
 import { mySqlRowConverter } from './mysql-types.ts';
 
@@ -16,6 +19,7 @@ import { mySqlRowConverter } from './mysql-types.ts';
  * database as of `openMySqlSnapshot`.
  */
 export class MySqlSnapshotReader implements SnapshotReader {
+  readonly position: BinlogPosition | null;
   readonly #connection: Connection;
   readonly #target: SourceTarget;
   readonly #onClose: () => void;
@@ -23,7 +27,13 @@ export class MySqlSnapshotReader implements SnapshotReader {
   /** Set once the connection can no longer be ended politely (dropped, or destroyed mid-read). */
   #broken = false;
 
-  constructor(connection: Connection, target: SourceTarget, onClose: () => void) {
+  constructor(
+    connection: Connection,
+    target: SourceTarget,
+    onClose: () => void,
+    position: BinlogPosition | null,
+  ) {
+    this.position = position;
     this.#connection = connection;
     this.#target = target;
     this.#onClose = onClose;
@@ -145,34 +155,44 @@ export class MySqlSnapshotReader implements SnapshotReader {
   }
 }
 
-/** Statements that start the snapshot, in order; each is one round trip. */
-const BEGIN_SNAPSHOT = [
+/** Session settings, each one round trip, before the snapshot transaction starts. */
+const SESSION_SETUP = [
   // Timestamps print in UTC, which the converters assume.
   "SET time_zone = '+00:00'",
   // A paused stream leaves the server waiting to write; by default it gives up after 60 s,
   // shorter than a slow consumer may take over one batch.
   'SET SESSION net_write_timeout = 3600',
   'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ',
-  // The read view is fixed here, not at the first read. The replication work will capture the
-  // binlog position at this point (under FLUSH TABLES WITH READ LOCK or MariaDB's
-  // @@gtid_binlog_pos) so that change capture resumes exactly where the snapshot stands.
-  'START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY',
 ];
 
-/** Opens a dedicated connection and starts a consistent, read-only snapshot on it. */
+/**
+ * Opens a dedicated connection and starts a consistent, read-only snapshot on it; with
+ * `withPosition`, also records the binlog position the snapshot corresponds to.
+ */
 export async function openMySqlSnapshot(
   options: MySqlConnectorOptions,
   onClose: () => void = () => {},
+  snapshotOptions: SnapshotOptions = {},
 ): Promise<MySqlSnapshotReader> {
   const target = mySqlTarget(options);
   const connection = mysql.createConnection(mySqlConnectionOptions(options));
-  const reader = new MySqlSnapshotReader(connection, target, onClose);
+  // Until the reader listens, a fatal error is reported through the pending query: unheard on
+  // the connection, it would crash the process.
+  connection.on('error', () => {});
+  const session = connection.promise();
+  let position: BinlogPosition | null;
   try {
-    await connection.promise().connect();
-    for (const statement of BEGIN_SNAPSHOT) await connection.promise().query(statement);
+    await session.connect();
+    for (const statement of SESSION_SETUP) await session.query(statement);
+    let flavour = null;
+    if (snapshotOptions.withPosition) {
+      const [rows] = await session.query('SELECT VERSION() AS version');
+      flavour = mySqlFlavour(String((rows as { version: string }[])[0]?.version));
+    }
+    position = await startMySqlSnapshot(session, flavour);
   } catch (error) {
     connection.destroy();
     throw sourceErrorFrom(error, target, 'opening a snapshot');
   }
-  return reader;
+  return new MySqlSnapshotReader(connection, target, onClose, position);
 }

@@ -10,6 +10,8 @@ export interface PostgresConnectorOptions {
   readonly database: string;
   /** The schema whose base tables are the source (default `public`). */
   readonly schema?: string | undefined;
+  /** Names the replication slot and publication `replix_<replicationId>` (see `ConnectorOptions`). */
+  readonly replicationId?: string | undefined;
 }
 
 export function postgresConnectionConfig(options: PostgresConnectorOptions): ClientConfig {

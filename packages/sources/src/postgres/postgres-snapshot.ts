@@ -8,6 +8,7 @@ import {
   postgresConnectionConfig,
   postgresTarget,
 } from './postgres-connection-options.ts';
+import type { Lsn } from './postgres-position.ts';
 import { SNAPSHOT_SESSION_SQL, TEXT_TYPES } from './postgres-session.ts';
 import { postgresSelectSql } from './postgres-sql.ts';
 import { postgresRowConverter } from './postgres-types.ts';
@@ -19,6 +20,7 @@ import { postgresRowConverter } from './postgres-types.ts';
  * usable for the next table instead of aborting the transaction.
  */
 export class PostgresSnapshotReader implements SnapshotReader {
+  readonly position: Lsn | null;
   readonly #client: pg.Client;
   readonly #schema: string;
   readonly #target: SourceTarget;
@@ -27,7 +29,14 @@ export class PostgresSnapshotReader implements SnapshotReader {
   /** Set once the connection can no longer be ended politely. */
   #broken = false;
 
-  constructor(client: pg.Client, schema: string, target: SourceTarget, onClose: () => void) {
+  constructor(
+    client: pg.Client,
+    schema: string,
+    target: SourceTarget,
+    onClose: () => void,
+    position: Lsn | null,
+  ) {
+    this.position = position;
     this.#client = client;
     this.#schema = schema;
     this.#target = target;
@@ -125,23 +134,48 @@ export class PostgresSnapshotReader implements SnapshotReader {
   }
 }
 
-/** Opens a dedicated connection and starts a consistent, read-only snapshot on it. */
+/** A snapshot exported by a replication slot as it was created, and the slot's start. */
+export interface ExportedSnapshot {
+  readonly snapshotName: string;
+  /** The slot's consistent point: changes committed from here on are not in the snapshot. */
+  readonly position: Lsn;
+}
+
+/**
+ * Opens a dedicated connection and starts a consistent, read-only snapshot on it: the database
+ * as of now, or as of `exported`, a replication slot's snapshot, which the caller keeps alive
+ * (its replication connection open) until this resolves.
+ */
 export async function openPostgresSnapshot(
   options: PostgresConnectorOptions,
   onClose: () => void = () => {},
+  exported?: ExportedSnapshot,
 ): Promise<PostgresSnapshotReader> {
   const target = postgresTarget(options);
   const client = new pg.Client({ ...postgresConnectionConfig(options), types: TEXT_TYPES });
-  const reader = new PostgresSnapshotReader(client, options.schema ?? 'public', target, onClose);
+  const schema = options.schema ?? 'public';
+  const reader = new PostgresSnapshotReader(
+    client,
+    schema,
+    target,
+    onClose,
+    exported?.position ?? null,
+  );
   try {
     await client.connect();
     await client.query(SNAPSHOT_SESSION_SQL);
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    // PostgreSQL takes a REPEATABLE READ snapshot at the transaction's first query, not at
-    // BEGIN: this query pins it to now. The replication work will instead import the logical
-    // slot's exported snapshot here (SET TRANSACTION SNAPSHOT, which must be the first
-    // statement), so that change capture starts exactly where the snapshot stands.
-    await client.query('SELECT 1');
+    if (exported) {
+      // Must come before any other statement of the transaction: it replaces the snapshot the
+      // first statement would take with the slot's, so the stream starts where the reads stand.
+      await client.query(
+        `SET TRANSACTION SNAPSHOT '${exported.snapshotName.replaceAll("'", "''")}'`,
+      );
+    } else {
+      // PostgreSQL takes a REPEATABLE READ snapshot at the transaction's first query, not at
+      // BEGIN: this query pins it to now.
+      await client.query('SELECT 1');
+    }
   } catch (error) {
     await client.end().catch(() => {});
     throw sourceErrorFrom(error, target, 'opening a snapshot');

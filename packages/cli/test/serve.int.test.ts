@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
+import { describe, expect, it } from 'vitest';
+
+const bin = fileURLToPath(new URL('../bin/replix.js', import.meta.url));
+
+/** Runs `replix serve`, waits for its ready line, and returns it with a stop function. */
+async function serve(args: string[]) {
+  const child = spawn(process.execPath, [bin, 'serve', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+  });
+  const lines = createInterface({ input: child.stdout });
+  const ready = await new Promise<Record<string, string>>((resolve, reject) => {
+    lines.once('line', (line) => resolve(JSON.parse(line)));
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
+  return {
+    ready,
+    stderr: () => stderr,
+    async stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+describe('replix serve', () => {
+  it.each([
+    ['MariaDB', () => testMariaDb()],
+    ['PostgreSQL', () => testPostgres()],
+  ])('serves a %s source and prints one ready line with a working key', async (_name, admin) => {
+    const db = await admin().createDatabase(
+      "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10)); INSERT INTO t VALUES (1, 'a');",
+    );
+    const server = await serve(['--source', db.url, '--port', '0']);
+    try {
+      expect(Object.keys(server.ready).sort()).toEqual(['apiKey', 'event', 'url']);
+      expect(server.ready.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(server.ready.apiKey).toMatch(/^rxk_[0-9a-f]{16}\.[A-Za-z0-9_-]{43}$/);
+      const response = await fetch(`${server.ready.url}/query`, {
+        method: 'POST',
+        body: 't { id v }',
+        headers: { Authorization: `Bearer ${server.ready.apiKey}` },
+      });
+      expect(((await response.json()) as { data: unknown }).data).toEqual([{ id: 1, v: 'a' }]);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    // Logs are JSON lines on stderr.
+    const logLines = server
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('{'));
+    expect(logLines.length).toBeGreaterThan(0);
+    for (const line of logLines) expect(() => JSON.parse(line)).not.toThrow();
+  });
+
+  it('fails with a clear message and exit code 1 for a bad source, leaking no password', async () => {
+    const child = spawn(
+      process.execPath,
+      [bin, 'serve', '--source', 'mysql://root:s3cret@127.0.0.1:1/db'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk;
+    });
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain('replix serve:');
+    expect(stderr).not.toContain('s3cret');
+  });
+});

@@ -1,0 +1,269 @@
+import type { CompiledSchema } from '@replix/engine';
+import {
+  type ChangeBatch,
+  PositionExpiredError,
+  type SourceConnector,
+  type SourcePosition,
+} from '@replix/sources';
+import type { Logger } from 'pino';
+import type { ReplicationReport, SnapshotController } from '../snapshot-controller.ts';
+import { sourceColumnsOf } from '../snapshot-loader.ts';
+import { mapChanges, type RowFetcher } from './change-mapper.ts';
+
+export interface ChangeFollowerOptions {
+  readonly connector: SourceConnector;
+  readonly schema: CompiledSchema;
+  readonly controller: SnapshotController;
+  readonly fetchRows: RowFetcher;
+  readonly reconnectPolicy: 'resume' | 'shutdown';
+  readonly intervalMs: number;
+  readonly log: Logger;
+  /** Called once when the stream is lost and the policy is `shutdown`. */
+  readonly onFatal: (reason: string) => void;
+}
+
+/** Changes buffered beyond this wait for a tick before more are read (backpressure). */
+const MAX_BUFFERED_CHANGES = 500_000;
+const BACKOFF_MS = [250, 500, 1000, 2000, 5000, 10_000, 30_000];
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+function describeError(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return typeof code === 'string' ? `${message} (${code})` : message;
+}
+
+/**
+ * Follows the source's change stream from the position of the served snapshot: buffers whole
+ * transactions as they arrive and, at each sync tick, applies them as one new generation,
+ * then acknowledges the position. Reconnects with backoff from the last applied position (or
+ * exits under the `shutdown` policy); when that history is gone it asks for a full reload.
+ */
+export class ChangeFollower {
+  readonly #options: ChangeFollowerOptions;
+  #position: SourcePosition | null = null;
+  #buffer: ChangeBatch[] = [];
+  #bufferedChanges = 0;
+  #run = 0;
+  #abort: AbortController | null = null;
+  #state: 'starting' | 'streaming' | 'reconnecting' | 'reloading' | 'paused' | 'stopped' =
+    'starting';
+  #pauseRequested = false;
+  #lastError: string | null = null;
+  #reconnects = 0;
+  #lastReceivedAt: number | null = null;
+  #tick: Promise<void> | null = null;
+  readonly #schemaChanges = new Map<string, string>();
+
+  constructor(options: ChangeFollowerOptions) {
+    this.#options = options;
+  }
+
+  /** (Re)starts following from `position`, the position of the snapshot just installed. */
+  follow(position: SourcePosition | null): void {
+    this.#abort?.abort();
+    this.#buffer = [];
+    this.#bufferedChanges = 0;
+    this.#position = position;
+    if (!position) {
+      this.#state = 'stopped';
+      this.#lastError = 'The snapshot carries no change-stream position.';
+      return;
+    }
+    if (this.#state === 'paused' || this.#state === 'stopped') return;
+    const run = ++this.#run;
+    void this.#stream(run);
+  }
+
+  async #stream(run: number): Promise<void> {
+    const { connector, schema, log } = this.#options;
+    // A flush in flight may still advance the position: start from where it leaves it.
+    await this.#tick;
+    let attempt = 0;
+    const tables = schema.tables.map((table) => ({
+      table: table.sourceName,
+      columns: sourceColumnsOf(table),
+    }));
+    while (run === this.#run && this.#position) {
+      const abort = new AbortController();
+      this.#abort = abort;
+      this.#state = 'streaming';
+      try {
+        for await (const batch of connector.streamChanges({
+          tables,
+          from: this.#position,
+          signal: abort.signal,
+        })) {
+          if (run !== this.#run) return;
+          this.#buffer.push(batch);
+          this.#bufferedChanges += batch.changes.length;
+          this.#lastReceivedAt = Date.now();
+          attempt = 0;
+          this.#lastError = null;
+          while (this.#bufferedChanges > MAX_BUFFERED_CHANGES && run === this.#run)
+            await sleep(this.#options.intervalMs);
+        }
+        if (abort.signal.aborted || run !== this.#run) return;
+        throw new Error('The change stream ended.');
+      } catch (error) {
+        if (abort.signal.aborted || run !== this.#run) return;
+        this.#lastError = describeError(error);
+        if (error instanceof PositionExpiredError) {
+          log.warn(
+            { position: this.#position.toString() },
+            'the change history needed to resume is gone; taking a full snapshot',
+          );
+          this.#state = 'reloading';
+          // The reload's snapshot restarts the stream from its own position (follow()).
+          while (
+            run === this.#run &&
+            !(await this.#options.controller.reloadIfIdle('position_expired').catch(() => false))
+          ) {
+            await sleep(this.#options.intervalMs);
+          }
+          return;
+        }
+        if (this.#options.reconnectPolicy === 'shutdown') {
+          log.error(
+            { reason: this.#lastError },
+            'lost the source change stream; cdc_reconnect_policy is shutdown',
+          );
+          this.#state = 'stopped';
+          this.#options.onFatal(this.#lastError);
+          return;
+        }
+        this.#state = 'reconnecting';
+        this.#reconnects += 1;
+        // Unapplied changes are read again from the last applied position.
+        await this.#tick;
+        this.#buffer = [];
+        this.#bufferedChanges = 0;
+        const wait = BACKOFF_MS[Math.min(attempt++, BACKOFF_MS.length - 1)] as number;
+        log.warn(
+          { reason: this.#lastError, retryInMs: wait },
+          'lost the source change stream; reconnecting',
+        );
+        await sleep(wait);
+      }
+    }
+  }
+
+  /** A sync tick: applies what arrived since the last one as one generation. */
+  tick(): Promise<void> {
+    if (this.#tick) return this.#tick;
+    this.#tick = this.#flush().finally(() => {
+      this.#tick = null;
+    });
+    return this.#tick;
+  }
+
+  async #flush(): Promise<void> {
+    const { controller, schema, connector, log } = this.#options;
+    if (this.#pauseRequested && this.#state !== 'paused') {
+      // Pause takes effect here; the stream resumes from the last applied position.
+      this.#state = 'paused';
+      this.#run += 1;
+      this.#abort?.abort();
+      this.#buffer = [];
+      this.#bufferedChanges = 0;
+      return;
+    }
+    if (this.#state === 'paused' || this.#state === 'stopped') return;
+    if (this.#state !== 'streaming' && this.#buffer.length === 0) return;
+    const batches = this.#buffer;
+    const count = this.#bufferedChanges;
+    this.#buffer = [];
+    this.#bufferedChanges = 0;
+    const position = batches.at(-1)?.position ?? this.#position;
+    let applied = false;
+    try {
+      applied = await controller.flush(async () => {
+        const mapped = await mapChanges(
+          schema,
+          batches.flatMap((batch) => batch.changes),
+          this.#options.fetchRows,
+          (table, row) => controller.current()?.generation.hasKey(table.name, row) ?? false,
+        );
+        for (const { table, detail } of mapped.schemaChanges) {
+          if (!this.#schemaChanges.has(table))
+            log.warn({ table, detail }, 'source schema changed; serving the compiled schema');
+          this.#schemaChanges.set(table, detail);
+        }
+        return mapped.changes;
+      });
+    } catch (error) {
+      log.error({ err: error }, 'sync flush failed; will retry');
+    }
+    if (!applied) {
+      this.#buffer = [...batches, ...this.#buffer];
+      this.#bufferedChanges += count;
+      return;
+    }
+    if (batches.length > 0 && position) {
+      this.#position = position;
+      connector.acknowledge(position).catch((error: unknown) => {
+        log.warn({ reason: describeError(error) }, 'could not acknowledge the applied position');
+      });
+    }
+  }
+
+  /** Pauses at the next tick: the snapshot freezes and queries keep being served. */
+  pause(): void {
+    this.#pauseRequested = true;
+  }
+
+  /** Resumes from the saved position, catching up with everything committed meanwhile. */
+  resume(): void {
+    this.#pauseRequested = false;
+    if (this.#state !== 'paused') return;
+    this.#state = 'starting';
+    const run = ++this.#run;
+    void this.#stream(run);
+  }
+
+  get paused(): boolean {
+    return this.#pauseRequested || this.#state === 'paused';
+  }
+
+  stop(): void {
+    this.#state = 'stopped';
+    this.#run += 1;
+    this.#abort?.abort();
+  }
+
+  report(): ReplicationReport {
+    const lagMs =
+      this.#buffer.length > 0 && this.#lastReceivedAt ? Date.now() - this.#lastReceivedAt : 0;
+    const lagging =
+      this.#buffer.length > 0 && lagMs > Math.max(10_000, 5 * this.#options.intervalMs);
+    let degradedReason: string | null = null;
+    if (this.#state === 'reconnecting')
+      degradedReason = `Disconnected from the source: ${this.#lastError ?? 'reconnecting'}.`;
+    else if (this.#state === 'reloading')
+      degradedReason = 'The change history was lost; taking a full snapshot.';
+    else if (this.#state === 'stopped' && this.#lastError)
+      degradedReason = `Replication stopped: ${this.#lastError}`;
+    else if (lagging)
+      degradedReason = `Lagging: ${this.#bufferedChanges} changes wait to be applied.`;
+    return {
+      degradedReason,
+      detail: {
+        paused: this.paused,
+        state: this.#state,
+        position: this.#position?.toString() ?? null,
+        buffered_changes: this.#bufferedChanges,
+        reconnects: this.#reconnects,
+        last_error: this.#lastError,
+        schema_changes: [...this.#schemaChanges].map(([table, detail]) => ({ table, detail })),
+      },
+    };
+  }
+}

@@ -1,0 +1,169 @@
+import {
+  type CompiledSchema,
+  type CompiledTable,
+  canonicalToComparable,
+  type RowChange,
+} from '@replix/engine';
+import type { SourceChange } from '@replix/sources';
+
+/**
+ * Reads the current rows of `table` that satisfy its `where` predicate, either those with the
+ * given primary-key values (`keys`, in primary-key column order) or, with `keys` null, all of
+ * them. The predicate is the source's SQL, so the source evaluates it.
+ */
+export type RowFetcher = (
+  table: CompiledTable,
+  keys: readonly (readonly unknown[])[] | null,
+) => Promise<unknown[][]>;
+
+export interface MappedChanges {
+  /** By API table name, in stored column order, ready for the engine. */
+  readonly changes: Map<string, RowChange[]>;
+  /** Tables whose columns changed at the source; their changes are left out. */
+  readonly schemaChanges: readonly { readonly table: string; readonly detail: string }[];
+}
+
+function sameValue(
+  type: CompiledTable['columns'][number]['type'],
+  a: unknown,
+  b: unknown,
+): boolean {
+  return canonicalToComparable(type, a) === canonicalToComparable(type, b);
+}
+
+/**
+ * Turns a tick's source changes into engine row changes. Tables without a `where` take the
+ * row images as they are. For a table with a `where`, an insert or update may move the row
+ * into or out of the predicate, so the row is re-read from the source by primary key with the
+ * predicate (one query per table per tick) and replaced or removed accordingly; an update
+ * that changed none of the `where_columns` of a row already served skips that re-check. A
+ * filtered table without a primary key is re-read whole when it changes.
+ */
+export async function mapChanges(
+  schema: CompiledSchema,
+  sourceChanges: readonly SourceChange[],
+  fetchRows: RowFetcher,
+  isServed: (table: CompiledTable, row: readonly unknown[]) => boolean,
+): Promise<MappedChanges> {
+  const bySource = new Map(schema.tables.map((table) => [table.sourceName, table]));
+  const changes = new Map<string, RowChange[]>();
+  const recheck = new Map<CompiledTable, Map<string, unknown[]>>();
+  const refresh = new Set<CompiledTable>();
+  const schemaChanges: { table: string; detail: string }[] = [];
+  const push = (table: CompiledTable, change: RowChange) => {
+    const list = changes.get(table.name) ?? [];
+    if (list.length === 0) changes.set(table.name, list);
+    list.push(change);
+  };
+  const keyOf = (table: CompiledTable, row: readonly unknown[]) =>
+    table.primaryKey.map((c) => row[c]);
+  const markRecheck = (table: CompiledTable, row: readonly unknown[]) => {
+    const key = keyOf(table, row);
+    const keys = recheck.get(table) ?? new Map<string, unknown[]>();
+    recheck.set(table, keys);
+    keys.set(
+      JSON.stringify(
+        key.map((value, i) =>
+          canonicalToComparable(
+            table.columns[table.primaryKey[i] as number]!.type,
+            value,
+          )?.toString(),
+        ),
+      ),
+      key,
+    );
+  };
+
+  for (const change of sourceChanges) {
+    const table = bySource.get(change.table);
+    if (!table) continue;
+    if (change.op === 'schemaChange') {
+      schemaChanges.push({ table: table.name, detail: change.detail });
+      continue;
+    }
+    if (!table.where) {
+      push(
+        table,
+        change.op === 'truncate'
+          ? { op: 'truncate' }
+          : change.op === 'update'
+            ? { op: 'update', before: change.before, after: change.after }
+            : { op: change.op, row: change.row },
+      );
+      continue;
+    }
+    if (table.primaryKey.length === 0) {
+      refresh.add(table);
+      continue;
+    }
+    switch (change.op) {
+      case 'truncate':
+        push(table, { op: 'truncate' });
+        break;
+      case 'delete':
+        push(table, { op: 'delete', row: change.row });
+        break;
+      case 'insert':
+        markRecheck(table, change.row);
+        break;
+      case 'update': {
+        const before = change.before ?? change.after;
+        const keyChanged = table.primaryKey.some(
+          (c) => !sameValue(table.columns[c]!.type, before[c], change.after[c]),
+        );
+        if (keyChanged) push(table, { op: 'delete', row: before });
+        const whereColumns = table.whereColumns;
+        const untouched =
+          !keyChanged &&
+          change.before !== null &&
+          whereColumns?.every((name) => {
+            const column = table.columns.find((c) => c.sourceName === name);
+            return (
+              column !== undefined &&
+              change.before?.[column.index] !== undefined &&
+              sameValue(column.type, change.before[column.index], change.after[column.index])
+            );
+          });
+        if (untouched && !change.after.includes(undefined)) {
+          // Membership did not change: a served row stays served, an unserved one stays out.
+          if (isServed(table, before))
+            push(table, { op: 'update', before: change.before, after: change.after });
+        } else markRecheck(table, change.after);
+        break;
+      }
+    }
+  }
+
+  for (const [table, keys] of recheck) {
+    const rows = await fetchRows(table, [...keys.values()]);
+    const found = new Set(
+      rows.map((row) =>
+        JSON.stringify(
+          keyOf(table, row).map((value, i) =>
+            canonicalToComparable(
+              table.columns[table.primaryKey[i] as number]!.type,
+              value,
+            )?.toString(),
+          ),
+        ),
+      ),
+    );
+    for (const row of rows) push(table, { op: 'insert', row });
+    for (const [id, key] of keys) {
+      if (found.has(id)) continue;
+      const row: unknown[] = new Array(table.columns.length).fill(null);
+      table.primaryKey.forEach((c, i) => {
+        row[c] = key[i];
+      });
+      push(table, { op: 'delete', row });
+    }
+  }
+  for (const table of refresh) {
+    const rows = await fetchRows(table, null);
+    changes.set(table.name, [
+      { op: 'truncate' },
+      ...rows.map((row): RowChange => ({ op: 'insert', row })),
+    ]);
+  }
+  return { changes, schemaChanges };
+}
