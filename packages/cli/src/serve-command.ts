@@ -51,7 +51,12 @@ export function addServeCommand(program: Command): void {
       let instance: Awaited<ReturnType<typeof startInstance>>;
       try {
         const config = resolveInstanceConfig(options);
-        instance = await startInstance(config);
+        instance = await startInstance(config, undefined, {
+          onFatal(reason) {
+            process.stderr.write(`replix serve: stopping: ${reason}\n`);
+            (instance ? instance.close() : Promise.resolve()).finally(() => process.exit(1));
+          },
+        });
       } catch (error) {
         process.stderr.write(`replix serve: ${describeStartError(error)}\n`);
         process.exit(1);

@@ -853,9 +853,14 @@ function applyToModel(
       case 'update': {
         if (!existing) break;
         const after = op.keepKey ? [existing[0], ...op.row.slice(1)] : op.row;
-        remove(existing[0]);
-        remove(after[0]);
-        rows.push(after);
+        if (after[0] === existing[0]) {
+          // An update that keeps the key rewrites the row where it is stored.
+          rows[rows.indexOf(existing)] = after;
+        } else {
+          remove(existing[0]);
+          remove(after[0]);
+          rows.push(after);
+        }
         emit(op.table, { op: 'update', before: existing, after });
         break;
       }

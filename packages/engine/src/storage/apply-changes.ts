@@ -6,6 +6,7 @@ import type { TableSnapshot } from './generation.ts';
 import { indexName } from './generation.ts';
 import type { IndexSpec } from './index-plan.ts';
 import type { Key, KeyIndex } from './key-index.ts';
+import { replaceColumnValues } from './replace-rows.ts';
 import { rowKey, valuesKey } from './row-key.ts';
 import { CHUNK_BITS, CHUNK_ROWS, type Chunk, OFFSET_MASK, type TableData } from './table-data.ts';
 import { buildIndexes, TableLoader } from './table-loader.ts';
@@ -24,6 +25,11 @@ export type RowChange =
     }
   | { readonly op: 'delete'; readonly row: readonly unknown[] }
   | { readonly op: 'truncate' };
+
+/** A chunk shorter than this is always rewritten in place: copying it costs little. */
+const IN_PLACE_SMALL_CHUNK = 4096;
+/** Fewer updated rows than this in a larger chunk become tombstones and appended rows. */
+const IN_PLACE_MIN_ROWS = 128;
 
 /** A tail chunk shorter than this is rebuilt with the new rows instead of starting another. */
 const TAIL_MERGE_ROWS = 8192;
@@ -97,6 +103,8 @@ export function applyChanges(
   const pendingByKey = new Map<Key, readonly unknown[]>();
   let pendingList: (readonly unknown[])[] = [];
   let truncated = false;
+  // Stored rows updated with their key unchanged: rewritten where they are, by row id.
+  const inPlace = new Map<number, readonly unknown[]>();
 
   const removeRow = (row: readonly unknown[]) => {
     if (hasKey) {
@@ -110,7 +118,10 @@ export function applyChanges(
       }
     }
     const rowId = truncated ? undefined : locate(snapshot, row, removed);
-    if (rowId !== undefined) removed.add(rowId);
+    if (rowId !== undefined) {
+      removed.add(rowId);
+      inPlace.delete(rowId);
+    }
   };
   /** The current version of the row `before` names: pending in this batch, or stored. */
   const currentRow = (before: readonly unknown[]): readonly unknown[] | undefined => {
@@ -121,6 +132,8 @@ export function applyChanges(
     }
     const rowId = truncated ? undefined : locate(snapshot, before, removed);
     if (rowId === undefined) return undefined;
+    const updated = inPlace.get(rowId);
+    if (updated) return updated;
     return readRow(table, snapshot.data.chunks[rowId >>> CHUNK_BITS] as Chunk, rowId & OFFSET_MASK);
   };
   const withOldValues = (before: readonly unknown[], after: readonly unknown[]): unknown[] => {
@@ -150,6 +163,20 @@ export function applyChanges(
         const after = change.after.includes(undefined)
           ? withOldValues(before, change.after)
           : change.after;
+        // An update that keeps the key rewrites the row where it is: a pending row in place
+        // in this batch, a stored one in a copy of its chunk.
+        const key = hasKey ? pkKey(table, before) : null;
+        if (key !== null && key === pkKey(table, after)) {
+          if (pendingByKey.has(key)) {
+            pendingByKey.set(key, after);
+            break;
+          }
+          const rowId = truncated ? undefined : locate(snapshot, before, removed);
+          if (rowId !== undefined) {
+            inPlace.set(rowId, after);
+            break;
+          }
+        }
         removeRow(before);
         addRow(after);
         break;
@@ -160,17 +187,42 @@ export function applyChanges(
       case 'truncate':
         truncated = true;
         removed.clear();
+        inPlace.clear();
         pendingByKey.clear();
         pendingList = [];
         break;
     }
   }
-  const appended = hasKey ? [...pendingByKey.values()] : pendingList;
+  const appended: (readonly unknown[])[] = hasKey ? [...pendingByKey.values()] : [...pendingList];
   if (truncated) return rebuild(table, [], specs, appended);
+  // Rewriting a chunk costs a copy of it; a few scattered updates are cheaper as a tombstone
+  // and an appended row (paid for later by compaction).
+  const perChunk = new Map<number, number>();
+  for (const rowId of inPlace.keys())
+    perChunk.set(rowId >>> CHUNK_BITS, (perChunk.get(rowId >>> CHUNK_BITS) ?? 0) + 1);
+  for (const [rowId, row] of inPlace) {
+    const c = rowId >>> CHUNK_BITS;
+    const length = (snapshot.data.chunks[c] as Chunk).length;
+    if (length >= IN_PLACE_SMALL_CHUNK && (perChunk.get(c) ?? 0) < IN_PLACE_MIN_ROWS) {
+      inPlace.delete(rowId);
+      removed.add(rowId);
+      appended.push(row);
+    }
+  }
 
   const chunks = [...snapshot.data.chunks];
   const deletedCopies = new Map<number, Uint8Array>();
   const removedPairs = new Map<string, [Key, number][]>();
+  const addedPairs = new Map<string, [Key, number][]>();
+  const pair = (pairs: Map<string, [Key, number][]>, name: string, key: Key, rowId: number) => {
+    const list = pairs.get(name) ?? [];
+    list.push([key, rowId]);
+    pairs.set(name, list);
+  };
+  rewriteInPlace(table, chunks, inPlace, specs, (name, oldKey, newKey, rowId) => {
+    if (oldKey !== null) pair(removedPairs, name, oldKey, rowId);
+    if (newKey !== null) pair(addedPairs, name, newKey, rowId);
+  });
   for (const rowId of removed) {
     const c = rowId >>> CHUNK_BITS;
     const offset = rowId & OFFSET_MASK;
@@ -209,7 +261,6 @@ export function applyChanges(
     return rebuild(table, liveRowsOf(table, chunks), specs, appended);
   }
 
-  const addedPairs = new Map<string, [Key, number][]>();
   appendRows(table, chunks, appended, (chunk, offset, rowId) => {
     for (const spec of specs) {
       const key = rowKey(chunk.columns, spec.columns, offset);
@@ -228,6 +279,45 @@ export function applyChanges(
     indexes.set(name, gone.length || added.length ? index.withChanges(gone, added) : index);
   }
   return { schema: table, data: { chunks, liveRows }, indexes };
+}
+
+/**
+ * Rewrites the rows of `updates` inside copies of their chunks, and reports each index key
+ * that changed (never the primary key's: it is the same).
+ */
+function rewriteInPlace(
+  table: CompiledTable,
+  chunks: Chunk[],
+  updates: ReadonlyMap<number, readonly unknown[]>,
+  specs: readonly IndexSpec[],
+  keyChanged: (index: string, oldKey: Key | null, newKey: Key | null, rowId: number) => void,
+): void {
+  const byChunk = new Map<number, Map<number, readonly unknown[]>>();
+  for (const [rowId, row] of updates) {
+    const c = rowId >>> CHUNK_BITS;
+    const rows = byChunk.get(c) ?? new Map<number, readonly unknown[]>();
+    rows.set(rowId & OFFSET_MASK, row);
+    byChunk.set(c, rows);
+  }
+  const primary = indexName(table.primaryKey);
+  for (const [c, rows] of byChunk) {
+    const old = chunks[c] as Chunk;
+    const columns = table.columns.map((column, i) => {
+      const values = new Map<number, unknown>();
+      for (const [offset, row] of rows) values.set(offset, row[i]);
+      return replaceColumnValues(old.columns[i]!, column, old.length, values);
+    });
+    for (const spec of specs) {
+      const name = indexName(spec.columns);
+      if (name === primary) continue;
+      for (const offset of rows.keys()) {
+        const oldKey = rowKey(old.columns, spec.columns, offset);
+        const newKey = rowKey(columns, spec.columns, offset);
+        if (oldKey !== newKey) keyChanged(name, oldKey, newKey, (c << CHUNK_BITS) + offset);
+      }
+    }
+    chunks[c] = { ...old, columns };
+  }
 }
 
 function liveRowsOf(table: CompiledTable, chunks: readonly Chunk[]): unknown[][] {

@@ -4,7 +4,7 @@ import type { ColumnChunk } from './column-chunk.ts';
 import { numericComparable } from './comparable.ts';
 
 /** Above this many distinct values in a chunk, text is stored flat instead of as a dictionary. */
-const MAX_DICTIONARY = 4096;
+export const MAX_DICTIONARY = 4096;
 const encoder = new TextEncoder();
 
 type Mode = 'int32' | 'float64' | 'bool' | 'dict' | 'bytes';
@@ -167,10 +167,7 @@ export class ColumnBuilder {
     this.#appendFloat(row, value);
     // Kept when the double would print other digits, or compares as another integer (past
     // 2^53, `String` may print the source digits of a double that is not that integer).
-    if (
-      formatStoredNumber(value, this.type, this.scale) !== text ||
-      typeof numericComparable(text) === 'bigint'
-    ) {
+    if (needsExactText(value, text, this.type, this.scale)) {
       if (!this.#exact) this.#exact = new Map();
       this.#exact.set(row, text);
     }
@@ -280,4 +277,16 @@ export function formatStoredNumber(
     return value.toFixed(scale);
   }
   return String(value);
+}
+
+/** Whether a BIGINT/DECIMAL value's source text must be kept beside its double. */
+export function needsExactText(
+  value: number,
+  text: string,
+  type: ColumnType,
+  scale: number | undefined,
+): boolean {
+  return (
+    formatStoredNumber(value, type, scale) !== text || typeof numericComparable(text) === 'bigint'
+  );
 }

@@ -6,38 +6,47 @@ const REMOVED = null;
 
 type Entry = number | readonly number[];
 
+type Layer = ReadonlyMap<Key, Entry | typeof REMOVED>;
+
+/** Layers stacked on the base before they are merged into one. */
+const MAX_LAYERS = 8;
+
 /**
  * A hash index from key to row id (unique) or row ids (not unique). Immutable: `withChanges`
- * returns a new index that shares the big base map and copies only a small overlay, so a
- * generation after a few changes costs what the changes cost, not the table's size. The
- * overlay is folded into a new base when it grows past a quarter of the base.
+ * returns a new index that shares the big base map and the layers of earlier changes and adds
+ * one small layer of its own, so a generation after a few changes costs what the changes cost,
+ * not the table's size. Every few generations the layers merge into one, and that one folds
+ * into a new base when it grows past a quarter of the base.
  */
 export class KeyIndex {
   readonly columns: readonly number[];
   readonly unique: boolean;
   readonly #base: ReadonlyMap<Key, Entry>;
-  readonly #overlay: ReadonlyMap<Key, Entry | typeof REMOVED>;
+  /** Newest first; each maps a key to its entry then, or REMOVED. */
+  readonly #layers: readonly Layer[];
 
   constructor(
     columns: readonly number[],
     unique: boolean,
     base: ReadonlyMap<Key, Entry>,
-    overlay: ReadonlyMap<Key, Entry | typeof REMOVED> = new Map(),
+    layers: readonly Layer[] = [],
   ) {
     this.columns = columns;
     this.unique = unique;
     this.#base = base;
-    this.#overlay = overlay;
+    this.#layers = layers;
   }
 
   get size(): number {
-    return this.#base.size + this.#overlay.size;
+    let size = this.#base.size;
+    for (const layer of this.#layers) size += layer.size;
+    return size;
   }
 
   #entry(key: Key): Entry | undefined {
-    if (this.#overlay.size > 0) {
-      const overlaid = this.#overlay.get(key);
-      if (overlaid !== undefined) return overlaid === REMOVED ? undefined : overlaid;
+    for (const layer of this.#layers) {
+      const entry = layer.get(key);
+      if (entry !== undefined) return entry === REMOVED ? undefined : entry;
     }
     return this.#base.get(key);
   }
@@ -63,7 +72,6 @@ export class KeyIndex {
     removed: ReadonlyArray<[Key, number]>,
     added: ReadonlyArray<[Key, number]>,
   ): KeyIndex {
-    const overlay = new Map(this.#overlay);
     const touched = new Map<Key, number[]>();
     const current = (key: Key): number[] => {
       let rows = touched.get(key);
@@ -79,20 +87,28 @@ export class KeyIndex {
       if (at >= 0) rows.splice(at, 1);
     }
     for (const [key, rowId] of added) current(key).push(rowId);
+    const layer = new Map<Key, Entry | typeof REMOVED>();
     for (const [key, rows] of touched) {
-      if (rows.length === 0) overlay.set(key, REMOVED);
-      else if (this.unique) overlay.set(key, rows[rows.length - 1] as number);
+      if (rows.length === 0) layer.set(key, REMOVED);
+      else if (this.unique) layer.set(key, rows[rows.length - 1] as number);
       else
-        overlay.set(
+        layer.set(
           key,
           rows.sort((a, b) => a - b),
         );
     }
-    if (overlay.size * 4 <= Math.max(4096, this.#base.size)) {
-      return new KeyIndex(this.columns, this.unique, this.#base, overlay);
+    const layers = [layer, ...this.#layers];
+    if (layers.length <= MAX_LAYERS)
+      return new KeyIndex(this.columns, this.unique, this.#base, layers);
+    // Merge the layers, oldest first so that newer entries win.
+    const merged = new Map<Key, Entry | typeof REMOVED>();
+    for (let i = layers.length - 1; i >= 0; i--)
+      for (const [key, entry] of layers[i] as Layer) merged.set(key, entry);
+    if (merged.size * 4 <= Math.max(4096, this.#base.size)) {
+      return new KeyIndex(this.columns, this.unique, this.#base, [merged]);
     }
     const base = new Map(this.#base);
-    for (const [key, entry] of overlay) {
+    for (const [key, entry] of merged) {
       if (entry === REMOVED) base.delete(key);
       else base.set(key, entry);
     }
