@@ -111,3 +111,57 @@ describe('replaceColumnValues', () => {
     ).toEqual([5, 1000]);
   });
 });
+
+describe('updates in place', () => {
+  it('share the columns an update did not change, and see DECIMAL changes past double precision', async () => {
+    const { compileSchema } = await import('../src/schema/compile-schema.ts');
+    const { parseSchemaConfig } = await import('../src/schema/schema-config.ts');
+    const { GenerationBuilder, nextGeneration } = await import(
+      '../src/storage/generation-builder.ts'
+    );
+    const schema = compileSchema(
+      {
+        tables: [
+          {
+            name: 't',
+            columns: [
+              { name: 'id', type: 'int', nullable: false, sourceType: 'int' },
+              { name: 'qty', type: 'int', nullable: false, sourceType: 'int' },
+              {
+                name: 'big',
+                type: 'decimal',
+                nullable: false,
+                sourceType: 'decimal(30,2)',
+                scale: 2,
+              },
+            ],
+            primaryKey: ['id'],
+            uniqueKeys: [],
+            foreignKeys: [],
+            estimatedRows: null,
+          },
+        ],
+      },
+      parseSchemaConfig({}),
+    );
+    const builder = new GenerationBuilder(schema);
+    builder
+      .loader('t')
+      .appendRows(Array.from({ length: 10 }, (_, i) => [i, i, '12345678901234567890.12']));
+    const first = builder.finish(1);
+    const next = nextGeneration(
+      first,
+      new Map([
+        ['t', [{ op: 'update' as const, before: null, after: [3, 99, '12345678901234567890.13'] }]],
+      ]),
+      2,
+    );
+    const [before, after] = [first, next].map(
+      (generation) => generation.table('t').data.chunks[0]!,
+    );
+    expect(after!.columns[0]).toBe(before!.columns[0]);
+    expect(after!.columns[1]).not.toBe(before!.columns[1]);
+    expect(readCanonical(after!.columns[2]!, 'decimal', 2, 3)).toBe('12345678901234567890.13');
+    expect(readCanonical(after!.columns[1]!, 'int', undefined, 3)).toBe(99);
+  });
+});

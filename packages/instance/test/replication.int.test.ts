@@ -324,3 +324,59 @@ describe.each(engines)('poll mode and schema changes on $engine', ({ engine, adm
     }
   });
 });
+
+describe('safety net and memory cap under change data capture', () => {
+  it('reloads on the safety-net period', async () => {
+    const db = await createReplicationDatabase(testMariaDb(), 'mariadb');
+    const served = await startTestInstance(
+      db.url,
+      replicationConfig('mariadb', { sync: { mode: 'cdc', interval: 0.1, safety_net: 0.3 } }),
+      {
+        replicationId: db.name,
+      },
+    );
+    try {
+      await eventually(async () => {
+        const detail = await json(
+          fetch(`${served.url}/health/detail`, {
+            headers: { Authorization: `Bearer ${served.key}` },
+          }),
+        );
+        expect(detail.reload.count).toBeGreaterThanOrEqual(1);
+        expect(detail.reload.last_reason).toBe('safety_net');
+      });
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('keeps the last good generation when changes would break the memory cap', async () => {
+    const db = await createReplicationDatabase(testMariaDb(), 'mariadb');
+    await db.exec("INSERT INTO items VALUES (1, 1, 'a', 1.00, 1)");
+    const served = await startTestInstance(
+      db.url,
+      replicationConfig('mariadb', { memory_cap_mb: 0.05 }),
+      { replicationId: db.name },
+    );
+    try {
+      expect(await json(fetch(`${served.url}/health`))).toEqual({ status: 'ok' });
+      const values = Array.from(
+        { length: 3000 },
+        (_, i) => `(${i + 2}, 1, '${'x'.repeat(40)}', 1.00, 1)`,
+      ).join(',');
+      await db.exec(`INSERT INTO items VALUES ${values}`);
+      await eventually(async () =>
+        expect(await json(fetch(`${served.url}/health`))).toEqual({ status: 'cap_exceeded' }),
+      );
+      expect((await json(served.query('items { id }'))).data).toEqual([{ id: 1 }]);
+      const reload = await fetch(`${served.url}/reload`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${served.key}` },
+      });
+      expect(reload.status).toBe(409);
+      expect((await json(reload)).error.code).toBe('cap_degraded');
+    } finally {
+      await served.close();
+    }
+  });
+});

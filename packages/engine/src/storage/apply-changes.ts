@@ -1,6 +1,6 @@
 import type { CompiledTable } from '../schema/compiled-schema.ts';
 import { ColumnBuilder } from './column-builder.ts';
-import { readCanonical } from './column-reader.ts';
+import { readCanonical, readComparable } from './column-reader.ts';
 import { canonicalToComparable } from './comparable.ts';
 import type { TableSnapshot } from './generation.ts';
 import { indexName } from './generation.ts';
@@ -302,10 +302,21 @@ function rewriteInPlace(
   const primary = indexName(table.primaryKey);
   for (const [c, rows] of byChunk) {
     const old = chunks[c] as Chunk;
+    // Only columns whose values changed are copied; the others stay shared with `old`.
     const columns = table.columns.map((column, i) => {
+      const current = old.columns[i]!;
       const values = new Map<number, unknown>();
-      for (const [offset, row] of rows) values.set(offset, row[i]);
-      return replaceColumnValues(old.columns[i]!, column, old.length, values);
+      for (const [offset, row] of rows) {
+        const value = row[i];
+        // DECIMAL digits a double cannot hold are compared as the exact text.
+        const same =
+          column.type === 'decimal' || column.type === 'bigint'
+            ? (value === null ? null : String(value)) ===
+              readCanonical(current, column.type, column.scale, offset)
+            : canonicalToComparable(column.type, value) === readComparable(current, offset);
+        if (!same) values.set(offset, value);
+      }
+      return values.size === 0 ? current : replaceColumnValues(current, column, old.length, values);
     });
     for (const spec of specs) {
       const name = indexName(spec.columns);
