@@ -63,7 +63,7 @@ try {
   instance = await startChildServer(
     process.execPath,
     [replixBin, 'serve', '--source', url, '--config', configPath],
-    { REPLIX_LOG_LEVEL: 'warn' },
+    { REPLIX_LOG_LEVEL: 'warn', NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? '' },
     { readyTimeoutMs: 300_000 },
   );
   const auth = { Authorization: `Bearer ${String(instance.ready.apiKey)}` };

@@ -1,5 +1,6 @@
 import type { CompiledTable } from '../schema/compiled-schema.ts';
 import { ColumnBuilder } from './column-builder.ts';
+import { chunkByteSize } from './column-chunk.ts';
 import { readCanonical, readComparable } from './column-reader.ts';
 import { canonicalToComparable } from './comparable.ts';
 import type { TableSnapshot } from './generation.ts';
@@ -28,8 +29,11 @@ export type RowChange =
 
 /** A chunk shorter than this is always rewritten in place: copying it costs little. */
 const IN_PLACE_SMALL_CHUNK = 4096;
-/** Fewer updated rows than this in a larger chunk become tombstones and appended rows. */
-const IN_PLACE_MIN_ROWS = 128;
+/**
+ * What an update as a tombstone and an appended row costs, in bytes of chunk copy it is worth:
+ * the row's appending and index entries, and its share of the compaction it brings closer.
+ */
+const TOMBSTONE_BYTES = 16 * 1024;
 
 /** A tail chunk shorter than this is rebuilt with the new rows instead of starting another. */
 const TAIL_MERGE_ROWS = 8192;
@@ -195,17 +199,16 @@ export function applyChanges(
   }
   const appended: (readonly unknown[])[] = hasKey ? [...pendingByKey.values()] : [...pendingList];
   if (truncated) return rebuild(table, [], specs, appended);
-  // Rewriting a chunk costs a copy of it; a few scattered updates are cheaper as a tombstone
-  // and an appended row (paid for later by compaction).
-  const perChunk = new Map<number, number>();
-  for (const rowId of inPlace.keys())
-    perChunk.set(rowId >>> CHUNK_BITS, (perChunk.get(rowId >>> CHUNK_BITS) ?? 0) + 1);
-  for (const [rowId, row] of inPlace) {
-    const c = rowId >>> CHUNK_BITS;
+  // Rewriting costs a copy of each changed column of the chunk; a few scattered updates that
+  // change many columns of a big chunk are cheaper as tombstones and appended rows.
+  const plans = planRewrites(table, snapshot.data.chunks, inPlace);
+  for (const [c, plan] of plans) {
     const length = (snapshot.data.chunks[c] as Chunk).length;
-    if (length >= IN_PLACE_SMALL_CHUNK && (perChunk.get(c) ?? 0) < IN_PLACE_MIN_ROWS) {
-      inPlace.delete(rowId);
-      removed.add(rowId);
+    if (length < IN_PLACE_SMALL_CHUNK || plan.copyBytes <= plan.rows.size * TOMBSTONE_BYTES)
+      continue;
+    plans.delete(c);
+    for (const [offset, row] of plan.rows) {
+      removed.add((c << CHUNK_BITS) + offset);
       appended.push(row);
     }
   }
@@ -219,7 +222,7 @@ export function applyChanges(
     list.push([key, rowId]);
     pairs.set(name, list);
   };
-  rewriteInPlace(table, chunks, inPlace, specs, (name, oldKey, newKey, rowId) => {
+  rewriteInPlace(table, chunks, plans, specs, (name, oldKey, newKey, rowId) => {
     if (oldKey !== null) pair(removedPairs, name, oldKey, rowId);
     if (newKey !== null) pair(addedPairs, name, newKey, rowId);
   });
@@ -281,17 +284,20 @@ export function applyChanges(
   return { schema: table, data: { chunks, liveRows }, indexes };
 }
 
-/**
- * Rewrites the rows of `updates` inside copies of their chunks, and reports each index key
- * that changed (never the primary key's: it is the same).
- */
-function rewriteInPlace(
+/** The updates of one chunk: rows by offset, and each column's changed values (none: shared). */
+interface RewritePlan {
+  readonly rows: Map<number, readonly unknown[]>;
+  readonly changed: readonly (ReadonlyMap<number, unknown> | null)[];
+  /** Bytes of the column chunks that would be copied. */
+  readonly copyBytes: number;
+}
+
+/** Groups in-place updates by chunk and finds, per column, the values that really change. */
+function planRewrites(
   table: CompiledTable,
-  chunks: Chunk[],
+  chunks: readonly Chunk[],
   updates: ReadonlyMap<number, readonly unknown[]>,
-  specs: readonly IndexSpec[],
-  keyChanged: (index: string, oldKey: Key | null, newKey: Key | null, rowId: number) => void,
-): void {
+): Map<number, RewritePlan> {
   const byChunk = new Map<number, Map<number, readonly unknown[]>>();
   for (const [rowId, row] of updates) {
     const c = rowId >>> CHUNK_BITS;
@@ -299,11 +305,11 @@ function rewriteInPlace(
     rows.set(rowId & OFFSET_MASK, row);
     byChunk.set(c, rows);
   }
-  const primary = indexName(table.primaryKey);
+  const plans = new Map<number, RewritePlan>();
   for (const [c, rows] of byChunk) {
     const old = chunks[c] as Chunk;
-    // Only columns whose values changed are copied; the others stay shared with `old`.
-    const columns = table.columns.map((column, i) => {
+    let copyBytes = 0;
+    const changed = table.columns.map((column, i) => {
       const current = old.columns[i]!;
       const values = new Map<number, unknown>();
       for (const [offset, row] of rows) {
@@ -316,12 +322,38 @@ function rewriteInPlace(
             : canonicalToComparable(column.type, value) === readComparable(current, offset);
         if (!same) values.set(offset, value);
       }
-      return values.size === 0 ? current : replaceColumnValues(current, column, old.length, values);
+      if (values.size === 0) return null;
+      copyBytes += chunkByteSize(current);
+      return values;
+    });
+    plans.set(c, { rows, changed, copyBytes });
+  }
+  return plans;
+}
+
+/**
+ * Rewrites planned rows inside copies of their chunks (only the columns that change; the
+ * others stay shared), and reports each index key that changed (never the primary key's).
+ */
+function rewriteInPlace(
+  table: CompiledTable,
+  chunks: Chunk[],
+  plans: ReadonlyMap<number, RewritePlan>,
+  specs: readonly IndexSpec[],
+  keyChanged: (index: string, oldKey: Key | null, newKey: Key | null, rowId: number) => void,
+): void {
+  const primary = indexName(table.primaryKey);
+  for (const [c, plan] of plans) {
+    const old = chunks[c] as Chunk;
+    const columns = table.columns.map((column, i) => {
+      const values = plan.changed[i];
+      const current = old.columns[i]!;
+      return values ? replaceColumnValues(current, column, old.length, values) : current;
     });
     for (const spec of specs) {
       const name = indexName(spec.columns);
       if (name === primary) continue;
-      for (const offset of rows.keys()) {
+      for (const offset of plan.rows.keys()) {
         const oldKey = rowKey(old.columns, spec.columns, offset);
         const newKey = rowKey(columns, spec.columns, offset);
         if (oldKey !== newKey) keyChanged(name, oldKey, newKey, (c << CHUNK_BITS) + offset);
