@@ -1,6 +1,6 @@
 import type { CompiledTable } from '../schema/compiled-schema.ts';
 import { ColumnBuilder } from './column-builder.ts';
-import { chunkByteSize } from './column-chunk.ts';
+import type { ColumnChunk } from './column-chunk.ts';
 import { readCanonical, readComparable } from './column-reader.ts';
 import { canonicalToComparable } from './comparable.ts';
 import type { TableSnapshot } from './generation.ts';
@@ -204,8 +204,7 @@ export function applyChanges(
   const plans = planRewrites(table, snapshot.data.chunks, inPlace);
   for (const [c, plan] of plans) {
     const length = (snapshot.data.chunks[c] as Chunk).length;
-    if (length < IN_PLACE_SMALL_CHUNK || plan.copyBytes <= plan.rows.size * TOMBSTONE_BYTES)
-      continue;
+    if (length < IN_PLACE_SMALL_CHUNK || Number.isFinite(plan.copyBytes)) continue;
     plans.delete(c);
     for (const [offset, row] of plan.rows) {
       removed.add((c << CHUNK_BITS) + offset);
@@ -292,6 +291,18 @@ interface RewritePlan {
   readonly copyBytes: number;
 }
 
+/** Bytes a rewrite of the column chunk copies (its arrays; dictionaries are shared or small). */
+function copyCost(chunk: ColumnChunk): number {
+  switch (chunk.kind) {
+    case 'dict':
+      return chunk.codes.byteLength;
+    case 'bytes':
+      return chunk.bytes.byteLength + chunk.offsets.byteLength;
+    default:
+      return chunk.values.byteLength;
+  }
+}
+
 /** Groups in-place updates by chunk and finds, per column, the values that really change. */
 function planRewrites(
   table: CompiledTable,
@@ -308,8 +319,13 @@ function planRewrites(
   const plans = new Map<number, RewritePlan>();
   for (const [c, rows] of byChunk) {
     const old = chunks[c] as Chunk;
+    // A rewrite worth more than tombstones is not planned further: those rows are appended.
+    const budget =
+      old.length < IN_PLACE_SMALL_CHUNK ? Number.POSITIVE_INFINITY : rows.size * TOMBSTONE_BYTES;
     let copyBytes = 0;
-    const changed = table.columns.map((column, i) => {
+    const changed: (Map<number, unknown> | null)[] = [];
+    for (let i = 0; i < table.columns.length && copyBytes <= budget; i++) {
+      const column = table.columns[i]!;
       const current = old.columns[i]!;
       const values = new Map<number, unknown>();
       for (const [offset, row] of rows) {
@@ -322,11 +338,14 @@ function planRewrites(
             : canonicalToComparable(column.type, value) === readComparable(current, offset);
         if (!same) values.set(offset, value);
       }
-      if (values.size === 0) return null;
-      copyBytes += chunkByteSize(current);
-      return values;
+      if (values.size > 0) copyBytes += copyCost(current);
+      changed.push(values.size > 0 ? values : null);
+    }
+    plans.set(c, {
+      rows,
+      changed,
+      copyBytes: copyBytes > budget ? Number.POSITIVE_INFINITY : copyBytes,
     });
-    plans.set(c, { rows, changed, copyBytes });
   }
   return plans;
 }
