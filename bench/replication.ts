@@ -4,6 +4,8 @@
  *
  *   node bench/replication.ts [--rows N] [--seconds S]
  *
+ * BENCH_NODE_OPTIONS passes Node options to the instance (e.g. `--max-semi-space-size=64`).
+ *
  * 1. Sustained apply rate: four writers commit small transactions (10 rows each) as fast as
  *    the source takes them; applied
  *    changes per second ÷ committed changes per second (the instance has kept up when the
