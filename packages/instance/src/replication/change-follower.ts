@@ -123,11 +123,22 @@ export class ChangeFollower {
           );
           this.#state = 'reloading';
           // The reload's snapshot restarts the stream from its own position (follow()).
-          while (
-            run === this.#run &&
-            !(await this.#options.controller.reloadIfIdle('position_expired').catch(() => false))
-          ) {
-            await sleep(this.#options.intervalMs);
+          // A busy cycle is waited out a tick at a time; a failed reload backs off.
+          let failures = 0;
+          while (run === this.#run) {
+            const reloaded = await this.#options.controller.reloadIfIdle('position_expired').then(
+              (done) => done,
+              () => {
+                failures += 1;
+                return false;
+              },
+            );
+            if (reloaded) break;
+            const backoff =
+              failures === 0
+                ? this.#options.intervalMs
+                : BACKOFF_MS[Math.min(failures - 1, BACKOFF_MS.length - 1)];
+            await sleep(backoff as number);
           }
           return;
         }
