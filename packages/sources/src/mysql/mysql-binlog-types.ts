@@ -1,5 +1,6 @@
 import type { ColumnType, SourceColumn } from '@replix/engine';
 import { decimalScale } from '../decimal-scale.ts';
+import { packedDecimalSize } from './mysql-binlog-decimal.ts';
 
 /** Column type codes of the binlog's table-map events (`enum_field_types`). */
 export const BINLOG_TYPE = {
@@ -114,6 +115,17 @@ export function rawBinlogColumn(
       return /\(\d\)/.test(columnType) ? null : bytesOf(3);
     case T.GEOMETRY:
       return { type: T.BLOB, metadata: { length_size: metadata?.length_size }, charset: null };
+    // Read as bytes: zongji decodes floats through a fresh DataView per value and DECIMAL
+    // digits through string padding, both slow and garbage-heavy on a hot stream.
+    case T.NEWDECIMAL: {
+      const precision = Number(metadata?.precision ?? 0);
+      const scale = Number(metadata?.decimals ?? 0);
+      return { type: T.BIT, metadata: { bits: packedDecimalSize(precision, scale) * 8 } };
+    }
+    case T.FLOAT:
+      return { type: T.BIT, metadata: { bits: 32 } };
+    case T.DOUBLE:
+      return { type: T.BIT, metadata: { bits: 64 } };
     default:
       return null;
   }

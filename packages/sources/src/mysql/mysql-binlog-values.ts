@@ -1,6 +1,7 @@
 import type { SourceColumn } from '@replix/engine';
 import type { ValueConverter } from '../row-converter.ts';
 import { parseDateText, parseTimestampText, parseTimeText } from '../temporal-text.ts';
+import { decodePackedDecimal } from './mysql-binlog-decimal.ts';
 import {
   decodeClassicTime,
   decodeDatetime2,
@@ -25,6 +26,12 @@ function text(value: unknown): string {
   return String(value);
 }
 
+/** The raw bytes as a Buffer view (no copy). */
+function asBuffer(value: unknown): Buffer {
+  const raw = bytes(value);
+  return Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+}
+
 function bytes(value: unknown): Uint8Array {
   if (value instanceof Uint8Array) return value;
   throw new TypeError('Expected the raw bytes of a binlog column.');
@@ -41,11 +48,16 @@ function declaredDecimals(sourceType: string): number | undefined {
  * the shortest digits that read back exactly (as JavaScript does), and either with exactly D
  * decimals when declared `(M,D)`. The binlog holds the raw IEEE value.
  */
-function floatConverter(column: SourceColumn, realType: number): ValueConverter | null {
+function floatConverter(column: SourceColumn, realType: number): ValueConverter {
+  // The column arrives as its raw little-endian IEEE bytes (see `rawBinlogColumn`).
+  const read =
+    realType === T.FLOAT
+      ? (value: unknown) => asBuffer(value).readFloatLE(0)
+      : (value: unknown) => asBuffer(value).readDoubleLE(0);
   const decimals = declaredDecimals(column.sourceType);
-  if (decimals !== undefined) return (value) => Number((value as number).toFixed(decimals));
-  if (realType === T.FLOAT) return (value) => Number((value as number).toPrecision(6));
-  return null;
+  if (decimals !== undefined) return (value) => Number(read(value).toFixed(decimals));
+  if (realType === T.FLOAT) return (value) => Number(read(value).toPrecision(6));
+  return read;
 }
 
 /**
@@ -67,8 +79,12 @@ export function binlogValueConverter(
       return realType === T.BIT ? mySqlBitsToDecimal : String;
     case 'float':
       return floatConverter(column, realType);
-    case 'decimal':
-      return null;
+    case 'decimal': {
+      // Arrives as its packed bytes (see `rawBinlogColumn`).
+      const precision = Number(metadata?.precision ?? 0);
+      const scale = Number(metadata?.decimals ?? 0);
+      return (value) => decodePackedDecimal(bytes(value), precision, scale);
+    }
     case 'boolean':
       return mySqlBoolean;
     case 'string':
