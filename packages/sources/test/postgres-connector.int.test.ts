@@ -488,8 +488,9 @@ describe('PostgresConnector connection errors', () => {
       `postgres://no_such_role:${SECRET}@127.0.0.1:${port}/${db.name}`,
     );
     try {
-      for (const attempt of [connector.introspect(), connector.openSnapshot()]) {
-        const error = await rejection(attempt);
+      // Each attempt starts only when awaited: a second one rejecting first would go unhandled.
+      for (const attempt of [() => connector.introspect(), () => connector.openSnapshot()]) {
+        const error = await rejection(attempt());
         expect(error).toBeInstanceOf(SourceConnectionError);
         expect(error.code).toBe('source_auth_failed');
         expect(error.message).toBe('Authentication to the source database failed.');
@@ -505,8 +506,9 @@ describe('PostgresConnector connection errors', () => {
     const closed = await freePort();
     const connector = connectorFromUrl(`postgres://postgres:${SECRET}@127.0.0.1:${closed}/db`);
     try {
-      for (const attempt of [connector.introspect(), connector.openSnapshot()]) {
-        const error = await rejection(attempt);
+      // Each attempt starts only when awaited: a second one rejecting first would go unhandled.
+      for (const attempt of [() => connector.introspect(), () => connector.openSnapshot()]) {
+        const error = await rejection(attempt());
         expect(error.code).toBe('source_unreachable');
         expect(error.message).toBe('Could not connect to the source database (ECONNREFUSED).');
         expect(error).toMatchObject({ host: '127.0.0.1', port: closed, engine: 'postgres' });
