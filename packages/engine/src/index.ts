@@ -26,3 +26,4 @@ export type { RowChange } from './storage/apply-changes.ts';
 export { canonicalToComparable } from './storage/comparable.ts';
 export { Generation } from './storage/generation.ts';
 export { GenerationBuilder, nextGeneration } from './storage/generation-builder.ts';
+export { sameContent } from './storage/same-content.ts';

@@ -165,3 +165,19 @@ describe('updates in place', () => {
     expect(readCanonical(after!.columns[1]!, 'int', undefined, 3)).toBe(99);
   });
 });
+
+describe('sameContent', () => {
+  it('tells a fresh load of unchanged data from a changed one', async () => {
+    const { shop, shopRows, loadGeneration } = await import('./fixtures.ts');
+    const { sameContent } = await import('../src/storage/same-content.ts');
+    const { schema, generation } = shop();
+    expect(sameContent(generation, loadGeneration(schema, shopRows, 2))).toBe(true);
+    const changed = {
+      ...shopRows,
+      customers: shopRows.customers!.map((row, i) => (i === 1 ? [2, 'Bjork', 'IS'] : row)),
+    };
+    expect(sameContent(generation, loadGeneration(schema, changed, 2))).toBe(false);
+    const fewer = { ...shopRows, orders: shopRows.orders!.slice(1) };
+    expect(sameContent(generation, loadGeneration(schema, fewer, 2))).toBe(false);
+  });
+});

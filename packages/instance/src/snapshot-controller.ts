@@ -4,6 +4,7 @@ import {
   type Generation,
   nextGeneration,
   type RowChange,
+  sameContent,
 } from '@replix/engine';
 import type { SourceConnector, SourcePosition } from '@replix/sources';
 import type { Logger } from 'pino';
@@ -189,6 +190,14 @@ export class SnapshotController {
           { bytes: loaded.generation.byteSize(), reason },
           'reloaded snapshot is over the memory cap; keeping the last good one',
         );
+      } else if (
+        reason === 'poll' &&
+        this.#generation &&
+        sameContent(this.#generation, loaded.generation)
+      ) {
+        // A poll that found nothing changed swaps nothing; the snapshot is in sync again.
+        this.#lastSyncAt = Date.now();
+        this.#lastReloadError = null;
       } else {
         this.#capExceeded = false;
         this.#install(loaded.generation, true);

@@ -257,12 +257,20 @@ describe.each(engines)('poll mode and schema changes on $engine', ({ engine, adm
     const served = await startTestInstance(db.url, { sync: { mode: 'poll', interval: 0.2 } });
     try {
       expect(await instanceRows(served, 'items')).toEqual(await sourceRows(db, 'items'));
+      // Polls that find nothing changed swap nothing, yet keep the snapshot's age low.
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      const idle = (await json(served.query('items { id }'))).meta.snapshot;
+      expect(idle.swap_count).toBe(0);
+      expect(idle.age_ms).toBeLessThan(600);
       await db.exec(
         `INSERT INTO items VALUES (2, 1, 'b', 2.00, ${bool(false)}); DELETE FROM items WHERE id = 1`,
       );
       await eventually(async () =>
         expect(await instanceRows(served, 'items')).toEqual(await sourceRows(db, 'items')),
       );
+      expect(
+        (await json(served.query('items { id }'))).meta.snapshot.swap_count,
+      ).toBeGreaterThanOrEqual(1);
     } finally {
       await served.close();
     }
