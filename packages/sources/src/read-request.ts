@@ -21,3 +21,14 @@ export function checkReadRequest(request: TableReadRequest): number {
   }
   return size;
 }
+
+/** Where a snapshot reader stands: reads run one table at a time, and none after close. */
+export type SnapshotReadState = 'open' | 'reading' | 'closed';
+
+/** Throws the error for a read that the reader's state does not allow. */
+export function checkSnapshotState(state: SnapshotReadState): void {
+  if (state === 'closed') throw new SourceError('snapshot_closed', 'The snapshot is closed.');
+  if (state === 'reading') {
+    throw new SourceError('snapshot_busy', 'The snapshot reads one table at a time.');
+  }
+}

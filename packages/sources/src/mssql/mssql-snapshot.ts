@@ -1,7 +1,7 @@
 import mssql, { type ConnectionPool, type Request, type Transaction } from 'mssql';
 import type { SnapshotOptions, SnapshotReader, TableReadRequest } from '../connector.ts';
 import { ReplicationError, SourceError, type SourceTarget } from '../errors.ts';
-import { checkReadRequest } from '../read-request.ts';
+import { checkReadRequest, checkSnapshotState, type SnapshotReadState } from '../read-request.ts';
 import {
   type MsSqlConnectorOptions,
   type MsSqlDriverConnection,
@@ -43,7 +43,7 @@ export class MsSqlSnapshotReader implements SnapshotReader {
   readonly position: MsSqlLsn | null;
   readonly isolation: MsSqlSnapshotIsolation;
   readonly #parts: ReaderParts;
-  #state: 'open' | 'reading' | 'closed' = 'open';
+  #state: SnapshotReadState = 'open';
   /** Set once the transaction cannot be ended politely (connection dropped, transaction lost). */
   #broken = false;
   /** Settles when the request of the current read has finished. */
@@ -63,12 +63,7 @@ export class MsSqlSnapshotReader implements SnapshotReader {
   }
 
   async *readTable(request: TableReadRequest): AsyncGenerator<unknown[][], void, undefined> {
-    if (this.#state === 'closed') {
-      throw new SourceError('snapshot_closed', 'The snapshot is closed.');
-    }
-    if (this.#state === 'reading') {
-      throw new SourceError('snapshot_busy', 'The snapshot reads one table at a time.');
-    }
+    checkSnapshotState(this.#state);
     if (this.#broken) {
       await this.close();
       throw new SourceError('snapshot_closed', 'The snapshot was lost with its connection.');

@@ -1,7 +1,7 @@
 import mysql, { type Connection } from 'mysql2';
 import type { SnapshotOptions, SnapshotReader, TableReadRequest } from '../connector.ts';
-import { SourceError, type SourceTarget, sourceErrorFrom } from '../errors.ts';
-import { checkReadRequest } from '../read-request.ts';
+import { type SourceTarget, sourceErrorFrom } from '../errors.ts';
+import { checkReadRequest, checkSnapshotState, type SnapshotReadState } from '../read-request.ts';
 import {
   type MySqlConnectorOptions,
   mySqlConnectionOptions,
@@ -23,7 +23,7 @@ export class MySqlSnapshotReader implements SnapshotReader {
   readonly #connection: Connection;
   readonly #target: SourceTarget;
   readonly #onClose: () => void;
-  #state: 'open' | 'reading' | 'closed' = 'open';
+  #state: SnapshotReadState = 'open';
   /** Set once the connection can no longer be ended politely (dropped, or destroyed mid-read). */
   #broken = false;
 
@@ -45,12 +45,7 @@ export class MySqlSnapshotReader implements SnapshotReader {
   }
 
   async *readTable(request: TableReadRequest): AsyncGenerator<unknown[][], void, undefined> {
-    if (this.#state === 'closed') {
-      throw new SourceError('snapshot_closed', 'The snapshot is closed.');
-    }
-    if (this.#state === 'reading') {
-      throw new SourceError('snapshot_busy', 'The snapshot reads one table at a time.');
-    }
+    checkSnapshotState(this.#state);
     const batchSize = checkReadRequest(request);
     const sql = mySqlSelectSql(request.table, request.columns, request.where);
     const convert = mySqlRowConverter(request.columns);

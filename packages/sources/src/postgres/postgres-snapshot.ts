@@ -1,8 +1,8 @@
 import pg from 'pg';
 import Cursor from 'pg-cursor';
 import type { SnapshotReader, TableReadRequest } from '../connector.ts';
-import { SourceError, type SourceTarget, sourceErrorFrom } from '../errors.ts';
-import { checkReadRequest } from '../read-request.ts';
+import { type SourceTarget, sourceErrorFrom } from '../errors.ts';
+import { checkReadRequest, checkSnapshotState, type SnapshotReadState } from '../read-request.ts';
 import {
   type PostgresConnectorOptions,
   postgresConnectionConfig,
@@ -25,7 +25,7 @@ export class PostgresSnapshotReader implements SnapshotReader {
   readonly #schema: string;
   readonly #target: SourceTarget;
   readonly #onClose: () => void;
-  #state: 'open' | 'reading' | 'closed' = 'open';
+  #state: SnapshotReadState = 'open';
   /** Set once the connection can no longer be ended politely. */
   #broken = false;
 
@@ -48,12 +48,7 @@ export class PostgresSnapshotReader implements SnapshotReader {
   }
 
   async *readTable(request: TableReadRequest): AsyncGenerator<unknown[][], void, undefined> {
-    if (this.#state === 'closed') {
-      throw new SourceError('snapshot_closed', 'The snapshot is closed.');
-    }
-    if (this.#state === 'reading') {
-      throw new SourceError('snapshot_busy', 'The snapshot reads one table at a time.');
-    }
+    checkSnapshotState(this.#state);
     const batchSize = checkReadRequest(request);
     const sql = postgresSelectSql(this.#schema, request.table, request.columns, request.where);
     const convert = postgresRowConverter(request.columns);
