@@ -23,6 +23,15 @@ export interface MappedChanges {
   readonly schemaChanges: readonly { readonly table: string; readonly detail: string }[];
 }
 
+/** A primary key's values as one string, equal for equal keys whatever their source form. */
+function keyId(table: CompiledTable, key: readonly unknown[]): string {
+  return JSON.stringify(
+    key.map((value, i) =>
+      canonicalToComparable(table.columns[table.primaryKey[i] as number]!.type, value)?.toString(),
+    ),
+  );
+}
+
 function sameValue(
   type: CompiledTable['columns'][number]['type'],
   a: unknown,
@@ -61,17 +70,7 @@ export async function mapChanges(
     const key = keyOf(table, row);
     const keys = recheck.get(table) ?? new Map<string, unknown[]>();
     recheck.set(table, keys);
-    keys.set(
-      JSON.stringify(
-        key.map((value, i) =>
-          canonicalToComparable(
-            table.columns[table.primaryKey[i] as number]!.type,
-            value,
-          )?.toString(),
-        ),
-      ),
-      key,
-    );
+    keys.set(keyId(table, key), key);
   };
 
   for (const change of sourceChanges) {
@@ -136,18 +135,7 @@ export async function mapChanges(
 
   for (const [table, keys] of recheck) {
     const rows = await fetchRows(table, [...keys.values()]);
-    const found = new Set(
-      rows.map((row) =>
-        JSON.stringify(
-          keyOf(table, row).map((value, i) =>
-            canonicalToComparable(
-              table.columns[table.primaryKey[i] as number]!.type,
-              value,
-            )?.toString(),
-          ),
-        ),
-      ),
-    );
+    const found = new Set(rows.map((row) => keyId(table, keyOf(table, row))));
     for (const row of rows) push(table, { op: 'insert', row });
     for (const [id, key] of keys) {
       if (found.has(id)) continue;
