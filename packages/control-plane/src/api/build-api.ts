@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import { authenticate, type Principal } from '../auth/principal.ts';
+import { ApiError, CONTROL_PLANE_ERRORS, type ControlPlaneErrorCode } from '../errors.ts';
+import type { ApiContext } from './context.ts';
+import { registerRoutes } from './routes.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the auth hook on every /v1 route; routes marked `public` have none. */
+    principal: Principal;
+  }
+  interface FastifyContextConfig {
+    /** No bearer token needed (the OpenAPI document, the JWKS). */
+    public?: boolean;
+    /** Only members of the `service-admins` group. */
+    admin?: boolean;
+  }
+}
+
+export type ApiServer = FastifyInstance<
+  import('node:http').Server,
+  import('node:http').IncomingMessage,
+  import('node:http').ServerResponse,
+  import('fastify').FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+const BODY_LIMIT = 1024 * 1024;
+
+function sendError(
+  reply: FastifyReply,
+  code: ControlPlaneErrorCode,
+  message: string,
+): FastifyReply {
+  return reply.status(CONTROL_PLANE_ERRORS[code].status).send({ error: code, message });
+}
+
+/** Says which field failed, in words a caller can act on, without echoing values. */
+function validationMessage(error: FastifyError): string {
+  const first = error.validation?.[0];
+  if (!first) return 'The request is invalid.';
+  const where = error.validationContext ?? 'request';
+  const path = first.instancePath ? first.instancePath.replace(/^\//, '').replaceAll('/', '.') : '';
+  const missing = (first.params as { missingProperty?: string }).missingProperty;
+  const allowed = (first.params as { allowedValues?: unknown[] }).allowedValues;
+  const field = missing ? [path, missing].filter(Boolean).join('.') : path;
+  const detail = missing
+    ? 'is required'
+    : allowed
+      ? `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`
+      : (first.message ?? 'is invalid');
+  return field ? `${where}.${field} ${detail}.` : `${where} ${detail}.`;
+}
+
+/** The control-plane HTTP API: `/v1` routes, bearer auth, the flat error envelope, OpenAPI. */
+export async function buildApi(context: ApiContext): Promise<ApiServer> {
+  const app = Fastify({
+    loggerInstance: context.log,
+    bodyLimit: BODY_LIMIT,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Replix control plane',
+        version: '1.0.0',
+        description:
+          'Manage connections, databases, builds, instances, API keys and the audit log. See docs/control-plane-api.md.',
+      },
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An OIDC/built-in JWT, or a management key `rmk_…`.',
+          },
+        },
+      },
+      security: [{ bearer: [] }],
+    },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (request.routeOptions.config.public || !request.routeOptions.url) return;
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
+    const principal = match?.[1]
+      ? await authenticate(context.db, context.verifyToken, match[1])
+      : undefined;
+    if (!principal) {
+      reply.header('www-authenticate', 'Bearer');
+      return sendError(reply, 'unauthorized', 'A valid bearer token is required.');
+    }
+    request.principal = principal;
+    if (request.routeOptions.config.admin && !principal.admin) {
+      return sendError(
+        reply,
+        'forbidden',
+        'This operation is for members of the service-admins group.',
+      );
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ApiError) return sendError(reply, error.code, error.message);
+    if (error.validation) return sendError(reply, 'validation_failed', validationMessage(error));
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendError(reply, 'payload_too_large', 'The request body is larger than 1 MiB.');
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      // Fastify's own 4xx: malformed JSON, unsupported media type, empty JSON body.
+      return sendError(reply, 'validation_failed', error.message);
+    }
+    request.log.error({ err: error }, 'request failed');
+    return sendError(
+      reply,
+      'internal_error',
+      'Something went wrong on our side. It has been logged.',
+    );
+  });
+
+  app.setNotFoundHandler((_request, reply) => sendError(reply, 'not_found', 'No such route.'));
+
+  await app.register(async (v1) => registerRoutes(v1 as ApiServer, context), { prefix: '/v1' });
+
+  app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, () =>
+    app.swagger(),
+  );
+  return app as unknown as ApiServer;
+}

@@ -1,0 +1,19 @@
+import type { Logger } from 'pino';
+import type { BuiltInIssuer } from '../auth/built-in-issuer.ts';
+import type { TokenVerifier } from '../auth/token-verifier.ts';
+import type { ControlPlaneConfig } from '../config.ts';
+import type { PlatformEvents } from '../events/platform-events.ts';
+import type { SecretBox } from '../secret-box.ts';
+import type { StoreDb } from '../store/open-store.ts';
+
+/** What route handlers work with; one per control-plane process. */
+export interface ApiContext {
+  readonly db: StoreDb;
+  readonly config: ControlPlaneConfig;
+  readonly secrets: SecretBox;
+  readonly verifyToken: TokenVerifier;
+  /** Present when the built-in issuer is in use (the embedded default). */
+  readonly issuer: BuiltInIssuer | undefined;
+  readonly events: PlatformEvents;
+  readonly log: Logger;
+}

@@ -1,0 +1,26 @@
+import { registerActionsRoutes } from './actions-routes.ts';
+import { registerApiKeysRoutes } from './api-keys-routes.ts';
+import { registerAuditRoutes } from './audit-routes.ts';
+import type { ApiServer } from './build-api.ts';
+import { registerBuildsRoutes } from './builds-routes.ts';
+import { registerConnectionsRoutes } from './connections-routes.ts';
+import type { ApiContext } from './context.ts';
+import { registerDatabasesRoutes } from './databases-routes.ts';
+import { registerInstanceRoutes } from './instance-routes.ts';
+import { registerManagementKeysRoutes } from './management-keys-routes.ts';
+import { registerNotificationsRoutes } from './notifications-routes.ts';
+import { registerSystemRoutes } from './system-routes.ts';
+
+/** Every /v1 route, one module per resource. */
+export function registerRoutes(app: ApiServer, context: ApiContext): void {
+  registerConnectionsRoutes(app, context);
+  registerDatabasesRoutes(app, context);
+  registerActionsRoutes(app, context);
+  registerBuildsRoutes(app, context);
+  registerInstanceRoutes(app, context);
+  registerApiKeysRoutes(app, context);
+  registerAuditRoutes(app, context);
+  registerNotificationsRoutes(app, context);
+  registerSystemRoutes(app, context);
+  registerManagementKeysRoutes(app, context);
+}

@@ -1,0 +1,69 @@
+import { createLocalJWKSet, createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
+import { BUILT_IN_AUDIENCE, type OidcSettings } from '../config.ts';
+import type { BuiltInIssuer } from './built-in-issuer.ts';
+
+/** The identity a valid token carries. */
+export interface Identity {
+  readonly subject: string;
+  readonly email: string;
+  readonly groups: readonly string[];
+}
+
+export type TokenVerifier = (token: string) => Promise<Identity | undefined>;
+
+function identityOf(payload: JWTPayload, groupsClaim: string): Identity | undefined {
+  const email = typeof payload.email === 'string' ? payload.email.toLowerCase() : undefined;
+  if (!payload.sub || !email) return undefined;
+  const groups = payload[groupsClaim];
+  return {
+    subject: `${payload.iss ?? ''}#${payload.sub}`,
+    email,
+    groups: Array.isArray(groups) ? groups.filter((g): g is string => typeof g === 'string') : [],
+  };
+}
+
+/** Finds the JWKS address from the issuer's OpenID metadata. */
+async function discoverJwksUrl(issuer: string): Promise<string> {
+  const response = await fetch(
+    new URL('.well-known/openid-configuration', issuer.endsWith('/') ? issuer : `${issuer}/`),
+  );
+  if (!response.ok) throw new Error(`OIDC discovery at ${issuer} answered ${response.status}.`);
+  const metadata = (await response.json()) as { jwks_uri?: unknown };
+  if (typeof metadata.jwks_uri !== 'string')
+    throw new Error(`OIDC discovery at ${issuer} gave no jwks_uri.`);
+  return metadata.jwks_uri;
+}
+
+/** Verifies tokens of an external OIDC provider against its JWKS (fetched and cached by jose). */
+export async function oidcTokenVerifier(settings: OidcSettings): Promise<TokenVerifier> {
+  const jwks = createRemoteJWKSet(
+    new URL(settings.jwksUrl ?? (await discoverJwksUrl(settings.issuer))),
+  );
+  return async (token) => {
+    try {
+      const { payload } = await jwtVerify(token, jwks, {
+        issuer: settings.issuer,
+        audience: settings.audience,
+      });
+      return identityOf(payload, settings.groupsClaim);
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+/** Verifies tokens of the built-in issuer. */
+export function builtInTokenVerifier(issuer: BuiltInIssuer): TokenVerifier {
+  const jwks = createLocalJWKSet(issuer.jwks());
+  return async (token) => {
+    try {
+      const { payload } = await jwtVerify(token, jwks, {
+        issuer: issuer.issuer,
+        audience: BUILT_IN_AUDIENCE,
+      });
+      return identityOf(payload, 'groups');
+    } catch {
+      return undefined;
+    }
+  };
+}

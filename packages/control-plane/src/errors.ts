@@ -1,0 +1,72 @@
+/**
+ * The control plane's error catalogue: every error string the API returns, with its HTTP status
+ * and what it means. docs/control-plane-api.md lists the same table; a test keeps them equal.
+ * Responses use the flat envelope `{error, message}` (spec §7).
+ */
+export const CONTROL_PLANE_ERRORS = {
+  validation_failed: {
+    status: 400,
+    doc: 'The request body, path or query failed validation; the message names the field.',
+  },
+  invalid_schema_config: {
+    status: 400,
+    doc: "The database's schema config is invalid; the message names the key path.",
+  },
+  unauthorized: {
+    status: 401,
+    doc: 'No bearer token, or one that is expired, malformed, revoked or not signed by the configured issuer.',
+  },
+  forbidden: {
+    status: 403,
+    doc: 'The token is valid but may not do this (admin routes need the `service-admins` group).',
+  },
+  not_found: {
+    status: 404,
+    doc: "No such resource in the caller's account (another account's resources are reported the same way).",
+  },
+  action_not_allowed: {
+    status: 409,
+    doc: "The action is not allowed in the database's current state; the message gives the reason from the allowed-actions matrix.",
+  },
+  conflict: {
+    status: 409,
+    doc: 'The request conflicts with the current state of another resource (for example deleting a connection that databases still use).',
+  },
+  plan_limit: {
+    status: 403,
+    doc: "The account's plan does not allow this (instance size, region, number of databases).",
+  },
+  instance_unavailable: {
+    status: 503,
+    doc: "The database's instance is not running or did not answer; retry when its status is `running`.",
+  },
+  source_unavailable: {
+    status: 502,
+    doc: 'The source database could not be reached or refused the credentials; the message says which.',
+  },
+  payload_too_large: {
+    status: 413,
+    doc: 'The request body is larger than the API accepts (1 MiB).',
+  },
+  internal_error: {
+    status: 500,
+    doc: 'An unexpected failure. Nothing internal is disclosed; the request id in the logs finds it.',
+  },
+} as const satisfies Record<string, { status: number; doc: string }>;
+
+export type ControlPlaneErrorCode = keyof typeof CONTROL_PLANE_ERRORS;
+
+/** An error the API reports as `{error: code, message}` with the catalogue's status. */
+export class ApiError extends Error {
+  readonly code: ControlPlaneErrorCode;
+  readonly status: number;
+
+  constructor(code: ControlPlaneErrorCode, message: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = CONTROL_PLANE_ERRORS[code].status;
+  }
+}
+
+export const notFound = (what: string): ApiError => new ApiError('not_found', `${what} not found.`);

@@ -1,0 +1,14 @@
+export { BUILT_IN_ISSUER, BuiltInIssuer } from './auth/built-in-issuer.ts';
+export {
+  type ControlPlaneConfig,
+  ControlPlaneConfigError,
+  resolveControlPlaneConfig,
+} from './config.ts';
+export { CONTROL_PLANE_ERRORS } from './errors.ts';
+export { ROLE_NAMES, type RoleName } from './roles/role.ts';
+export {
+  createControlPlaneLogger,
+  type RunningControlPlane,
+  startControlPlane,
+} from './start-control-plane.ts';
+export { openStore } from './store/open-store.ts';

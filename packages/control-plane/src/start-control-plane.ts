@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import pino, { type Logger } from 'pino';
+import { buildApi } from './api/build-api.ts';
+import type { ApiContext } from './api/context.ts';
+import { BuiltInIssuer } from './auth/built-in-issuer.ts';
+import { builtInTokenVerifier, oidcTokenVerifier } from './auth/token-verifier.ts';
+import type { ControlPlaneConfig } from './config.ts';
+import { PlatformEvents } from './events/platform-events.ts';
+import { startHeartbeat } from './roles/heartbeat.ts';
+import type { RoleContext, RoleName, RunningRole } from './roles/role.ts';
+import { ROLE_STARTERS } from './roles/role-starters.ts';
+import { SecretBox } from './secret-box.ts';
+import { type OpenStore, openStore } from './store/open-store.ts';
+
+export interface StartControlPlaneOptions {
+  readonly roles?: readonly RoleName[];
+  /** An already open store (tests); closed with the control plane. */
+  readonly store?: OpenStore;
+  readonly log?: Logger;
+}
+
+export interface RunningControlPlane {
+  /** The API's address, when the api role runs. */
+  readonly url: string | undefined;
+  readonly context: RoleContext;
+  readonly store: OpenStore;
+  close(): Promise<void>;
+}
+
+export function createControlPlaneLogger(level: string): Logger {
+  return pino({ level, base: { service: 'replix-control-plane' } }, pino.destination(2));
+}
+
+/**
+ * Starts a control-plane process: opens and migrates the store, then runs the chosen roles
+ * (all of them by default: API, reconciler, builder and health monitor).
+ */
+export async function startControlPlane(
+  config: ControlPlaneConfig,
+  options: StartControlPlaneOptions = {},
+): Promise<RunningControlPlane> {
+  const log = options.log ?? createControlPlaneLogger(config.logLevel);
+  const store =
+    options.store ??
+    (await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const closers: Array<() => Promise<void>> = [];
+  const close = async () => {
+    for (const closer of closers.reverse())
+      await closer().catch((error) => log.warn({ err: error }, 'close failed'));
+    await store.close();
+  };
+  try {
+    const issuer = config.oidc ? undefined : await BuiltInIssuer.open(config.dataDir);
+    const verifyToken = config.oidc
+      ? await oidcTokenVerifier(config.oidc)
+      : builtInTokenVerifier(issuer as BuiltInIssuer);
+    const apiContext: ApiContext = {
+      db: store.db,
+      config,
+      secrets: new SecretBox(config.secretKey),
+      verifyToken,
+      issuer,
+      events: new PlatformEvents(),
+      log,
+    };
+    const context: RoleContext = {
+      ...apiContext,
+      processId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    };
+    let url: string | undefined;
+    for (const role of options.roles ?? ['api', 'reconciler', 'builder', 'health-monitor']) {
+      if (role === 'api') {
+        const app = await buildApi(context);
+        if (issuer)
+          app.get(
+            '/.well-known/jwks.json',
+            { config: { public: true }, schema: { hide: true } },
+            () => issuer.jwks(),
+          );
+        url = await app.listen({ host: config.host, port: config.port });
+        closers.push(() => app.close());
+      } else {
+        const running: RunningRole = await ROLE_STARTERS[role](context);
+        closers.push(() => running.close());
+      }
+      closers.push(
+        await startHeartbeat(store.db, {
+          processId: `${context.processId}:${role}`,
+          name: role,
+          region: config.region,
+        }),
+      );
+    }
+    return { url, context, store, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

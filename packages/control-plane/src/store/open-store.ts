@@ -1,0 +1,64 @@
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { lockDataFolder } from './data-folder-lock.ts';
+import { migrateToLatest } from './migrations.ts';
+import type { Store } from './schema.ts';
+
+export type StoreDb = Kysely<Store>;
+
+export interface StoreLocation {
+  /** `postgres://…`: a PostgreSQL server. Without it, PGlite in `dataDir`. */
+  readonly databaseUrl?: string | undefined;
+  /** The data folder; the embedded store lives in its `store/` folder. */
+  readonly dataDir?: string | undefined;
+  /** PGlite only: keep the store in memory (tests). */
+  readonly inMemory?: boolean;
+}
+
+export interface OpenStore {
+  readonly db: StoreDb;
+  readonly kind: 'postgres' | 'pglite';
+  close(): Promise<void>;
+}
+
+// Counts and bigint ids read as numbers in the JSON we serve; they stay far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (text) => Number(text));
+
+/** Opens the store (PostgreSQL server or embedded PGlite) and migrates it to the latest schema. */
+export async function openStore(location: StoreLocation): Promise<OpenStore> {
+  if (location.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: location.databaseUrl, max: 10 });
+    const db = new Kysely<Store>({ dialect: new PostgresDialect({ pool }) });
+    await migrateToLatest(db as Kysely<unknown>);
+    return { db, kind: 'postgres', close: () => db.destroy() };
+  }
+  let unlock = () => {};
+  let pglite: PGlite;
+  if (location.inMemory) {
+    pglite = new PGlite({ parsers: { 20: (text: string) => Number(text) } });
+  } else {
+    if (!location.dataDir) throw new Error('The embedded store needs a data folder.');
+    unlock = lockDataFolder(location.dataDir);
+    pglite = new PGlite(join(location.dataDir, 'store'), {
+      parsers: { 20: (text: string) => Number(text) },
+    });
+  }
+  const db = new Kysely<Store>({ dialect: new PGliteDialect({ pglite }) });
+  try {
+    await migrateToLatest(db as Kysely<unknown>);
+  } catch (error) {
+    await db.destroy();
+    unlock();
+    throw error;
+  }
+  return {
+    db,
+    kind: 'pglite',
+    async close() {
+      await db.destroy();
+      unlock();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { testPostgres } from '@replix/testkit/vitest';
+import pino from 'pino';
+import { resolveControlPlaneConfig } from '../src/config.ts';
+import type { RoleName } from '../src/roles/role.ts';
+import { type RunningControlPlane, startControlPlane } from '../src/start-control-plane.ts';
+import { openStore } from '../src/store/open-store.ts';
+
+export type StoreKind = 'pglite' | 'postgres';
+/** Every control-plane integration test runs on both stores. */
+export const STORE_KINDS: StoreKind[] = ['pglite', 'postgres'];
+
+export interface TestControlPlane extends RunningControlPlane {
+  readonly url: string;
+  readonly dataDir: string;
+  /** A built-in issuer token; each email is its own account. */
+  token(email: string, options?: { admin?: boolean }): Promise<string>;
+  /** A fetch against the API with a bearer token (or none) and JSON in and out. */
+  request(
+    method: string,
+    path: string,
+    options?: { token?: string | undefined; body?: unknown; headers?: Record<string, string> },
+    // biome-ignore lint/suspicious/noExplicitAny: tests assert response bodies field by field
+  ): Promise<{ status: number; body: any; headers: Headers }>;
+}
+
+/**
+ * Starts a control plane on a fresh store of the given kind (PGlite in memory, or a new
+ * database on the run's PostgreSQL server) with its own temporary data folder.
+ */
+export async function startTestControlPlane(
+  kind: StoreKind,
+  options: { roles?: RoleName[]; env?: Record<string, string> } = {},
+): Promise<TestControlPlane> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'replix-cp-'));
+  let databaseUrl: string | undefined;
+  let dropDatabase = async () => {};
+  if (kind === 'postgres') {
+    const database = await testPostgres().createDatabase();
+    databaseUrl = database.url;
+    dropDatabase = () => database.drop();
+  }
+  const config = resolveControlPlaneConfig({
+    REPLIX_DATA_DIR: dataDir,
+    REPLIX_API_PORT: '0',
+    REPLIX_SECRET_KEY: randomBytes(32).toString('hex'),
+    REPLIX_HEALTH_INTERVAL_MS: '500',
+    REPLIX_RECONCILE_INTERVAL_MS: '200',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...options.env,
+  });
+  const store = await openStore(kind === 'pglite' ? { inMemory: true } : { databaseUrl });
+  const running = await startControlPlane(config, {
+    roles: options.roles ?? ['api'],
+    store,
+    log: pino({ level: process.env.REPLIX_TEST_LOG_LEVEL ?? 'silent' }),
+  });
+  const url = running.url as string;
+  return {
+    ...running,
+    url,
+    dataDir,
+    async token(email, tokenOptions = {}) {
+      if (!running.context.issuer) throw new Error('No built-in issuer in this control plane.');
+      return running.context.issuer.sign({ email, admin: tokenOptions.admin ?? false });
+    },
+    async request(method, path, requestOptions = {}) {
+      const headers: Record<string, string> = { ...requestOptions.headers };
+      if (requestOptions.token) headers.authorization = `Bearer ${requestOptions.token}`;
+      let body: string | undefined;
+      if (requestOptions.body !== undefined) {
+        headers['content-type'] ??= 'application/json';
+        body =
+          typeof requestOptions.body === 'string'
+            ? requestOptions.body
+            : JSON.stringify(requestOptions.body);
+      }
+      const response = await fetch(`${url}${path}`, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {}
+      return { status: response.status, body: parsed, headers: response.headers };
+    },
+    async close() {
+      await running.close();
+      await dropDatabase();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
