@@ -6,6 +6,7 @@ import type { ApiContext } from './api/context.ts';
 import { BuiltInIssuer } from './auth/built-in-issuer.ts';
 import { builtInTokenVerifier, oidcTokenVerifier } from './auth/token-verifier.ts';
 import type { ControlPlaneConfig } from './config.ts';
+import { createDriver } from './drivers/create-driver.ts';
 import { PlatformEvents } from './events/platform-events.ts';
 import { startHeartbeat } from './roles/heartbeat.ts';
 import type { RoleContext, RoleName, RunningRole } from './roles/role.ts';
@@ -62,6 +63,7 @@ export async function startControlPlane(
       verifyToken,
       issuer,
       events: new PlatformEvents(),
+      driver: createDriver(config, log),
       log,
     };
     const context: RoleContext = {

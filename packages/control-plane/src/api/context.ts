@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { BuiltInIssuer } from '../auth/built-in-issuer.ts';
 import type { TokenVerifier } from '../auth/token-verifier.ts';
 import type { ControlPlaneConfig } from '../config.ts';
+import type { Driver } from '../drivers/driver.ts';
 import type { PlatformEvents } from '../events/platform-events.ts';
 import type { SecretBox } from '../secret-box.ts';
 import type { StoreDb } from '../store/open-store.ts';
@@ -15,5 +16,7 @@ export interface ApiContext {
   /** Present when the built-in issuer is in use (the embedded default). */
   readonly issuer: BuiltInIssuer | undefined;
   readonly events: PlatformEvents;
+  /** Runs instances (the `process` driver by default). */
+  readonly driver: Driver;
   readonly log: Logger;
 }

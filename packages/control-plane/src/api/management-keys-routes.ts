@@ -100,16 +100,14 @@ export function registerManagementKeysRoutes(app: ApiServer, { db }: ApiContext)
           payload: { name: request.body.name, prefix },
         });
       });
-      return reply
-        .status(201)
-        .send({
-          id,
-          name: request.body.name,
-          prefix,
-          createdAt: createdAt.toISOString(),
-          lastUsedAt: null,
-          key,
-        });
+      return reply.status(201).send({
+        id,
+        name: request.body.name,
+        prefix,
+        createdAt: createdAt.toISOString(),
+        lastUsedAt: null,
+        key,
+      });
     },
   );
 

@@ -1,0 +1,45 @@
+import { deriveApiKey } from '@replix/instance';
+
+/** How long the control plane waits for an instance before calling it unreachable. */
+const INSTANCE_TIMEOUT_MS = 3000;
+
+export interface InstanceResponse {
+  readonly status: number;
+  readonly text: string;
+}
+
+/**
+ * Calls a running instance's HTTP API with the control plane's own key (its id is always in
+ * the instance's allowed set, derived from the database's key secret like any API key).
+ */
+export class InstanceClient {
+  readonly #endpointUrl: string;
+  readonly #authorization: string;
+
+  constructor(endpointUrl: string, keySecret: Buffer, controlKeyId: string) {
+    this.#endpointUrl = endpointUrl.replace(/\/$/, '');
+    this.#authorization = `Bearer ${deriveApiKey(keySecret, controlKeyId)}`;
+  }
+
+  /** Throws on a network failure or timeout; any HTTP status is returned. */
+  async call(method: 'GET' | 'POST', path: string): Promise<InstanceResponse> {
+    const response = await fetch(`${this.#endpointUrl}${path}`, {
+      method,
+      headers: { authorization: this.#authorization },
+      signal: AbortSignal.timeout(INSTANCE_TIMEOUT_MS),
+    });
+    return { status: response.status, text: await response.text() };
+  }
+
+  async json<T>(
+    method: 'GET' | 'POST',
+    path: string,
+  ): Promise<{ status: number; body: T | undefined }> {
+    const { status, text } = await this.call(method, path);
+    try {
+      return { status, body: JSON.parse(text) as T };
+    } catch {
+      return { status, body: undefined };
+    }
+  }
+}

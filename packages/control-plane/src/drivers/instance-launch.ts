@@ -1,0 +1,59 @@
+import type { DeployedInstanceConfig } from '../store/schema.ts';
+
+/** An SSH tunnel the instance opens to reach its source. */
+export interface SshTunnelLaunch {
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  readonly privateKey: string;
+}
+
+/** Everything a driver needs to start one instance of a database from a build's artifact. */
+export interface InstanceLaunch {
+  readonly instanceId: string;
+  readonly databaseId: string;
+  readonly buildId: string;
+  /** The build's artifact folder (`replix serve --artifact <dir>`). */
+  readonly artifactDir: string;
+  /** The source URL with its credentials; passed in the environment, never on a command line. */
+  readonly sourceUrl: string;
+  readonly ssh: SshTunnelLaunch | undefined;
+  /** The database's instance key secret (32 bytes hex); API keys are derived from it. */
+  readonly keySecretHex: string;
+  /** Key ids the instance accepts at start: the API keys and the control plane's own key. */
+  readonly keyIds: readonly string[];
+  /** Names the source-side replication state (PostgreSQL slot and publication). */
+  readonly replicationId: string;
+  readonly settings: DeployedInstanceConfig;
+  readonly replicationPaused: boolean;
+}
+
+/**
+ * The environment of `replix serve --artifact`: the contract between drivers and the instance
+ * program (docs/control-plane-api.md, "Instance launch").
+ */
+export function launchEnvironment(
+  launch: InstanceLaunch,
+  keysFile: string,
+): Record<string, string> {
+  const env: Record<string, string> = {
+    REPLIX_SOURCE_URL: launch.sourceUrl,
+    REPLIX_KEY_SECRET: launch.keySecretHex,
+    REPLIX_KEY_IDS: launch.keyIds.join(','),
+    REPLIX_KEYS_FILE: keysFile,
+    REPLIX_REPLICATION_ID: launch.replicationId,
+    REPLIX_LOG_LEVEL: launch.settings.logLevel,
+    REPLIX_SYNC_MODE: launch.settings.syncMode,
+    REPLIX_SYNC_INTERVAL: String(launch.settings.syncInterval),
+    REPLIX_SAFETY_NET: String(launch.settings.safetyNet),
+    REPLIX_MEMORY_CAP_MB: String(launch.settings.taskMemoryMb),
+    REPLIX_REPLICATION_PAUSED: launch.replicationPaused ? '1' : '0',
+  };
+  if (launch.ssh) {
+    env.REPLIX_SSH_HOST = launch.ssh.host;
+    env.REPLIX_SSH_PORT = String(launch.ssh.port);
+    env.REPLIX_SSH_USER = launch.ssh.user;
+    env.REPLIX_SSH_PRIVATE_KEY = launch.ssh.privateKey;
+  }
+  return env;
+}
