@@ -1,6 +1,8 @@
 import { Command } from 'commander';
+import { addRoleCommands } from './control-plane-commands.ts';
 import { addServeCommand } from './serve-command.ts';
 import { addStartCommand } from './start-command.ts';
+import { addTokenCommand } from './token-command.ts';
 
 export const VERSION = '0.1.0';
 
@@ -14,5 +16,7 @@ export function createProgram(): Command {
 
   addStartCommand(program);
   addServeCommand(program);
+  addTokenCommand(program);
+  addRoleCommands(program);
   return program;
 }

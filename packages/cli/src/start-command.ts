@@ -1,36 +1,37 @@
-import { parseSchemaConfig } from '@replix/engine';
-import {
-  type InstanceConfig,
-  newKeyId,
-  newKeySecret,
-  sourceBuildHash,
-  startInstance,
-} from '@replix/instance';
+import { startControlPlane } from '@replix/control-plane';
 import type { Command } from 'commander';
-import { DEMO_QUERIES } from './demo/demo-dataset.ts';
+import { controlPlaneConfigOrExit } from './control-plane-commands.ts';
 import { startDemoSource } from './demo/demo-source.ts';
-import { describeStartError, exitOnSignals } from './serve-command.ts';
+import { exitOnSignals } from './serve-command.ts';
 
-function shellQuote(text: string): string {
-  return `'${text.replaceAll("'", "'\\''")}'`;
+/** The demo source's port: fixed, so the walkthrough's commands work as written. */
+function demoPort(): number {
+  const port = Number(process.env.REPLIX_DEMO_PORT ?? 15432);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write('replix start: REPLIX_DEMO_PORT must be a port number.\n');
+    process.exit(1);
+  }
+  return port;
 }
 
-/** The demo banner: where the instance is, its key, and queries to paste. */
-export function demoBanner(url: string, apiKey: string): string {
-  const examples = DEMO_QUERIES.map(
-    (query) =>
-      `  curl -s ${url}/query -H ${shellQuote(`Authorization: Bearer ${apiKey}`)} --data-binary ${shellQuote(query)}`,
-  );
+/** What `replix start` prints once everything listens: where things are and what to try. */
+export function startBanner(
+  apiUrl: string,
+  dataDir: string,
+  demo: { host: string; port: number },
+): string {
   return [
     '',
-    'Replix is serving the demo shop (customers, products, orders, order_items).',
+    'Replix is running on its embedded defaults.',
     '',
-    `  instance  ${url}`,
-    `  API key   ${apiKey}`,
-    `  schema    ${url}/openapi.json`,
+    `  control plane  ${apiUrl}/v1   (OpenAPI: ${apiUrl}/v1/openapi.json)`,
+    `  data folder    ${dataDir}`,
+    `  demo source    PostgreSQL at ${demo.host}:${demo.port}, user postgres, any password, database postgres`,
+    '                 (a demo shop: customers, products, orders, order_items)',
     '',
-    'Try:',
-    ...examples,
+    'Get a token, then follow docs/walkthrough.md:',
+    '  export TOKEN=$(npx replix token --email you@example.com)',
+    `  curl -s ${apiUrl}/v1/connections -H "Authorization: Bearer $TOKEN"`,
     '',
     'Ctrl-C stops it.',
     '',
@@ -41,39 +42,35 @@ export function addStartCommand(program: Command): void {
   program
     .command('start')
     .description(
-      'start Replix on its embedded defaults: a demo instance over an embedded PostgreSQL',
+      'start Replix on its embedded defaults: the control plane (API, reconciler, builder, health monitor) on an embedded store, and a demo source',
     )
-    .option('--port <n>', 'port for the instance; 0 picks a free one', '0')
-    .action(async (options: { port: string }) => {
-      process.stderr.write(
-        'Starting the embedded demo database (PGlite) and loading the demo shop…\n',
+    .option('--port <n>', 'control-plane API port (default REPLIX_API_PORT or 4000)')
+    .action(async (options: { port?: string }) => {
+      const config = controlPlaneConfigOrExit(
+        'start',
+        options.port ? { port: Number(options.port) } : {},
       );
+      process.stderr.write('Starting the control plane and the demo source (PGlite)…\n');
       let close: () => Promise<void>;
       let banner: string;
       try {
-        const source = await startDemoSource();
-        const keySecret = newKeySecret();
-        const keyId = newKeyId();
-        const config: InstanceConfig = {
-          sourceUrl: source.url,
-          // PGlite has no logical replication: the demo re-reads its source instead.
-          schemaConfig: parseSchemaConfig({ sync: { mode: 'poll', interval: 30 } }),
-          host: '127.0.0.1',
-          port: Number(options.port),
-          keySecret,
-          keyIds: [keyId],
-          generatedKey: true,
-          buildHash: sourceBuildHash(),
-          logLevel: process.env.REPLIX_LOG_LEVEL ?? 'warn',
-        };
-        const instance = await startInstance(config);
+        const demo = await startDemoSource(demoPort());
+        const running = await startControlPlane(config).catch(async (error) => {
+          await demo.close();
+          throw error;
+        });
+        const demoUrl = new URL(demo.url);
         close = async () => {
-          await instance.close();
-          await source.close();
+          await running.close();
+          await demo.close();
         };
-        banner = demoBanner(instance.url, instance.apiKey ?? '');
+        banner = startBanner(running.url ?? '', config.dataDir, {
+          host: demoUrl.hostname,
+          port: Number(demoUrl.port),
+        });
       } catch (error) {
-        process.stderr.write(`replix start: ${describeStartError(error)}\n`);
+        const message = error instanceof Error ? error.message : String(error);
+        process.stderr.write(`replix start: ${message}\n`);
         process.exit(1);
       }
       exitOnSignals(close);

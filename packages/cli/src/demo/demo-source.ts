@@ -12,10 +12,15 @@ export interface DemoSource {
  * An embedded PostgreSQL (PGlite, WebAssembly) holding the demo dataset, reachable over the
  * Postgres wire protocol on a loopback port, so the demo needs nothing but Node installed.
  */
-export async function startDemoSource(): Promise<DemoSource> {
+export async function startDemoSource(listenPort = 0): Promise<DemoSource> {
   const db = await PGlite.create();
   await db.exec(DEMO_DATASET_SQL);
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 8 });
+  const server = new PGLiteSocketServer({
+    db,
+    host: '127.0.0.1',
+    port: listenPort,
+    maxConnections: 8,
+  });
   await server.start();
   const port = Number(server.getServerConn().split(':').pop());
   return {
