@@ -123,6 +123,47 @@ const UNREACHABLE_CODES = new Set([
   'ETIMEDOUT',
 ]);
 
+/** Node's codes for a server certificate that `verify-full` does not accept. */
+const CERTIFICATE_CODES = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'INVALID_CA',
+]);
+
+/** Node's code for a certificate that does not name the host (the message names both). */
+const HOST_MISMATCH_CODE = 'ERR_TLS_CERT_ALTNAME_INVALID';
+
+/**
+ * OpenSSL's wording of the commonest verification failures. mysql2 replaces the code of any
+ * TLS failure with HANDSHAKE_SSL_ERROR, so its message is all that tells them apart.
+ */
+const CERTIFICATE_MESSAGES: Readonly<Record<string, string>> = {
+  'self-signed certificate in certificate chain': 'SELF_SIGNED_CERT_IN_CHAIN',
+  'self-signed certificate': 'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'unable to verify the first certificate': 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'unable to get issuer certificate': 'UNABLE_TO_GET_ISSUER_CERT',
+  'unable to get local issuer certificate': 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'certificate has expired': 'CERT_HAS_EXPIRED',
+  'certificate is not yet valid': 'CERT_NOT_YET_VALID',
+};
+
+/** The certificate problem behind mysql2's HANDSHAKE_SSL_ERROR, when its message tells. */
+function mySqlTlsCode(message: string): string {
+  if (message.startsWith('Hostname/IP does not match')) return HOST_MISMATCH_CODE;
+  return CERTIFICATE_MESSAGES[message] ?? 'HANDSHAKE_SSL_ERROR';
+}
+
+/** node-postgres's wording when the server answers the SSL request with "no" (it has no code). */
+const PG_NO_TLS_MESSAGE = 'The server does not support SSL connections';
+
 function codeOf(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   if ('code' in error && typeof error.code === 'string' && error.code !== '') return error.code;
@@ -160,6 +201,50 @@ export function sourceErrorFrom(error: unknown, target: SourceTarget, action: st
     code = 'NO_PASSWORD';
   }
   if (code === undefined && message.startsWith('Connection terminated')) code = 'CONNECTION_LOST';
+  if (code === undefined && message === PG_NO_TLS_MESSAGE) code = 'NO_TLS';
+  if (code === 'HANDSHAKE_SSL_ERROR') code = mySqlTlsCode(message);
+
+  if (code === 'NO_TLS' || code === 'HANDSHAKE_NO_SSL_SUPPORT') {
+    return new SourceConnectionError(
+      'source_unreachable',
+      "The source server does not offer TLS, which the connection's tlsMode requires.",
+      target,
+      code,
+    );
+  }
+  if (code !== undefined && CERTIFICATE_CODES.has(code)) {
+    return new SourceConnectionError(
+      'source_unreachable',
+      `The source server's TLS certificate is not trusted (${code}); tlsMode verify-full needs a certificate signed by a trusted CA.`,
+      target,
+      code,
+    );
+  }
+  if (code === HOST_MISMATCH_CODE) {
+    return new SourceConnectionError(
+      'source_unreachable',
+      `The source server's TLS certificate does not carry the server's host name (${code}).`,
+      target,
+      code,
+    );
+  }
+  if (code === 'HANDSHAKE_SSL_ERROR') {
+    return new SourceConnectionError(
+      'source_unreachable',
+      `The TLS handshake with the source server failed (${code}).`,
+      target,
+      code,
+    );
+  }
+  // pg_hba.conf allows the user only over TLS (a `hostssl` line), and this connection had none.
+  if (code === '28000' && /no encryption/.test(message)) {
+    return new SourceConnectionError(
+      'source_auth_failed',
+      'The source server accepts this user only over TLS; set tlsMode to require or verify-full.',
+      target,
+      code,
+    );
+  }
 
   if (code !== undefined && (AUTH_CODES.has(code) || code === 'NO_PASSWORD')) {
     return new SourceConnectionError(

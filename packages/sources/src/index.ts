@@ -32,3 +32,23 @@ export type {
   SourcePosition,
 } from './replication.ts';
 export { KEYS_PER_QUERY, type RowsRequest } from './rows-request.ts';
+export type {
+  ChangeLogReadiness,
+  ServerProbe,
+  ServerProbeReport,
+  ServerProbeTarget,
+} from './server-probe.ts';
+export { serverProbeFor } from './server-probe-for.ts';
+export {
+  SOURCE_TLS_MODES,
+  type SourceTls,
+  type SourceTlsMode,
+  sourceUrlThroughTunnel,
+} from './source-tls.ts';
+export {
+  openSshTunnel,
+  type SshTunnel,
+  SshTunnelError,
+  type SshTunnelOptions,
+  type SshTunnelTarget,
+} from './ssh-tunnel.ts';

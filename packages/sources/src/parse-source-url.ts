@@ -3,6 +3,7 @@ import type { MsSqlConnectorOptions } from './mssql/mssql-connection-options.ts'
 import { msSqlUrlOptions } from './mssql/mssql-url-options.ts';
 import type { MySqlConnectorOptions } from './mysql/mysql-connection-options.ts';
 import type { PostgresConnectorOptions } from './postgres/postgres-connection-options.ts';
+import { tlsFromUrlParams } from './source-tls.ts';
 
 /** A parsed source URL: the engine and the options for its connector. */
 export type SourceUrl =
@@ -28,7 +29,8 @@ function decoded(part: string, what: string): string {
 /**
  * Parses a source URL: `mysql://user:pass@host:port/db` (MySQL and MariaDB),
  * `postgres://user:pass@host:port/db?schema=name` (`postgresql://` too; schema defaults to
- * `public`) or `mssql://user:pass@host:port/db?schema=name` (`sqlserver://` too; see
+ * `public`) — both take `sslmode=disable|prefer|require|verify-full` (default `prefer`),
+ * `sslrootcert=<CA file>` and `sslservername=<name>` (see `tlsFromUrlParams`) — or `mssql://user:pass@host:port/db?schema=name` (`sqlserver://` too; see
  * `msSqlUrlOptions`). User, password and database are percent-decoded. Errors never quote the
  * URL, since it carries the password.
  */
@@ -65,8 +67,11 @@ export function parseSourceUrl(url: string): SourceUrl {
   if (database === '' || database.includes('/')) throw invalid('must name one database');
   const port = parsed.port === '' ? DEFAULT_PORTS[engine] : Number(parsed.port);
 
+  // MySQL and PostgreSQL read libpq's TLS parameters; SQL Server has its own (encrypt, …).
+  const tls = engine === 'mssql' ? undefined : tlsFromUrlParams(parsed.searchParams);
+  const tlsOption = tls === undefined ? {} : { tls };
   if (engine === 'mysql') {
-    return { engine, options: { host, port, user, password, database } };
+    return { engine, options: { host, port, user, password, database, ...tlsOption } };
   }
   if (engine === 'mssql') {
     const basics = { host, port, user, password, database };
@@ -74,5 +79,5 @@ export function parseSourceUrl(url: string): SourceUrl {
   }
   const schema = parsed.searchParams.get('schema') ?? 'public';
   if (schema === '') throw invalid('names an empty schema');
-  return { engine, options: { host, port, user, password, database, schema } };
+  return { engine, options: { host, port, user, password, database, schema, ...tlsOption } };
 }

@@ -32,6 +32,45 @@ describe('sourceErrorFrom', () => {
     expect(error).toMatchObject({ host: 'db.internal', port: 3306, driverCode: 'ECONNREFUSED' });
   });
 
+  it('names TLS failures without quoting host names, whichever driver reports them', () => {
+    const cases: [Error, string][] = [
+      [driverError('The server does not support SSL connections'), 'does not offer TLS'],
+      [
+        driverError('Server does not support secure connection', 'HANDSHAKE_NO_SSL_SUPPORT'),
+        'does not offer TLS',
+      ],
+      [
+        driverError('self-signed certificate in certificate chain', 'SELF_SIGNED_CERT_IN_CHAIN'),
+        'is not trusted (SELF_SIGNED_CERT_IN_CHAIN)',
+      ],
+      // mysql2 replaces the code of every TLS failure; the message still tells.
+      [
+        driverError('unable to verify the first certificate', 'HANDSHAKE_SSL_ERROR'),
+        'is not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE)',
+      ],
+      [
+        driverError(
+          "Hostname/IP does not match certificate's altnames: Host: db.internal. is not in the cert's altnames: DNS:x",
+          'HANDSHAKE_SSL_ERROR',
+        ),
+        "does not carry the server's host name (ERR_TLS_CERT_ALTNAME_INVALID)",
+      ],
+      [
+        driverError(
+          'no pg_hba.conf entry for host "10.0.0.5", user "app", database "shop", no encryption',
+          '28000',
+        ),
+        'only over TLS',
+      ],
+    ];
+    for (const [driver, expected] of cases) {
+      const error = sourceErrorFrom(driver, target, 'x');
+      expect(error, driver.message).toBeInstanceOf(SourceConnectionError);
+      expect(error.message).toContain(expected);
+      expect(error.message).not.toMatch(/db\.internal|10\.0\.0\.5/);
+    }
+  });
+
   it('takes the code from the first part of an AggregateError', () => {
     const aggregate = new AggregateError([driverError('a', 'ECONNREFUSED')], 'all failed');
     expect(sourceErrorFrom(aggregate, target, 'x').code).toBe('source_unreachable');

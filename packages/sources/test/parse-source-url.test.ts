@@ -4,6 +4,7 @@ import { SourceConfigError } from '../src/errors.ts';
 import { MySqlConnector } from '../src/mysql/mysql-connector.ts';
 import { parseSourceUrl } from '../src/parse-source-url.ts';
 import { PostgresConnector } from '../src/postgres/postgres-connector.ts';
+import { sourceUrlThroughTunnel } from '../src/source-tls.ts';
 
 const SECRET = 's3cr3t!pw';
 
@@ -60,6 +61,20 @@ describe('parseSourceUrl', () => {
     });
   });
 
+  it('reads the TLS settings of MySQL and PostgreSQL URLs (libpq names)', () => {
+    expect(parseSourceUrl('mysql://u@h/db?sslmode=require').options).toMatchObject({
+      tls: { mode: 'require' },
+    });
+    expect(
+      parseSourceUrl('postgres://u@h/db?sslmode=verify-full&sslrootcert=%2Fetc%2Fca.pem').options,
+    ).toMatchObject({ tls: { mode: 'verify-full', rootCertFile: '/etc/ca.pem' } });
+    // No sslmode: the connector uses prefer.
+    expect(parseSourceUrl('postgres://u@h/db').options).not.toHaveProperty('tls');
+    expect(parseSourceUrl('mysql://u@h/db?sslservername=db.internal').options).toMatchObject({
+      tls: { mode: 'prefer', serverName: 'db.internal' },
+    });
+  });
+
   it('rejects unknown schemes with unsupported_source, never quoting the password', () => {
     for (const url of [`http://u:${SECRET}@h/db`, `mongodb://u:${SECRET}@h/db`]) {
       const error = thrown(() => parseSourceUrl(url));
@@ -77,12 +92,38 @@ describe('parseSourceUrl', () => {
       `mysql://:${SECRET}@h/db`,
       `mysql://u:${SECRET}%ZZ@h/db`,
       `postgres://u:${SECRET}@h/db?schema=`,
+      `postgres://u:${SECRET}@h/db?sslmode=verify-ca`,
+      `mysql://u:${SECRET}@h/db?sslmode=REQUIRED`,
+      `mysql://u:${SECRET}@h/db?sslmode=require&sslrootcert=`,
     ]) {
       const error = thrown(() => parseSourceUrl(url));
       expect(error.code, url).toBe('invalid_source_url');
       expect(error.message).not.toContain(SECRET);
       expect(String(error.stack)).not.toContain(SECRET);
     }
+  });
+});
+
+describe('sourceUrlThroughTunnel', () => {
+  it("points the URL at the tunnel and keeps the real host as the certificate's name", () => {
+    const through = sourceUrlThroughTunnel(
+      'postgres://u:pw@db.internal:5432/app?sslmode=verify-full',
+      {
+        host: '127.0.0.1',
+        port: 40001,
+      },
+    );
+    expect(parseSourceUrl(through).options).toMatchObject({
+      host: '127.0.0.1',
+      port: 40001,
+      password: 'pw',
+      tls: { mode: 'verify-full', serverName: 'db.internal' },
+    });
+    const ipv6 = sourceUrlThroughTunnel('mysql://u@[fd00::5]:3306/db', { host: '::1', port: 2 });
+    expect(parseSourceUrl(ipv6).options).toMatchObject({
+      host: '::1',
+      tls: { mode: 'prefer', serverName: 'fd00::5' },
+    });
   });
 });
 

@@ -6,6 +6,8 @@ export interface DatabaseServer {
   readonly port: number;
   /** The server's own folder (data, socket, log). */
   readonly dir: string;
+  /** Set when the server was started with `tls` (see `ServerOptions`). */
+  readonly tls?: ServerTls | undefined;
   stop(): Promise<void>;
   /**
    * Stops the server (gracefully, or with `crash` by SIGKILL) and starts it again on the same
@@ -15,3 +17,24 @@ export interface DatabaseServer {
   /** Kills the server at once; for exit and signal handlers. */
   killNow(): void;
 }
+
+/** How a test server is started. */
+export interface ServerOptions {
+  /**
+   * TLS on, with a throwaway CA and server certificate (for `localhost` and `127.0.0.1`) made
+   * with `openssl` in the server's folder, and a user who may only connect over TLS (see
+   * `ServerTls`). Plain connections stay open to everybody else.
+   */
+  readonly tls?: boolean | undefined;
+}
+
+/** A TLS test server's CA file and its TLS-only user (all privileges, replication included). */
+export interface ServerTls {
+  readonly caFile: string;
+  readonly user: string;
+  readonly password: string;
+}
+
+/** The TLS-only user of TLS test servers (PostgreSQL: a `hostssl` rule; MariaDB: REQUIRE SSL). */
+export const TLS_ONLY_USER = 'tls_only';
+export const TLS_ONLY_PASSWORD = 'tls-only-secret';

@@ -1,5 +1,11 @@
 export { MissingBinaryError } from './binaries.ts';
-export type { DatabaseServer } from './database-server.ts';
+export {
+  type DatabaseServer,
+  type ServerOptions,
+  type ServerTls,
+  TLS_ONLY_PASSWORD,
+  TLS_ONLY_USER,
+} from './database-server.ts';
 export { startDedicatedServer } from './dedicated-server.ts';
 export { freePort } from './free-port.ts';
 export { startMariaDb } from './mariadb-server.ts';

@@ -3,6 +3,7 @@ import type { AnyBinlogEvent, BinlogEventByName, BinlogEventName } from '@vlasky
 import type { Pool } from 'mysql2/promise';
 import { ReplicationError, SourceConnectionError, type SourceError } from '../errors.ts';
 import type { ChangeBatch, ChangeStreamRequest } from '../replication.ts';
+import type { TlsNegotiation } from '../source-tls.ts';
 import { BinlogAssembler, type CommittedChanges } from './mysql-binlog-assembler.ts';
 import { MySqlBinlogClient } from './mysql-binlog-client.ts';
 import { binlogStreamError } from './mysql-binlog-errors.ts';
@@ -19,8 +20,10 @@ import { mySqlReplicationReadiness } from './mysql-replication-readiness.ts';
 /** What a binlog stream needs from its connector. */
 export interface BinlogStreamContext {
   readonly options: MySqlConnectorOptions;
+  /** The connector's TLS negotiation: the binlog connection uses TLS as its pool does. */
+  readonly tls: TlsNegotiation;
   /** The connector's metadata pool, for the checks and the table layouts at the start. */
-  readonly pool: Pool;
+  pool(): Promise<Pool>;
   /** Registers a running stream so that closing the connector ends it; returns its removal. */
   attach(end: () => void): () => void;
 }
@@ -129,10 +132,14 @@ export async function* mySqlBinlogStream(
   const target = mySqlTarget(options);
   const tables = request.tables.map((table) => table.table);
   let assembler: BinlogAssembler;
+  let useTls: boolean;
   try {
-    await checkBinlogSettings(context.pool);
-    const layouts = await readBinlogLayouts(context.pool, tables);
+    const pool = await context.pool();
+    await checkBinlogSettings(pool);
+    const layouts = await readBinlogLayouts(pool, tables);
     assembler = new BinlogAssembler(options.database, request.tables, layouts, from);
+    // The pool has connected, so even `prefer` knows by now whether the server offers TLS.
+    useTls = context.tls.useTls !== false;
   } catch (error) {
     throw binlogStreamError(error, from, target);
   }
@@ -150,7 +157,7 @@ export async function* mySqlBinlogStream(
     wake = null;
     resume?.();
   };
-  const client = new MySqlBinlogClient(mySqlConnectionOptions(options), (event) =>
+  const client = new MySqlBinlogClient(mySqlConnectionOptions(options, useTls), (event) =>
     assembler.columnSchemasFor(event),
   );
   const stop = stopper(client);

@@ -10,11 +10,13 @@ import type {
   SourcePosition,
 } from '../replication.ts';
 import type { RowsRequest } from '../rows-request.ts';
+import type { TlsNegotiation } from '../source-tls.ts';
 import { mySqlBinlogStream } from './mysql-binlog-stream.ts';
 import {
   type MySqlConnectorOptions,
   mySqlConnectionOptions,
   mySqlTarget,
+  mySqlTlsNegotiation,
 } from './mysql-connection-options.ts';
 import { introspectMySql } from './mysql-introspector.ts';
 import { BinlogPosition } from './mysql-position.ts';
@@ -27,30 +29,43 @@ import { openMySqlSnapshot } from './mysql-snapshot.ts';
 export class MySqlConnector implements SourceConnector {
   readonly engine = 'mysql';
   readonly #options: MySqlConnectorOptions;
+  readonly #tls: TlsNegotiation;
   readonly #readers = new Set<SnapshotReader>();
   /** How to end each running change stream. */
   readonly #streams = new Set<() => void>();
-  #pool: Pool | undefined;
+  #pool: Promise<Pool> | undefined;
 
   constructor(options: MySqlConnectorOptions) {
     this.#options = options;
+    this.#tls = mySqlTlsNegotiation(options);
   }
 
   /**
    * A small pool for metadata queries and row reads, made on first use; snapshots never borrow
    * from it. Its sessions run in UTC, as the snapshot's do, so TIMESTAMPs read the same.
    */
-  #metadataPool(): Pool {
+  #metadataPool(): Promise<Pool> {
     if (!this.#pool) {
-      const pool = mysql.createPool({
-        ...mySqlConnectionOptions(this.#options),
-        connectionLimit: 2,
+      const created = this.#tls.pool(
+        (useTls) => {
+          const pool = mysql.createPool({
+            ...mySqlConnectionOptions(this.#options, useTls),
+            connectionLimit: 2,
+          });
+          pool.on('connection', (connection) => {
+            // A failure here surfaces through the first query on the connection.
+            connection.query("SET time_zone = '+00:00'", () => {});
+          });
+          return pool.promise();
+        },
+        (pool) => pool.query('SELECT 1'),
+        (pool) => pool.end(),
+      );
+      // A pool that could not be made (server down) is tried again by the next call.
+      created.catch(() => {
+        if (this.#pool === created) this.#pool = undefined;
       });
-      pool.on('connection', (connection) => {
-        // A failure here surfaces through the first query on the connection.
-        connection.query("SET time_zone = '+00:00'", () => {});
-      });
-      this.#pool = pool.promise();
+      this.#pool = created;
     }
     return this.#pool;
   }
@@ -58,7 +73,7 @@ export class MySqlConnector implements SourceConnector {
   /** Current rows by primary key or change column (see `RowsRequest`). */
   async readRows(request: RowsRequest): Promise<unknown[][]> {
     try {
-      return await readMySqlRows(this.#metadataPool(), request);
+      return await readMySqlRows(await this.#metadataPool(), request);
     } catch (error) {
       throw sourceErrorFrom(
         error,
@@ -70,7 +85,7 @@ export class MySqlConnector implements SourceConnector {
 
   async introspect(): Promise<SourceSchema> {
     try {
-      return await introspectMySql(this.#metadataPool());
+      return await introspectMySql(await this.#metadataPool());
     } catch (error) {
       throw sourceErrorFrom(error, mySqlTarget(this.#options), 'introspecting the schema');
     }
@@ -80,6 +95,7 @@ export class MySqlConnector implements SourceConnector {
     let reader: SnapshotReader | undefined;
     reader = await openMySqlSnapshot(
       this.#options,
+      this.#tls,
       () => {
         if (reader) this.#readers.delete(reader);
       },
@@ -91,7 +107,7 @@ export class MySqlConnector implements SourceConnector {
 
   async checkReplication(): Promise<ReplicationReadiness> {
     try {
-      return mySqlReplicationReadiness(await readMySqlReplicationFacts(this.#metadataPool()));
+      return mySqlReplicationReadiness(await readMySqlReplicationFacts(await this.#metadataPool()));
     } catch (error) {
       throw sourceErrorFrom(error, mySqlTarget(this.#options), 'checking replication settings');
     }
@@ -101,7 +117,8 @@ export class MySqlConnector implements SourceConnector {
     return mySqlBinlogStream(
       {
         options: this.#options,
-        pool: this.#metadataPool(),
+        tls: this.#tls,
+        pool: () => this.#metadataPool(),
         attach: (end) => {
           this.#streams.add(end);
           return () => this.#streams.delete(end);
@@ -129,6 +146,9 @@ export class MySqlConnector implements SourceConnector {
     this.#pool = undefined;
     for (const end of [...this.#streams]) end();
     const readers = [...this.#readers];
-    await Promise.allSettled([...readers.map((reader) => reader.close()), pool?.end()]);
+    await Promise.allSettled([
+      ...readers.map((reader) => reader.close()),
+      pool?.then((opened) => opened.end()),
+    ]);
   }
 }

@@ -2,6 +2,7 @@ import mysql, { type Connection } from 'mysql2';
 import type { SnapshotOptions, SnapshotReader, TableReadRequest } from '../connector.ts';
 import { type SourceTarget, sourceErrorFrom } from '../errors.ts';
 import { checkReadRequest, checkSnapshotState, type SnapshotReadState } from '../read-request.ts';
+import type { TlsNegotiation } from '../source-tls.ts';
 import {
   type MySqlConnectorOptions,
   mySqlConnectionOptions,
@@ -166,18 +167,32 @@ const SESSION_SETUP = [
  */
 export async function openMySqlSnapshot(
   options: MySqlConnectorOptions,
+  tls: TlsNegotiation,
   onClose: () => void = () => {},
   snapshotOptions: SnapshotOptions = {},
 ): Promise<MySqlSnapshotReader> {
   const target = mySqlTarget(options);
-  const connection = mysql.createConnection(mySqlConnectionOptions(options));
-  // Until the reader listens, a fatal error is reported through the pending query: unheard on
-  // the connection, it would crash the process.
-  connection.on('error', () => {});
+  let connection: Connection;
+  try {
+    connection = await tls.connect(async (useTls) => {
+      const opened = mysql.createConnection(mySqlConnectionOptions(options, useTls));
+      // Until the reader listens, a fatal error is reported through the pending query: unheard
+      // on the connection, it would crash the process.
+      opened.on('error', () => {});
+      try {
+        await opened.promise().connect();
+      } catch (error) {
+        opened.destroy();
+        throw error;
+      }
+      return opened;
+    });
+  } catch (error) {
+    throw sourceErrorFrom(error, target, 'opening a snapshot');
+  }
   const session = connection.promise();
   let position: BinlogPosition | null;
   try {
-    await session.connect();
     for (const statement of SESSION_SETUP) await session.query(statement);
     let flavour = null;
     if (snapshotOptions.withPosition) {

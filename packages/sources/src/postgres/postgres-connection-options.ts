@@ -1,5 +1,6 @@
 import type { ClientConfig } from 'pg';
 import type { SourceTarget } from '../errors.ts';
+import { nodeTlsOptions, type SourceTls, TlsNegotiation } from '../source-tls.ts';
 
 /** Where and as whom a `PostgresConnector` connects, and which schema it reads. */
 export interface PostgresConnectorOptions {
@@ -12,9 +13,28 @@ export interface PostgresConnectorOptions {
   readonly schema?: string | undefined;
   /** Names the replication slot and publication `replix_<replicationId>` (see `ConnectorOptions`). */
   readonly replicationId?: string | undefined;
+  /** TLS settings (URL `sslmode` …); without them `prefer`. */
+  readonly tls?: SourceTls | undefined;
 }
 
-export function postgresConnectionConfig(options: PostgresConnectorOptions): ClientConfig {
+/** node-postgres's error when the server answers its SSL request with "no" (it has no code). */
+export function postgresRefusesTls(error: unknown): boolean {
+  return error instanceof Error && error.message === 'The server does not support SSL connections';
+}
+
+/** The TLS negotiation of one connector (or probe): its connections share what `prefer` learns. */
+export function postgresTlsNegotiation(options: PostgresConnectorOptions): TlsNegotiation {
+  return new TlsNegotiation(options.tls, postgresRefusesTls);
+}
+
+/**
+ * node-postgres's client settings; `useTls` is what the connector's `TlsNegotiation` decided
+ * for this connection. `ssl` is always set, so PGSSLMODE and friends never decide instead.
+ */
+export function postgresConnectionConfig(
+  options: PostgresConnectorOptions,
+  useTls: boolean,
+): ClientConfig {
   return {
     host: options.host,
     port: options.port,
@@ -24,6 +44,7 @@ export function postgresConnectionConfig(options: PostgresConnectorOptions): Cli
     application_name: 'replix',
     // node-postgres waits forever by default for a server that never answers.
     connectionTimeoutMillis: 10_000,
+    ssl: useTls ? { ...nodeTlsOptions(options.tls ?? { mode: 'prefer' }) } : false,
   };
 }
 

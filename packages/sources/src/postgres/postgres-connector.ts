@@ -9,10 +9,12 @@ import type {
   SourcePosition,
 } from '../replication.ts';
 import type { RowsRequest } from '../rows-request.ts';
+import type { TlsNegotiation } from '../source-tls.ts';
 import {
   type PostgresConnectorOptions,
   postgresConnectionConfig,
   postgresTarget,
+  postgresTlsNegotiation,
 } from './postgres-connection-options.ts';
 import { introspectPostgres } from './postgres-introspector.ts';
 import type { RelationColumn } from './postgres-pgoutput.ts';
@@ -63,16 +65,18 @@ export class PostgresConnector implements SourceConnector {
   readonly replicationName: string;
   readonly #options: PostgresConnectorOptions;
   readonly #target: SourceTarget;
+  readonly #tls: TlsNegotiation;
   readonly #readers = new Set<SnapshotReader>();
   /** Connections of the change streams running now: acknowledgements go through them. */
   readonly #streams = new Set<StatusSink>();
   #acknowledged: Lsn = NO_LSN;
-  #pool: pg.Pool | undefined;
-  #rowsPool: pg.Pool | undefined;
+  #pool: Promise<pg.Pool> | undefined;
+  #rowsPool: Promise<pg.Pool> | undefined;
 
   constructor(options: PostgresConnectorOptions) {
     this.#options = options;
     this.#target = postgresTarget(options);
+    this.#tls = postgresTlsNegotiation(options);
     this.replicationName = postgresReplicationName(options);
   }
 
@@ -81,13 +85,32 @@ export class PostgresConnector implements SourceConnector {
     return this.#options.schema ?? 'public';
   }
 
+  /**
+   * A pool made on first use with TLS as the connector's negotiation says. An idle pooled
+   * client whose connection drops emits 'error' on the pool; unheard, it would crash the
+   * process. The pool discards that client, and the next query reconnects.
+   */
+  #newPool(extra: pg.PoolConfig): Promise<pg.Pool> {
+    return this.#tls.pool(
+      (useTls) => {
+        const pool = new pg.Pool({ ...postgresConnectionConfig(this.#options, useTls), ...extra });
+        pool.on('error', () => {});
+        return pool;
+      },
+      (pool) => pool.query('SELECT 1'),
+      (pool) => pool.end(),
+    );
+  }
+
   /** A small pool for metadata queries, made on first use; snapshots never borrow from it. */
-  #metadataPool(): pg.Pool {
+  #metadataPool(): Promise<pg.Pool> {
     if (!this.#pool) {
-      this.#pool = new pg.Pool({ ...postgresConnectionConfig(this.#options), max: 2 });
-      // An idle pooled client whose connection drops emits 'error' on the pool; unheard, it
-      // would crash the process. The pool discards that client, and the next query reconnects.
-      this.#pool.on('error', () => {});
+      const created = this.#newPool({ max: 2 });
+      // A pool that could not be made (server down) is tried again by the next call.
+      created.catch(() => {
+        if (this.#pool === created) this.#pool = undefined;
+      });
+      this.#pool = created;
     }
     return this.#pool;
   }
@@ -95,7 +118,7 @@ export class PostgresConnector implements SourceConnector {
   /** Runs metadata work, turning whatever it throws into a `SourceError` with a safe message. */
   async #metadata<T>(action: string, work: (pool: pg.Pool) => Promise<T>): Promise<T> {
     try {
-      return await work(this.#metadataPool());
+      return await work(await this.#metadataPool());
     } catch (error) {
       throw sourceErrorFrom(error, this.#target, action);
     }
@@ -107,17 +130,19 @@ export class PostgresConnector implements SourceConnector {
    */
   async readRows(request: RowsRequest): Promise<unknown[][]> {
     if (!this.#rowsPool) {
-      this.#rowsPool = new pg.Pool({
-        ...postgresConnectionConfig(this.#options),
+      const created = this.#newPool({
         types: TEXT_TYPES,
         options: VALUE_TEXT_STARTUP_OPTIONS,
         max: 2,
       });
-      this.#rowsPool.on('error', () => {});
+      created.catch(() => {
+        if (this.#rowsPool === created) this.#rowsPool = undefined;
+      });
+      this.#rowsPool = created;
     }
-    const pool = this.#rowsPool;
+    const rowsPool = this.#rowsPool;
     try {
-      return await readPostgresRows(pool, this.schema, request);
+      return await readPostgresRows(await rowsPool, this.schema, request);
     } catch (error) {
       throw sourceErrorFrom(error, this.#target, `reading rows of table "${request.table}"`);
     }
@@ -136,7 +161,7 @@ export class PostgresConnector implements SourceConnector {
     };
     reader = options.withPosition
       ? await this.#openSnapshotWithPosition(options.tables, onClose)
-      : await openPostgresSnapshot(this.#options, onClose);
+      : await openPostgresSnapshot(this.#options, this.#tls, onClose);
     this.#readers.add(reader);
     return reader;
   }
@@ -172,15 +197,21 @@ export class PostgresConnector implements SourceConnector {
     let connection: PostgresReplicationConnection | undefined;
     let slotCreated = false;
     try {
-      connection = await PostgresReplicationConnection.connect(this.#options).catch((error) => {
-        throw replicationConnectErrorFrom(error, this.#target);
-      });
+      connection = await PostgresReplicationConnection.connect(this.#options, this.#tls).catch(
+        (error) => {
+          throw replicationConnectErrorFrom(error, this.#target);
+        },
+      );
       const exported = await createSlotWithSnapshot(connection, name, facts.serverVersionNum);
       slotCreated = true;
-      return await openPostgresSnapshot(this.#options, onClose, exported);
+      return await openPostgresSnapshot(this.#options, this.#tls, onClose, exported);
     } catch (error) {
       // A slot nobody streams from keeps all WAL from its position: never leave one behind.
-      if (slotCreated) await dropSlot(this.#metadataPool(), name).catch(() => {});
+      if (slotCreated) {
+        await this.#metadataPool()
+          .then((pool) => dropSlot(pool, name))
+          .catch(() => {});
+      }
       throw sourceErrorFrom(error, this.#target, 'creating the replication slot');
     } finally {
       await connection?.end();
@@ -201,6 +232,7 @@ export class PostgresConnector implements SourceConnector {
     const name = this.replicationName;
     return {
       options: this.#options,
+      tls: this.#tls,
       name,
       schema: this.schema,
       checkSlot: async (tables, from) => {
@@ -242,7 +274,10 @@ export class PostgresConnector implements SourceConnector {
     const deadline = Date.now() + 5_000;
     for (;;) {
       try {
-        await this.#metadataPool().query(ADVANCE_SQL, [this.replicationName, lsn.toString()]);
+        await (await this.#metadataPool()).query(ADVANCE_SQL, [
+          this.replicationName,
+          lsn.toString(),
+        ]);
         return;
       } catch (error) {
         // A stream of ours that just stopped may hold the slot for a moment longer.
@@ -283,8 +318,8 @@ export class PostgresConnector implements SourceConnector {
     await Promise.allSettled([
       this.#endStreams(),
       ...readers.map((reader) => reader.close()),
-      pool?.end(),
-      rowsPool?.end(),
+      pool?.then((opened) => opened.end()),
+      rowsPool?.then((opened) => opened.end()),
     ]);
   }
 }

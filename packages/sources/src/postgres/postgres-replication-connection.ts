@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { TlsNegotiation } from '../source-tls.ts';
 import type { PostgresConnectorOptions } from './postgres-connection-options.ts';
 import { postgresConnectionConfig } from './postgres-connection-options.ts';
 import { decodePgoutput, type PgoutputMessage } from './postgres-pgoutput.ts';
@@ -75,26 +76,31 @@ export class PostgresReplicationConnection {
     this.#client = client;
   }
 
-  static async connect(options: PostgresConnectorOptions): Promise<PostgresReplicationConnection> {
-    // `replication` is a start-up parameter node-postgres passes on, missing from its typings.
-    const config: pg.ClientConfig & { replication: 'database' } = {
-      ...postgresConnectionConfig(options),
-      replication: 'database',
-      options: VALUE_TEXT_STARTUP_OPTIONS,
-      types: TEXT_TYPES,
-    };
-    const client = new pg.Client(config);
-    // A dropped connection emits 'error'; unheard, it would crash the process. Streams learn of
-    // it from their START_REPLICATION query, which fails with the same error.
-    client.on('error', () => {});
-    const connection = new PostgresReplicationConnection(client);
-    try {
-      await client.connect();
-    } catch (error) {
-      await connection.end();
-      throw error;
-    }
-    return connection;
+  static async connect(
+    options: PostgresConnectorOptions,
+    tls: TlsNegotiation,
+  ): Promise<PostgresReplicationConnection> {
+    return tls.connect(async (useTls) => {
+      // `replication` is a start-up parameter node-postgres passes on, missing from its typings.
+      const config: pg.ClientConfig & { replication: 'database' } = {
+        ...postgresConnectionConfig(options, useTls),
+        replication: 'database',
+        options: VALUE_TEXT_STARTUP_OPTIONS,
+        types: TEXT_TYPES,
+      };
+      const client = new pg.Client(config);
+      // A dropped connection emits 'error'; unheard, it would crash the process. Streams learn
+      // of it from their START_REPLICATION query, which fails with the same error.
+      client.on('error', () => {});
+      const connection = new PostgresReplicationConnection(client);
+      try {
+        await client.connect();
+      } catch (error) {
+        await connection.end();
+        throw error;
+      }
+      return connection;
+    });
   }
 
   async query(sql: string): Promise<Record<string, unknown>[]> {

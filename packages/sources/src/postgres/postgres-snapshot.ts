@@ -3,6 +3,7 @@ import Cursor from 'pg-cursor';
 import type { SnapshotReader, TableReadRequest } from '../connector.ts';
 import { type SourceTarget, sourceErrorFrom } from '../errors.ts';
 import { checkReadRequest, checkSnapshotState, type SnapshotReadState } from '../read-request.ts';
+import type { TlsNegotiation } from '../source-tls.ts';
 import {
   type PostgresConnectorOptions,
   postgresConnectionConfig,
@@ -143,11 +144,31 @@ export interface ExportedSnapshot {
  */
 export async function openPostgresSnapshot(
   options: PostgresConnectorOptions,
+  tls: TlsNegotiation,
   onClose: () => void = () => {},
   exported?: ExportedSnapshot,
 ): Promise<PostgresSnapshotReader> {
   const target = postgresTarget(options);
-  const client = new pg.Client({ ...postgresConnectionConfig(options), types: TEXT_TYPES });
+  let client: pg.Client;
+  try {
+    client = await tls.connect(async (useTls) => {
+      const opened = new pg.Client({
+        ...postgresConnectionConfig(options, useTls),
+        types: TEXT_TYPES,
+      });
+      // Until the reader listens: an 'error' unheard would crash the process.
+      opened.on('error', () => {});
+      try {
+        await opened.connect();
+      } catch (error) {
+        await opened.end().catch(() => {});
+        throw error;
+      }
+      return opened;
+    });
+  } catch (error) {
+    throw sourceErrorFrom(error, target, 'opening a snapshot');
+  }
   const schema = options.schema ?? 'public';
   const reader = new PostgresSnapshotReader(
     client,
@@ -157,7 +178,6 @@ export async function openPostgresSnapshot(
     exported?.position ?? null,
   );
   try {
-    await client.connect();
     await client.query(SNAPSHOT_SESSION_SQL);
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     if (exported) {

@@ -1,5 +1,6 @@
 import { SourceConnectionError, type SourceError } from '../errors.ts';
 import type { ChangeBatch, ChangeStreamRequest, SourceChange } from '../replication.ts';
+import type { TlsNegotiation } from '../source-tls.ts';
 import { PostgresChangeDecoder, type TypeNamer } from './postgres-change-decoder.ts';
 import { type PostgresConnectorOptions, postgresTarget } from './postgres-connection-options.ts';
 import { Lsn } from './postgres-position.ts';
@@ -26,6 +27,8 @@ export interface StatusSink {
 /** What a WAL stream needs from its connector. */
 export interface WalStreamContext {
   readonly options: PostgresConnectorOptions;
+  /** The connector's TLS negotiation: the replication connection uses TLS as its pools do. */
+  readonly tls: TlsNegotiation;
   /** The slot's and the publication's name. */
   readonly name: string;
   readonly schema: string;
@@ -195,7 +198,7 @@ async function startStreaming(
   for (;;) {
     let connection: PostgresReplicationConnection;
     try {
-      connection = await PostgresReplicationConnection.connect(context.options);
+      connection = await PostgresReplicationConnection.connect(context.options, context.tls);
     } catch (error) {
       throw replicationConnectErrorFrom(error, target);
     }
