@@ -1,9 +1,20 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { SchemaConfigError } from '@replix/engine';
-import { InstanceConfigError, resolveInstanceConfig, startInstance } from '@replix/instance';
+import {
+  ARTIFACT_FILES,
+  InstanceConfigError,
+  type RunningInstance,
+  resolveInstanceConfig,
+  type runArtifact,
+  startInstance,
+} from '@replix/instance';
 import type { Command } from 'commander';
 
 export interface ServeOptions {
   source?: string;
+  artifact?: string;
   config?: string;
   port?: string;
   host?: string;
@@ -26,18 +37,57 @@ export function exitOnSignals(close: () => Promise<void>): void {
 export function describeStartError(error: unknown): string {
   if (error instanceof InstanceConfigError || error instanceof SchemaConfigError)
     return error.message;
+  // An artifact's program carries its own copy of these classes: recognise them by name.
+  const name = (error as { name?: unknown }).name;
+  if (error instanceof Error && (name === 'InstanceConfigError' || name === 'SchemaConfigError'))
+    return error.message;
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);
   return typeof code === 'string' ? `${message} (${code})` : message;
+}
+
+/**
+ * Runs the instance program of a build artifact: imports its `instance.mjs` and calls its
+ * runArtifact, so the instance serves exactly the engine it was built with.
+ */
+async function startFromArtifact(
+  dir: string,
+  options: ServeOptions,
+  onFatal: (reason: string) => void,
+): Promise<RunningInstance> {
+  const artifactDir = resolve(dir);
+  const program = join(artifactDir, ARTIFACT_FILES.program);
+  if (!existsSync(program)) {
+    throw new InstanceConfigError(
+      `${artifactDir} is not a build artifact: it has no ${ARTIFACT_FILES.program}.`,
+    );
+  }
+  const loaded = (await import(pathToFileURL(program).href)) as {
+    runArtifact?: typeof runArtifact;
+  };
+  if (typeof loaded.runArtifact !== 'function') {
+    throw new InstanceConfigError(`The artifact's ${ARTIFACT_FILES.program} has no runArtifact.`);
+  }
+  return loaded.runArtifact(artifactDir, process.env, {
+    source: options.source,
+    port: options.port,
+    host: options.host,
+    logLevel: options.logLevel,
+    onFatal,
+  });
 }
 
 export function addServeCommand(program: Command): void {
   program
     .command('serve')
     .description('serve one database: load a snapshot of the source and answer queries over HTTP')
-    .requiredOption(
+    .option(
       '--source <url>',
-      'mysql://user:pass@host:port/db or postgres://user:pass@host:port/db',
+      'mysql://user:pass@host:port/db or postgres://user:pass@host:port/db (required unless --artifact and REPLIX_SOURCE_URL)',
+    )
+    .option(
+      '--artifact <dir>',
+      "run a build artifact's instance program; configured by the launch environment (docs/control-plane/builds.md)",
     )
     .option('--config <file>', 'schema config file (JSON); see docs/schema-config.md')
     .option('--port <n>', 'port to listen on; 0 picks a free one', '0')
@@ -48,22 +98,30 @@ export function addServeCommand(program: Command): void {
       '\nWhen ready it prints one JSON line on stdout:\n  {"event":"ready","url":"http://127.0.0.1:PORT","apiKey":"rxk_…"}\nLogs are JSON lines on stderr.',
     )
     .action(async (options: ServeOptions) => {
-      let instance: Awaited<ReturnType<typeof startInstance>>;
+      let instance: RunningInstance | undefined;
+      const onFatal = (reason: string) => {
+        process.stderr.write(`replix serve: stopping: ${reason}\n`);
+        (instance ? instance.close() : Promise.resolve()).finally(() => process.exit(1));
+      };
       try {
-        const config = resolveInstanceConfig(options);
-        instance = await startInstance(config, undefined, {
-          onFatal(reason) {
-            process.stderr.write(`replix serve: stopping: ${reason}\n`);
-            (instance ? instance.close() : Promise.resolve()).finally(() => process.exit(1));
-          },
-        });
+        if (options.artifact) {
+          if (options.config) {
+            throw new InstanceConfigError(
+              '--config cannot be used with --artifact: the artifact carries its schema config.',
+            );
+          }
+          instance = await startFromArtifact(options.artifact, options, onFatal);
+        } else {
+          instance = await startInstance(resolveInstanceConfig(options), undefined, { onFatal });
+        }
       } catch (error) {
         process.stderr.write(`replix serve: ${describeStartError(error)}\n`);
         process.exit(1);
       }
-      exitOnSignals(() => instance.close());
-      const ready: Record<string, string> = { event: 'ready', url: instance.url };
-      if (instance.apiKey) ready.apiKey = instance.apiKey;
+      const running = instance;
+      exitOnSignals(() => running.close());
+      const ready: Record<string, string> = { event: 'ready', url: running.url };
+      if (running.apiKey) ready.apiKey = running.apiKey;
       process.stdout.write(`${JSON.stringify(ready)}\n`);
     });
 }

@@ -2,7 +2,7 @@ export { ENGINE_ERRORS, EngineError, type EngineErrorCode, SchemaConfigError } f
 export type { QueryPlan } from './exec/plan.ts';
 export { generateOpenApi } from './openapi.ts';
 export { DEFAULT_LIMIT, QueryEngine, type ResponseMeta } from './query-engine.ts';
-export { compileSchema } from './schema/compile-schema.ts';
+export { compileSchema, forwardName as forwardRelationName } from './schema/compile-schema.ts';
 export type {
   CompiledColumn,
   CompiledRelation,

@@ -1,4 +1,11 @@
 export { ApiKeyVerifier, deriveApiKey, newKeyId, newKeySecret } from './api-keys.ts';
+export {
+  type ArtifactLaunchConfig,
+  applyLaunchOverrides,
+  resolveArtifactConfig,
+} from './artifact-config.ts';
+export type { RunArtifactOptions, runArtifact } from './artifact-main.ts';
+export { ARTIFACT_FILES, type ArtifactManifest, artifactEntryPoint } from './artifact-manifest.ts';
 export { errorResponse, INSTANCE_ERRORS, InstanceError, type InstanceErrorCode } from './errors.ts';
 export {
   type InstanceConfig,
@@ -6,6 +13,7 @@ export {
   type InstanceConfigInput,
   resolveInstanceConfig,
 } from './instance-config.ts';
+export { KEYS_FILE_POLL_MS, readKeysFile, watchKeysFile } from './keys-file-watcher.ts';
 export { ChangeFollower } from './replication/change-follower.ts';
 export { mapChanges, type RowFetcher } from './replication/change-mapper.ts';
 export { SyncScheduler } from './replication/sync-scheduler.ts';

@@ -50,6 +50,41 @@ function readSchemaConfigFile(path: string): SchemaConfig {
   return parseSchemaConfig(parsed);
 }
 
+/** The `--port` flag: an integer from 0 (a free port) to 65535. */
+export function listenPort(given: string | number | undefined): number {
+  const port = Number(given ?? 0);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new InstanceConfigError(`--port must be an integer from 0 to 65535, not ${given}.`);
+  }
+  return port;
+}
+
+/** The key id pattern of `api-keys.ts`: 16 lowercase hex digits. */
+export const KEY_ID_PATTERN = /^[0-9a-f]{16}$/;
+
+/**
+ * The instance's API key material: `REPLIX_KEY_SECRET` (64 hex digits) and `REPLIX_KEY_IDS`
+ * (comma-separated), or a fresh secret and one key made at start when no secret is given.
+ */
+export function keysFromEnvironment(
+  env: NodeJS.ProcessEnv,
+): Pick<InstanceConfig, 'keySecret' | 'keyIds' | 'generatedKey'> {
+  if (!env.REPLIX_KEY_SECRET) {
+    return { keySecret: newKeySecret(), keyIds: [newKeyId()], generatedKey: true };
+  }
+  if (!/^[0-9a-f]{64}$/i.test(env.REPLIX_KEY_SECRET)) {
+    throw new InstanceConfigError('REPLIX_KEY_SECRET must be 64 hex digits (32 bytes).');
+  }
+  const keyIds = (env.REPLIX_KEY_IDS ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
+  if (keyIds.some((id) => !KEY_ID_PATTERN.test(id))) {
+    throw new InstanceConfigError('REPLIX_KEY_IDS must list key ids of 16 lowercase hex digits.');
+  }
+  return { keySecret: Buffer.from(env.REPLIX_KEY_SECRET, 'hex'), keyIds, generatedKey: false };
+}
+
 /**
  * Resolves an instance's configuration from command-line flags and the environment:
  * `REPLIX_SOURCE_URL`, `REPLIX_KEY_SECRET` (64 hex digits), `REPLIX_KEY_IDS` (comma-separated),
@@ -64,38 +99,13 @@ export function resolveInstanceConfig(
     throw new InstanceConfigError(
       'A source is required: --source mysql://… or postgres://… (or REPLIX_SOURCE_URL).',
     );
-  const port = Number(input.port ?? 0);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new InstanceConfigError(`--port must be an integer from 0 to 65535, not ${input.port}.`);
-  }
-  let keySecret: Buffer;
-  let keyIds: string[];
-  let generatedKey = false;
-  if (env.REPLIX_KEY_SECRET) {
-    if (!/^[0-9a-f]{64}$/i.test(env.REPLIX_KEY_SECRET)) {
-      throw new InstanceConfigError('REPLIX_KEY_SECRET must be 64 hex digits (32 bytes).');
-    }
-    keySecret = Buffer.from(env.REPLIX_KEY_SECRET, 'hex');
-    keyIds = (env.REPLIX_KEY_IDS ?? '')
-      .split(',')
-      .map((id) => id.trim())
-      .filter(Boolean);
-    if (keyIds.some((id) => !/^[0-9a-f]{16}$/.test(id))) {
-      throw new InstanceConfigError('REPLIX_KEY_IDS must list key ids of 16 lowercase hex digits.');
-    }
-  } else {
-    keySecret = newKeySecret();
-    keyIds = [newKeyId()];
-    generatedKey = true;
-  }
+  const port = listenPort(input.port);
   return {
     sourceUrl,
     schemaConfig: input.config ? readSchemaConfigFile(input.config) : parseSchemaConfig({}),
     host: input.host ?? '127.0.0.1',
     port,
-    keySecret,
-    keyIds,
-    generatedKey,
+    ...keysFromEnvironment(env),
     buildHash: sourceBuildHash(),
     logLevel: input.logLevel ?? env.REPLIX_LOG_LEVEL ?? 'info',
   };

@@ -34,6 +34,8 @@ export interface StartInstanceOptions {
   readonly onFatal?: (reason: string) => void;
   /** Names the source-side replication state (PostgreSQL slot and publication). */
   readonly replicationId?: string;
+  /** Start with replication paused (the control plane's `replication_paused`). */
+  readonly replicationPaused?: boolean;
 }
 
 /**
@@ -135,6 +137,7 @@ export async function startInstance(
       await app.close();
       throw error;
     }
+    if (options.replicationPaused) scheduler.pause();
     scheduler.start();
     return {
       url: `http://${host}:${port}`,

@@ -22,7 +22,7 @@ interface DraftRelation {
 }
 
 /** `customer_id` → `customer`; any other column list names the relation after `fallback`. */
-function forwardName(columns: readonly string[], fallback: string): string {
+export function forwardName(columns: readonly string[], fallback: string): string {
   const only = columns.length === 1 ? columns[0] : undefined;
   if (only && /_id$/i.test(only) && only.length > 3) return only.slice(0, -3);
   return fallback;

@@ -1,0 +1,62 @@
+import { readFileSync, statSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { ApiKeyVerifier } from './api-keys.ts';
+import { KEY_ID_PATTERN } from './instance-config.ts';
+
+/** How often the keys file is looked at: a deleted key stops working within a second. */
+export const KEYS_FILE_POLL_MS = 500;
+
+/** Reads `{"keyIds": ["<16 hex>", …]}`; throws a message for the log when it is anything else. */
+export function readKeysFile(path: string): string[] {
+  const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
+  const keyIds = (parsed as { keyIds?: unknown } | null)?.keyIds;
+  if (
+    !Array.isArray(keyIds) ||
+    keyIds.some((id) => typeof id !== 'string' || !KEY_ID_PATTERN.test(id))
+  ) {
+    throw new Error('expected {"keyIds": [<16 lowercase hex digits>, …]}');
+  }
+  return keyIds as string[];
+}
+
+/**
+ * Keeps the instance's accepted key ids equal to the keys file the driver rewrites
+ * (`REPLIX_KEYS_FILE`). The file is polled rather than watched with inotify: drivers replace it
+ * by rename, and polling sees that the same way on every file system. A missing or malformed
+ * file keeps the current set and logs one warning until it changes again.
+ */
+export function watchKeysFile(
+  path: string,
+  keys: ApiKeyVerifier,
+  log: Logger,
+  intervalMs = KEYS_FILE_POLL_MS,
+): { close(): void } {
+  let seen = '';
+  let warned = '';
+  const check = () => {
+    let stamp: string;
+    try {
+      const stat = statSync(path);
+      stamp = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+    } catch {
+      stamp = 'missing';
+    }
+    if (stamp === seen) return;
+    seen = stamp;
+    try {
+      if (stamp === 'missing') throw new Error('the file does not exist');
+      const keyIds = readKeysFile(path);
+      keys.setAllowed(keyIds);
+      warned = '';
+      log.info({ keys: keyIds.length }, 'API keys updated from the keys file');
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      if (reason !== warned) log.warn({ reason }, 'keys file unreadable; keeping the current keys');
+      warned = reason;
+    }
+  };
+  check();
+  const timer = setInterval(check, intervalMs);
+  timer.unref();
+  return { close: () => clearInterval(timer) };
+}
