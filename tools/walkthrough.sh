@@ -56,6 +56,12 @@ KEY=$(call POST "/databases/$DATABASE/api-keys" '{"name":"walkthrough"}')
 API_KEY=$(echo "$KEY" | jq -r .key)
 KEY_ID=$(echo "$KEY" | jq -r .keyId)
 INSTANCE=$(call GET "/databases/$DATABASE/instance" | jq -r .instance.endpointUrl)
+# The reconciler hands a new key to the instance within a second or two.
+for _ in $(seq 1 20); do
+  code=$(curl -s -o /dev/null -w '%{http_code}' "$INSTANCE/query" -H "Authorization: Bearer $API_KEY" --data-binary 'customers { id } LIMIT 1')
+  [ "$code" = 200 ] && break
+  sleep 0.5
+done
 curl -sS "$INSTANCE/query" -H "Authorization: Bearer $API_KEY" \
   --data-binary 'customers { id name } ORDER BY id LIMIT 3' | jq -c .data
 rows=$(curl -sS "$INSTANCE/query" -H "Authorization: Bearer $API_KEY" --data-binary 'customers { id } LIMIT 3' | jq '.data | length')

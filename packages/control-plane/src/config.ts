@@ -31,6 +31,8 @@ export interface ControlPlaneConfig {
   /** Health-monitor poll period. */
   readonly healthIntervalMs: number;
   readonly reconcileIntervalMs: number;
+  /** `REPLIX_DRIVER`: where instances run (`process`, the default); checked by createDriver. */
+  readonly driver?: string;
 }
 
 export class ControlPlaneConfigError extends Error {
@@ -119,6 +121,7 @@ export function resolveControlPlaneConfig(
     region,
     oidc,
     logLevel: env.REPLIX_LOG_LEVEL ?? 'info',
+    driver: env.REPLIX_DRIVER || 'process',
     healthIntervalMs: positiveInteger(
       'REPLIX_HEALTH_INTERVAL_MS',
       env.REPLIX_HEALTH_INTERVAL_MS,

@@ -1,6 +1,7 @@
 /**
  * The control plane's error catalogue: every error string the API returns, with its HTTP status
- * and what it means. docs/control-plane-api.md lists the same table; a test keeps them equal.
+ * and what it means. docs/control-plane/errors.md lists the same table; test/error-docs.test.ts
+ * keeps them equal.
  * Responses use the flat envelope `{error, message}` (spec §7).
  */
 export const CONTROL_PLANE_ERRORS = {

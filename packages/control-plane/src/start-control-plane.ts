@@ -83,6 +83,9 @@ export async function startControlPlane(
         url = await app.listen({ host: config.host, port: config.port });
         closers.push(() => app.close());
       } else {
+        // Closers run last-first: the driver stops its instances after the reconciler stopped.
+        // Only a process that runs instances stops them; an api-only one leaves them alone.
+        if (role === 'reconciler') closers.push(() => context.driver.shutdown());
         const running: RunningRole = await ROLE_STARTERS[role](context);
         closers.push(() => running.close());
       }

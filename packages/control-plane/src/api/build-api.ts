@@ -46,12 +46,16 @@ function validationMessage(error: FastifyError): string {
   const path = first.instancePath ? first.instancePath.replace(/^\//, '').replaceAll('/', '.') : '';
   const missing = (first.params as { missingProperty?: string }).missingProperty;
   const allowed = (first.params as { allowedValues?: unknown[] }).allowedValues;
-  const field = missing ? [path, missing].filter(Boolean).join('.') : path;
+  const extra = (first.params as { additionalProperty?: string }).additionalProperty;
+  const named = missing ?? extra;
+  const field = named ? [path, named].filter(Boolean).join('.') : path;
   const detail = missing
     ? 'is required'
-    : allowed
-      ? `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`
-      : (first.message ?? 'is invalid');
+    : extra
+      ? 'is not a known field'
+      : allowed
+        ? `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`
+        : (first.message ?? 'is invalid');
   return field ? `${where}.${field} ${detail}.` : `${where} ${detail}.`;
 }
 
@@ -74,7 +78,7 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
         title: 'Replix control plane',
         version: '1.0.0',
         description:
-          'Manage connections, databases, builds, instances, API keys and the audit log. See docs/control-plane-api.md.',
+          'Manage connections, databases, builds, instances, API keys and the audit log. See docs/control-plane/README.md.',
       },
       components: {
         securitySchemes: {
@@ -109,6 +113,15 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
         'This operation is for members of the service-admins group.',
       );
     }
+  });
+
+  // Actions without a body (provision, terminate, …) are often sent with a JSON content type
+  // and nothing in it, as curl and most SDKs do: read an empty JSON body as no body.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (String(body).trim() === '') return done(null, undefined);
+    parseJson(request, String(body), done);
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {

@@ -29,3 +29,23 @@ export function iso(value: Date | null): string | null;
 export function iso(value: Date | null): string | null {
   return value ? value.toISOString() : null;
 }
+
+/** A page of log lines (spec §2 LogsResponse): repeat with `nextToken` until `done` (spec §4.1 rule 3). */
+export const LogsResponse = Type.Object(
+  {
+    lines: Type.Array(
+      Type.Object({
+        message: Type.String(),
+        timestamp: Type.Number({ description: 'Milliseconds since the epoch.' }),
+      }),
+    ),
+    nextToken: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Pass it back as `nextToken` to read on from here; null when there is nothing to read on from.',
+    }),
+    done: Type.Boolean({
+      description: 'True when the stream has ended and every line has been returned.',
+    }),
+  },
+  { $id: 'LogsResponse' },
+);

@@ -1,4 +1,5 @@
 import { registerActionsRoutes } from './actions-routes.ts';
+import { registerAdminRoutes } from './admin-routes.ts';
 import { registerApiKeysRoutes } from './api-keys-routes.ts';
 import { registerAuditRoutes } from './audit-routes.ts';
 import type { ApiServer } from './build-api.ts';
@@ -23,4 +24,5 @@ export function registerRoutes(app: ApiServer, context: ApiContext): void {
   registerNotificationsRoutes(app, context);
   registerSystemRoutes(app, context);
   registerManagementKeysRoutes(app, context);
+  registerAdminRoutes(app, context);
 }

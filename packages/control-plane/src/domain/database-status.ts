@@ -1,6 +1,6 @@
 /**
  * A database's status. The full set and its transitions are documented as a table in
- * docs/control-plane-api.md ("Database statuses").
+ * docs/control-plane/lifecycle.md.
  */
 export const DATABASE_STATUSES = [
   'draft',

@@ -38,4 +38,10 @@ export interface Driver {
    * and the next one re-adopts them.
    */
   shutdown(): Promise<void>;
+  /**
+   * Stops instances the store no longer has live (left by a control plane that crashed
+   * mid-deploy). `liveInstanceIds` is asked after the driver has looked at what it runs, so an
+   * instance recorded meanwhile is never taken for an orphan. Returns the ids it stopped.
+   */
+  reapOrphans?(liveInstanceIds: () => Promise<Iterable<string>>): Promise<string[]>;
 }

@@ -30,7 +30,7 @@ export interface InstanceLaunch {
 
 /**
  * The environment of `replix serve --artifact`: the contract between drivers and the instance
- * program (docs/control-plane-api.md, "Instance launch").
+ * program (docs/control-plane/builds.md).
  */
 export function launchEnvironment(
   launch: InstanceLaunch,

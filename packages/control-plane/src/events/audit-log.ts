@@ -7,7 +7,7 @@ export interface AuditEntry {
   readonly databaseId?: string | null | undefined;
   readonly entityType: string;
   readonly entityId: string;
-  /** `<entity>.<verb>`, e.g. `database.created`; docs/control-plane-api.md lists them all. */
+  /** `<entity>.<verb>`, e.g. `database.created`; docs/control-plane/audit-and-notifications.md lists them all. */
   readonly eventType: string;
   readonly payload?: Record<string, unknown> | undefined;
 }

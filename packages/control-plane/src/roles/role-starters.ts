@@ -1,3 +1,7 @@
+import { startBuilder } from '../builder/builder-role.ts';
+import { introspectSource } from '../builder/introspect-source.ts';
+import { startHealthMonitor } from '../health/health-monitor-role.ts';
+import { startReconciler } from '../reconciler/reconciler-role.ts';
 import type { RoleContext, RoleName, RunningRole } from './role.ts';
 
 /** How each background role starts; the api role is started by startControlPlane itself. */
@@ -5,7 +9,7 @@ export const ROLE_STARTERS: Record<
   Exclude<RoleName, 'api'>,
   (context: RoleContext) => Promise<RunningRole>
 > = {
-  reconciler: async () => ({ close: async () => {} }),
-  builder: async () => ({ close: async () => {} }),
-  'health-monitor': async () => ({ close: async () => {} }),
+  reconciler: startReconciler,
+  builder: (context) => startBuilder(context, { introspect: introspectSource }),
+  'health-monitor': startHealthMonitor,
 };

@@ -193,6 +193,12 @@ const MIGRATIONS: Record<string, Migration> = {
       );
     },
   },
+  '002-builds': {
+    async up(db: Kysely<unknown>) {
+      // What each build compiled, so the API can tell the database has changed since.
+      await runStatements(db, 'ALTER TABLE builds ADD COLUMN config_hash text');
+    },
+  },
 };
 
 /** Runs `;`-separated DDL one statement at a time (PGlite's extended protocol takes one). */

@@ -134,6 +134,8 @@ export interface BuildTable {
   duration_seconds: number | null;
   cost_estimate_cents: number | null;
   created_at: DefaultTimestamp;
+  /** databaseConfigHash() of what the build compiled (migration 002-builds). */
+  config_hash: string | null;
 }
 
 export interface LogLineTable {

@@ -1,0 +1,105 @@
+import {
+  connectorFromUrl,
+  openSshTunnel,
+  parseSourceUrl,
+  type SourceConnector,
+  SourceError,
+  type SshTunnel,
+  sourceUrlThroughTunnel,
+} from '@replix/sources';
+import type { Selectable } from 'kysely';
+import type { SshTunnelLaunch } from '../drivers/instance-launch.ts';
+import { ApiError } from '../errors.ts';
+import type { SecretBox } from '../secret-box.ts';
+import type { ConnectionTable } from '../store/schema.ts';
+import { splitSourceSchema } from './source-schema-name.ts';
+
+/** How to reach a database's source: the URL `connectorFromUrl` takes, and the tunnel to open. */
+export interface ConnectionTarget {
+  readonly sourceUrl: string;
+  readonly ssh: SshTunnelLaunch | undefined;
+  /** Names the source's replication state (PostgreSQL slot and publication) for the connector. */
+  readonly replicationId?: string | undefined;
+}
+
+const SCHEMES = { mysql: 'mysql', postgres: 'postgres', mssql: 'mssql' } as const;
+
+/** An IPv6 address goes in brackets in a URL. */
+function urlHost(host: string): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/**
+ * The source URL of a connection for one source schema, credentials opened and URL-encoded:
+ * `mysql://user:pass@host:port/schema?sslmode=…`, `postgres://…/database?schema=…&sslmode=…`,
+ * `mssql://…/database?schema=…&encrypt=…&trustServerCertificate=…`. Without a schema it names
+ * the server's own database (`information_schema`, `postgres`, `master`), for server-level
+ * work. Passwords and keys are only ever opened here.
+ */
+export function connectionTarget(
+  connection: Selectable<ConnectionTable>,
+  secrets: SecretBox,
+  schema: string | undefined,
+): ConnectionTarget {
+  const backend = connection.backend as keyof typeof SCHEMES;
+  const { database, schema: sourceSchema } = splitSourceSchema(backend, schema);
+  const user = encodeURIComponent(connection.username);
+  const password = encodeURIComponent(secrets.open(connection.password_enc));
+  const params = new URLSearchParams();
+  if (sourceSchema !== undefined) params.set('schema', sourceSchema);
+  if (backend === 'mssql') {
+    params.set('encrypt', String(connection.tls_mode !== 'disable'));
+    params.set('trustServerCertificate', String(connection.tls_mode !== 'verify-full'));
+  } else {
+    params.set('sslmode', connection.tls_mode);
+  }
+  const query = params.size > 0 ? `?${params.toString()}` : '';
+  const sourceUrl = `${SCHEMES[backend] ?? backend}://${user}:${password}@${urlHost(connection.host)}:${connection.port}/${encodeURIComponent(database)}${query}`;
+  const ssh =
+    connection.ssh && connection.ssh_private_key_enc
+      ? {
+          host: connection.ssh.host,
+          port: connection.ssh.port,
+          user: connection.ssh.user,
+          privateKey: secrets.open(connection.ssh_private_key_enc),
+        }
+      : undefined;
+  return { sourceUrl, ssh };
+}
+
+/**
+ * A source failure as the API reports it: `source_unavailable` with the connector's message,
+ * which by contract names no host, user or password. Anything else is passed on as it is.
+ */
+export function sourceApiError(error: unknown): unknown {
+  if (error instanceof SourceError) return new ApiError('source_unavailable', error.message);
+  return error;
+}
+
+/**
+ * Runs `work` with a connector for the target: opens the SSH tunnel first when there is one
+ * (the URL then points at the tunnel's local end), and always closes connector and tunnel.
+ * Source errors become `source_unavailable` (see `sourceApiError`).
+ */
+export async function withSourceConnector<T>(
+  target: ConnectionTarget,
+  work: (connector: SourceConnector) => Promise<T>,
+): Promise<T> {
+  let tunnel: SshTunnel | undefined;
+  let connector: SourceConnector | undefined;
+  try {
+    let url = target.sourceUrl;
+    if (target.ssh) {
+      const { host, port } = parseSourceUrl(url).options;
+      tunnel = await openSshTunnel(target.ssh, { host, port });
+      url = sourceUrlThroughTunnel(url, tunnel);
+    }
+    connector = connectorFromUrl(url, { replicationId: target.replicationId });
+    return await work(connector);
+  } catch (error) {
+    throw sourceApiError(error);
+  } finally {
+    await connector?.close().catch(() => {});
+    await tunnel?.close();
+  }
+}

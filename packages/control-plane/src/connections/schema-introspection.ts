@@ -1,0 +1,85 @@
+import {
+  compileSchema,
+  defaultSchemaConfig,
+  forwardRelationName,
+  type SourceSchema,
+  type SourceTable,
+} from '@replix/engine';
+
+/** The spec's schema introspection response (GET /databases/{id}/schema). */
+export interface SchemaIntrospection {
+  tables: {
+    name: string;
+    columns: { name: string; type: string; nullable: boolean; key: string }[];
+    relations: {
+      column: string;
+      derivedName: string;
+      referencedTable: string;
+      referencedColumn: string;
+      constraintName: string;
+    }[];
+  }[];
+}
+
+/**
+ * MySQL's COLUMN_KEY: `PRI` in the primary key, `UNI` the sole column of a unique key, `MUL`
+ * the first column of a key that allows repeats (a multi-column unique key, or a foreign key,
+ * which MySQL always indexes), '' otherwise. Derived the same way for every engine.
+ */
+function columnKey(table: SourceTable, column: string): string {
+  if (table.primaryKey.includes(column)) return 'PRI';
+  if (table.uniqueKeys.some((key) => key.length === 1 && key[0] === column)) return 'UNI';
+  if (table.uniqueKeys.some((key) => key[0] === column)) return 'MUL';
+  if (table.foreignKeys.some((fk) => fk.columns[0] === column)) return 'MUL';
+  return '';
+}
+
+/**
+ * The forward relation names an instance would give each foreign key with no schema config:
+ * the engine's own compiler decides (collisions included), so the schema picker shows what
+ * the API will have. If the compiler refuses the bare schema, the name before collision rules.
+ */
+function derivedNames(source: SourceSchema): Map<string, string> {
+  const names = new Map<string, string>();
+  try {
+    const compiled = compileSchema(source, defaultSchemaConfig());
+    for (const table of compiled.tables) {
+      for (const relation of table.relations) {
+        if (relation.kind === 'forward') {
+          names.set(`${table.sourceName}\u0000${relation.constraintName}`, relation.name);
+        }
+      }
+    }
+  } catch {
+    // Fall back below, per foreign key.
+  }
+  return names;
+}
+
+/** Maps an introspected source schema to the spec's response, one relation per key column. */
+export function schemaIntrospection(source: SourceSchema): SchemaIntrospection {
+  const names = derivedNames(source);
+  return {
+    tables: source.tables.map((table) => ({
+      name: table.name,
+      columns: table.columns.map((column) => ({
+        name: column.name,
+        type: column.sourceType,
+        nullable: column.nullable,
+        key: columnKey(table, column.name),
+      })),
+      relations: table.foreignKeys.flatMap((fk) => {
+        const derivedName =
+          names.get(`${table.name}\u0000${fk.name}`) ??
+          forwardRelationName(fk.columns, fk.referencedTable);
+        return fk.columns.map((column, index) => ({
+          column,
+          derivedName,
+          referencedTable: fk.referencedTable,
+          referencedColumn: fk.referencedColumns[index] ?? '',
+          constraintName: fk.name,
+        }));
+      }),
+    })),
+  };
+}

@@ -1,0 +1,77 @@
+import {
+  type ChangeLogReadiness,
+  openSshTunnel,
+  type SourceEngine,
+  SourceError,
+  type SourceTlsMode,
+  type SshTunnel,
+  serverProbeFor,
+} from '@replix/sources';
+
+/** A server to test with raw credentials (the connection test's body, resolved). */
+export interface TestConnectionInput {
+  readonly backend: SourceEngine;
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  readonly password: string;
+  readonly database?: string | undefined;
+  readonly tlsMode?: SourceTlsMode | undefined;
+  readonly ssh?:
+    | {
+        readonly host: string;
+        readonly port: number;
+        readonly user: string;
+        readonly privateKey: string;
+      }
+    | undefined;
+}
+
+/** TestConnectionResult (spec §2). */
+export interface TestConnectionResult {
+  readonly ok: boolean;
+  readonly error?: string;
+  readonly latencyMs?: number;
+  readonly estimatedSizeGb?: number;
+  readonly availableSchemas?: string[];
+  readonly binlog?: Omit<ChangeLogReadiness, 'issues'> & { issues: string[] };
+}
+
+const BYTES_PER_GB = 1_000_000_000;
+
+/**
+ * Connects with raw credentials (through the SSH tunnel when given) and reports what the
+ * engine's server probe found. A server that cannot be reached or refuses the login is an
+ * answer, `{ok: false, error}`, with the connector's safe message; anything else is a bug and
+ * is thrown.
+ */
+export async function testConnection(input: TestConnectionInput): Promise<TestConnectionResult> {
+  let tunnel: SshTunnel | undefined;
+  try {
+    if (input.ssh) tunnel = await openSshTunnel(input.ssh, { host: input.host, port: input.port });
+    const report = await serverProbeFor(input.backend).probe({
+      host: tunnel?.host ?? input.host,
+      port: tunnel?.port ?? input.port,
+      user: input.user,
+      password: input.password,
+      database: input.database,
+      // As `sourceUrlThroughTunnel` does for connectors: through a tunnel, the certificate
+      // must still name the real host.
+      tls: { mode: input.tlsMode ?? 'prefer', ...(tunnel ? { serverName: input.host } : {}) },
+    });
+    return {
+      ok: true,
+      latencyMs: report.latencyMs,
+      ...(report.estimatedSizeBytes === undefined
+        ? {}
+        : { estimatedSizeGb: Math.round((report.estimatedSizeBytes / BYTES_PER_GB) * 1e6) / 1e6 }),
+      availableSchemas: [...report.availableSchemas],
+      binlog: { ...report.changeLog, issues: [...report.changeLog.issues] },
+    };
+  } catch (error) {
+    if (error instanceof SourceError) return { ok: false, error: error.message };
+    throw error;
+  } finally {
+    await tunnel?.close();
+  }
+}

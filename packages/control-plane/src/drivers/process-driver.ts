@@ -1,0 +1,328 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import type { Driver, InstanceHandle, LogChunk } from './driver.ts';
+import { freePort } from './free-port.ts';
+import { type InstanceLaunch, launchEnvironment } from './instance-launch.ts';
+import { lastLogLines, readLogChunk } from './log-file.ts';
+import { processRunsIn } from './process-identity.ts';
+
+/** The `replix` command of this checkout; instances run it with this process's Node. */
+const REPLIX_BIN = fileURLToPath(new URL('../../../cli/bin/replix.js', import.meta.url));
+/** How long SIGTERM gets before SIGKILL. */
+const STOP_GRACE_MS = 10_000;
+/** How long a new instance gets to introspect its source and listen. */
+const DEFAULT_LISTEN_TIMEOUT_MS = 120_000;
+const POLL_MS = 100;
+/** Lines of the instance log quoted when it fails to start. */
+const ERROR_LOG_LINES = 15;
+const PORT_ATTEMPTS = 3;
+
+export interface ProcessDriverOptions {
+  /** The control plane's data folder; instances live in its `instances/` folder. */
+  readonly dataDir: string;
+  readonly log: Logger;
+  /**
+   * The arguments after `node` (default `replix serve --artifact <dir> --port <p> --host
+   * 127.0.0.1`); tests run other programs through this.
+   */
+  readonly programArgs?: (launch: InstanceLaunch, port: number) => string[];
+  readonly listenTimeoutMs?: number;
+}
+
+/** An instance that exited or never listened; the message quotes its log without secrets. */
+export class InstanceStartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InstanceStartError';
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function defaultProgramArgs(launch: InstanceLaunch, port: number): string[] {
+  return [
+    REPLIX_BIN,
+    'serve',
+    '--artifact',
+    launch.artifactDir,
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+  ];
+}
+
+/** The secrets a launch carries, to be blanked out of anything we quote from its log. */
+function secretsOf(launch: InstanceLaunch): string[] {
+  const secrets = [launch.keySecretHex, launch.sourceUrl];
+  try {
+    const password = new URL(launch.sourceUrl).password;
+    if (password) secrets.push(password, decodeURIComponent(password));
+  } catch {}
+  if (launch.ssh) secrets.push(launch.ssh.privateKey);
+  return secrets.filter((secret) => secret.length >= 4);
+}
+
+function redact(text: string, secrets: readonly string[]): string {
+  let result = text;
+  for (const secret of secrets) result = result.split(secret).join('***');
+  return result;
+}
+
+function readNumberFile(path: string): number | null {
+  try {
+    const value = Number(readFileSync(path, 'utf8').trim());
+    return Number.isInteger(value) && value > 0 ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes a file whole or not at all: readers never see half of it. */
+function writeAtomically(path: string, text: string, mode = 0o600): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, text, { mode });
+  renameSync(temporary, path);
+}
+
+/**
+ * Runs each instance as a child process on this machine, in its own folder
+ * `<dataDir>/instances/<instanceId>/`: `keys.json` (the key ids it accepts), `instance.log`
+ * (its stdout and stderr), `pid` and `port`. Children are detached, so they outlive a crashed
+ * control plane; the next one adopts them by pid, checking that the process still runs in the
+ * instance's folder.
+ */
+export class ProcessDriver implements Driver {
+  readonly name = 'process';
+  readonly instancesDir: string;
+  readonly #log: Logger;
+  readonly #programArgs: (launch: InstanceLaunch, port: number) => string[];
+  readonly #listenTimeoutMs: number;
+  /** Instances this process started or adopted: shutdown() stops them. */
+  readonly #owned = new Set<string>();
+  /** Our own children, whose exit we see directly. */
+  readonly #children = new Map<string, ChildProcess>();
+
+  constructor(options: ProcessDriverOptions) {
+    this.instancesDir = join(options.dataDir, 'instances');
+    this.#log = options.log;
+    this.#programArgs = options.programArgs ?? defaultProgramArgs;
+    this.#listenTimeoutMs = options.listenTimeoutMs ?? DEFAULT_LISTEN_TIMEOUT_MS;
+  }
+
+  folderOf(instanceId: string): string {
+    // Ids come from our store, but a path segment must never climb out of the folder.
+    if (!/^[A-Za-z0-9_-]+$/.test(instanceId)) throw new Error('Invalid instance id.');
+    return join(this.instancesDir, instanceId);
+  }
+
+  #pidOf(instanceId: string): number | null {
+    return readNumberFile(join(this.folderOf(instanceId), 'pid'));
+  }
+
+  async start(launch: InstanceLaunch): Promise<InstanceHandle> {
+    const folder = this.folderOf(launch.instanceId);
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const secrets = secretsOf(launch);
+    const runningPid = this.#pidOf(launch.instanceId);
+    const knownPort = readNumberFile(join(folder, 'port'));
+    if (runningPid !== null && processRunsIn(runningPid, folder)) {
+      if (knownPort !== null) {
+        this.#log.info({ instanceId: launch.instanceId, pid: runningPid }, 'instance adopted');
+        this.#owned.add(launch.instanceId);
+        await this.#waitListening(launch.instanceId, runningPid, knownPort, secrets);
+        return this.#handle(launch.instanceId, runningPid, knownPort);
+      }
+      // Running but its address is unknown: replace it.
+      await this.stop(launch.instanceId);
+    }
+    this.#writeKeys(folder, launch.keyIds);
+    let preferredPort = knownPort;
+    for (let attempt = 1; ; attempt++) {
+      const port = await freePort(preferredPort);
+      const pid = this.#spawn(launch, folder, port);
+      try {
+        await this.#waitListening(launch.instanceId, pid, port, secrets);
+        return this.#handle(launch.instanceId, pid, port);
+      } catch (error) {
+        const taken = error instanceof InstanceStartError && error.message.includes('EADDRINUSE');
+        if (!taken || attempt >= PORT_ATTEMPTS) throw error;
+        preferredPort = null;
+      }
+    }
+  }
+
+  #spawn(launch: InstanceLaunch, folder: string, port: number): number {
+    const logFd = openSync(join(folder, 'instance.log'), 'a', 0o600);
+    let child: ChildProcess;
+    try {
+      const env: Record<string, string> = launchEnvironment(launch, join(folder, 'keys.json'));
+      if (process.env.PATH) env.PATH = process.env.PATH;
+      if (process.env.HOME) env.HOME = process.env.HOME;
+      child = spawn(process.execPath, this.#programArgs(launch, port), {
+        cwd: folder,
+        env,
+        detached: true,
+        stdio: ['ignore', logFd, logFd],
+      });
+    } finally {
+      closeSync(logFd);
+    }
+    const pid = child.pid;
+    if (pid === undefined) throw new InstanceStartError('The instance process could not start.');
+    // The control plane may exit without waiting for (or killing) its instances.
+    child.unref();
+    child.once('exit', () => {
+      if (this.#children.get(launch.instanceId) === child) this.#children.delete(launch.instanceId);
+    });
+    this.#children.set(launch.instanceId, child);
+    this.#owned.add(launch.instanceId);
+    writeAtomically(join(folder, 'pid'), String(pid));
+    writeAtomically(join(folder, 'port'), String(port));
+    this.#log.info({ instanceId: launch.instanceId, pid, port }, 'instance process started');
+    return pid;
+  }
+
+  /** Resolves once anything answers HTTP on the port; rejects when the process is gone. */
+  async #waitListening(
+    instanceId: string,
+    pid: number,
+    port: number,
+    secrets: readonly string[],
+  ): Promise<void> {
+    const folder = this.folderOf(instanceId);
+    const deadline = Date.now() + this.#listenTimeoutMs;
+    while (true) {
+      try {
+        await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) });
+        if (processRunsIn(pid, folder)) return;
+      } catch {}
+      if (!processRunsIn(pid, folder)) {
+        // Give the log a moment: the exit can be seen before the last write lands.
+        await sleep(50);
+        const lines = await lastLogLines(join(folder, 'instance.log'), ERROR_LOG_LINES);
+        throw new InstanceStartError(
+          redact(
+            `The instance process exited before it listened.${lines.length ? ` Last log lines:\n${lines.join('\n')}` : ''}`,
+            secrets,
+          ),
+        );
+      }
+      if (Date.now() > deadline) {
+        await this.stop(instanceId);
+        throw new InstanceStartError(
+          `The instance did not listen within ${Math.round(this.#listenTimeoutMs / 1000)} s.`,
+        );
+      }
+      await sleep(POLL_MS);
+    }
+  }
+
+  #handle(instanceId: string, pid: number, port: number): InstanceHandle {
+    return {
+      instanceId,
+      endpointUrl: `http://127.0.0.1:${port}`,
+      containerRef: `process:${pid}`,
+      port,
+      pid,
+    };
+  }
+
+  async stop(instanceId: string): Promise<void> {
+    const folder = this.folderOf(instanceId);
+    const pid = this.#pidOf(instanceId);
+    if (pid !== null && processRunsIn(pid, folder)) {
+      this.#signal(pid, 'SIGTERM');
+      const deadline = Date.now() + STOP_GRACE_MS;
+      while (processRunsIn(pid, folder) && Date.now() < deadline) await sleep(POLL_MS);
+      if (processRunsIn(pid, folder)) {
+        this.#log.warn({ instanceId, pid }, 'instance ignored SIGTERM; killing it');
+        this.#signal(pid, 'SIGKILL');
+        const killDeadline = Date.now() + 2000;
+        while (processRunsIn(pid, folder) && Date.now() < killDeadline) await sleep(POLL_MS);
+      }
+      this.#log.info({ instanceId, pid }, 'instance process stopped');
+    }
+    rmSync(join(folder, 'pid'), { force: true });
+    this.#owned.delete(instanceId);
+    this.#children.delete(instanceId);
+  }
+
+  /** Signals the instance's whole process group (it leads one: it was spawned detached). */
+  #signal(pid: number, signal: NodeJS.Signals): void {
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      try {
+        process.kill(pid, signal);
+      } catch {}
+    }
+  }
+
+  async isAlive(instanceId: string): Promise<boolean> {
+    const pid = this.#pidOf(instanceId);
+    return pid !== null && processRunsIn(pid, this.folderOf(instanceId));
+  }
+
+  async updateKeys(instanceId: string, keyIds: readonly string[]): Promise<void> {
+    const folder = this.folderOf(instanceId);
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    this.#writeKeys(folder, keyIds);
+  }
+
+  #writeKeys(folder: string, keyIds: readonly string[]): void {
+    writeAtomically(join(folder, 'keys.json'), `${JSON.stringify({ keyIds })}\n`);
+  }
+
+  readLogs(instanceId: string, token: string | undefined): Promise<LogChunk> {
+    return readLogChunk(join(this.folderOf(instanceId), 'instance.log'), token);
+  }
+
+  /**
+   * Kills the processes of instance folders that are not live in the store (removed or never
+   * recorded: left by a control plane that crashed mid-deploy) and removes those folders.
+   * The folders are listed before the live ids are asked for: an instance row is written
+   * before its folder, so a folder being created for a newly recorded instance is never taken
+   * for an orphan.
+   */
+  async reapOrphans(liveInstanceIds: () => Promise<Iterable<string>>): Promise<string[]> {
+    const folders = this.instanceFolders();
+    const live = new Set(await liveInstanceIds());
+    const reaped: string[] = [];
+    for (const instanceId of folders) {
+      if (live.has(instanceId)) continue;
+      if (await this.isAlive(instanceId)) {
+        this.#log.warn({ instanceId }, 'stopping an orphaned instance process');
+        reaped.push(instanceId);
+      }
+      await this.stop(instanceId);
+      rmSync(this.folderOf(instanceId), { recursive: true, force: true });
+    }
+    return reaped;
+  }
+
+  /** The instance ids that have a folder here. */
+  instanceFolders(): string[] {
+    if (!existsSync(this.instancesDir)) return [];
+    return readdirSync(this.instancesDir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && /^[A-Za-z0-9_-]+$/.test(entry.name))
+      .map((entry) => entry.name);
+  }
+
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.#owned].map((instanceId) => this.stop(instanceId)));
+  }
+}

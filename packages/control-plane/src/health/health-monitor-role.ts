@@ -1,0 +1,127 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import { InstanceClient } from '../drivers/instance-client.ts';
+import type { RoleContext, RunningRole } from '../roles/role.ts';
+import { classifyHealth, type HealthDetail, type HealthReading } from './classify-health.ts';
+
+interface Checked {
+  readonly instanceId: string;
+  readonly previous: string | null;
+  readonly accountId: string;
+  readonly databaseId: string;
+  readonly databaseName: string;
+}
+
+/**
+ * The health-monitor role: every `healthIntervalMs` it asks each live instance of a `running`
+ * database for `/health/detail` and records its health, snapshot age, swap count and row
+ * counts. Leaving `ok` emits `instance.unhealthy`; coming back to `ok` from an unhealthy
+ * status emits `instance.recovered`; the first reading of an instance emits nothing.
+ */
+export async function startHealthMonitor(context: RoleContext): Promise<RunningRole> {
+  const { db, log } = context;
+  const stopping = new AbortController();
+
+  const record = async (checked: Checked, reading: HealthReading) => {
+    await db.transaction().execute(async (tx) => {
+      // Conditional on the status we read: of two monitors, only one reports a transition.
+      const updated = await tx
+        .updateTable('instances')
+        .set({
+          health_status: reading.health,
+          last_health_check: new Date(),
+          ...(reading.snapshotAgeMs !== null ? { snapshot_age_ms: reading.snapshotAgeMs } : {}),
+          ...(reading.swapCount !== null ? { swap_count: reading.swapCount } : {}),
+          ...(reading.rowCounts !== null ? { row_counts: JSON.stringify(reading.rowCounts) } : {}),
+        })
+        .where('id', '=', checked.instanceId)
+        .where('removed_at', 'is', null)
+        .where(sql<boolean>`health_status IS NOT DISTINCT FROM ${checked.previous}`)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) === 0) return;
+      const event = {
+        accountId: checked.accountId,
+        databaseId: checked.databaseId,
+        databaseName: checked.databaseName,
+      };
+      if (checked.previous === 'ok' && reading.health !== 'ok') {
+        await context.events.emit(tx, {
+          type: 'instance.unhealthy',
+          ...event,
+          fields: { healthStatus: reading.health },
+          message: `${checked.databaseName} is unhealthy: ${reading.health.replace('_', ' ')}.`,
+          severity: 'error',
+        });
+      } else if (
+        checked.previous !== null &&
+        checked.previous !== 'ok' &&
+        reading.health === 'ok'
+      ) {
+        await context.events.emit(tx, {
+          type: 'instance.recovered',
+          ...event,
+          fields: {},
+          message: `${checked.databaseName} is healthy again.`,
+          severity: 'success',
+        });
+      }
+    });
+  };
+
+  const check = async () => {
+    const rows = await db
+      .selectFrom('instances')
+      .innerJoin('databases', 'databases.id', 'instances.database_id')
+      .select([
+        'instances.id as instanceId',
+        'instances.endpoint_url as endpointUrl',
+        'instances.control_key_id as controlKeyId',
+        'instances.health_status as previous',
+        'databases.id as databaseId',
+        'databases.account_id as accountId',
+        'databases.name as databaseName',
+        'databases.key_secret_enc as keySecretEnc',
+      ])
+      .where('instances.removed_at', 'is', null)
+      .where('instances.endpoint_url', 'is not', null)
+      .where('databases.status', '=', 'running')
+      .where('databases.deleted_at', 'is', null)
+      .execute();
+    await Promise.all(
+      rows.map(async (row) => {
+        const client = new InstanceClient(
+          row.endpointUrl as string,
+          context.secrets.openBuffer(row.keySecretEnc),
+          row.controlKeyId,
+        );
+        const answer = await client
+          .json<HealthDetail>('GET', '/health/detail')
+          .catch(() => undefined);
+        if (stopping.signal.aborted) return;
+        await record(row, classifyHealth(answer)).catch((error: unknown) =>
+          log.warn({ err: error, instanceId: row.instanceId }, 'recording instance health failed'),
+        );
+      }),
+    );
+  };
+
+  const loop = (async () => {
+    while (!stopping.signal.aborted) {
+      try {
+        await check();
+      } catch (error) {
+        log.error({ err: error }, 'health check pass failed');
+      }
+      await sleep(context.config.healthIntervalMs, undefined, { signal: stopping.signal }).catch(
+        () => {},
+      );
+    }
+  })();
+
+  return {
+    async close() {
+      stopping.abort();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,135 @@
+import { queueBuild } from '../builder/queue-build.ts';
+import { recordAudit } from '../events/audit-log.ts';
+import { deploy } from './deploy.ts';
+import { dropReplicationState } from './drop-replication-state.ts';
+import {
+  DONE,
+  FINISHED_EVENT,
+  finishedGoal,
+  type GoalOutcome,
+  type GoalRun,
+  goalOf,
+  saveGoal,
+  updateClaimed,
+} from './goal-run.ts';
+import { stopLiveInstance } from './live-instance.ts';
+
+/** How often a goal waiting for its build looks again. */
+const BUILD_POLL_MS = 1000;
+
+/**
+ * Moves the claimed database's goal forward as far as it can go now: to its end, or to a
+ * point where it waits (for a build). Every step is idempotent and records its phase first.
+ */
+export function advanceGoal(run: GoalRun): Promise<GoalOutcome> {
+  const goal = goalOf(run);
+  switch (goal.action) {
+    case 'provision':
+    case 'rebuild':
+      return buildThenDeploy(run);
+    case 'redeploy':
+      return deploy(run, goal.buildId);
+    case 'reconfigure':
+    case 'resize':
+    case 'resume':
+      return deploy(run, run.database.current_build_id);
+    case 'pause':
+      return stopInstance(run, 'pause');
+    case 'terminate':
+      return stopInstance(run, 'terminate');
+    case 'delete':
+      return stopInstance(run, 'delete');
+    default:
+      return failUnknown(run, goal.action);
+  }
+}
+
+async function buildThenDeploy(run: GoalRun): Promise<GoalOutcome> {
+  const { context } = run;
+  let goal = goalOf(run);
+  if (goal.phase?.startsWith('deploy:')) return deploy(run, goal.buildId);
+  if (!goal.buildId) {
+    // The build and the goal that waits for it are recorded together: never two builds.
+    await context.db.transaction().execute(async (tx) => {
+      const buildId = await queueBuild(tx, run.database);
+      await saveGoal(run, { ...goal, phase: 'build', buildId }, tx);
+    });
+    goal = goalOf(run);
+  }
+  const build = await context.db
+    .selectFrom('builds')
+    .select(['status', 'error'])
+    .where('id', '=', goal.buildId as string)
+    .executeTakeFirst();
+  if (build?.status === 'succeeded') {
+    await updateClaimed(run, {
+      goal: JSON.stringify({ ...goal, phase: 'deploy' }),
+      status: 'deploying',
+      updated_at: new Date(),
+    });
+    return deploy(run, goal.buildId);
+  }
+  if (build && build.status !== 'failed') return { kind: 'wait', retryAfterMs: BUILD_POLL_MS };
+  const error = build?.error ?? 'The build disappeared.';
+  const database = run.database;
+  await context.db.transaction().execute(async (tx) => {
+    await updateClaimed(run, finishedGoal({ status: 'failed', last_error: error }), tx);
+    await context.events.emit(tx, {
+      type: 'build.failed',
+      accountId: database.account_id,
+      databaseId: database.id,
+      databaseName: database.name,
+      fields: { error },
+      message: `The build of ${database.name} failed.`,
+      severity: 'error',
+      sticky: true,
+    });
+  });
+  return DONE;
+}
+
+/**
+ * pause: the instance stops and the database is `paused` (resume deploys its build again).
+ * terminate: the instance stops, the source's replication state is dropped, and the database
+ * is `terminated` (provision starts over). delete: as terminate, then the database is gone.
+ */
+async function stopInstance(
+  run: GoalRun,
+  action: 'pause' | 'terminate' | 'delete',
+): Promise<GoalOutcome> {
+  const { context } = run;
+  const stopped = await stopLiveInstance(context, run.database.id);
+  if (action !== 'pause') await dropReplicationState(context, run.database);
+  const database = run.database;
+  await context.db.transaction().execute(async (tx) => {
+    await updateClaimed(
+      run,
+      finishedGoal(
+        action === 'pause'
+          ? { status: 'paused' }
+          : action === 'terminate'
+            ? { status: 'terminated' }
+            : { deleted_at: new Date() },
+      ),
+      tx,
+    );
+    await recordAudit(tx, {
+      accountId: database.account_id,
+      databaseId: database.id,
+      entityType: 'database',
+      entityId: database.id,
+      eventType: FINISHED_EVENT[action] as string,
+      payload: stopped ? { instanceId: stopped.id } : undefined,
+    });
+  });
+  return DONE;
+}
+
+async function failUnknown(run: GoalRun, action: string): Promise<GoalOutcome> {
+  run.context.log.error({ databaseId: run.database.id, action }, 'unknown goal action');
+  await updateClaimed(
+    run,
+    finishedGoal({ status: goalOf(run).fromStatus, last_error: `Unknown action ${action}.` }),
+  );
+  return DONE;
+}

@@ -1,0 +1,315 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { newKeyId } from '@replix/instance';
+import { InstanceStartError } from '../drivers/process-driver.ts';
+import { recordAudit } from '../events/audit-log.ts';
+import { notify } from '../events/notifications.ts';
+import { deployedConfigOf } from './deployed-config.ts';
+import { appendDeploymentLog } from './deployment-log.ts';
+import {
+  DONE,
+  FINISHED_EVENT,
+  finishedGoal,
+  type GoalOutcome,
+  type GoalRun,
+  goalOf,
+  saveGoal,
+  updateClaimed,
+} from './goal-run.ts';
+import { instanceLaunchFor, LaunchError } from './instance-launch-for.ts';
+import { liveInstanceOf, stopLiveInstance } from './live-instance.ts';
+
+/** How long a new instance gets to load its snapshot before the deploy fails. */
+export const SNAPSHOT_LOAD_TIMEOUT_MS = 5 * 60_000;
+const HEALTH_POLL_MS = 250;
+const QUOTED_LOG_LINES = 10;
+
+/** Blanks credentials in URLs of quoted log lines (`//user:secret@` → `//user:***@`). */
+function withoutCredentials(text: string): string {
+  return text.replace(/(\/\/[^/\s:@]*:)[^@\s/]*@/g, '$1***@');
+}
+
+/**
+ * Deploys `buildId` as the database's instance, in phases a successor can resume:
+ * `deploy:replace` (deployment recorded; stop the previous instance, record the new one),
+ * `deploy:start` (start it through the driver, which adopts it if it already runs) and
+ * `deploy:wait` (wait until /health answers 200: the snapshot is in). Then the database is
+ * `running` with this build and configuration; on failure it is `failed` with the reason.
+ */
+export async function deploy(
+  run: GoalRun,
+  buildId: string | null | undefined,
+): Promise<GoalOutcome> {
+  const { context } = run;
+  let goal = goalOf(run);
+  if (!buildId) {
+    return failWithoutDeployment(run, 'There is no build to deploy: provision the database first.');
+  }
+  if (!goal.deploymentId || !goal.phase?.startsWith('deploy:')) {
+    const deploymentId = randomUUID();
+    await context.db.transaction().execute(async (tx) => {
+      await tx
+        .insertInto('deployments')
+        .values({
+          id: deploymentId,
+          database_id: run.database.id,
+          build_id: buildId,
+          action: goal.action,
+          status: 'in_progress',
+        })
+        .execute();
+      if (goal.action === 'resize' && goal.instanceSize) {
+        await updateClaimed(run, { instance_size: goal.instanceSize, updated_at: new Date() }, tx);
+      }
+      await saveGoal(run, { ...goal, phase: 'deploy:replace', deploymentId }, tx);
+    });
+    goal = goalOf(run);
+    await appendDeploymentLog(
+      context.db,
+      deploymentId,
+      `Deploying build ${buildId} (${goal.action})`,
+    );
+  }
+  const deploymentId = goal.deploymentId as string;
+  const log = (message: string) => appendDeploymentLog(context.db, deploymentId, message);
+
+  if (goal.phase === 'deploy:replace') {
+    const previous = await liveInstanceOf(context.db, run.database.id);
+    if (previous) {
+      await log(`Stopping the previous instance ${previous.id}`);
+      await context.driver.stop(previous.id);
+    }
+    const instanceId = randomUUID();
+    await context.db.transaction().execute(async (tx) => {
+      if (previous) {
+        await tx
+          .updateTable('instances')
+          .set({ removed_at: new Date(), updated_at: new Date() })
+          .where('id', '=', previous.id)
+          .execute();
+      }
+      await tx
+        .insertInto('instances')
+        .values({
+          id: instanceId,
+          database_id: run.database.id,
+          build_id: buildId,
+          driver: context.driver.name,
+          control_key_id: newKeyId(),
+        })
+        .execute();
+      await saveGoal(run, { ...goalOf(run), phase: 'deploy:start' }, tx);
+    });
+    goal = goalOf(run);
+  }
+  run.signal.throwIfAborted();
+
+  const instance = await liveInstanceOf(context.db, run.database.id);
+  if (!instance)
+    return failDeploy(run, deploymentId, buildId, 'The new instance record is missing.');
+
+  /** Starts (or adopts) the instance; its address, or the failed goal's outcome. */
+  const startStep = async (): Promise<string | GoalOutcome> => {
+    await log(`Starting instance ${instance.id}`);
+    try {
+      const { launch, keysVersion } = await instanceLaunchFor(
+        context,
+        run.database,
+        instance,
+        buildId,
+      );
+      const handle = await context.driver.start(launch);
+      await context.db.transaction().execute(async (tx) => {
+        await tx
+          .updateTable('instances')
+          .set({
+            endpoint_url: handle.endpointUrl,
+            port: handle.port,
+            pid: handle.pid,
+            container_ref: handle.containerRef,
+            keys_version: keysVersion,
+            updated_at: new Date(),
+          })
+          .where('id', '=', instance.id)
+          .execute();
+        await saveGoal(run, { ...goalOf(run), phase: 'deploy:wait' }, tx);
+      });
+      await log(
+        `Instance ${instance.id} started${handle.port ? ` on port ${handle.port}` : ''} (${handle.containerRef})`,
+      );
+      await log('Waiting for the snapshot to load');
+      return handle.endpointUrl;
+    } catch (error) {
+      if (run.signal.aborted) throw error;
+      const reason =
+        error instanceof InstanceStartError || error instanceof LaunchError
+          ? error.message
+          : 'The instance could not be started.';
+      context.log.warn({ err: error, databaseId: run.database.id }, 'instance start failed');
+      return failDeploy(run, deploymentId, buildId, reason, instance.id);
+    }
+  };
+
+  // Whether this run started the process it waits for: one resumed in `deploy:wait` may find
+  // it stopped (a graceful control-plane exit stops instances) and starts it once more.
+  let startedHere = false;
+  let endpointUrl = instance.endpoint_url ?? '';
+  if (goal.phase === 'deploy:start' || !endpointUrl) {
+    const started = await startStep();
+    if (typeof started !== 'string') return started;
+    endpointUrl = started;
+    startedHere = true;
+  }
+  const deadline = instance.created_at.getTime() + SNAPSHOT_LOAD_TIMEOUT_MS;
+  while (true) {
+    run.signal.throwIfAborted();
+    const status = await fetch(`${endpointUrl}/health`, { signal: AbortSignal.timeout(3000) }).then(
+      (response) => response.status,
+      () => 0,
+    );
+    if (status === 200) break;
+    if (!(await context.driver.isAlive(instance.id))) {
+      if (!startedHere) {
+        startedHere = true;
+        const restarted = await startStep();
+        if (typeof restarted !== 'string') return restarted;
+        endpointUrl = restarted;
+        continue;
+      }
+      const { lines } = await context.driver.readLogs(instance.id, undefined);
+      const quoted = lines.slice(-QUOTED_LOG_LINES).map((line) => withoutCredentials(line.message));
+      return failDeploy(
+        run,
+        deploymentId,
+        buildId,
+        `The instance exited before its snapshot loaded.${quoted.length ? ` Last log lines:\n${quoted.join('\n')}` : ''}`,
+        instance.id,
+      );
+    }
+    if (Date.now() > deadline) {
+      return failDeploy(
+        run,
+        deploymentId,
+        buildId,
+        `The instance did not load its snapshot within ${SNAPSHOT_LOAD_TIMEOUT_MS / 60_000} minutes.`,
+        instance.id,
+      );
+    }
+    await sleep(HEALTH_POLL_MS, undefined, { signal: run.signal }).catch(() => {});
+  }
+
+  await log(`Instance is serving at ${endpointUrl}`);
+  const database = run.database;
+  await context.db.transaction().execute(async (tx) => {
+    await tx
+      .updateTable('deployments')
+      .set({ status: 'succeeded', finished_at: new Date() })
+      .where('id', '=', deploymentId)
+      .execute();
+    await updateClaimed(
+      run,
+      finishedGoal({
+        status: 'running',
+        current_build_id: buildId,
+        deployed_config: JSON.stringify(deployedConfigOf(database)),
+        last_error: null,
+      }),
+      tx,
+    );
+    await recordAudit(tx, {
+      accountId: database.account_id,
+      databaseId: database.id,
+      entityType: 'deployment',
+      entityId: deploymentId,
+      eventType: 'deploy.succeeded',
+      payload: { buildId, instanceId: instance.id, action: goal.action },
+    });
+    await recordAudit(tx, {
+      accountId: database.account_id,
+      databaseId: database.id,
+      entityType: 'database',
+      entityId: database.id,
+      eventType: FINISHED_EVENT[goal.action] ?? `database.${goal.action}`,
+      payload: { buildId, deploymentId },
+    });
+    if (goal.action === 'provision' || goal.action === 'rebuild') {
+      await context.events.emit(tx, {
+        type: 'build.completed',
+        accountId: database.account_id,
+        databaseId: database.id,
+        databaseName: database.name,
+        fields: { endpointUrl },
+        message: `${database.name} is built and running.`,
+        severity: 'success',
+      });
+    }
+  });
+  return DONE;
+}
+
+/** A deploy that cannot even start (nothing to deploy): the goal ends with the database failed. */
+async function failWithoutDeployment(run: GoalRun, reason: string): Promise<GoalOutcome> {
+  const database = run.database;
+  await run.context.db.transaction().execute(async (tx) => {
+    await updateClaimed(run, finishedGoal({ status: 'failed', last_error: reason }), tx);
+    await recordAudit(tx, {
+      accountId: database.account_id,
+      databaseId: database.id,
+      entityType: 'database',
+      entityId: database.id,
+      eventType: 'deploy.failed',
+      payload: { reason },
+    });
+    await notify(tx, {
+      accountId: database.account_id,
+      databaseId: database.id,
+      eventType: 'deploy.failed',
+      message: `Deploy of ${database.name} failed.`,
+      detail: reason,
+      severity: 'error',
+      sticky: true,
+    });
+  });
+  return DONE;
+}
+
+/** Stops what was started, and ends the goal with the database `failed` and the reason. */
+async function failDeploy(
+  run: GoalRun,
+  deploymentId: string,
+  buildId: string,
+  reason: string,
+  instanceId?: string,
+): Promise<GoalOutcome> {
+  const { context } = run;
+  const database = run.database;
+  const action = goalOf(run).action;
+  await appendDeploymentLog(context.db, deploymentId, `Deploy failed: ${reason}`);
+  if (instanceId) await stopLiveInstance(context, run.database.id);
+  await context.db.transaction().execute(async (tx) => {
+    await tx
+      .updateTable('deployments')
+      .set({ status: 'failed', finished_at: new Date() })
+      .where('id', '=', deploymentId)
+      .execute();
+    await updateClaimed(run, finishedGoal({ status: 'failed', last_error: reason }), tx);
+    await recordAudit(tx, {
+      accountId: database.account_id,
+      databaseId: database.id,
+      entityType: 'deployment',
+      entityId: deploymentId,
+      eventType: 'deploy.failed',
+      payload: { buildId, reason, action },
+    });
+    await notify(tx, {
+      accountId: database.account_id,
+      databaseId: database.id,
+      eventType: 'deploy.failed',
+      message: `Deploy of ${database.name} failed.`,
+      detail: reason,
+      severity: 'error',
+      sticky: true,
+    });
+  });
+  return DONE;
+}

@@ -1,0 +1,87 @@
+import { fileURLToPath } from 'node:url';
+import type { ApiContext } from '../api/context.ts';
+import { connectionTarget } from '../connections/connection-target.ts';
+import type { InstanceLaunch } from '../drivers/instance-launch.ts';
+import { deployedConfigOf } from './deployed-config.ts';
+import type { DatabaseRow } from './leases.ts';
+import { replicationIdFor } from './replication-id.ts';
+
+/** A launch together with the keys version its key ids were read at. */
+export interface PreparedLaunch {
+  readonly launch: InstanceLaunch;
+  readonly keysVersion: number;
+}
+
+/** The key ids an instance of the database accepts: its control key and every API key. */
+export async function keyIdsOf(
+  context: Pick<ApiContext, 'db'>,
+  databaseId: string,
+  controlKeyId: string,
+): Promise<{ keyIds: string[]; keysVersion: number }> {
+  // The version is read first: a key added meanwhile makes it stale, and the key sync fixes it.
+  const { keys_version: keysVersion } = await context.db
+    .selectFrom('databases')
+    .select('keys_version')
+    .where('id', '=', databaseId)
+    .executeTakeFirstOrThrow();
+  const keys = await context.db
+    .selectFrom('api_keys')
+    .select('key_id')
+    .where('database_id', '=', databaseId)
+    .orderBy('created_at')
+    .execute();
+  return { keyIds: [controlKeyId, ...keys.map((key) => key.key_id)], keysVersion };
+}
+
+/**
+ * Everything the driver needs to start `instance` of `database` from `buildId`'s artifact:
+ * the source and its secrets (opened here, handed over in the environment only), keys and
+ * settings.
+ */
+export async function instanceLaunchFor(
+  context: Pick<ApiContext, 'db' | 'secrets'>,
+  database: DatabaseRow,
+  instance: { id: string; control_key_id: string },
+  buildId: string,
+): Promise<PreparedLaunch> {
+  const build = await context.db
+    .selectFrom('builds')
+    .select(['id', 'status', 'image_uri'])
+    .where('id', '=', buildId)
+    .executeTakeFirst();
+  if (build?.status !== 'succeeded' || !build.image_uri) {
+    throw new LaunchError('The build to deploy has no artifact.');
+  }
+  const connection = await context.db
+    .selectFrom('connections')
+    .selectAll()
+    .where('id', '=', database.connection_id)
+    .executeTakeFirst();
+  if (!connection) throw new LaunchError("The database's connection no longer exists.");
+  const target = connectionTarget(connection, context.secrets, database.source_schema);
+  const { keyIds, keysVersion } = await keyIdsOf(context, database.id, instance.control_key_id);
+  return {
+    keysVersion,
+    launch: {
+      instanceId: instance.id,
+      databaseId: database.id,
+      buildId: build.id,
+      artifactDir: fileURLToPath(build.image_uri),
+      sourceUrl: target.sourceUrl,
+      ssh: target.ssh,
+      keySecretHex: context.secrets.openBuffer(database.key_secret_enc).toString('hex'),
+      keyIds,
+      replicationId: replicationIdFor(database.id),
+      settings: deployedConfigOf(database),
+      replicationPaused: database.replication_paused,
+    },
+  };
+}
+
+/** A launch that cannot be prepared; its message is fit for the database's last_error. */
+export class LaunchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LaunchError';
+  }
+}

@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type AllowedActions,
+  allowedActions,
+  allowedActionsWithLimits,
+} from '../src/domain/allowed-actions.ts';
+import {
+  ACTIONS,
+  type Action,
+  DATABASE_STATUSES,
+  type DatabaseStatus,
+} from '../src/domain/database-status.ts';
+import { PLAN_LIMITS, PLANS } from '../src/domain/plans.ts';
+import type { Goal } from '../src/store/schema.ts';
+
+type Case = { hasBuild: boolean; replicationPaused: boolean };
+
+/**
+ * The expected allowed set per status when no goal is pending, written out by hand from the
+ * rules in docs/control-plane/lifecycle.md (not computed the way the implementation does).
+ */
+function expectedAllowed(status: DatabaseStatus, { hasBuild, replicationPaused }: Case): Action[] {
+  const deployable: Action[] = hasBuild ? ['reconfigure', 'redeploy', 'resize'] : [];
+  switch (status) {
+    case 'draft':
+    case 'terminated':
+      return ['provision', 'delete'];
+    case 'running':
+      return [
+        'rebuild',
+        ...deployable,
+        'pause',
+        'terminate',
+        'delete',
+        'reload',
+        replicationPaused ? 'resume-replication' : 'pause-replication',
+      ];
+    case 'paused':
+      return ['rebuild', ...deployable, 'resume', 'terminate', 'delete'];
+    case 'failed':
+      return ['rebuild', ...deployable, 'terminate', 'delete'];
+    default:
+      return [];
+  }
+}
+
+const QUEUED_MODE: Action[] = [
+  'provision',
+  'rebuild',
+  'reconfigure',
+  'redeploy',
+  'resize',
+  'pause',
+  'resume',
+  'terminate',
+];
+const IMMEDIATE_MODE: Action[] = [
+  'reload',
+  'pause-replication',
+  'resume-replication',
+  'cancel-goal',
+];
+
+function expectedMode(action: Action, status: DatabaseStatus, hasBuild: boolean): string {
+  if (QUEUED_MODE.includes(action)) return 'queued';
+  if (IMMEDIATE_MODE.includes(action)) return 'immediate';
+  // delete: a teardown first whenever something may be deployed.
+  return status === 'running' || status === 'paused' || (status === 'failed' && hasBuild)
+    ? 'queued'
+    : 'immediate';
+}
+
+function goalOf(state: 'none' | 'queued' | 'claimed', action = 'terminate'): Goal | null {
+  if (state === 'none') return null;
+  return {
+    action,
+    fromStatus: 'running',
+    requestedAt: '2026-01-01T00:00:00.000Z',
+    ...(state === 'claimed' ? { claimedAt: '2026-01-01T00:00:01.000Z' } : {}),
+  };
+}
+
+function expectWellFormed(matrix: AllowedActions): void {
+  expect(Object.keys(matrix)).toEqual([...ACTIONS]);
+  for (const action of ACTIONS) {
+    const entry = matrix[action];
+    expect(['immediate', 'queued']).toContain(entry.mode);
+    if (entry.allowed) expect(entry).not.toHaveProperty('reason');
+    else expect(entry.reason).toMatch(/^[A-Z].{10,}\.$/);
+  }
+}
+
+const rows: Array<[DatabaseStatus, 'none' | 'queued' | 'claimed', string, boolean, boolean]> = [];
+for (const status of DATABASE_STATUSES)
+  for (const goal of ['none', 'queued', 'claimed'] as const)
+    for (const plan of PLANS)
+      for (const hasBuild of [true, false])
+        for (const replicationPaused of [false, true])
+          rows.push([status, goal, plan, hasBuild, replicationPaused]);
+
+describe('allowedActions', () => {
+  it.each(rows)(
+    'status %s, goal %s, plan %s, hasBuild %s, replicationPaused %s',
+    (status, goalState, plan, hasBuild, replicationPaused) => {
+      const matrix = allowedActions({
+        status,
+        goal: goalOf(goalState),
+        plan: plan as (typeof PLANS)[number],
+        hasBuild,
+        replicationPaused,
+      });
+      expectWellFormed(matrix);
+      const allowed =
+        goalState === 'none'
+          ? expectedAllowed(status, { hasBuild, replicationPaused })
+          : goalState === 'queued'
+            ? ['cancel-goal']
+            : [];
+      expect(ACTIONS.filter((action) => matrix[action].allowed)).toEqual(
+        ACTIONS.filter((action) => allowed.includes(action)),
+      );
+      for (const action of ACTIONS) {
+        expect(matrix[action].mode, action).toBe(expectedMode(action, status, hasBuild));
+      }
+    },
+  );
+
+  it('says a queued goal must be cancelled first, and a claimed one awaited', () => {
+    const base = { plan: 'pro', hasBuild: true, replicationPaused: false } as const;
+    const queued = allowedActions({ ...base, status: 'terminating', goal: goalOf('queued') });
+    expect(queued.pause.reason).toBe('Another action is queued: terminate. Cancel it first.');
+    expect(queued['cancel-goal']).toEqual({ allowed: true, mode: 'immediate' });
+    const claimed = allowedActions({
+      ...base,
+      status: 'building',
+      goal: goalOf('claimed', 'provision'),
+    });
+    expect(claimed.rebuild.reason).toBe(
+      'The database is building (provision in progress); wait until it finishes.',
+    );
+    expect(claimed['cancel-goal'].reason).toBe(
+      'The provision has already started and can no longer be cancelled.',
+    );
+    const none = allowedActions({ ...base, status: 'running', goal: null });
+    expect(none['cancel-goal'].reason).toBe('No action is queued.');
+  });
+
+  it('names the statuses an action needs', () => {
+    const matrix = allowedActions({
+      status: 'draft',
+      goal: null,
+      plan: 'free',
+      hasBuild: false,
+      replicationPaused: false,
+    });
+    expect(matrix.redeploy.reason).toBe(
+      'Redeploy needs a running, paused or failed database; this one is draft.',
+    );
+    expect(matrix.resume.reason).toBe('Resume needs a paused database; this one is draft.');
+  });
+
+  it('refuses resize on a plan whose largest size is the smallest one', () => {
+    const matrix = allowedActionsWithLimits(
+      { status: 'running', goal: null, hasBuild: true, replicationPaused: false },
+      { ...PLAN_LIMITS.free, maxInstanceSize: 'xs' },
+    );
+    expect(matrix.resize).toEqual({
+      allowed: false,
+      mode: 'queued',
+      reason: 'Your plan allows only the xs size; upgrade to resize.',
+    });
+    expect(matrix.reconfigure.allowed).toBe(true);
+  });
+
+  it('asks for a build before deploying settings', () => {
+    const matrix = allowedActions({
+      status: 'failed',
+      goal: null,
+      plan: 'business',
+      hasBuild: false,
+      replicationPaused: false,
+    });
+    expect(matrix.reconfigure.reason).toBe(
+      'The database has no successful build yet; rebuild it first.',
+    );
+    expect(matrix.delete).toEqual({ allowed: true, mode: 'immediate' });
+  });
+});

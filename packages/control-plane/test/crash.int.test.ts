@@ -1,0 +1,230 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SecretBox } from '../src/secret-box.ts';
+import { openStore } from '../src/store/open-store.ts';
+import type { StoreKind } from './control-plane-harness.ts';
+import {
+  eventually,
+  instanceProcesses,
+  killInstanceProcesses,
+  seedProvision,
+} from './reconciler-fixtures.ts';
+
+const CHILD = fileURLToPath(new URL('./fixtures/control-plane-child.ts', import.meta.url));
+
+interface DatabaseState {
+  event: 'database';
+  status: string;
+  phase: string | null;
+  lastError: string | null;
+  liveInstances: string[];
+  pids: number[];
+}
+
+/** A control plane running as a child process, and what it printed. */
+class ChildControlPlane {
+  readonly process: ChildProcess;
+  readonly states: DatabaseState[] = [];
+  stderr = '';
+  #exited: Promise<number | null>;
+
+  constructor(env: Record<string, string>) {
+    this.process = spawn(process.execPath, [CHILD], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let buffered = '';
+    this.process.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      let newline = buffered.indexOf('\n');
+      while (newline >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        try {
+          const event = JSON.parse(line) as DatabaseState;
+          if (event.event === 'database') this.states.push(event);
+        } catch {}
+        newline = buffered.indexOf('\n');
+      }
+    });
+    this.process.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString()).slice(-20_000);
+    });
+    this.#exited = new Promise((resolve) => this.process.once('exit', (code) => resolve(code)));
+  }
+
+  get latest(): DatabaseState | undefined {
+    return this.states.at(-1);
+  }
+
+  waitForState(check: (state: DatabaseState) => boolean, timeoutMs: number, what: string) {
+    return eventually(
+      async () => {
+        if (this.process.exitCode !== null)
+          throw new Error(`the control plane exited: ${this.stderr.slice(-2000)}`);
+        return this.states.find(check);
+      },
+      timeoutMs,
+      what,
+    );
+  }
+
+  kill(signal: NodeJS.Signals): Promise<number | null> {
+    if (this.process.exitCode === null && this.process.signalCode === null)
+      this.process.kill(signal);
+    return this.#exited;
+  }
+}
+
+const children: ChildControlPlane[] = [];
+const cleanups: Array<() => Promise<void> | void> = [];
+
+afterEach(async () => {
+  for (const child of children.splice(0)) await child.kill('SIGKILL');
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** One control-plane store (PGlite in a data folder, or a PostgreSQL database) to crash over. */
+async function crashSetup(kind: StoreKind) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'replix-crash-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  cleanups.push(() => killInstanceProcesses(dataDir));
+  const secretKey = randomBytes(32);
+  let databaseUrl: string | undefined;
+  if (kind === 'postgres') {
+    const database = await testPostgres().createDatabase();
+    databaseUrl = database.url;
+    cleanups.push(() => database.drop());
+  }
+  const source = await testMariaDb().createDatabase(
+    "CREATE TABLE item (id INT PRIMARY KEY, name VARCHAR(20)); INSERT INTO item VALUES (1, 'one')",
+  );
+  cleanups.push(() => source.drop());
+  // Seed the store before any control plane holds it (an embedded store is single-process).
+  const store = await openStore({ databaseUrl, dataDir });
+  const seeded = await seedProvision(store.db, new SecretBox(secretKey), source.url);
+  await store.close();
+  const env: Record<string, string> = {
+    REPLIX_DATA_DIR: dataDir,
+    REPLIX_SECRET_KEY: secretKey.toString('hex'),
+    REPLIX_API_PORT: '0',
+    REPLIX_RECONCILE_INTERVAL_MS: '200',
+    REPLIX_HEALTH_INTERVAL_MS: '500',
+    REPLIX_LOG_LEVEL: 'warn',
+    REPLIX_TEST_WATCH_DATABASE: seeded.databaseId,
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  };
+  const start = () => {
+    const child = new ChildControlPlane(env);
+    children.push(child);
+    return child;
+  };
+  return { dataDir, seeded, start };
+}
+
+/** Whether a pid file has appeared: the driver has spawned an instance process. */
+function instanceSpawned(dataDir: string): boolean {
+  const root = join(dataDir, 'instances');
+  if (!existsSync(root)) return false;
+  return readdirSync(root).some((id) => existsSync(join(root, id, 'pid')));
+}
+
+describe.each<StoreKind>(['pglite', 'postgres'])(
+  'a control plane crash on the %s store',
+  (kind) => {
+    it('while deploying: the next control plane adopts the instance and finishes the goal', async () => {
+      const { dataDir, start } = await crashSetup(kind);
+      const first = start();
+      await eventually(async () => instanceSpawned(dataDir), 90_000, 'the instance to be spawned');
+      await first.kill('SIGKILL');
+      const [spawned] = instanceProcesses(dataDir);
+      expect(spawned).toEqual(expect.any(Number));
+      expect(first.latest?.status).not.toBe('running');
+
+      const second = start();
+      const running = await second.waitForState(
+        (state) => state.status === 'running' && state.phase === null,
+        90_000,
+        'running after the restart',
+      );
+      expect(running.liveInstances).toHaveLength(1);
+      // The instance that survived the crash was adopted, not started again beside it.
+      expect(instanceProcesses(dataDir)).toEqual([spawned]);
+      expect(running.pids).toEqual([spawned]);
+
+      // A crash while running: the next control plane keeps the instance as it is.
+      await second.kill('SIGKILL');
+      const third = start();
+      await third.waitForState((state) => state.status === 'running', 30_000, 'the first state');
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      expect(instanceProcesses(dataDir)).toEqual([spawned]);
+      expect(third.latest?.pids).toEqual([spawned]);
+
+      // A graceful stop stops the instances it runs; the next start brings them back.
+      expect(await third.kill('SIGTERM')).toBe(0);
+      expect(instanceProcesses(dataDir)).toEqual([]);
+      const fourth = start();
+      const restarted = await fourth.waitForState(
+        (state) => state.pids.length === 1 && state.pids[0] !== spawned,
+        30_000,
+        'the instance to be restarted',
+      );
+      await eventually(
+        async () => instanceProcesses(dataDir).length === 1,
+        10_000,
+        'one instance process',
+      );
+      expect(instanceProcesses(dataDir)).toEqual(restarted.pids);
+      expect(restarted.liveInstances).toEqual(running.liveInstances);
+      expect(await fourth.kill('SIGTERM')).toBe(0);
+      expect(instanceProcesses(dataDir)).toEqual([]);
+    }, 240_000);
+
+    it('a graceful stop while deploying: the next control plane starts the instance again', async () => {
+      const { dataDir, start } = await crashSetup(kind);
+      const first = start();
+      await eventually(async () => instanceSpawned(dataDir), 90_000, 'the instance to be spawned');
+      expect(await first.kill('SIGTERM')).toBe(0);
+      expect(instanceProcesses(dataDir)).toEqual([]);
+      expect(first.latest?.status).toBe('deploying');
+
+      const second = start();
+      const running = await second.waitForState(
+        (state) => state.status === 'running' && state.phase === null,
+        90_000,
+        'running after the restart',
+      );
+      expect(running.liveInstances).toHaveLength(1);
+      expect(instanceProcesses(dataDir)).toEqual(running.pids);
+      expect(await second.kill('SIGTERM')).toBe(0);
+    }, 240_000);
+
+    it('while building: the goal resumes and the database runs one instance', async () => {
+      const { dataDir, start } = await crashSetup(kind);
+      const first = start();
+      await first.waitForState(
+        (state) => state.phase === 'build',
+        60_000,
+        'the build to be queued',
+      );
+      await first.kill('SIGKILL');
+
+      const second = start();
+      const running = await second.waitForState(
+        (state) => state.status === 'running' && state.phase === null,
+        150_000,
+        'running after the restart',
+      );
+      expect(running.liveInstances).toHaveLength(1);
+      expect(instanceProcesses(dataDir)).toEqual(running.pids);
+      expect(await second.kill('SIGTERM')).toBe(0);
+      expect(instanceProcesses(dataDir)).toEqual([]);
+    }, 240_000);
+  },
+);

@@ -1,0 +1,238 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { parseSchemaConfig } from '@replix/engine';
+import { newKeyId, type RunningInstance, startInstance } from '@replix/instance';
+import pino from 'pino';
+import type { DatabaseStatus } from '../src/domain/database-status.ts';
+import type { Goal } from '../src/store/schema.ts';
+import type { TestControlPlane } from './control-plane-harness.ts';
+
+/**
+ * Store rows for the lifecycle tests (actions, instance status): the states a database reaches
+ * through the reconciler, written directly so every cell of the matrix can be reached quickly.
+ */
+export interface Caller {
+  readonly token: string;
+  readonly accountId: string;
+}
+
+/** A token and its account (made on first use, like any new user's). */
+export async function caller(cp: TestControlPlane, email: string, plan = 'free'): Promise<Caller> {
+  const token = await cp.token(email);
+  const first = await cp.request('GET', '/v1/management-keys', { token });
+  if (first.status !== 200) throw new Error(`cannot sign in ${email}: ${first.status}`);
+  const user = await cp.context.db
+    .selectFrom('users')
+    .select('account_id')
+    .where('email', '=', email)
+    .executeTakeFirstOrThrow();
+  await cp.context.db
+    .updateTable('accounts')
+    .set({ plan })
+    .where('id', '=', user.account_id)
+    .execute();
+  return { token, accountId: user.account_id };
+}
+
+export interface SourceServer {
+  readonly host: string;
+  readonly port: number;
+  readonly user: string;
+  readonly password: string;
+  readonly backend: 'mysql' | 'postgres';
+}
+
+/** Where a connection leads; by default a closed port (the source is not needed). */
+export function sourceFromUrl(url: string): SourceServer {
+  const parsed = new URL(url);
+  return {
+    host: parsed.hostname,
+    port: Number(parsed.port),
+    user: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+    backend: parsed.protocol.startsWith('postgres') ? 'postgres' : 'mysql',
+  };
+}
+
+export async function insertConnection(
+  cp: TestControlPlane,
+  owner: Caller,
+  source: SourceServer = {
+    host: '127.0.0.1',
+    port: 1,
+    user: 'nobody',
+    password: 'pw',
+    backend: 'mysql',
+  },
+): Promise<string> {
+  const id = randomUUID();
+  await cp.context.db
+    .insertInto('connections')
+    .values({
+      id,
+      account_id: owner.accountId,
+      name: `conn-${id.slice(0, 8)}`,
+      backend: source.backend,
+      host: source.host,
+      port: source.port,
+      username: source.user,
+      password_enc: cp.context.secrets.seal(source.password),
+      default_region: 'eu-west-1',
+      tls_mode: 'disable',
+      ssh: null,
+      ssh_private_key_enc: null,
+    })
+    .execute();
+  return id;
+}
+
+export interface DatabaseSeed {
+  readonly status?: DatabaseStatus;
+  readonly goal?: Goal | null;
+  readonly connectionId?: string;
+  readonly instanceSize?: string;
+  readonly replicationPaused?: boolean;
+  /** Adds a succeeded build and makes it the current one. */
+  readonly withBuild?: boolean;
+  /** Marks the database deployed with its current settings. */
+  readonly deployed?: boolean;
+  readonly keySecret?: Buffer;
+}
+
+export interface SeededDatabase {
+  readonly id: string;
+  readonly connectionId: string;
+  readonly buildId: string | undefined;
+  readonly keySecret: Buffer;
+}
+
+export async function insertDatabase(
+  cp: TestControlPlane,
+  owner: Caller,
+  seed: DatabaseSeed = {},
+): Promise<SeededDatabase> {
+  const { db, secrets } = cp.context;
+  const id = randomUUID();
+  const connectionId = seed.connectionId ?? (await insertConnection(cp, owner));
+  const keySecret = seed.keySecret ?? randomBytes(32);
+  const instanceSize = seed.instanceSize ?? 'xs';
+  await db
+    .insertInto('databases')
+    .values({
+      id,
+      account_id: owner.accountId,
+      connection_id: connectionId,
+      name: `db-${id.slice(0, 8)}`,
+      source_schema: 'app',
+      schema_config: JSON.stringify({}),
+      region: 'eu-west-1',
+      instance_size: instanceSize,
+      sync_mode: 'cdc',
+      sync_interval: 1,
+      log_level: 'info',
+      safety_net: 0,
+      status: seed.status ?? 'draft',
+      goal: seed.goal ? JSON.stringify(seed.goal) : null,
+      replication_paused: seed.replicationPaused ?? false,
+      key_secret_enc: secrets.seal(keySecret),
+      deployed_config: seed.deployed
+        ? JSON.stringify({
+            instanceSize,
+            taskCpu: 0.25,
+            taskMemoryMb: 512,
+            syncMode: 'cdc',
+            syncInterval: 1,
+            logLevel: 'info',
+            safetyNet: 0,
+          })
+        : null,
+    })
+    .execute();
+  let buildId: string | undefined;
+  if (seed.withBuild) {
+    buildId = await insertBuild(cp, owner, id, 'succeeded');
+    await db
+      .updateTable('databases')
+      .set({ current_build_id: buildId })
+      .where('id', '=', id)
+      .execute();
+  }
+  return { id, connectionId, buildId, keySecret };
+}
+
+export async function insertBuild(
+  cp: TestControlPlane,
+  owner: Caller,
+  databaseId: string,
+  status: 'queued' | 'in_progress' | 'succeeded' | 'failed',
+): Promise<string> {
+  const id = randomUUID();
+  const finished = status === 'succeeded' || status === 'failed';
+  await cp.context.db
+    .insertInto('builds')
+    .values({
+      id,
+      database_id: databaseId,
+      account_id: owner.accountId,
+      region: 'eu-west-1',
+      status,
+      image_uri: finished ? `file:///tmp/artifacts/${id}/` : null,
+      started_at: new Date(),
+      finished_at: finished ? new Date() : null,
+      duration_seconds: finished ? 3 : null,
+      compute_type: 'process.small',
+      cost_estimate_cents: finished ? 1 : null,
+    })
+    .execute();
+  return id;
+}
+
+/** A live instances row pointing at `endpointUrl` (a real instance, or a closed port). */
+export async function insertInstance(
+  cp: TestControlPlane,
+  databaseId: string,
+  endpointUrl: string,
+  controlKeyId = newKeyId(),
+  buildId: string | null = null,
+): Promise<string> {
+  const id = randomUUID();
+  await cp.context.db
+    .insertInto('instances')
+    .values({
+      id,
+      database_id: databaseId,
+      build_id: buildId,
+      driver: 'process',
+      container_ref: 'process:0',
+      endpoint_url: endpointUrl,
+      port: Number(new URL(endpointUrl).port),
+      pid: null,
+      control_key_id: controlKeyId,
+    })
+    .execute();
+  return id;
+}
+
+/**
+ * A real instance over a source database, accepting the control key of a seeded database (as
+ * the reconciler starts one), so the immediate actions reach a real /reload and /replication.
+ */
+export async function startRealInstance(
+  sourceUrl: string,
+  keySecret: Buffer,
+  controlKeyId: string,
+): Promise<RunningInstance> {
+  return startInstance(
+    {
+      sourceUrl,
+      schemaConfig: parseSchemaConfig({}),
+      host: '127.0.0.1',
+      port: 0,
+      keySecret,
+      keyIds: [controlKeyId],
+      generatedKey: false,
+      buildHash: 'test00000000',
+      logLevel: 'silent',
+    },
+    pino({ level: 'silent' }),
+  );
+}

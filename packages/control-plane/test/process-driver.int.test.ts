@@ -1,0 +1,235 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deriveApiKey, newKeyId, newKeySecret } from '@replix/instance';
+import { testMariaDb } from '@replix/testkit/vitest';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ControlPlaneConfigError, resolveControlPlaneConfig } from '../src/config.ts';
+import { createDriver } from '../src/drivers/create-driver.ts';
+import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
+import { InstanceStartError, ProcessDriver } from '../src/drivers/process-driver.ts';
+import { processesUnder } from '../src/drivers/process-identity.ts';
+
+const REPLIX_BIN = fileURLToPath(new URL('../../cli/bin/replix.js', import.meta.url));
+const log = pino({ level: 'silent' });
+
+/** `replix serve --source` stands in for an artifact's program: same env contract. */
+const serveSource = (launch: InstanceLaunch, port: number) => [
+  REPLIX_BIN,
+  'serve',
+  '--source',
+  launch.sourceUrl,
+  '--port',
+  String(port),
+  '--host',
+  '127.0.0.1',
+];
+
+function launchFor(sourceUrl: string, overrides: Partial<InstanceLaunch> = {}): InstanceLaunch {
+  return {
+    instanceId: randomUUID(),
+    databaseId: randomUUID(),
+    buildId: randomUUID(),
+    artifactDir: '/nonexistent',
+    sourceUrl,
+    ssh: undefined,
+    keySecretHex: newKeySecret().toString('hex'),
+    keyIds: [newKeyId()],
+    replicationId: 'rx_test',
+    settings: {
+      instanceSize: 'xs',
+      taskCpu: 0.25,
+      taskMemoryMb: 512,
+      syncMode: 'cdc',
+      syncInterval: 1,
+      logLevel: 'info',
+      safetyNet: 3600,
+    },
+    replicationPaused: false,
+    ...overrides,
+  };
+}
+
+async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('the process driver', () => {
+  let dataDir: string;
+  let driver: ProcessDriver;
+  let source: Awaited<ReturnType<ReturnType<typeof testMariaDb>['createDatabase']>>;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'replix-driver-'));
+    driver = new ProcessDriver({ dataDir, log, programArgs: serveSource });
+    source = await testMariaDb().createDatabase(
+      "CREATE TABLE item (id INT PRIMARY KEY, name VARCHAR(20)); INSERT INTO item VALUES (1, 'one'), (2, 'two')",
+    );
+  });
+  afterAll(async () => {
+    await driver?.shutdown();
+    // Whatever a failed test left running.
+    for (const pid of processesUnder(join(dataDir, 'instances'))) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {}
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+    await source?.drop();
+  });
+
+  it('starts an instance in its folder with only the launch environment, and stops it', async () => {
+    process.env.REPLIX_DRIVER_TEST_MARKER = 'parent-only';
+    const launch = launchFor(source.url);
+    const handle = await driver.start(launch);
+    delete process.env.REPLIX_DRIVER_TEST_MARKER;
+    const folder = join(dataDir, 'instances', launch.instanceId);
+    expect(handle).toEqual({
+      instanceId: launch.instanceId,
+      endpointUrl: `http://127.0.0.1:${handle.port}`,
+      containerRef: `process:${handle.pid}`,
+      port: expect.any(Number),
+      pid: expect.any(Number),
+    });
+    expect(readFileSync(join(folder, 'pid'), 'utf8')).toBe(String(handle.pid));
+    expect(JSON.parse(readFileSync(join(folder, 'keys.json'), 'utf8'))).toEqual({
+      keyIds: launch.keyIds,
+    });
+    expect(await driver.isAlive(launch.instanceId)).toBe(true);
+    const environ = readFileSync(`/proc/${handle.pid}/environ`, 'utf8').split('\0');
+    expect(environ).toContain(`REPLIX_KEY_IDS=${launch.keyIds[0]}`);
+    expect(environ.some((entry) => entry.startsWith('REPLIX_DRIVER_TEST_MARKER='))).toBe(false);
+    // It serves queries with the launch's key once the snapshot is in.
+    await waitFor(async () => (await fetch(`${handle.endpointUrl}/health`)).status === 200);
+    const query = await fetch(`${handle.endpointUrl}/query`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${deriveApiKey(Buffer.from(launch.keySecretHex, 'hex'), launch.keyIds[0] as string)}`,
+        'content-type': 'text/plain',
+      },
+      body: 'item { id name }',
+    });
+    expect(query.status).toBe(200);
+
+    await driver.stop(launch.instanceId);
+    expect(await driver.isAlive(launch.instanceId)).toBe(false);
+    expect(existsSync(join(folder, 'pid'))).toBe(false);
+    expect(processesUnder(folder)).toEqual([]);
+    // Stopping again, or an unknown id, is fine.
+    await driver.stop(launch.instanceId);
+    await driver.stop(randomUUID());
+  });
+
+  it('adopts a running instance instead of starting a second one', async () => {
+    const launch = launchFor(source.url);
+    const first = await driver.start(launch);
+    // A new control plane (its own driver) finds the process by its folder.
+    const successor = new ProcessDriver({ dataDir, log, programArgs: serveSource });
+    const adopted = await successor.start(launch);
+    expect(adopted.pid).toBe(first.pid);
+    expect(adopted.endpointUrl).toBe(first.endpointUrl);
+    expect(processesUnder(join(dataDir, 'instances', launch.instanceId))).toEqual([first.pid]);
+    await successor.shutdown();
+    expect(await driver.isAlive(launch.instanceId)).toBe(false);
+  });
+
+  it('sees a killed instance as dead and restarts it on the same port', async () => {
+    const launch = launchFor(source.url);
+    const first = await driver.start(launch);
+    process.kill(first.pid as number, 'SIGKILL');
+    await waitFor(async () => !(await driver.isAlive(launch.instanceId)));
+    const second = await driver.start(launch);
+    expect(second.pid).not.toBe(first.pid);
+    expect(second.port).toBe(first.port);
+    await driver.stop(launch.instanceId);
+  });
+
+  it('reads the log from the tail, then from a token on', async () => {
+    const launch = launchFor(source.url);
+    const handle = await driver.start(launch);
+    await waitFor(async () => (await fetch(`${handle.endpointUrl}/health`)).status === 200);
+    const first = await driver.readLogs(launch.instanceId, undefined);
+    expect(first.lines.length).toBeGreaterThan(0);
+    expect(first.lines.length).toBeLessThanOrEqual(200);
+    for (const line of first.lines) {
+      expect(typeof line.message).toBe('string');
+      expect(line.timestamp).toBeGreaterThan(Date.now() - 120_000);
+    }
+    expect(first.lines.map((line) => line.message)).toContain('snapshot loaded');
+    // The ready line is plain JSON without `msg`: it comes back as it is.
+    expect(first.lines.some((line) => line.message.includes('"event":"ready"'))).toBe(true);
+    const next = await driver.readLogs(launch.instanceId, first.nextToken);
+    expect(next.lines).toEqual([]);
+    expect(next.nextToken).toBe(first.nextToken);
+    // A stop adds lines after the token.
+    await driver.stop(launch.instanceId);
+    const after = await driver.readLogs(launch.instanceId, first.nextToken);
+    expect(Number(after.nextToken)).toBeGreaterThanOrEqual(Number(first.nextToken));
+    expect(await driver.readLogs(randomUUID(), undefined)).toEqual({ lines: [], nextToken: '0' });
+  });
+
+  it('replaces the key ids file atomically', async () => {
+    const instanceId = randomUUID();
+    const keyIds = [newKeyId(), newKeyId()];
+    await driver.updateKeys(instanceId, keyIds);
+    const file = join(dataDir, 'instances', instanceId, 'keys.json');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ keyIds });
+    await driver.updateKeys(instanceId, []);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ keyIds: [] });
+  });
+
+  it('rejects with the last log lines, without secrets, when the instance cannot start', async () => {
+    const launch = launchFor('mysql://root:s3cret-Pa55@127.0.0.1:1/nowhere');
+    const error = await driver.start(launch).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(InstanceStartError);
+    const message = (error as Error).message;
+    expect(message).toMatch(/exited before it listened/);
+    expect(message).toMatch(/Last log lines/);
+    expect(message).not.toContain('s3cret-Pa55');
+    expect(message).not.toContain(launch.keySecretHex);
+    expect(await driver.isAlive(launch.instanceId)).toBe(false);
+  });
+
+  it('reaps instance processes the store does not have live, and keeps the live ones', async () => {
+    const live = launchFor(source.url);
+    const orphan = launchFor(source.url);
+    await driver.start(live);
+    await driver.start(orphan);
+    const reaped = await driver.reapOrphans(async () => [live.instanceId]);
+    expect(reaped).toEqual([orphan.instanceId]);
+    expect(await driver.isAlive(orphan.instanceId)).toBe(false);
+    expect(existsSync(join(dataDir, 'instances', orphan.instanceId))).toBe(false);
+    expect(await driver.isAlive(live.instanceId)).toBe(true);
+    await driver.shutdown();
+    expect(await driver.isAlive(live.instanceId)).toBe(false);
+  });
+});
+
+describe('createDriver', () => {
+  const config = (driver?: string) =>
+    resolveControlPlaneConfig({
+      REPLIX_DATA_DIR: join(tmpdir(), 'replix-create-driver'),
+      REPLIX_SECRET_KEY: '00'.repeat(32),
+      ...(driver ? { REPLIX_DRIVER: driver } : {}),
+    });
+
+  it('makes the process driver by default', () => {
+    expect(createDriver(config(), log)).toBeInstanceOf(ProcessDriver);
+    expect(createDriver(config('process'), log).name).toBe('process');
+  });
+
+  it('refuses kubernetes (not built yet) and unknown drivers with a config error', () => {
+    expect(() => createDriver(config('kubernetes'), log)).toThrow(ControlPlaneConfigError);
+    expect(() => createDriver(config('kubernetes'), log)).toThrow(/not available yet/);
+    expect(() => createDriver(config('docker'), log)).toThrow(
+      'REPLIX_DRIVER must be "process", not "docker".',
+    );
+  });
+});
