@@ -21,16 +21,23 @@ export interface ServeOptions {
   logLevel?: string;
 }
 
-/** Closes `close` on Ctrl-C or SIGTERM, then exits 0. */
+/**
+ * Closes `close` on Ctrl-C or SIGTERM, then exits 0. Repeated signals while closing are ignored:
+ * under `npm start` a Ctrl-C reaches us twice (from the terminal and forwarded by npm), and
+ * dying on the second one would leave instance processes behind.
+ */
 export function exitOnSignals(close: () => Promise<void>): void {
+  let closing = false;
   const stop = () => {
+    if (closing) return;
+    closing = true;
     close().then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 /** A message for the terminal: config problems as they are, anything else without internals. */

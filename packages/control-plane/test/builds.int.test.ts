@@ -7,12 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifactDirFor } from '../src/builder/artifact-paths.ts';
 import { BUILDER_LOST_ERROR } from '../src/builder/build-queue.ts';
 import { queueBuild } from '../src/builder/queue-build.ts';
-import { finishedBuild, testAccount, testSourceDatabase } from './builder-helpers.ts';
+import { finishedBuild, testSourceDatabase } from './builder-helpers.ts';
 import {
   STORE_KINDS,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
+import { caller } from './lifecycle-fixtures.ts';
 
 const SOURCE_SQL = `
   CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL);
@@ -56,7 +57,7 @@ describe.each(STORE_KINDS)('builds on the %s store', (kind) => {
     ).map((row) => row.event_type);
 
   it('builds a queued build into an artifact and serves its log and resource', async () => {
-    const { token, accountId } = await testAccount(cp, `ok-${kind}@example.com`);
+    const { token, accountId } = await caller(cp, `ok-${kind}@example.com`);
     const database = await testSourceDatabase(cp, accountId, sourceUrl, {
       field_aliases: { customers: 'clients' },
     });
@@ -106,7 +107,7 @@ describe.each(STORE_KINDS)('builds on the %s store', (kind) => {
       imageUri: row.image_uri,
       logsUrl: `/v1/builds/${buildId}/logs`,
       computeTypeUsed: 'process.small',
-      builderJobId: expect.stringMatching(/:builder\/1$/),
+      builderJobId: expect.stringMatching(/^builder-[0-9a-f]{10}\/1$/),
     });
     expect(got.body.costEstimateCents).toBeGreaterThanOrEqual(1);
     expect(Number.isInteger(got.body.buildDurationSeconds)).toBe(true);
@@ -149,7 +150,7 @@ describe.each(STORE_KINDS)('builds on the %s store', (kind) => {
   });
 
   it('fails a build whose schema config does not fit the source, with a clear error', async () => {
-    const { token, accountId } = await testAccount(cp, `bad-${kind}@example.com`);
+    const { token, accountId } = await caller(cp, `bad-${kind}@example.com`);
     const database = await testSourceDatabase(cp, accountId, sourceUrl, {
       tables: [{ name: 'no_such_table' }],
     });
@@ -166,7 +167,7 @@ describe.each(STORE_KINDS)('builds on the %s store', (kind) => {
   });
 
   it('fails at once on an invalid schema config key, before reaching the source', async () => {
-    const { accountId } = await testAccount(cp, `key-${kind}@example.com`);
+    const { accountId } = await caller(cp, `key-${kind}@example.com`);
     const database = await testSourceDatabase(cp, accountId, sourceUrl, { tabels: [] });
     const row = await finishedBuild(cp, await queueBuild(cp.context.db, database));
     expect(row).toMatchObject({
@@ -176,7 +177,7 @@ describe.each(STORE_KINDS)('builds on the %s store', (kind) => {
   });
 
   it('re-claims a build whose builder was lost, and fails one lost three times', async () => {
-    const { accountId } = await testAccount(cp, `lost-${kind}@example.com`);
+    const { accountId } = await caller(cp, `lost-${kind}@example.com`);
     const database = await testSourceDatabase(cp, accountId, sourceUrl);
     const lostBuild = async (attempts: number) => {
       const id = randomUUID();
@@ -201,7 +202,7 @@ describe.each(STORE_KINDS)('builds on the %s store', (kind) => {
     const thriceLost = await lostBuild(3);
     const retried = await finishedBuild(cp, onceLost);
     expect(retried).toMatchObject({ status: 'succeeded', attempts: 2 });
-    expect(retried.builder_job_id).toMatch(/:builder\/2$/);
+    expect(retried.builder_job_id).toMatch(/^builder-[0-9a-f]{10}\/2$/);
     expect(retried.builder_job_id).not.toContain('gone-host');
     const dead = await finishedBuild(cp, thriceLost);
     expect(dead).toMatchObject({ status: 'failed', attempts: 3, error: BUILDER_LOST_ERROR });
@@ -217,8 +218,8 @@ describe.each(STORE_KINDS)('builds routes on the %s store', (kind) => {
   afterAll(() => cp?.close());
 
   it("answers 401 without a token and 404 for another account's builds", async () => {
-    const owner = await testAccount(cp, 'owner@example.com');
-    const other = await testAccount(cp, 'other@example.com');
+    const owner = await caller(cp, 'owner@example.com');
+    const other = await caller(cp, 'other@example.com');
     const database = await testSourceDatabase(cp, owner.accountId, 'mysql://u:p@127.0.0.1:1/shop');
     const buildId = await queueBuild(cp.context.db, database);
     const paths = [
@@ -241,7 +242,7 @@ describe.each(STORE_KINDS)('builds routes on the %s store', (kind) => {
   });
 
   it('reports a queued build with an open log, and rejects a malformed token', async () => {
-    const { token, accountId } = await testAccount(cp, 'queued@example.com');
+    const { token, accountId } = await caller(cp, 'queued@example.com');
     const database = await testSourceDatabase(cp, accountId, 'mysql://u:p@127.0.0.1:1/shop');
     const buildId = await queueBuild(cp.context.db, database);
     const build = await cp.request('GET', `/v1/builds/${buildId}`, { token });

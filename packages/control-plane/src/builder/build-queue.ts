@@ -59,7 +59,8 @@ export async function claimBuild(
          SET status = 'in_progress', lease_owner = ${owner},
              lease_until = now() + make_interval(secs => ${leaseMs / 1000}),
              attempts = attempts + 1, started_at = now(), finished_at = NULL, error = NULL,
-             builder_job_id = ${owner} || '/' || (attempts + 1)
+             -- The public job id names the builder process without its host name.
+             builder_job_id = 'builder-' || left(md5(${owner}), 10) || '/' || (attempts + 1)
        WHERE id = (
          SELECT id FROM builds
           WHERE status = 'queued' OR (status = 'in_progress' AND lease_until < now())
