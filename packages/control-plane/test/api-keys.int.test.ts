@@ -1,61 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { ApiKeyVerifier, newKeySecret } from '@replix/instance';
+import { ApiKeyVerifier } from '@replix/instance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   STORE_KINDS,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
+import { caller, insertDatabase } from './lifecycle-fixtures.ts';
 
 /** A token for a fresh account and one database of it, inserted straight into the store. */
 async function accountWithDatabase(cp: TestControlPlane, email: string) {
-  const token = await cp.token(email);
-  await cp.request('GET', '/v1/management-keys', { token }); // first sight makes the account
-  const { account_id: accountId } = await cp.context.db
-    .selectFrom('users')
-    .select('account_id')
-    .where('email', '=', email)
-    .executeTakeFirstOrThrow();
-  const connectionId = randomUUID();
-  const databaseId = randomUUID();
-  await cp.context.db
-    .insertInto('connections')
-    .values({
-      id: connectionId,
-      account_id: accountId,
-      name: 'src',
-      backend: 'mysql',
-      host: 'localhost',
-      port: 3306,
-      username: 'u',
-      password_enc: cp.context.secrets.seal('p'),
-      default_region: 'eu-west-1',
-      tls_mode: 'disable',
-      ssh: null,
-      ssh_private_key_enc: null,
-    })
-    .execute();
-  await cp.context.db
-    .insertInto('databases')
-    .values({
-      id: databaseId,
-      account_id: accountId,
-      connection_id: connectionId,
-      name: 'shop',
-      source_schema: 'shop',
-      schema_config: JSON.stringify({ tables: [] }),
-      region: 'eu-west-1',
-      instance_size: 'xs',
-      sync_mode: 'cdc',
-      sync_interval: 1,
-      log_level: 'info',
-      safety_net: 0,
-      status: 'running',
-      goal: null,
-      key_secret_enc: cp.context.secrets.seal(newKeySecret()),
-    })
-    .execute();
-  return { token, accountId, databaseId };
+  const owner = await caller(cp, email);
+  const { id } = await insertDatabase(cp, owner, { name: 'shop', status: 'running' });
+  return { ...owner, databaseId: id };
 }
 
 describe.each(STORE_KINDS)('API keys on the %s store', (kind) => {

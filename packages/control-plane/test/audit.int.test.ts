@@ -1,67 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { newKeySecret } from '@replix/instance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   STORE_KINDS,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
-
-/** A token and the account behind it (made on first sight). */
-async function signIn(cp: TestControlPlane, email: string) {
-  const token = await cp.token(email);
-  await cp.request('GET', '/v1/management-keys', { token });
-  const { account_id: accountId } = await cp.context.db
-    .selectFrom('users')
-    .select('account_id')
-    .where('email', '=', email)
-    .executeTakeFirstOrThrow();
-  return { token, accountId };
-}
-
-/** A database of the account, inserted straight into the store. */
-async function seedDatabase(cp: TestControlPlane, accountId: string, name: string) {
-  const connectionId = randomUUID();
-  const databaseId = randomUUID();
-  await cp.context.db
-    .insertInto('connections')
-    .values({
-      id: connectionId,
-      account_id: accountId,
-      name: 'src',
-      backend: 'mysql',
-      host: 'localhost',
-      port: 3306,
-      username: 'u',
-      password_enc: cp.context.secrets.seal('p'),
-      default_region: 'eu-west-1',
-      tls_mode: 'disable',
-      ssh: null,
-      ssh_private_key_enc: null,
-    })
-    .execute();
-  await cp.context.db
-    .insertInto('databases')
-    .values({
-      id: databaseId,
-      account_id: accountId,
-      connection_id: connectionId,
-      name,
-      source_schema: name,
-      schema_config: JSON.stringify({ tables: [] }),
-      region: 'eu-west-1',
-      instance_size: 'xs',
-      sync_mode: 'cdc',
-      sync_interval: 1,
-      log_level: 'info',
-      safety_net: 0,
-      status: 'running',
-      goal: null,
-      key_secret_enc: cp.context.secrets.seal(newKeySecret()),
-    })
-    .execute();
-  return databaseId;
-}
+import { caller, insertDatabase } from './lifecycle-fixtures.ts';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 12, minute));
 
@@ -75,9 +19,9 @@ describe.each(STORE_KINDS)('the audit log on the %s store', (kind) => {
 
   beforeAll(async () => {
     cp = await startTestControlPlane(kind);
-    owner = await signIn(cp, 'audit@example.com');
-    shop = await seedDatabase(cp, owner.accountId, 'shop');
-    gone = await seedDatabase(cp, owner.accountId, 'gone');
+    owner = await caller(cp, 'audit@example.com');
+    shop = (await insertDatabase(cp, owner, { name: 'shop', status: 'running' })).id;
+    gone = (await insertDatabase(cp, owner, { name: 'gone', status: 'running' })).id;
     const rows = [];
     for (let minute = 0; minute < 35; minute++) {
       const id = randomUUID();
@@ -227,7 +171,7 @@ describe.each(STORE_KINDS)('the audit log on the %s store', (kind) => {
   });
 
   it("hides another account's events: 404 for its database, nothing in the account log", async () => {
-    const other = await signIn(cp, 'audit-other@example.com');
+    const other = await caller(cp, 'audit-other@example.com');
     for (const id of [shop, gone, randomUUID()]) {
       const response = await cp.request('GET', `/v1/databases/${id}/audit-log`, {
         token: other.token,

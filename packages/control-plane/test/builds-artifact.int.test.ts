@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startThrowawaySshd } from '../../sources/test/throwaway-sshd.ts';
 import { queueBuild } from '../src/builder/queue-build.ts';
 import { launchEnvironment, type SshTunnelLaunch } from '../src/drivers/instance-launch.ts';
-import { finishedBuild, testAccount, testSourceDatabase } from './builder-helpers.ts';
+import { finishedBuild, testSourceDatabase } from './builder-helpers.ts';
 import { startTestControlPlane, type TestControlPlane } from './control-plane-harness.ts';
+import { caller } from './lifecycle-fixtures.ts';
 
 const bin = fileURLToPath(new URL('../../cli/bin/replix.js', import.meta.url));
 
@@ -34,7 +35,7 @@ describe('an artifact run with replix serve --artifact', () => {
       "CREATE TABLE items (id INT PRIMARY KEY, name VARCHAR(20)); INSERT INTO items VALUES (1, 'one');",
     );
     cp = await startTestControlPlane('pglite', { roles: ['builder'] });
-    const { accountId } = await testAccount(cp, 'artifact@example.com');
+    const { accountId } = await caller(cp, 'artifact@example.com');
     const database = await testSourceDatabase(cp, accountId, source.url);
     const build = await finishedBuild(cp, await queueBuild(cp.context.db, database));
     expect(build, JSON.stringify(build)).toMatchObject({ status: 'succeeded' });

@@ -11,6 +11,7 @@ import {
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
+import { setPlan } from './lifecycle-fixtures.ts';
 
 const PASSWORD = 'Pa$$w0rd:/@?#-secret';
 
@@ -49,20 +50,6 @@ describe.each(STORE_KINDS)('connections on the %s store', (kind) => {
     bodies.push(JSON.stringify(response.body ?? null));
     return response;
   };
-  const accountOf = async (email: string) =>
-    (
-      await cp.context.db
-        .selectFrom('users')
-        .select('account_id')
-        .where('email', '=', email)
-        .executeTakeFirstOrThrow()
-    ).account_id;
-  const setPlan = async (email: string, plan: string) =>
-    cp.context.db
-      .updateTable('accounts')
-      .set({ plan })
-      .where('id', '=', await accountOf(email))
-      .execute();
   const mysqlBody = () => ({
     name: 'shop',
     host: mariaUrl.hostname,
@@ -204,7 +191,7 @@ describe.each(STORE_KINDS)('connections on the %s store', (kind) => {
       body: { defaultRegion: 'us-east-1' },
     });
     expect(patched.status).toBe(403);
-    await setPlan(email, 'teams');
+    await setPlan(cp, email, 'teams');
     const allowed = await call('POST', '/v1/connections', { token, body });
     expect(allowed.status).toBe(201);
     expect(allowed.body.defaultRegion).toBe('us-east-1');

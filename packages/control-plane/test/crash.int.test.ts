@@ -75,6 +75,15 @@ class ChildControlPlane {
     );
   }
 
+  /** Waits until the database runs with its goal finished (no phase left). */
+  settledRunning(timeoutMs: number) {
+    return this.waitForState(
+      (state) => state.status === 'running' && state.phase === null,
+      timeoutMs,
+      'running after the restart',
+    );
+  }
+
   kill(signal: NodeJS.Signals): Promise<number | null> {
     if (this.process.exitCode === null && this.process.signalCode === null)
       this.process.kill(signal);
@@ -148,11 +157,7 @@ describe.each<StoreKind>(['pglite', 'postgres'])(
       expect(first.latest?.status).not.toBe('running');
 
       const second = start();
-      const running = await second.waitForState(
-        (state) => state.status === 'running' && state.phase === null,
-        90_000,
-        'running after the restart',
-      );
+      const running = await second.settledRunning(90_000);
       expect(running.liveInstances).toHaveLength(1);
       // The instance that survived the crash was adopted, not started again beside it.
       expect(instanceProcesses(dataDir)).toEqual([spawned]);
@@ -195,11 +200,7 @@ describe.each<StoreKind>(['pglite', 'postgres'])(
       expect(first.latest?.status).toBe('deploying');
 
       const second = start();
-      const running = await second.waitForState(
-        (state) => state.status === 'running' && state.phase === null,
-        90_000,
-        'running after the restart',
-      );
+      const running = await second.settledRunning(90_000);
       expect(running.liveInstances).toHaveLength(1);
       expect(instanceProcesses(dataDir)).toEqual(running.pids);
       expect(await second.kill('SIGTERM')).toBe(0);
@@ -216,11 +217,7 @@ describe.each<StoreKind>(['pglite', 'postgres'])(
       await first.kill('SIGKILL');
 
       const second = start();
-      const running = await second.waitForState(
-        (state) => state.status === 'running' && state.phase === null,
-        150_000,
-        'running after the restart',
-      );
+      const running = await second.settledRunning(150_000);
       expect(running.liveInstances).toHaveLength(1);
       expect(instanceProcesses(dataDir)).toEqual(running.pids);
       expect(await second.kill('SIGTERM')).toBe(0);

@@ -7,6 +7,7 @@ import {
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
+import { setPlan } from './lifecycle-fixtures.ts';
 
 const PASSWORD = 'db-Secret-pw!';
 
@@ -43,18 +44,6 @@ describe.each(STORE_KINDS)('databases on the %s store', (kind) => {
     const response = await cp.request(method, path, options);
     bodies.push(JSON.stringify(response.body ?? null));
     return response;
-  };
-  const setPlan = async (email: string, plan: string) => {
-    const { account_id } = await cp.context.db
-      .selectFrom('users')
-      .select('account_id')
-      .where('email', '=', email)
-      .executeTakeFirstOrThrow();
-    await cp.context.db
-      .updateTable('accounts')
-      .set({ plan })
-      .where('id', '=', account_id)
-      .execute();
   };
   const connection = async (token: string, body: Record<string, unknown> = {}) => {
     const response = await call('POST', '/v1/connections', {
@@ -283,7 +272,7 @@ describe.each(STORE_KINDS)('databases on the %s store', (kind) => {
     expect(fourth.status).toBe(403);
     expect(fourth.body).toEqual({ error: 'plan_limit', message: expect.stringContaining('3') });
 
-    await setPlan(email, 'teams');
+    await setPlan(cp, email, 'teams');
     const allowed = await call('POST', '/v1/databases', {
       token,
       body: { ...base, name: 'big', instanceSize: 'l', region: 'us-east-1' },

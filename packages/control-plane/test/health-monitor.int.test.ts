@@ -15,6 +15,7 @@ import {
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
+import { insertAccount, insertDatabase } from './lifecycle-fixtures.ts';
 import { auditTypes, eventually } from './reconciler-fixtures.ts';
 
 type Source = Awaited<ReturnType<ReturnType<typeof testMariaDb>['createDatabase']>>;
@@ -40,51 +41,14 @@ async function runningDatabase(
   endpoint: { url: string; keySecret: Buffer; controlKeyId: string },
   healthStatus: string | null,
 ) {
-  const { db, secrets } = cp.context;
-  const accountId = randomUUID();
-  const connectionId = randomUUID();
-  const databaseId = randomUUID();
+  const { db } = cp.context;
+  const owner = { accountId: await insertAccount(cp, 'pro') };
+  const { id: databaseId } = await insertDatabase(cp, owner, {
+    status: 'running',
+    syncMode: 'poll',
+    keySecret: endpoint.keySecret,
+  });
   const instanceId = randomUUID();
-  await db
-    .insertInto('accounts')
-    .values({ id: accountId, email: `${accountId}@example.com`, plan: 'pro' })
-    .execute();
-  await db
-    .insertInto('connections')
-    .values({
-      id: connectionId,
-      account_id: accountId,
-      name: 'source',
-      backend: 'mysql',
-      host: '127.0.0.1',
-      port: 1,
-      username: 'nobody',
-      password_enc: secrets.seal('pw'),
-      default_region: 'eu-west-1',
-      tls_mode: 'disable',
-      ssh: null,
-      ssh_private_key_enc: null,
-    })
-    .execute();
-  await db
-    .insertInto('databases')
-    .values({
-      id: databaseId,
-      account_id: accountId,
-      connection_id: connectionId,
-      name: `db-${databaseId.slice(0, 8)}`,
-      source_schema: 'app',
-      schema_config: JSON.stringify({}),
-      region: 'eu-west-1',
-      instance_size: 'xs',
-      sync_mode: 'poll',
-      sync_interval: 1,
-      log_level: 'info',
-      safety_net: 0,
-      status: 'running',
-      key_secret_enc: secrets.seal(endpoint.keySecret),
-    })
-    .execute();
   await db
     .insertInto('instances')
     .values({
@@ -135,16 +99,25 @@ describe.each(STORE_KINDS)('the health monitor on the %s store', (kind) => {
     await source?.drop();
   });
 
-  it('records a healthy instance without an event on the first reading', async () => {
+  /**
+   * A real instance polling every half second (closed with the suite) and a running database
+   * whose instance row is it.
+   */
+  async function monitoredDatabase(
+    healthStatus: string | null,
+    schemaConfig: Record<string, unknown> = {},
+  ) {
     const { instance, keySecret, controlKeyId } = await realInstance(source, {
       sync: { mode: 'poll', interval: 0.5 },
+      ...schemaConfig,
     });
     instances.push(instance);
-    const { databaseId, instanceId } = await runningDatabase(
-      cp,
-      { url: instance.url, keySecret, controlKeyId },
-      null,
-    );
+    const endpoint = { url: instance.url, keySecret, controlKeyId };
+    return { instance, ...(await runningDatabase(cp, endpoint, healthStatus)) };
+  }
+
+  it('records a healthy instance without an event on the first reading', async () => {
+    const { databaseId, instanceId } = await monitoredDatabase(null);
     const row = await healthReached(cp, instanceId, 'ok');
     expect(row.row_counts).toEqual({ item: 2 });
     expect(row.snapshot_age_ms).toEqual(expect.any(Number));
@@ -156,15 +129,7 @@ describe.each(STORE_KINDS)('the health monitor on the %s store', (kind) => {
   });
 
   it('reports degraded replication as instance.unhealthy, and its return as instance.recovered', async () => {
-    const { instance, keySecret, controlKeyId } = await realInstance(source, {
-      sync: { mode: 'poll', interval: 0.5 },
-    });
-    instances.push(instance);
-    const { databaseId, instanceId } = await runningDatabase(
-      cp,
-      { url: instance.url, keySecret, controlKeyId },
-      null,
-    );
+    const { databaseId, instanceId } = await monitoredDatabase(null);
     await healthReached(cp, instanceId, 'ok');
     // The source loses the table: every poll fails, the instance reports itself degraded.
     await source.exec('RENAME TABLE item TO item_away');
@@ -203,16 +168,7 @@ describe.each(STORE_KINDS)('the health monitor on the %s store', (kind) => {
   });
 
   it('reports an instance over its memory cap as cap_exceeded', async () => {
-    const { instance, keySecret, controlKeyId } = await realInstance(source, {
-      memory_cap_mb: 0.0001,
-      sync: { mode: 'poll', interval: 0.5 },
-    });
-    instances.push(instance);
-    const { databaseId, instanceId } = await runningDatabase(
-      cp,
-      { url: instance.url, keySecret, controlKeyId },
-      'ok',
-    );
+    const { databaseId, instanceId } = await monitoredDatabase('ok', { memory_cap_mb: 0.0001 });
     await healthReached(cp, instanceId, 'cap_exceeded');
     const [event] = await cp.context.db
       .selectFrom('audit_events')
@@ -226,14 +182,7 @@ describe.each(STORE_KINDS)('the health monitor on the %s store', (kind) => {
   });
 
   it('reports an instance that does not answer as unreachable, once', async () => {
-    const { instance, keySecret, controlKeyId } = await realInstance(source, {
-      sync: { mode: 'poll', interval: 0.5 },
-    });
-    const { databaseId, instanceId } = await runningDatabase(
-      cp,
-      { url: instance.url, keySecret, controlKeyId },
-      null,
-    );
+    const { instance, databaseId, instanceId } = await monitoredDatabase(null);
     await healthReached(cp, instanceId, 'ok');
     const before = await instanceRow(cp, instanceId);
     await instance.close();

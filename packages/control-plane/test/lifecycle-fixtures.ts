@@ -2,36 +2,77 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { parseSchemaConfig } from '@replix/engine';
 import { newKeyId, type RunningInstance, startInstance } from '@replix/instance';
 import pino from 'pino';
+import type { ApiContext } from '../src/api/context.ts';
 import type { DatabaseStatus } from '../src/domain/database-status.ts';
 import type { Goal } from '../src/store/schema.ts';
 import type { TestControlPlane } from './control-plane-harness.ts';
 
 /**
- * Store rows for the lifecycle tests (actions, instance status): the states a database reaches
- * through the reconciler, written directly so every cell of the matrix can be reached quickly.
+ * Store rows for the control-plane tests: accounts, connections, databases, builds and
+ * instances, written directly so every state (every cell of the lifecycle matrix) can be
+ * reached quickly. The one place tests make these rows.
  */
 export interface Caller {
   readonly token: string;
   readonly accountId: string;
 }
 
-/** A token and its account (made on first use, like any new user's). */
-export async function caller(cp: TestControlPlane, email: string, plan = 'free'): Promise<Caller> {
+/** What the row helpers need: the store and the secret box (a control plane's, or a bare store's). */
+export interface StoreAccess {
+  readonly context: Pick<ApiContext, 'db' | 'secrets'>;
+}
+
+/**
+ * A token and its account, made on first use like any new user's; `plan` (if given) is then
+ * set on the account. In a control plane without the api role, the account row is inserted
+ * straight into the store.
+ */
+export async function caller(cp: TestControlPlane, email: string, plan?: string): Promise<Caller> {
   const token = await cp.token(email);
+  if (!cp.url) {
+    return { token, accountId: await insertAccount(cp, plan, email) };
+  }
   const first = await cp.request('GET', '/v1/management-keys', { token });
   if (first.status !== 200) throw new Error(`cannot sign in ${email}: ${first.status}`);
-  const user = await cp.context.db
+  if (plan !== undefined) await setPlan(cp, email, plan);
+  return { token, accountId: await accountOf(cp, email) };
+}
+
+/** The account of a user who has signed in. */
+export async function accountOf(store: StoreAccess, email: string): Promise<string> {
+  const user = await store.context.db
     .selectFrom('users')
     .select('account_id')
     .where('email', '=', email)
     .executeTakeFirstOrThrow();
-  await cp.context.db
+  return user.account_id;
+}
+
+/** Puts the account of a user who has signed in on another plan. */
+export async function setPlan(store: StoreAccess, email: string, plan: string): Promise<void> {
+  await store.context.db
     .updateTable('accounts')
     .set({ plan })
-    .where('id', '=', user.account_id)
+    .where('id', '=', await accountOf(store, email))
     .execute();
-  return { token, accountId: user.account_id };
 }
+
+/** An account row (no user signs in to it) and its id. */
+export async function insertAccount(
+  store: StoreAccess,
+  plan = 'free',
+  email?: string,
+): Promise<string> {
+  const id = randomUUID();
+  await store.context.db
+    .insertInto('accounts')
+    .values({ id, email: email ?? `${id}@example.com`, plan })
+    .execute();
+  return id;
+}
+
+/** Whose rows they are: a signed-in caller, or just an account id. */
+export type Owner = Pick<Caller, 'accountId'>;
 
 export interface SourceServer {
   readonly host: string;
@@ -54,8 +95,8 @@ export function sourceFromUrl(url: string): SourceServer {
 }
 
 export async function insertConnection(
-  cp: TestControlPlane,
-  owner: Caller,
+  cp: StoreAccess,
+  owner: Owner,
   source: SourceServer = {
     host: '127.0.0.1',
     port: 1,
@@ -88,8 +129,15 @@ export async function insertConnection(
 export interface DatabaseSeed {
   readonly status?: DatabaseStatus;
   readonly goal?: Goal | null;
+  /** By default a new connection to a closed port (the source is not needed). */
   readonly connectionId?: string;
+  readonly name?: string;
+  readonly sourceSchema?: string;
+  readonly schemaConfig?: Record<string, unknown>;
+  readonly region?: string;
   readonly instanceSize?: string;
+  readonly syncMode?: string;
+  readonly syncInterval?: number;
   readonly replicationPaused?: boolean;
   /** Adds a succeeded build and makes it the current one. */
   readonly withBuild?: boolean;
@@ -106,8 +154,8 @@ export interface SeededDatabase {
 }
 
 export async function insertDatabase(
-  cp: TestControlPlane,
-  owner: Caller,
+  cp: StoreAccess,
+  owner: Owner,
   seed: DatabaseSeed = {},
 ): Promise<SeededDatabase> {
   const { db, secrets } = cp.context;
@@ -115,19 +163,21 @@ export async function insertDatabase(
   const connectionId = seed.connectionId ?? (await insertConnection(cp, owner));
   const keySecret = seed.keySecret ?? randomBytes(32);
   const instanceSize = seed.instanceSize ?? 'xs';
+  const syncMode = seed.syncMode ?? 'cdc';
+  const syncInterval = seed.syncInterval ?? 1;
   await db
     .insertInto('databases')
     .values({
       id,
       account_id: owner.accountId,
       connection_id: connectionId,
-      name: `db-${id.slice(0, 8)}`,
-      source_schema: 'app',
-      schema_config: JSON.stringify({}),
-      region: 'eu-west-1',
+      name: seed.name ?? `db-${id.slice(0, 8)}`,
+      source_schema: seed.sourceSchema ?? 'app',
+      schema_config: JSON.stringify(seed.schemaConfig ?? {}),
+      region: seed.region ?? 'eu-west-1',
       instance_size: instanceSize,
-      sync_mode: 'cdc',
-      sync_interval: 1,
+      sync_mode: syncMode,
+      sync_interval: syncInterval,
       log_level: 'info',
       safety_net: 0,
       status: seed.status ?? 'draft',
@@ -139,8 +189,8 @@ export async function insertDatabase(
             instanceSize,
             taskCpu: 0.25,
             taskMemoryMb: 512,
-            syncMode: 'cdc',
-            syncInterval: 1,
+            syncMode,
+            syncInterval,
             logLevel: 'info',
             safetyNet: 0,
           })
@@ -160,8 +210,8 @@ export async function insertDatabase(
 }
 
 export async function insertBuild(
-  cp: TestControlPlane,
-  owner: Caller,
+  cp: StoreAccess,
+  owner: Owner,
   databaseId: string,
   status: 'queued' | 'in_progress' | 'succeeded' | 'failed',
 ): Promise<string> {
@@ -188,7 +238,7 @@ export async function insertBuild(
 
 /** A live instances row pointing at `endpointUrl` (a real instance, or a closed port). */
 export async function insertInstance(
-  cp: TestControlPlane,
+  cp: StoreAccess,
   databaseId: string,
   endpointUrl: string,
   controlKeyId = newKeyId(),

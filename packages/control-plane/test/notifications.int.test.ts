@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { newKeySecret } from '@replix/instance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notify, UNSEEN_NOTIFICATION_CAP } from '../src/events/notifications.ts';
 import {
@@ -7,62 +6,7 @@ import {
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
-
-/** A token and the account behind it (made on first sight). */
-async function signIn(cp: TestControlPlane, email: string) {
-  const token = await cp.token(email);
-  await cp.request('GET', '/v1/management-keys', { token });
-  const { account_id: accountId } = await cp.context.db
-    .selectFrom('users')
-    .select('account_id')
-    .where('email', '=', email)
-    .executeTakeFirstOrThrow();
-  return { token, accountId };
-}
-
-/** A database of the account, inserted straight into the store. */
-async function seedDatabase(cp: TestControlPlane, accountId: string, name: string) {
-  const connectionId = randomUUID();
-  const databaseId = randomUUID();
-  await cp.context.db
-    .insertInto('connections')
-    .values({
-      id: connectionId,
-      account_id: accountId,
-      name: 'src',
-      backend: 'mysql',
-      host: 'localhost',
-      port: 3306,
-      username: 'u',
-      password_enc: cp.context.secrets.seal('p'),
-      default_region: 'eu-west-1',
-      tls_mode: 'disable',
-      ssh: null,
-      ssh_private_key_enc: null,
-    })
-    .execute();
-  await cp.context.db
-    .insertInto('databases')
-    .values({
-      id: databaseId,
-      account_id: accountId,
-      connection_id: connectionId,
-      name,
-      source_schema: name,
-      schema_config: JSON.stringify({ tables: [] }),
-      region: 'eu-west-1',
-      instance_size: 'xs',
-      sync_mode: 'cdc',
-      sync_interval: 1,
-      log_level: 'info',
-      safety_net: 0,
-      status: 'running',
-      goal: null,
-      key_secret_enc: cp.context.secrets.seal(newKeySecret()),
-    })
-    .execute();
-  return databaseId;
-}
+import { caller, insertDatabase } from './lifecycle-fixtures.ts';
 
 describe.each(STORE_KINDS)('notifications on the %s store', (kind) => {
   let cp: TestControlPlane;
@@ -72,8 +16,12 @@ describe.each(STORE_KINDS)('notifications on the %s store', (kind) => {
   afterAll(() => cp?.close());
 
   async function setUp(email: string) {
-    const { token, accountId } = await signIn(cp, email);
-    const databaseId = await seedDatabase(cp, accountId, 'shop');
+    const { token, accountId } = await caller(cp, email);
+    const { id: databaseId } = await insertDatabase(
+      cp,
+      { accountId },
+      { name: 'shop', status: 'running' },
+    );
     const add = (
       message: string,
       extra: { sticky?: boolean; severity?: 'success' | 'error' | 'info' } = {},

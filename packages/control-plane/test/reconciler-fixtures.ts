@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { newKeyId, newKeySecret } from '@replix/instance';
+import { newKeyId } from '@replix/instance';
 import type { Kysely } from 'kysely';
 import { processesUnder } from '../src/drivers/process-identity.ts';
 import type { SecretBox } from '../src/secret-box.ts';
 import type { Goal, Store } from '../src/store/schema.ts';
+import {
+  insertAccount,
+  insertConnection,
+  insertDatabase,
+  sourceFromUrl,
+} from './lifecycle-fixtures.ts';
 
 /** Store rows for reconciler tests: an account, a connection to a real source, a database. */
 export interface SeededSource {
@@ -28,52 +34,17 @@ export async function seedProvision(
   sourceUrl: string,
   options: { sourceSchema?: string; syncMode?: string } = {},
 ): Promise<SeededSource> {
-  const url = new URL(sourceUrl);
-  const accountId = randomUUID();
-  const connectionId = randomUUID();
-  const databaseId = randomUUID();
-  const keySecret = newKeySecret();
-  await db
-    .insertInto('accounts')
-    .values({ id: accountId, email: `${accountId}@example.com`, plan: 'business' })
-    .execute();
-  await db
-    .insertInto('connections')
-    .values({
-      id: connectionId,
-      account_id: accountId,
-      name: 'source',
-      backend: url.protocol.startsWith('postgres') ? 'postgres' : 'mysql',
-      host: url.hostname,
-      port: Number(url.port),
-      username: decodeURIComponent(url.username),
-      password_enc: secrets.seal(decodeURIComponent(url.password)),
-      default_region: 'eu-west-1',
-      tls_mode: 'disable',
-      ssh: null,
-      ssh_private_key_enc: null,
-    })
-    .execute();
-  await db
-    .insertInto('databases')
-    .values({
-      id: databaseId,
-      account_id: accountId,
-      connection_id: connectionId,
-      name: `db-${databaseId.slice(0, 8)}`,
-      source_schema: options.sourceSchema ?? url.pathname.slice(1),
-      schema_config: JSON.stringify({}),
-      region: 'eu-west-1',
-      instance_size: 'xs',
-      sync_mode: options.syncMode ?? 'cdc',
-      sync_interval: 1,
-      log_level: 'info',
-      safety_net: 0,
-      status: 'building',
-      goal: JSON.stringify(goal('provision', 'draft')),
-      key_secret_enc: secrets.seal(keySecret),
-    })
-    .execute();
+  const store = { context: { db, secrets } };
+  const accountId = await insertAccount(store, 'business');
+  const owner = { accountId };
+  const connectionId = await insertConnection(store, owner, sourceFromUrl(sourceUrl));
+  const { id: databaseId, keySecret } = await insertDatabase(store, owner, {
+    connectionId,
+    sourceSchema: options.sourceSchema ?? new URL(sourceUrl).pathname.slice(1),
+    syncMode: options.syncMode,
+    status: 'building',
+    goal: goal('provision', 'draft'),
+  });
   return { accountId, connectionId, databaseId, keySecret };
 }
 

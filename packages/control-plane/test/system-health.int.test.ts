@@ -1,74 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { newKeySecret } from '@replix/instance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTROL_PLANE_REVISION, HEARTBEAT_STALE_MS } from '../src/roles/heartbeat.ts';
-import type { Goal } from '../src/store/schema.ts';
 import {
   STORE_KINDS,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
-
-/** A token and the account behind it (made on first sight). */
-async function signIn(cp: TestControlPlane, email: string) {
-  const token = await cp.token(email);
-  await cp.request('GET', '/v1/management-keys', { token });
-  const { account_id: accountId } = await cp.context.db
-    .selectFrom('users')
-    .select('account_id')
-    .where('email', '=', email)
-    .executeTakeFirstOrThrow();
-  return { token, accountId };
-}
-
-/** A database of the account, inserted straight into the store. */
-async function seedDatabase(
-  cp: TestControlPlane,
-  accountId: string,
-  name: string,
-  extra: { region?: string; goal?: Goal | null } = {},
-) {
-  const connectionId = randomUUID();
-  const databaseId = randomUUID();
-  await cp.context.db
-    .insertInto('connections')
-    .values({
-      id: connectionId,
-      account_id: accountId,
-      name: 'src',
-      backend: 'mysql',
-      host: 'localhost',
-      port: 3306,
-      username: 'u',
-      password_enc: cp.context.secrets.seal('p'),
-      default_region: 'eu-west-1',
-      tls_mode: 'disable',
-      ssh: null,
-      ssh_private_key_enc: null,
-    })
-    .execute();
-  await cp.context.db
-    .insertInto('databases')
-    .values({
-      id: databaseId,
-      account_id: accountId,
-      connection_id: connectionId,
-      name,
-      source_schema: name,
-      schema_config: JSON.stringify({ tables: [] }),
-      region: extra.region ?? 'eu-west-1',
-      instance_size: 'xs',
-      sync_mode: 'cdc',
-      sync_interval: 1,
-      log_level: 'info',
-      safety_net: 0,
-      status: 'running',
-      goal: extra.goal ? JSON.stringify(extra.goal) : null,
-      key_secret_enc: cp.context.secrets.seal(newKeySecret()),
-    })
-    .execute();
-  return databaseId;
-}
+import { caller, insertDatabase } from './lifecycle-fixtures.ts';
 
 describe.each(STORE_KINDS)('system health on the %s store', (kind) => {
   let cp: TestControlPlane;
@@ -82,8 +20,8 @@ describe.each(STORE_KINDS)('system health on the %s store', (kind) => {
   beforeAll(async () => {
     cp = await startTestControlPlane(kind);
     const db = cp.context.db;
-    alice = await signIn(cp, 'alice@example.com');
-    bob = await signIn(cp, 'bob@example.com');
+    alice = await caller(cp, 'alice@example.com');
+    bob = await caller(cp, 'bob@example.com');
     const now = Date.now();
     const stale = new Date(now - HEARTBEAT_STALE_MS - 5000);
     const live = new Date(now);
@@ -111,10 +49,14 @@ describe.each(STORE_KINDS)('system health on the %s store', (kind) => {
     // Databases: alice's in both regions, bob's in eu-west-1.
     const claimedBuild = randomUUID();
     const finishedBuild = randomUUID();
-    const aliceEu = await seedDatabase(cp, alice.accountId, 'eu', {
+    const { id: aliceEu } = await insertDatabase(cp, alice, {
+      name: 'eu',
+      status: 'running',
       goal: { action: 'rebuild', fromStatus: 'running', requestedAt: new Date(now).toISOString() },
     });
-    const aliceUs = await seedDatabase(cp, alice.accountId, 'us', {
+    const { id: aliceUs } = await insertDatabase(cp, alice, {
+      name: 'us',
+      status: 'running',
       region: 'us-east-1',
       goal: {
         action: 'rebuild',
@@ -124,7 +66,9 @@ describe.each(STORE_KINDS)('system health on the %s store', (kind) => {
         claimedAt: new Date(now).toISOString(),
       },
     });
-    const bobEu = await seedDatabase(cp, bob.accountId, 'bob', {
+    const { id: bobEu } = await insertDatabase(cp, bob, {
+      name: 'bob',
+      status: 'running',
       goal: {
         action: 'provision',
         fromStatus: 'draft',

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { notFound } from '../errors.ts';
 import { recordAudit } from '../events/audit-log.ts';
+import type { StoreDb } from '../store/open-store.ts';
 import type { ApiServer } from './build-api.ts';
 import { DateTime, ErrorResponse, errorResponses, iso, Uuid } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
@@ -39,6 +40,15 @@ const DbParams = Type.Object({ dbId: Uuid });
 const KeyParams = Type.Object({ dbId: Uuid, keyId: Type.String({ minLength: 1, maxLength: 64 }) });
 
 const tags = ['api-keys'];
+
+/** Marks the database's key set changed, so the reconciler pushes it to the instance. */
+async function bumpKeysVersion(tx: StoreDb, databaseId: string): Promise<void> {
+  await tx
+    .updateTable('databases')
+    .set({ keys_version: sql<number>`keys_version + 1` })
+    .where('id', '=', databaseId)
+    .execute();
+}
 
 /**
  * Per-database instance API keys (spec §4.1.1). A key is `rxk_<keyId>.<hmac>`, derivable only
@@ -109,11 +119,7 @@ export function registerApiKeysRoutes(app: ApiServer, { db, secrets }: ApiContex
             created_at: createdAt,
           })
           .execute();
-        await tx
-          .updateTable('databases')
-          .set({ keys_version: sql<number>`keys_version + 1` })
-          .where('id', '=', database.id)
-          .execute();
+        await bumpKeysVersion(tx, database.id);
         await recordAudit(tx, {
           accountId,
           databaseId: database.id,
@@ -155,11 +161,7 @@ export function registerApiKeysRoutes(app: ApiServer, { db, secrets }: ApiContex
           .returning(['id', 'key_id', 'name'])
           .executeTakeFirst();
         if (!row) return undefined;
-        await tx
-          .updateTable('databases')
-          .set({ keys_version: sql<number>`keys_version + 1` })
-          .where('id', '=', database.id)
-          .execute();
+        await bumpKeysVersion(tx, database.id);
         await recordAudit(tx, {
           accountId,
           databaseId: database.id,

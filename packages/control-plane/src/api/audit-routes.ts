@@ -83,7 +83,7 @@ async function auditPage(
       .selectAll('audit_events')
       .select('databases.name as db_name')
       .orderBy('audit_events.created_at', 'desc')
-      .orderBy('audit_events.id', 'desc')
+      .orderBy('audit_events.seq', 'desc')
       .limit(Number(filter.limit ?? 25))
       .offset(Number(filter.offset ?? 0))
       .execute(),

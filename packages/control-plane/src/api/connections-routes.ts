@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { SOURCE_TLS_MODES, type SourceEngine, type SourceTlsMode } from '@replix/sources';
-import type { Updateable } from 'kysely';
 import { Type } from 'typebox';
 import { accountPlan } from '../connections/account-plan.ts';
 import { connectionResource } from '../connections/connection-resource.ts';
@@ -13,6 +12,7 @@ import type { ConnectionTable } from '../store/schema.ts';
 import type { ApiServer } from './build-api.ts';
 import { DateTime, ErrorResponse, errorResponses, IdParams, Uuid } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
+import { fieldChanges } from './field-changes.ts';
 import { ownedConnection } from './tenancy.ts';
 
 const BACKENDS = ['mysql', 'postgres', 'mssql'] as const;
@@ -336,16 +336,7 @@ export function registerConnectionsRoutes(app: ApiServer, { db, secrets }: ApiCo
         const { plan, limits } = await accountPlan(db, accountId);
         assertRegionAllowed(body.defaultRegion, limits, plan);
       }
-      const changes: Updateable<ConnectionTable> = {};
-      const changed: string[] = [];
-      const set = <K extends keyof Updateable<ConnectionTable>>(
-        field: string,
-        column: K,
-        value: Updateable<ConnectionTable>[K],
-      ) => {
-        changes[column] = value;
-        changed.push(field);
-      };
+      const { changes, changed, set } = fieldChanges<ConnectionTable>();
       if (body.name !== undefined) set('name', 'name', body.name);
       if (body.host !== undefined) set('host', 'host', body.host);
       if (body.port !== undefined) set('port', 'port', body.port);

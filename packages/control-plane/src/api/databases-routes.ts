@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Updateable } from 'kysely';
 import { Type } from 'typebox';
 import { accountPlan } from '../connections/account-plan.ts';
 import { connectionTarget, withSourceConnector } from '../connections/connection-target.ts';
@@ -19,6 +18,7 @@ import type { DatabaseTable } from '../store/schema.ts';
 import type { ApiServer } from './build-api.ts';
 import { ErrorResponse, errorResponses, IdParams, Uuid } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
+import { fieldChanges } from './field-changes.ts';
 import { ownedConnection, ownedDatabase } from './tenancy.ts';
 
 const SchemaConfigInput = Type.Record(Type.String(), Type.Unknown(), {
@@ -270,16 +270,7 @@ export function registerDatabasesRoutes(app: ApiServer, { db, secrets }: ApiCont
       const body = request.body;
       const { accountId } = request.principal;
       const current = await ownedDatabase(db, accountId, request.params.id);
-      const changes: Updateable<DatabaseTable> = {};
-      const changed: string[] = [];
-      const set = <K extends keyof Updateable<DatabaseTable>>(
-        field: string,
-        column: K,
-        value: Updateable<DatabaseTable>[K],
-      ) => {
-        changes[column] = value;
-        changed.push(field);
-      };
+      const { changes, changed, set } = fieldChanges<DatabaseTable>();
       if (body.schemaConfig !== undefined) {
         validSchemaConfig(body.schemaConfig);
         set('schemaConfig', 'schema_config', JSON.stringify(body.schemaConfig));

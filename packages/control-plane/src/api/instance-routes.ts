@@ -15,6 +15,7 @@ import {
 import { InstanceClient } from '../drivers/instance-client.ts';
 import { parseInstanceMetrics } from '../drivers/parse-instance-metrics.ts';
 import { ApiError } from '../errors.ts';
+import { liveInstanceOf } from '../reconciler/live-instance.ts';
 import type { DatabaseTable, DeployedInstanceConfig, InstanceTable } from '../store/schema.ts';
 import { availableSchemas } from './available-schemas.ts';
 import type { ApiServer } from './build-api.ts';
@@ -261,15 +262,6 @@ function instanceResource(row: Selectable<InstanceTable>) {
 export function registerInstanceRoutes(app: ApiServer, context: ApiContext): void {
   const { db } = context;
 
-  async function liveInstanceRow(databaseId: string) {
-    return db
-      .selectFrom('instances')
-      .selectAll()
-      .where('database_id', '=', databaseId)
-      .where('removed_at', 'is', null)
-      .executeTakeFirst();
-  }
-
   app.get(
     '/databases/:id/instance',
     {
@@ -297,7 +289,7 @@ export function registerInstanceRoutes(app: ApiServer, context: ApiContext): voi
             .selectAll()
             .where('id', '=', row.connection_id)
             .executeTakeFirstOrThrow(),
-          liveInstanceRow(row.id),
+          liveInstanceOf(db, row.id),
           db
             .selectFrom('builds')
             .selectAll()
@@ -326,7 +318,7 @@ export function registerInstanceRoutes(app: ApiServer, context: ApiContext): voi
             .where('seen_at', 'is', null)
             .where('skipped', '=', false)
             .orderBy('created_at', 'desc')
-            .orderBy('id', 'desc')
+            .orderBy('seq', 'desc')
             .execute(),
           db
             .selectFrom('notifications')
@@ -413,7 +405,7 @@ export function registerInstanceRoutes(app: ApiServer, context: ApiContext): voi
     },
     async (request) => {
       const row = await ownedDatabase(db, request.principal.accountId, request.params.id);
-      const instance = await liveInstanceRow(row.id);
+      const instance = await liveInstanceOf(db, row.id);
       if (!instance?.endpoint_url) {
         throw new ApiError('instance_unavailable', 'The database has no running instance.');
       }
@@ -503,7 +495,7 @@ export function registerInstanceRoutes(app: ApiServer, context: ApiContext): voi
     },
     async (request) => {
       const row = await ownedDatabase(db, request.principal.accountId, request.params.id);
-      const instance = await liveInstanceRow(row.id);
+      const instance = await liveInstanceOf(db, row.id);
       if (!instance) return { lines: [], nextToken: null, done: true };
       try {
         const chunk = await context.driver.readLogs(instance.id, request.query.nextToken);

@@ -80,7 +80,7 @@ export function registerNotificationsRoutes(app: ApiServer, { db }: ApiContext):
           .where('seen_at', 'is', null)
           .where('skipped', '=', false)
           .orderBy('created_at', 'desc')
-          .orderBy('id', 'desc')
+          .orderBy('seq', 'desc')
           .execute(),
         countsOf(db, database.id),
       ]);

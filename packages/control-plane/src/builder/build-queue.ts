@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
 import { recordAudit } from '../events/audit-log.ts';
 import type { BuildTable, Store } from '../store/schema.ts';
 
@@ -15,6 +15,17 @@ export interface BuildClaim {
   readonly build: BuildRow;
   readonly owner: string;
   readonly attempt: number;
+}
+
+/** The claim still holds its build: same holder, same attempt, still in progress. */
+function stillHeld(claim: BuildClaim) {
+  return (eb: ExpressionBuilder<Store, 'builds'>) =>
+    eb.and({
+      id: claim.build.id,
+      lease_owner: claim.owner,
+      attempts: claim.attempt,
+      status: 'in_progress',
+    });
 }
 
 /**
@@ -107,10 +118,7 @@ export async function releaseBuild(db: Kysely<Store>, claim: BuildClaim): Promis
       started_at: null,
       builder_job_id: null,
     })
-    .where('id', '=', claim.build.id)
-    .where('lease_owner', '=', claim.owner)
-    .where('attempts', '=', claim.attempt)
-    .where('status', '=', 'in_progress')
+    .where(stillHeld(claim))
     .execute();
 }
 
@@ -151,10 +159,7 @@ export async function finishBuild(
         lease_owner: null,
         lease_until: null,
       })
-      .where('id', '=', claim.build.id)
-      .where('lease_owner', '=', claim.owner)
-      .where('attempts', '=', claim.attempt)
-      .where('status', '=', 'in_progress')
+      .where(stillHeld(claim))
       .returning(['id'])
       .executeTakeFirst();
     if (!row) return false;

@@ -37,6 +37,7 @@ export async function notify(db: Kysely<Store>, input: NotificationInput): Promi
     .where('seen_at', 'is', null)
     .where('skipped', '=', false)
     .orderBy('created_at', 'desc')
+    .orderBy('seq', 'desc')
     .limit(UNSEEN_NOTIFICATION_CAP);
   await db
     .updateTable('notifications')

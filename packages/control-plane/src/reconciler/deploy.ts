@@ -4,6 +4,7 @@ import { newKeyId } from '@replix/instance';
 import { InstanceStartError } from '../drivers/process-driver.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import { notify } from '../events/notifications.ts';
+import type { StoreDb } from '../store/open-store.ts';
 import { deployedConfigOf } from './deployed-config.ts';
 import { appendDeploymentLog } from './deployment-log.ts';
 import {
@@ -247,6 +248,23 @@ export async function deploy(
   return DONE;
 }
 
+/** The sticky notification of a failed deploy, whether or not it got as far as a deployment. */
+function notifyDeployFailed(
+  tx: StoreDb,
+  database: GoalRun['database'],
+  reason: string,
+): Promise<void> {
+  return notify(tx, {
+    accountId: database.account_id,
+    databaseId: database.id,
+    eventType: 'deploy.failed',
+    message: `Deploy of ${database.name} failed.`,
+    detail: reason,
+    severity: 'error',
+    sticky: true,
+  });
+}
+
 /** A deploy that cannot even start (nothing to deploy): the goal ends with the database failed. */
 async function failWithoutDeployment(run: GoalRun, reason: string): Promise<GoalOutcome> {
   const database = run.database;
@@ -260,15 +278,7 @@ async function failWithoutDeployment(run: GoalRun, reason: string): Promise<Goal
       eventType: 'deploy.failed',
       payload: { reason },
     });
-    await notify(tx, {
-      accountId: database.account_id,
-      databaseId: database.id,
-      eventType: 'deploy.failed',
-      message: `Deploy of ${database.name} failed.`,
-      detail: reason,
-      severity: 'error',
-      sticky: true,
-    });
+    await notifyDeployFailed(tx, database, reason);
   });
   return DONE;
 }
@@ -301,15 +311,7 @@ async function failDeploy(
       eventType: 'deploy.failed',
       payload: { buildId, reason, action },
     });
-    await notify(tx, {
-      accountId: database.account_id,
-      databaseId: database.id,
-      eventType: 'deploy.failed',
-      message: `Deploy of ${database.name} failed.`,
-      detail: reason,
-      severity: 'error',
-      sticky: true,
-    });
+    await notifyDeployFailed(tx, database, reason);
   });
   return DONE;
 }

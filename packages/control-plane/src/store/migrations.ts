@@ -199,6 +199,16 @@ const MIGRATIONS: Record<string, Migration> = {
       await runStatements(db, 'ALTER TABLE builds ADD COLUMN config_hash text');
     },
   },
+  '003-event-order': {
+    async up(db: Kysely<unknown>) {
+      // Insertion order, to order events made within the same clock tick.
+      await runStatements(
+        db,
+        `ALTER TABLE notifications ADD COLUMN seq bigserial;
+        ALTER TABLE audit_events ADD COLUMN seq bigserial`,
+      );
+    },
+  },
 };
 
 /** Runs `;`-separated DDL one statement at a time (PGlite's extended protocol takes one). */

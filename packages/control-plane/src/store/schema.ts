@@ -189,6 +189,8 @@ export interface ApiKeyTable {
 
 export interface AuditEventTable {
   id: string;
+  /** Insertion order: the tie-breaker for events of the same instant. */
+  seq: Generated<number>;
   account_id: string;
   database_id: string | null;
   entity_type: string;
@@ -200,6 +202,8 @@ export interface AuditEventTable {
 
 export interface NotificationTable {
   id: string;
+  /** Insertion order: the tie-breaker for notifications of the same instant. */
+  seq: Generated<number>;
   account_id: string;
   database_id: string | null;
   event_type: string;
