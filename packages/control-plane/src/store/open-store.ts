@@ -30,6 +30,15 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (text) => Number(text));
 export async function openStore(location: StoreLocation): Promise<OpenStore> {
   if (location.databaseUrl) {
     const pool = new pg.Pool({ connectionString: location.databaseUrl, max: 10 });
+    // A server that ends a connection between queries (restart, failover, a forced drop while
+    // the pool closes) must not crash the process: the pool replaces the connection, and a
+    // query that was running on it fails on its own promise.
+    pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
+    // An idle client the server drops (a restart, a forced disconnect at shutdown) is removed
+    // from the pool and the next query opens another; without a listener the pool's 'error'
+    // event would crash the process.
+    pool.on('error', () => {});
     const db = new Kysely<Store>({ dialect: new PostgresDialect({ pool }) });
     await migrateToLatest(db as Kysely<unknown>);
     return { db, kind: 'postgres', close: () => db.destroy() };
