@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
 import { recordAudit } from '../events/audit-log.ts';
+import { ownerIsGoneLocally } from '../roles/lease-owner.ts';
 import type { BuildTable, Store } from '../store/schema.ts';
 
 /** A builder that stops renewing its lease this long is counted as lost. */
@@ -176,4 +177,31 @@ export async function finishBuild(
     });
     return true;
   });
+}
+
+/**
+ * Ends the leases of builds held by builder processes of this machine that are gone (killed), so
+ * another builder takes them over now rather than when the lease runs out.
+ */
+export async function expireDeadLocalBuildLeases(db: Kysely<Store>): Promise<number> {
+  const owners = await db
+    .selectFrom('builds')
+    .select('lease_owner')
+    .distinct()
+    .where('status', '=', 'in_progress')
+    .where('lease_owner', 'is not', null)
+    .where('lease_until', '>', new Date())
+    .execute();
+  let expired = 0;
+  for (const { lease_owner: owner } of owners) {
+    if (owner === null || !ownerIsGoneLocally(owner)) continue;
+    const result = await db
+      .updateTable('builds')
+      .set({ lease_until: new Date(0) })
+      .where('status', '=', 'in_progress')
+      .where('lease_owner', '=', owner)
+      .executeTakeFirst();
+    expired += Number(result.numUpdatedRows);
+  }
+  return expired;
 }

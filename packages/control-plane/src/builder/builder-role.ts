@@ -6,6 +6,7 @@ import {
   BUILD_LEASE_MS,
   type BuildClaim,
   claimBuild,
+  expireDeadLocalBuildLeases,
   failLostBuilds,
   finishBuild,
   releaseBuild,
@@ -112,6 +113,7 @@ export async function startBuilder(
   const loop = (async () => {
     while (!stopping.signal.aborted) {
       try {
+        await expireDeadLocalBuildLeases(db);
         await failLostBuilds(db);
         const claim = await claimBuild(db, owner, leaseMs);
         if (claim) {

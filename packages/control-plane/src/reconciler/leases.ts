@@ -1,7 +1,6 @@
-import { hostname } from 'node:os';
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
-import { pidAlive } from '../drivers/process-identity.ts';
+import { ownerIsGoneLocally } from '../roles/lease-owner.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import type { DatabaseTable } from '../store/schema.ts';
 
@@ -82,14 +81,6 @@ export async function releaseLease(
 }
 
 /** `<host>:<pid>:<random>[:<role>]`: the process ids startControlPlane makes, plus the role. */
-const OWNER_PATTERN = /^(.+):(\d+):[0-9a-f]{8}(?::[a-z-]+)?$/;
-
-function localPidOf(owner: string): number | null {
-  const match = OWNER_PATTERN.exec(owner);
-  if (!match || match[1] !== hostname()) return null;
-  return Number(match[2]);
-}
-
 /**
  * Frees leases held by control-plane processes of this machine that are gone (killed), so
  * their goals resume now rather than when the lease runs out. Owners on other machines are
@@ -106,8 +97,7 @@ export async function freeDeadLocalLeases(db: StoreDb): Promise<number> {
   let freed = 0;
   for (const { lease_owner: owner } of owners) {
     if (owner === null) continue;
-    const pid = localPidOf(owner);
-    if (pid === null || pid === process.pid || pidAlive(pid)) continue;
+    if (!ownerIsGoneLocally(owner)) continue;
     const result = await db
       .updateTable('databases')
       .set({ lease_owner: null, lease_until: null })

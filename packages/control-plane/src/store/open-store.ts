@@ -35,10 +35,6 @@ export async function openStore(location: StoreLocation): Promise<OpenStore> {
     // query that was running on it fails on its own promise.
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
-    // An idle client the server drops (a restart, a forced disconnect at shutdown) is removed
-    // from the pool and the next query opens another; without a listener the pool's 'error'
-    // event would crash the process.
-    pool.on('error', () => {});
     const db = new Kysely<Store>({ dialect: new PostgresDialect({ pool }) });
     await migrateToLatest(db as Kysely<unknown>);
     return { db, kind: 'postgres', close: () => db.destroy() };
