@@ -2,6 +2,37 @@ import { BuiltInIssuer } from '@replix/control-plane';
 import type { Command } from 'commander';
 import { controlPlaneConfigOrExit } from './control-plane-commands.ts';
 
+/** A TOTP code is 6 digits; anything else is taken for a recovery code. */
+function proofOf(otp: string): { code: string } | { recoveryCode: string } {
+  return /^\s*\d{6}\s*$/.test(otp) ? { code: otp.trim() } : { recoveryCode: otp.trim() };
+}
+
+async function exchangeSecondFactor(
+  apiUrl: string,
+  token: string,
+  otp: string,
+): Promise<{ token: string } | { error: string }> {
+  let response: Response;
+  try {
+    response = await fetch(new URL('/v1/auth/2fa/verify', apiUrl), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(proofOf(otp)),
+    });
+  } catch {
+    return {
+      error: `could not reach the control plane at ${apiUrl} to check the code (is it running? set REPLIX_API_URL).`,
+    };
+  }
+  const body = (await response.json().catch(() => ({}))) as {
+    token?: string;
+    error?: string;
+    message?: string;
+  };
+  if (response.ok && typeof body.token === 'string') return { token: body.token };
+  return { error: `${body.error ?? response.status}: ${body.message ?? 'the exchange failed.'}` };
+}
+
 /** `replix token`: a bearer token for the local control plane, signed by its built-in issuer. */
 export function addTokenCommand(program: Command): void {
   program
@@ -10,7 +41,11 @@ export function addTokenCommand(program: Command): void {
     .requiredOption('--email <email>', 'whose token; each email is its own account')
     .option('--admin', 'member of the service-admins group (may use /v1/admin/*)', false)
     .option('--ttl <seconds>', 'lifetime in seconds', String(12 * 3600))
-    .action(async (options: { email: string; admin: boolean; ttl: string }) => {
+    .option(
+      '--otp <code>',
+      'a TOTP or recovery code: for users with two-factor authentication on, the running control plane (REPLIX_API_URL) exchanges the token for one carrying the second factor',
+    )
+    .action(async (options: { email: string; admin: boolean; ttl: string; otp?: string }) => {
       const config = controlPlaneConfigOrExit('token');
       if (config.oidc) {
         process.stderr.write(
@@ -28,8 +63,19 @@ export function addTokenCommand(program: Command): void {
         process.exit(1);
       }
       const issuer = await BuiltInIssuer.open(config.dataDir);
-      process.stdout.write(
-        `${await issuer.sign({ email: options.email, admin: options.admin, ttlSeconds })}\n`,
-      );
+      const token = await issuer.sign({ email: options.email, admin: options.admin, ttlSeconds });
+      if (options.otp === undefined) {
+        process.stdout.write(`${token}\n`);
+        return;
+      }
+      // The user's TOTP secret lives in the store, which a running control plane holds (PGlite
+      // is single-process): ask its API to check the code and sign the second-factor token.
+      const apiUrl = process.env.REPLIX_API_URL || `http://127.0.0.1:${config.port}`;
+      const exchanged = await exchangeSecondFactor(apiUrl, token, options.otp);
+      if ('error' in exchanged) {
+        process.stderr.write(`replix token: ${exchanged.error}\n`);
+        process.exit(1);
+      }
+      process.stdout.write(`${exchanged.token}\n`);
     });
 }

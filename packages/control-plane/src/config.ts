@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { type BillingConfig, resolveBillingConfig } from './billing/billing-config.ts';
+import { resolveWebhookSettings, type WebhookSettings } from './webhooks/webhook-settings.ts';
 
 export const REGIONS = ['eu-west-1', 'us-east-1'] as const;
 export type Region = (typeof REGIONS)[number];
@@ -33,6 +35,10 @@ export interface ControlPlaneConfig {
   readonly reconcileIntervalMs: number;
   /** `REPLIX_DRIVER`: where instances run (`process`, the default); checked by createDriver. */
   readonly driver?: string;
+  /** Webhook delivery settings (`REPLIX_WEBHOOK*`); the defaults when absent. */
+  readonly webhooks?: WebhookSettings;
+  /** Payment provider and terms version (billing/billing-config.ts); the defaults when absent. */
+  readonly billing?: BillingConfig;
 }
 
 export class ControlPlaneConfigError extends Error {
@@ -122,6 +128,7 @@ export function resolveControlPlaneConfig(
     oidc,
     logLevel: env.REPLIX_LOG_LEVEL ?? 'info',
     driver: env.REPLIX_DRIVER || 'process',
+    billing: resolveBillingConfig(env),
     healthIntervalMs: positiveInteger(
       'REPLIX_HEALTH_INTERVAL_MS',
       env.REPLIX_HEALTH_INTERVAL_MS,
@@ -132,6 +139,7 @@ export function resolveControlPlaneConfig(
       env.REPLIX_RECONCILE_INTERVAL_MS,
       500,
     ),
+    webhooks: resolveWebhookSettings(env),
     ...overrides,
   });
 }

@@ -9,6 +9,10 @@ export const CONTROL_PLANE_ERRORS = {
     status: 400,
     doc: 'The request body, path or query failed validation; the message names the field.',
   },
+  invalid_signature: {
+    status: 400,
+    doc: "A payment provider's webhook has no signature, or one that does not verify against the endpoint secret, or one too old.",
+  },
   invalid_schema_config: {
     status: 400,
     doc: "The database's schema config is invalid; the message names the key path.",
@@ -17,9 +21,17 @@ export const CONTROL_PLANE_ERRORS = {
     status: 401,
     doc: 'No bearer token, or one that is expired, malformed, revoked or not signed by the configured issuer.',
   },
+  second_factor_required: {
+    status: 401,
+    doc: 'The user has two-factor authentication on and the token lacks the second factor; exchange it at `POST /v1/auth/2fa/verify`.',
+  },
+  too_many_attempts: {
+    status: 429,
+    doc: 'Too many wrong second-factor codes (5 in 15 minutes); wait and try again.',
+  },
   forbidden: {
     status: 403,
-    doc: 'The token is valid but may not do this (admin routes need the `service-admins` group).',
+    doc: 'The token is valid but may not do this (admin routes need the `service-admins` group; team roles limit the rest).',
   },
   not_found: {
     status: 404,
@@ -35,11 +47,15 @@ export const CONTROL_PLANE_ERRORS = {
   },
   plan_limit: {
     status: 403,
-    doc: "The account's plan does not allow this (instance size, region, number of databases).",
+    doc: "The account's plan does not allow this (number of databases, compute units, instance size, region, overage).",
   },
   instance_unavailable: {
     status: 503,
     doc: "The database's instance is not running or did not answer; retry when its status is `running`.",
+  },
+  payment_provider_unavailable: {
+    status: 502,
+    doc: 'The payment provider could not be reached or refused the request; nothing changed, retry later.',
   },
   source_unavailable: {
     status: 502,

@@ -13,6 +13,7 @@ import type { RoleContext, RoleName, RunningRole } from './roles/role.ts';
 import { ROLE_STARTERS } from './roles/role-starters.ts';
 import { SecretBox } from './secret-box.ts';
 import { type OpenStore, openStore } from './store/open-store.ts';
+import { enqueueWebhookDeliveries } from './webhooks/enqueue-deliveries.ts';
 
 export interface StartControlPlaneOptions {
   readonly roles?: readonly RoleName[];
@@ -56,13 +57,16 @@ export async function startControlPlane(
     const verifyToken = config.oidc
       ? await oidcTokenVerifier(config.oidc)
       : builtInTokenVerifier(issuer as BuiltInIssuer);
+    const events = new PlatformEvents();
+    // Every process that emits platform events records their webhook deliveries.
+    events.subscribe(enqueueWebhookDeliveries);
     const apiContext: ApiContext = {
       db: store.db,
       config,
       secrets: new SecretBox(config.secretKey),
       verifyToken,
       issuer,
-      events: new PlatformEvents(),
+      events,
       driver: createDriver(config, log),
       log,
     };

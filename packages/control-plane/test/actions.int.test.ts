@@ -3,7 +3,7 @@ import { deriveApiKey, newKeyId, type RunningInstance } from '@replix/instance';
 import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   STORE_KINDS,
   startTestControlPlane,
@@ -51,6 +51,17 @@ describe.each(STORE_KINDS)('database actions on the %s store', (kind) => {
       .selectAll()
       .where('id', '=', id)
       .executeTakeFirstOrThrow();
+  /**
+   * Earlier tests leave alice's databases running; the plan's compute units count them
+   * (docs/control-plane/billing.md), so the tests of actions that start an instance stop them.
+   */
+  const stopAlicesInstances = () =>
+    cp.context.db
+      .updateTable('databases')
+      .set({ status: 'terminated', goal: null })
+      .where('account_id', '=', alice.accountId)
+      .where('status', 'in', ['building', 'deploying', 'running'])
+      .execute();
   const audit = (id: string, eventType: string) =>
     cp.context.db
       .selectFrom('audit_events')
@@ -227,6 +238,8 @@ describe.each(STORE_KINDS)('database actions on the %s store', (kind) => {
   });
 
   describe('resize', () => {
+    beforeEach(stopAlicesInstances);
+
     it('queues the new size within the plan', async () => {
       const { id } = await insertDatabase(cp, alice, { status: 'running', withBuild: true });
       const response = await cp.request('POST', `/v1/databases/${id}/resize`, {
@@ -260,7 +273,7 @@ describe.each(STORE_KINDS)('database actions on the %s store', (kind) => {
       expect(response.status).toBe(403);
       expect(response.body).toEqual({
         error: 'plan_limit',
-        message: 'Your plan allows instance sizes up to m; upgrade to use l.',
+        message: "Instance size l is above the pro plan's largest, m; upgrade to use it.",
       });
       expect((await row(id)).goal).toBeNull();
     });
@@ -290,6 +303,8 @@ describe.each(STORE_KINDS)('database actions on the %s store', (kind) => {
   });
 
   describe('redeploy', () => {
+    beforeEach(stopAlicesInstances);
+
     it('queues a past succeeded build without a new build job', async () => {
       const { id } = await insertDatabase(cp, alice, { status: 'failed', withBuild: true });
       const past = await insertBuild(cp, alice, id, 'succeeded');

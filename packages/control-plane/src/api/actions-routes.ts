@@ -1,22 +1,22 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import { type AllowedActions, allowedActions } from '../domain/allowed-actions.ts';
-import type { Action, DatabaseStatus } from '../domain/database-status.ts';
-import {
-  INSTANCE_SIZE_NAMES,
-  type InstanceSize,
-  PLANS,
-  type Plan,
-  planLimits,
-  sizeWithin,
-} from '../domain/plans.ts';
+import type { Action } from '../domain/database-status.ts';
+import { assertComputeUnits, assertInstanceSize } from '../domain/plan-enforcement.ts';
+import { INSTANCE_SIZE_NAMES, planLimits } from '../domain/plans.ts';
 import { InstanceClient } from '../drivers/instance-client.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { recordAudit } from '../events/audit-log.ts';
-import type { DatabaseTable, Goal, Store } from '../store/schema.ts';
+import type { Goal, Store } from '../store/schema.ts';
 import type { ApiServer } from './build-api.ts';
 import { ErrorResponse, errorResponses, IdParams } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
+import {
+  auditAction,
+  type DatabaseRow,
+  lockDatabase,
+  type QueuedAction,
+  queueGoal,
+  requireAllowed,
+} from './database-goals.ts';
 
 const tags = ['actions'];
 
@@ -62,20 +62,16 @@ const RedeployBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** The transitional status each queued action puts the database in (the reconciler moves on). */
-const QUEUED_STATUS = {
-  provision: 'building',
-  rebuild: 'building',
-  reconfigure: 'deploying',
-  redeploy: 'deploying',
-  resize: 'deploying',
-  resume: 'deploying',
-  pause: 'pausing',
-  terminate: 'terminating',
-  delete: 'deleting',
-} as const satisfies Partial<Record<Action, DatabaseStatus>>;
-
-type QueuedAction = keyof typeof QUEUED_STATUS;
+/**
+ * Actions after which the database's instance runs: each must fit the plan's compute units
+ * (docs/control-plane/billing.md). Pause and terminate only free units.
+ */
+const STARTS_INSTANCE: ReadonlySet<QueuedAction> = new Set([
+  'provision',
+  'rebuild',
+  'reconfigure',
+  'resume',
+]);
 
 const SUMMARIES: Record<Action, string> = {
   provision: 'Provision: build the database and start its instance (queued)',
@@ -94,103 +90,6 @@ const SUMMARIES: Record<Action, string> = {
   'resume-replication': 'Resume replication (immediate)',
   'cancel-goal': 'Cancel the queued action before the reconciler starts it (immediate)',
 };
-
-type DatabaseRow = Selectable<DatabaseTable>;
-
-interface Locked {
-  readonly row: DatabaseRow;
-  readonly plan: Plan;
-  readonly matrix: AllowedActions;
-}
-
-function asPlan(plan: string): Plan {
-  return (PLANS as readonly string[]).includes(plan) ? (plan as Plan) : 'free';
-}
-
-/**
- * Locks the caller's database row for the rest of the transaction and computes its matrix, so
- * two concurrent actions cannot both pass the check.
- */
-async function lockDatabase(tx: Kysely<Store>, accountId: string, id: string): Promise<Locked> {
-  const row = await tx
-    .selectFrom('databases')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('deleted_at', 'is', null)
-    .forUpdate()
-    .executeTakeFirst();
-  if (!row) throw notFound('Database');
-  const account = await tx
-    .selectFrom('accounts')
-    .select('plan')
-    .where('id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  const build = await tx
-    .selectFrom('builds')
-    .select('id')
-    .where('database_id', '=', id)
-    .where('status', '=', 'succeeded')
-    .limit(1)
-    .executeTakeFirst();
-  const plan = asPlan(account.plan);
-  const matrix = allowedActions({
-    status: row.status as DatabaseStatus,
-    goal: row.goal,
-    plan,
-    hasBuild: build !== undefined,
-    replicationPaused: row.replication_paused,
-  });
-  return { row, plan, matrix };
-}
-
-function requireAllowed(locked: Locked, action: Action): void {
-  const availability = locked.matrix[action];
-  if (!availability.allowed) {
-    throw new ApiError('action_not_allowed', availability.reason ?? 'Not allowed now.');
-  }
-}
-
-function auditAction(
-  tx: Kysely<Store>,
-  accountId: string,
-  row: DatabaseRow,
-  action: Action,
-  payload: Record<string, unknown>,
-): Promise<void> {
-  return recordAudit(tx, {
-    accountId,
-    databaseId: row.id,
-    entityType: 'database',
-    entityId: row.id,
-    eventType: `database.${action.replaceAll('-', '_')}`,
-    payload,
-  });
-}
-
-/** Records the goal and the transitional status the reconciler starts from. */
-async function queueGoal(
-  tx: Kysely<Store>,
-  accountId: string,
-  row: DatabaseRow,
-  action: QueuedAction,
-  extra: { buildId?: string; instanceSize?: InstanceSize } = {},
-): Promise<DatabaseStatus> {
-  const toStatus = QUEUED_STATUS[action];
-  const goal: Goal = {
-    action,
-    fromStatus: row.status,
-    requestedAt: new Date().toISOString(),
-    ...extra,
-  };
-  await tx
-    .updateTable('databases')
-    .set({ goal: JSON.stringify(goal), status: toStatus, updated_at: new Date() })
-    .where('id', '=', row.id)
-    .execute();
-  await auditAction(tx, accountId, row, action, { fromStatus: row.status, toStatus, ...extra });
-  return toStatus;
-}
 
 /** A client for the database's live instance, or 503 when it has none. */
 async function liveInstance(
@@ -273,7 +172,9 @@ export function registerActionsRoutes(app: ApiServer, context: ApiContext): void
           tags,
           summary: SUMMARIES[action],
           params: IdParams,
-          response: queuedResponses,
+          response: STARTS_INSTANCE.has(action)
+            ? { ...queuedResponses, 403: ErrorResponse }
+            : queuedResponses,
         },
       },
       async (request, reply) => {
@@ -281,6 +182,9 @@ export function registerActionsRoutes(app: ApiServer, context: ApiContext): void
         const status = await db.transaction().execute(async (tx) => {
           const locked = await lockDatabase(tx, accountId, request.params.id);
           requireAllowed(locked, action);
+          if (STARTS_INSTANCE.has(action)) {
+            await assertComputeUnits(tx, accountId, locked.row.id, locked.row.instance_size);
+          }
           return queueGoal(tx, accountId, locked.row, action);
         });
         return reply.status(202).send({ status });
@@ -305,19 +209,14 @@ export function registerActionsRoutes(app: ApiServer, context: ApiContext): void
       const status = await db.transaction().execute(async (tx) => {
         const locked = await lockDatabase(tx, accountId, request.params.id);
         requireAllowed(locked, 'resize');
-        const { maxInstanceSize } = planLimits(locked.plan);
-        if (!sizeWithin(size, maxInstanceSize)) {
-          throw new ApiError(
-            'plan_limit',
-            `Your plan allows instance sizes up to ${maxInstanceSize}; upgrade to use ${size}.`,
-          );
-        }
+        assertInstanceSize({ plan: locked.plan, limits: planLimits(locked.plan) }, size);
         if (size === locked.row.instance_size) {
           throw new ApiError(
             'validation_failed',
             `body.instanceSize is already ${size}; choose another size.`,
           );
         }
+        await assertComputeUnits(tx, accountId, locked.row.id, size);
         return queueGoal(tx, accountId, locked.row, 'resize', { instanceSize: size });
       });
       return reply.status(202).send({ status });
@@ -334,7 +233,7 @@ export function registerActionsRoutes(app: ApiServer, context: ApiContext): void
           'Re-applies the infrastructure with the artifact of a past succeeded build of this database (spec §3).',
         params: IdParams,
         body: RedeployBody,
-        response: queuedResponses,
+        response: { ...queuedResponses, 403: ErrorResponse },
       },
     },
     async (request, reply) => {
@@ -343,6 +242,7 @@ export function registerActionsRoutes(app: ApiServer, context: ApiContext): void
       const status = await db.transaction().execute(async (tx) => {
         const locked = await lockDatabase(tx, accountId, request.params.id);
         requireAllowed(locked, 'redeploy');
+        await assertComputeUnits(tx, accountId, locked.row.id, locked.row.instance_size);
         const build = await tx
           .selectFrom('builds')
           .select(['id', 'status'])

@@ -3,6 +3,8 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { authenticate, type Principal } from '../auth/principal.ts';
+import { hasRole, minimumRole } from '../auth/role-policy.ts';
+import { registerLocalBillingPages } from '../billing/local-billing-pages.ts';
 import { ApiError, CONTROL_PLANE_ERRORS, type ControlPlaneErrorCode } from '../errors.ts';
 import type { ApiContext } from './context.ts';
 import { registerRoutes } from './routes.ts';
@@ -29,6 +31,8 @@ export type ApiServer = FastifyInstance<
 >;
 
 const BODY_LIMIT = 1024 * 1024;
+/** The one route a token lacking its second factor may call (auth/two-factor.ts). */
+const SECOND_FACTOR_EXCHANGE = '/v1/auth/2fa/verify';
 
 function sendError(
   reply: FastifyReply,
@@ -106,11 +110,29 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
       return sendError(reply, 'unauthorized', 'A valid bearer token is required.');
     }
     request.principal = principal;
-    if (request.routeOptions.config.admin && !principal.admin) {
+    if (principal.needsSecondFactor && request.routeOptions.url !== SECOND_FACTOR_EXCHANGE) {
+      return sendError(
+        reply,
+        'second_factor_required',
+        'Two-factor authentication is on for this user: exchange this token with a code at POST /v1/auth/2fa/verify.',
+      );
+    }
+    if (request.routeOptions.config.admin) {
+      if (!principal.admin) {
+        return sendError(
+          reply,
+          'forbidden',
+          'This operation is for members of the service-admins group.',
+        );
+      }
+      return;
+    }
+    const needed = minimumRole(request.method, request.routeOptions.url);
+    if (!hasRole(principal.role, needed)) {
       return sendError(
         reply,
         'forbidden',
-        'This operation is for members of the service-admins group.',
+        `This operation needs the ${needed} role in the account; you are a ${principal.role}.`,
       );
     }
   });
@@ -145,6 +167,8 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
   app.setNotFoundHandler((_request, reply) => sendError(reply, 'not_found', 'No such route.'));
 
   await app.register(async (v1) => registerRoutes(v1 as ApiServer, context), { prefix: '/v1' });
+  // The local payment provider's checkout and portal pages, outside /v1 (they are HTML).
+  registerLocalBillingPages(app as unknown as ApiServer, context);
 
   app.get('/v1/openapi.json', { config: { public: true }, schema: { hide: true } }, () =>
     app.swagger(),

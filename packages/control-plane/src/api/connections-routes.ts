@@ -3,9 +3,10 @@ import { SOURCE_TLS_MODES, type SourceEngine, type SourceTlsMode } from '@replix
 import { Type } from 'typebox';
 import { accountPlan } from '../connections/account-plan.ts';
 import { connectionResource } from '../connections/connection-resource.ts';
-import { assertRegionAllowed, DEFAULT_REGION, REGIONS } from '../connections/regions.ts';
+import { DEFAULT_REGION, REGIONS } from '../connections/regions.ts';
 import { assertUsablePrivateKey } from '../connections/ssh-private-key.ts';
 import { testConnection } from '../connections/test-connection.ts';
+import { assertRegion } from '../domain/plan-enforcement.ts';
 import { ApiError } from '../errors.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import type { ConnectionTable } from '../store/schema.ts';
@@ -258,8 +259,7 @@ export function registerConnectionsRoutes(app: ApiServer, { db, secrets }: ApiCo
       const { accountId } = request.principal;
       const backend = body.backend ?? 'mysql';
       const defaultRegion = body.defaultRegion ?? DEFAULT_REGION;
-      const { plan, limits } = await accountPlan(db, accountId);
-      assertRegionAllowed(defaultRegion, limits, plan);
+      assertRegion(await accountPlan(db, accountId), defaultRegion);
       if (body.ssh) assertUsablePrivateKey(body.ssh.privateKey, 'body.ssh.privateKey');
       const id = randomUUID();
       const now = new Date();
@@ -333,8 +333,7 @@ export function registerConnectionsRoutes(app: ApiServer, { db, secrets }: ApiCo
       const { accountId } = request.principal;
       const current = await ownedConnection(db, accountId, request.params.id);
       if (body.defaultRegion !== undefined && body.defaultRegion !== current.default_region) {
-        const { plan, limits } = await accountPlan(db, accountId);
-        assertRegionAllowed(body.defaultRegion, limits, plan);
+        assertRegion(await accountPlan(db, accountId), body.defaultRegion);
       }
       const { changes, changed, set } = fieldChanges<ConnectionTable>();
       if (body.name !== undefined) set('name', 'name', body.name);

@@ -3,15 +3,16 @@ import { Type } from 'typebox';
 import { accountPlan } from '../connections/account-plan.ts';
 import { connectionTarget, withSourceConnector } from '../connections/connection-target.ts';
 import { Database, databaseResource } from '../connections/database-resource.ts';
-import {
-  assertSyncInterval,
-  LOG_LEVELS,
-  SYNC_MODES,
-  validSchemaConfig,
-} from '../connections/database-settings.ts';
-import { assertRegionAllowed, REGIONS } from '../connections/regions.ts';
+import { LOG_LEVELS, SYNC_MODES, validSchemaConfig } from '../connections/database-settings.ts';
+import { REGIONS } from '../connections/regions.ts';
 import { schemaIntrospection } from '../connections/schema-introspection.ts';
-import { INSTANCE_SIZE_NAMES, type InstanceSize, sizeWithin } from '../domain/plans.ts';
+import {
+  assertDatabaseCount,
+  assertInstanceSize,
+  assertPollInterval,
+  assertRegion,
+} from '../domain/plan-enforcement.ts';
+import { INSTANCE_SIZE_NAMES, type InstanceSize } from '../domain/plans.ts';
 import { ApiError } from '../errors.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import type { DatabaseTable } from '../store/schema.ts';
@@ -156,16 +157,12 @@ export function registerDatabasesRoutes(app: ApiServer, { db, secrets }: ApiCont
       const connection = await ownedConnection(db, accountId, body.connectionId);
       const schemaConfig = body.schemaConfig ?? {};
       const config = validSchemaConfig(schemaConfig);
-      const { plan, limits } = await accountPlan(db, accountId);
+      const plan = await accountPlan(db, accountId);
+      const { limits } = plan;
       const region = body.region ?? connection.default_region;
-      assertRegionAllowed(region, limits, plan);
+      assertRegion(plan, region);
       const instanceSize: InstanceSize = body.instanceSize ?? 'xs';
-      if (!sizeWithin(instanceSize, limits.maxInstanceSize)) {
-        throw new ApiError(
-          'plan_limit',
-          `Instance size ${instanceSize} is above the ${plan} plan's largest, ${limits.maxInstanceSize}.`,
-        );
-      }
+      assertInstanceSize(plan, instanceSize);
       const syncMode = body.syncMode ?? config.sync.mode;
       const configInterval = Math.max(1, Math.round(config.sync.interval));
       const syncInterval =
@@ -173,7 +170,7 @@ export function registerDatabasesRoutes(app: ApiServer, { db, secrets }: ApiCont
         (syncMode === 'poll'
           ? Math.max(configInterval, limits.pollModeMinSyncInterval)
           : configInterval);
-      assertSyncInterval(syncMode, syncInterval, limits, plan);
+      assertPollInterval(plan, syncMode, syncInterval);
       const id = randomUUID();
       const now = new Date();
       const row = await db.transaction().execute(async (tx) => {
@@ -198,12 +195,7 @@ export function registerDatabasesRoutes(app: ApiServer, { db, secrets }: ApiCont
           .where('account_id', '=', accountId)
           .where('deleted_at', 'is', null)
           .executeTakeFirstOrThrow();
-        if (Number(count) >= limits.databases) {
-          throw new ApiError(
-            'plan_limit',
-            `The ${plan} plan allows ${limits.databases} databases; delete one or upgrade.`,
-          );
-        }
+        assertDatabaseCount(plan, Number(count));
         const inserted = await tx
           .insertInto('databases')
           .values({
@@ -282,12 +274,10 @@ export function registerDatabasesRoutes(app: ApiServer, { db, secrets }: ApiCont
       if (body.logLevel !== undefined) set('logLevel', 'log_level', body.logLevel);
       if (body.safetyNet !== undefined) set('safetyNet', 'safety_net', body.safetyNet);
       if (body.syncMode !== undefined || body.syncInterval !== undefined) {
-        const { plan, limits } = await accountPlan(db, accountId);
-        assertSyncInterval(
+        assertPollInterval(
+          await accountPlan(db, accountId),
           body.syncMode ?? current.sync_mode,
           body.syncInterval ?? current.sync_interval,
-          limits,
-          plan,
         );
       }
       const row = await db.transaction().execute(async (tx) => {

@@ -122,16 +122,17 @@ export function registerManagementKeysRoutes(app: ApiServer, { db }: ApiContext)
       },
     },
     async (request, reply) => {
-      const { accountId } = request.principal;
+      const { accountId, role, userId } = request.principal;
       const revoked = await db.transaction().execute(async (tx) => {
-        const row = await tx
+        let revoke = tx
           .updateTable('management_keys')
           .set({ revoked_at: new Date() })
           .where('id', '=', request.params.id)
           .where('account_id', '=', accountId)
-          .where('revoked_at', 'is', null)
-          .returning(['id', 'prefix'])
-          .executeTakeFirst();
+          .where('revoked_at', 'is', null);
+        // Members revoke only their own keys (auth/role-policy.ts); admins and owners any.
+        if (role === 'member') revoke = revoke.where('user_id', '=', userId);
+        const row = await revoke.returning(['id', 'prefix']).executeTakeFirst();
         if (row)
           await recordAudit(tx, {
             accountId,

@@ -1,7 +1,10 @@
+import { registerAccountRoutes } from './account-routes.ts';
 import { registerActionsRoutes } from './actions-routes.ts';
 import { registerAdminRoutes } from './admin-routes.ts';
 import { registerApiKeysRoutes } from './api-keys-routes.ts';
 import { registerAuditRoutes } from './audit-routes.ts';
+import { registerAuthRoutes } from './auth-routes.ts';
+import { registerBillingRoutes } from './billing-routes.ts';
 import type { ApiServer } from './build-api.ts';
 import { registerBuildsRoutes } from './builds-routes.ts';
 import { registerConnectionsRoutes } from './connections-routes.ts';
@@ -11,6 +14,8 @@ import { registerInstanceRoutes } from './instance-routes.ts';
 import { registerManagementKeysRoutes } from './management-keys-routes.ts';
 import { registerNotificationsRoutes } from './notifications-routes.ts';
 import { registerSystemRoutes } from './system-routes.ts';
+import { registerTeamRoutes } from './team-routes.ts';
+import { registerWebhooksRoutes } from './webhooks-routes.ts';
 
 /** Every /v1 route, one module per resource. */
 export function registerRoutes(app: ApiServer, context: ApiContext): void {
@@ -25,4 +30,9 @@ export function registerRoutes(app: ApiServer, context: ApiContext): void {
   registerSystemRoutes(app, context);
   registerManagementKeysRoutes(app, context);
   registerAdminRoutes(app, context);
+  registerBillingRoutes(app, context);
+  registerAccountRoutes(app, context);
+  registerWebhooksRoutes(app, context);
+  registerTeamRoutes(app, context);
+  registerAuthRoutes(app, context);
 }

@@ -14,6 +14,11 @@ export interface TokenRequest {
   readonly admin?: boolean;
   /** Lifetime in seconds; default 12 hours. */
   readonly ttlSeconds?: number;
+  /**
+   * The second factor was verified (POST /v1/auth/2fa/verify): the token carries
+   * `amr: ['pwd', 'otp']`, which users with 2FA on need on every route.
+   */
+  readonly secondFactor?: boolean;
 }
 
 /**
@@ -60,7 +65,12 @@ export class BuiltInIssuer {
   async sign(request: TokenRequest): Promise<string> {
     const key = await importJWK(this.#privateJwk, ALGORITHM);
     const email = request.email.trim().toLowerCase();
-    return new SignJWT({ email, groups: request.admin ? [ADMIN_GROUP] : [] })
+    const claims = {
+      email,
+      groups: request.admin ? [ADMIN_GROUP] : [],
+      ...(request.secondFactor ? { amr: ['pwd', 'otp'] } : {}),
+    };
+    return new SignJWT(claims)
       .setProtectedHeader({ alg: ALGORITHM, kid: this.#privateJwk.kid ?? '' })
       .setIssuer(this.issuer)
       .setAudience(BUILT_IN_AUDIENCE)

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { StoreDb } from '../store/open-store.ts';
 import { ADMIN_GROUP } from './built-in-issuer.ts';
 import { hashManagementKey, MANAGEMENT_KEY_PREFIX } from './management-keys.ts';
+import { isTeamRole, type TeamRole } from './role-policy.ts';
 import type { Identity, TokenVerifier } from './token-verifier.ts';
 
 /** Who is calling: every resource a call touches must belong to `accountId`. */
@@ -12,21 +13,49 @@ export interface Principal {
   /** Member of the identity provider's `service-admins` group. Management keys never are. */
   readonly admin: boolean;
   readonly via: 'token' | 'management_key';
+  /** The user's role in the account; a management key acts with its creator's current role. */
+  readonly role: TeamRole;
+  /**
+   * The user has two-factor authentication on and this built-in token lacks the second factor:
+   * only the exchange (POST /v1/auth/2fa/verify) accepts it.
+   */
+  readonly needsSecondFactor: boolean;
 }
 
+interface KnownUser {
+  readonly userId: string;
+  readonly accountId: string;
+  readonly role: TeamRole;
+  readonly twoFactor: boolean;
+}
+
+function knownUser(row: {
+  id: string;
+  account_id: string;
+  role: string;
+  totp_enabled_at: Date | null;
+}): KnownUser {
+  return {
+    userId: row.id,
+    accountId: row.account_id,
+    // An unknown stored role is read as the least one.
+    role: isTeamRole(row.role) ? row.role : 'member',
+    twoFactor: row.totp_enabled_at !== null,
+  };
+}
+
+const USER_COLUMNS = ['id', 'account_id', 'role', 'totp_enabled_at'] as const;
+
 /** The user behind a token, made (with an account of their own) on first sight. */
-async function userFor(
-  db: StoreDb,
-  identity: Identity,
-): Promise<{ userId: string; accountId: string }> {
+async function userFor(db: StoreDb, identity: Identity): Promise<KnownUser> {
   const now = new Date();
   const existing = await db
     .updateTable('users')
     .set({ last_seen_at: now, email: identity.email })
     .where('subject', '=', identity.subject)
-    .returning(['id', 'account_id'])
+    .returning(USER_COLUMNS)
     .executeTakeFirst();
-  if (existing) return { userId: existing.id, accountId: existing.account_id };
+  if (existing) return knownUser(existing);
   return db
     .transaction()
     .execute(async (tx) => {
@@ -51,11 +80,13 @@ async function userFor(
           subject: identity.subject,
           created_at: now,
           last_seen_at: now,
+          // The first user of an account owns it.
+          role: 'owner',
         })
         .onConflict((oc) => oc.column('subject').doNothing())
-        .returning(['id', 'account_id'])
+        .returning(USER_COLUMNS)
         .executeTakeFirst();
-      if (inserted) return { userId, accountId };
+      if (inserted) return knownUser(inserted);
       // A concurrent first request made the user: roll back our account and use theirs.
       throw new RetryFirstSight();
     })
@@ -63,10 +94,10 @@ async function userFor(
       if (!(error instanceof RetryFirstSight)) throw error;
       const user = await db
         .selectFrom('users')
-        .select(['id', 'account_id'])
+        .select(USER_COLUMNS)
         .where('subject', '=', identity.subject)
         .executeTakeFirstOrThrow();
-      return { userId: user.id, accountId: user.account_id };
+      return knownUser(user);
     });
 }
 
@@ -89,26 +120,34 @@ export async function authenticate(
     if (!key) return undefined;
     const user = await db
       .selectFrom('users')
-      .select('email')
+      .select([...USER_COLUMNS, 'email'])
       .where('id', '=', key.user_id)
       .executeTakeFirst();
-    if (!user) return undefined;
+    // A key stops working when its creator leaves the account it was made in.
+    if (!user || user.account_id !== key.account_id) return undefined;
+    const { role } = knownUser(user);
     return {
       accountId: key.account_id,
       userId: key.user_id,
       email: user.email,
       admin: false,
       via: 'management_key',
+      role,
+      // Keys are made with a fully authenticated token; they are the second factor's output.
+      needsSecondFactor: false,
     };
   }
   const identity = await verifyToken(credential);
   if (!identity) return undefined;
-  const { userId, accountId } = await userFor(db, identity);
+  const user = await userFor(db, identity);
   return {
-    accountId,
-    userId,
+    accountId: user.accountId,
+    userId: user.userId,
     email: identity.email,
     admin: identity.groups.includes(ADMIN_GROUP),
     via: 'token',
+    role: user.role,
+    // The built-in 2FA guards built-in tokens only; OIDC providers run their own.
+    needsSecondFactor: identity.builtIn && user.twoFactor && !identity.secondFactor,
   };
 }

@@ -7,11 +7,21 @@ export interface Identity {
   readonly subject: string;
   readonly email: string;
   readonly groups: readonly string[];
+  /** Signed by the built-in issuer (the only tokens the built-in 2FA applies to). */
+  readonly builtIn: boolean;
+  /** The token carries a verified second factor (`amr` holds `otp`). */
+  readonly secondFactor: boolean;
+  /** When the token expires (`exp`), if it says. */
+  readonly expiresAt: Date | undefined;
 }
 
 export type TokenVerifier = (token: string) => Promise<Identity | undefined>;
 
-function identityOf(payload: JWTPayload, groupsClaim: string): Identity | undefined {
+function identityOf(
+  payload: JWTPayload,
+  groupsClaim: string,
+  builtIn: boolean,
+): Identity | undefined {
   const email = typeof payload.email === 'string' ? payload.email.toLowerCase() : undefined;
   if (!payload.sub || !email) return undefined;
   const groups = payload[groupsClaim];
@@ -19,6 +29,9 @@ function identityOf(payload: JWTPayload, groupsClaim: string): Identity | undefi
     subject: `${payload.iss ?? ''}#${payload.sub}`,
     email,
     groups: Array.isArray(groups) ? groups.filter((g): g is string => typeof g === 'string') : [],
+    builtIn,
+    secondFactor: Array.isArray(payload.amr) && payload.amr.includes('otp'),
+    expiresAt: typeof payload.exp === 'number' ? new Date(payload.exp * 1000) : undefined,
   };
 }
 
@@ -45,7 +58,7 @@ export async function oidcTokenVerifier(settings: OidcSettings): Promise<TokenVe
         issuer: settings.issuer,
         audience: settings.audience,
       });
-      return identityOf(payload, settings.groupsClaim);
+      return identityOf(payload, settings.groupsClaim, false);
     } catch {
       return undefined;
     }
@@ -61,7 +74,7 @@ export function builtInTokenVerifier(issuer: BuiltInIssuer): TokenVerifier {
         issuer: issuer.issuer,
         audience: BUILT_IN_AUDIENCE,
       });
-      return identityOf(payload, 'groups');
+      return identityOf(payload, 'groups', true);
     } catch {
       return undefined;
     }

@@ -1,5 +1,4 @@
 import { parseSchemaConfig, type SchemaConfig, SchemaConfigError } from '@replix/engine';
-import type { PlanLimits } from '../domain/plans.ts';
 import { ApiError } from '../errors.ts';
 
 export const SYNC_MODES = ['cdc', 'poll'] as const;
@@ -18,21 +17,6 @@ export function validSchemaConfig(input: unknown): SchemaConfig {
     throw new ApiError(
       'invalid_schema_config',
       `The schema config is invalid: ${problems.join('; ')}.`,
-    );
-  }
-}
-
-/** Poll mode re-reads the source, so the plan sets the shortest interval allowed. */
-export function assertSyncInterval(
-  syncMode: string,
-  syncInterval: number,
-  limits: PlanLimits,
-  plan: string,
-): void {
-  if (syncMode === 'poll' && syncInterval < limits.pollModeMinSyncInterval) {
-    throw new ApiError(
-      'validation_failed',
-      `body.syncInterval must be at least ${limits.pollModeMinSyncInterval} seconds in poll mode on the ${plan} plan.`,
     );
   }
 }

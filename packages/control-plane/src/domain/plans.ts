@@ -21,7 +21,15 @@ export interface PlanLimits {
   /** Seconds; the shortest poll-mode sync interval allowed. */
   readonly pollModeMinSyncInterval: number;
   readonly dataTransferGBPerMonth: number;
+  /** Instances may run in any region, not only the default one (Teams and up). */
   readonly multiRegion: boolean;
+  /**
+   * The account may turn overage on (Teams and up): compute units beyond `computeUnits`, paid
+   * for up to a monthly spending cap (docs/control-plane/billing.md).
+   */
+  readonly overageAllowed: boolean;
+  /** The largest monthly spending cap for overage, in USD cents; 0 without overage. */
+  readonly overageMaxCents: number;
 }
 
 /** The numeric limits of each plan (spec §8 leaves the numbers to us; documented in the API docs). */
@@ -33,6 +41,8 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     pollModeMinSyncInterval: 60,
     dataTransferGBPerMonth: 5,
     multiRegion: false,
+    overageAllowed: false,
+    overageMaxCents: 0,
   },
   pro: {
     databases: 10,
@@ -41,6 +51,8 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     pollModeMinSyncInterval: 30,
     dataTransferGBPerMonth: 50,
     multiRegion: false,
+    overageAllowed: false,
+    overageMaxCents: 0,
   },
   teams: {
     databases: 25,
@@ -49,6 +61,8 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     pollModeMinSyncInterval: 10,
     dataTransferGBPerMonth: 250,
     multiRegion: true,
+    overageAllowed: true,
+    overageMaxCents: 50_000,
   },
   business: {
     databases: 100,
@@ -57,6 +71,8 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     pollModeMinSyncInterval: 5,
     dataTransferGBPerMonth: 1000,
     multiRegion: true,
+    overageAllowed: true,
+    overageMaxCents: 500_000,
   },
   enterprise: {
     databases: 1000,
@@ -65,11 +81,46 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     pollModeMinSyncInterval: 1,
     dataTransferGBPerMonth: 5000,
     multiRegion: true,
+    overageAllowed: true,
+    overageMaxCents: 5_000_000,
   },
 };
 
+export function isPlan(plan: string): plan is Plan {
+  return (PLANS as readonly string[]).includes(plan);
+}
+
+/** A stored plan name as a Plan; anything unknown is read as `free` (the least). */
+export function asPlan(plan: string): Plan {
+  return isPlan(plan) ? plan : 'free';
+}
+
 export function planLimits(plan: string): PlanLimits {
-  return PLAN_LIMITS[(PLANS as readonly string[]).includes(plan) ? (plan as Plan) : 'free'];
+  return PLAN_LIMITS[asPlan(plan)];
+}
+
+/**
+ * The plans a customer can buy with a checkout: `free` is a downgrade (cancel the subscription
+ * in the billing portal) and `enterprise` is sales-led (an admin sets it).
+ */
+export const CHECKOUT_PLANS = ['pro', 'teams', 'business'] as const satisfies readonly Plan[];
+export type CheckoutPlan = (typeof CHECKOUT_PLANS)[number];
+
+/**
+ * What a compute unit of overage costs a month, in USD cents: the spending cap buys
+ * `floor(cap / price)` compute units above the plan's `computeUnits`.
+ */
+export const OVERAGE_CENTS_PER_COMPUTE_UNIT_MONTH = 1_000;
+
+/** The compute units a spending cap pays for beyond the plan's own. */
+export function overageComputeUnits(spendingCapCents: number): number {
+  return Math.floor(spendingCapCents / OVERAGE_CENTS_PER_COMPUTE_UNIT_MONTH);
+}
+
+/** Compute units of an instance size; an unknown stored size counts as the largest. */
+export function sizeComputeUnits(size: string): number {
+  const known = (INSTANCE_SIZE_NAMES as readonly string[]).includes(size);
+  return INSTANCE_SIZES[known ? (size as InstanceSize) : 'xl'].computeUnits;
 }
 
 /** True when `size` is no larger than `max`. */

@@ -2,6 +2,7 @@ import { startBuilder } from '../builder/builder-role.ts';
 import { introspectSource } from '../builder/introspect-source.ts';
 import { startHealthMonitor } from '../health/health-monitor-role.ts';
 import { startReconciler } from '../reconciler/reconciler-role.ts';
+import { startWebhookDeliverer } from '../webhooks/webhook-deliverer.ts';
 import type { RoleContext, RoleName, RunningRole } from './role.ts';
 
 /** How each background role starts; the api role is started by startControlPlane itself. */
@@ -9,7 +10,17 @@ export const ROLE_STARTERS: Record<
   Exclude<RoleName, 'api'>,
   (context: RoleContext) => Promise<RunningRole>
 > = {
-  reconciler: startReconciler,
+  // The reconciler process also delivers webhooks (webhooks/webhook-deliverer.ts).
+  reconciler: async (context) => {
+    const deliverer = await startWebhookDeliverer(context);
+    const reconciler = await startReconciler(context);
+    return {
+      async close() {
+        await reconciler.close();
+        await deliverer.close();
+      },
+    };
+  },
   builder: (context) => startBuilder(context, { introspect: introspectSource }),
   'health-monitor': startHealthMonitor,
 };

@@ -209,6 +209,153 @@ const MIGRATIONS: Record<string, Migration> = {
       );
     },
   },
+  '004-webhooks': {
+    async up(db: Kysely<unknown>) {
+      // Webhook subscriptions (secret sealed), one durable delivery job per event and
+      // subscription (the exact body bytes, a stable event id, lease columns for the worker),
+      // and one row per HTTP attempt for the delivery history.
+      await runStatements(
+        db,
+        `CREATE TABLE webhook_subscriptions (
+          id uuid PRIMARY KEY,
+          account_id uuid NOT NULL REFERENCES accounts(id),
+          database_id uuid NOT NULL REFERENCES databases(id),
+          url text NOT NULL,
+          event_types jsonb NOT NULL,
+          description text,
+          secret_enc text NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+        );
+        CREATE INDEX webhook_subscriptions_database ON webhook_subscriptions(database_id);
+        CREATE TABLE webhook_deliveries (
+          id uuid PRIMARY KEY,
+          seq bigserial,
+          subscription_id uuid NOT NULL REFERENCES webhook_subscriptions(id) ON DELETE CASCADE,
+          account_id uuid NOT NULL,
+          database_id uuid NOT NULL,
+          event_id text NOT NULL,
+          event_type text NOT NULL,
+          body text NOT NULL,
+          status text NOT NULL,
+          attempt_count integer NOT NULL DEFAULT 0,
+          max_attempts integer NOT NULL,
+          next_attempt_at timestamptz,
+          last_attempt_at timestamptz,
+          last_status_code integer,
+          last_error text,
+          delivered_at timestamptz,
+          lease_owner text,
+          lease_until timestamptz,
+          created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+        );
+        CREATE INDEX webhook_deliveries_subscription ON webhook_deliveries(subscription_id, created_at DESC);
+        CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE status IN ('pending', 'retrying');
+        CREATE TABLE webhook_attempts (
+          id uuid PRIMARY KEY,
+          seq bigserial,
+          delivery_id uuid NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
+          attempt integer NOT NULL,
+          attempted_at timestamptz NOT NULL,
+          duration_ms integer NOT NULL,
+          status_code integer,
+          error text,
+          succeeded boolean NOT NULL
+        );
+        CREATE INDEX webhook_attempts_delivery ON webhook_attempts(delivery_id, seq DESC)`,
+      );
+    },
+  },
+  '005-billing': {
+    async up(db: Kysely<unknown>) {
+      // Subscriptions and overage per account, checkout/portal sessions (only the hash of their
+      // unguessable token), provider webhook events seen (each applied once), terms acceptances.
+      await runStatements(
+        db,
+        `CREATE TABLE billing_accounts (
+          account_id uuid PRIMARY KEY REFERENCES accounts(id),
+          provider text NOT NULL,
+          customer_id text,
+          subscription_id text,
+          subscription_status text NOT NULL DEFAULT 'none',
+          subscription_plan text,
+          renewal_payments integer NOT NULL DEFAULT 0,
+          last_renewal_at timestamptz,
+          overage_enabled boolean NOT NULL DEFAULT false,
+          spending_cap_cents integer,
+          updated_at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE INDEX billing_accounts_customer ON billing_accounts(provider, customer_id);
+        CREATE INDEX billing_accounts_subscription ON billing_accounts(provider, subscription_id);
+        CREATE TABLE billing_sessions (
+          id uuid PRIMARY KEY,
+          token_hash text NOT NULL UNIQUE,
+          account_id uuid NOT NULL REFERENCES accounts(id),
+          kind text NOT NULL,
+          plan text,
+          status text NOT NULL DEFAULT 'open',
+          created_at timestamptz NOT NULL DEFAULT now(),
+          expires_at timestamptz NOT NULL,
+          completed_at timestamptz
+        );
+        CREATE TABLE billing_events (
+          provider text NOT NULL,
+          event_id text NOT NULL,
+          event_type text NOT NULL,
+          received_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (provider, event_id)
+        );
+        CREATE TABLE tos_acceptances (
+          user_id uuid NOT NULL REFERENCES users(id),
+          account_id uuid NOT NULL REFERENCES accounts(id),
+          version text NOT NULL,
+          accepted_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (user_id, version)
+        )`,
+      );
+    },
+  },
+  '006-teams': {
+    async up(db: Kysely<unknown>) {
+      // Team roles (every existing user is their personal account's only user: its owner),
+      // invitations, and the built-in identity's second factor (TOTP, recovery codes, a
+      // failure log for rate limiting).
+      await runStatements(
+        db,
+        `ALTER TABLE users ADD COLUMN role text NOT NULL DEFAULT 'owner';
+        ALTER TABLE users ADD COLUMN totp_secret_enc text;
+        ALTER TABLE users ADD COLUMN totp_pending_enc text;
+        ALTER TABLE users ADD COLUMN totp_enabled_at timestamptz;
+        ALTER TABLE users ADD COLUMN totp_last_step bigint;
+        CREATE TABLE team_invitations (
+          id uuid PRIMARY KEY,
+          account_id uuid NOT NULL REFERENCES accounts(id),
+          email text NOT NULL,
+          role text NOT NULL,
+          token_hash text NOT NULL UNIQUE,
+          invited_by uuid NOT NULL REFERENCES users(id),
+          created_at timestamptz NOT NULL DEFAULT now(),
+          expires_at timestamptz NOT NULL,
+          accepted_at timestamptz,
+          revoked_at timestamptz
+        );
+        CREATE INDEX team_invitations_account ON team_invitations(account_id);
+        CREATE TABLE recovery_codes (
+          id uuid PRIMARY KEY,
+          user_id uuid NOT NULL REFERENCES users(id),
+          code_hash text NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          used_at timestamptz
+        );
+        CREATE INDEX recovery_codes_user ON recovery_codes(user_id);
+        CREATE TABLE second_factor_failures (
+          id uuid PRIMARY KEY,
+          user_id uuid NOT NULL REFERENCES users(id),
+          created_at timestamptz NOT NULL DEFAULT clock_timestamp()
+        );
+        CREATE INDEX second_factor_failures_user ON second_factor_failures(user_id, created_at)`,
+      );
+    },
+  },
 };
 
 /** Runs `;`-separated DDL one statement at a time (PGlite's extended protocol takes one). */

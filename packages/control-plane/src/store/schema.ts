@@ -24,6 +24,45 @@ export interface UserTable {
   subject: string;
   created_at: DefaultTimestamp;
   last_seen_at: DefaultTimestamp;
+  /** owner | admin | member (migration 006-teams). */
+  role: Defaulted<string>;
+  /** The confirmed TOTP secret, sealed; null while 2FA is off. */
+  totp_secret_enc: string | null;
+  /** A secret enrolled but not yet confirmed, sealed. */
+  totp_pending_enc: string | null;
+  totp_enabled_at: NullableTimestamp;
+  /** The last TOTP time step accepted, so a code cannot be used twice. */
+  totp_last_step: ColumnType<string | null, number | null, number | null>;
+}
+
+/** An invitation to join an account with a role (migration 006-teams). */
+export interface TeamInvitationTable {
+  id: string;
+  account_id: string;
+  email: string;
+  role: string;
+  token_hash: string;
+  invited_by: string;
+  created_at: DefaultTimestamp;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  accepted_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
+/** One-time 2FA recovery codes, hashed (migration 006-teams). */
+export interface RecoveryCodeTable {
+  id: string;
+  user_id: string;
+  code_hash: string;
+  created_at: DefaultTimestamp;
+  used_at: NullableTimestamp;
+}
+
+/** Wrong second-factor codes, counted for rate limiting (migration 006-teams). */
+export interface SecondFactorFailureTable {
+  id: string;
+  user_id: string;
+  created_at: DefaultTimestamp;
 }
 
 export interface ManagementKeyTable {
@@ -225,6 +264,108 @@ export interface ServiceHeartbeatTable {
   last_seen_at: DefaultTimestamp;
 }
 
+/** A webhook subscription of a database (migration 004-webhooks). */
+export interface WebhookSubscriptionTable {
+  id: string;
+  account_id: string;
+  database_id: string;
+  url: string;
+  /** The subscribed event types, a JSON array. */
+  event_types: Json<string[]>;
+  description: string | null;
+  /** The signing secret, sealed with the SecretBox. */
+  secret_enc: string;
+  created_at: DefaultTimestamp;
+}
+
+/** One event to deliver to one subscription: a durable job with its retry state. */
+export interface WebhookDeliveryTable {
+  id: string;
+  seq: Generated<number>;
+  subscription_id: string;
+  account_id: string;
+  database_id: string;
+  /** `evt_<uuid>`: the same on every attempt, and for every subscription of one event. */
+  event_id: string;
+  event_type: string;
+  /** The exact JSON body sent (and signed) on every attempt. */
+  body: string;
+  /** pending | retrying | delivered | failed (webhooks/delivery-status.ts). */
+  status: string;
+  attempt_count: Defaulted<number>;
+  max_attempts: number;
+  next_attempt_at: NullableTimestamp;
+  last_attempt_at: NullableTimestamp;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: NullableTimestamp;
+  lease_owner: string | null;
+  lease_until: NullableTimestamp;
+  created_at: DefaultTimestamp;
+}
+
+/** One HTTP attempt of a delivery, for the history. */
+export interface WebhookAttemptTable {
+  id: string;
+  seq: Generated<number>;
+  delivery_id: string;
+  attempt: number;
+  attempted_at: ColumnType<Date, Date | string, Date | string>;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  succeeded: boolean;
+}
+
+/** An account's subscription and overage settings (migration 005-billing). */
+export interface BillingAccountTable {
+  account_id: string;
+  /** `local` or `stripe`: the provider that holds the subscription. */
+  provider: string;
+  customer_id: string | null;
+  subscription_id: string | null;
+  /** `none`, `active` or `canceled`. */
+  subscription_status: Defaulted<string>;
+  subscription_plan: string | null;
+  /** Successful renewal payments (not the first payment); overage needs one. */
+  renewal_payments: Defaulted<number>;
+  last_renewal_at: NullableTimestamp;
+  overage_enabled: Defaulted<boolean>;
+  spending_cap_cents: number | null;
+  updated_at: DefaultTimestamp;
+}
+
+/** A local checkout or billing-portal page; only the SHA-256 of its URL token is kept (005-billing). */
+export interface BillingSessionTable {
+  id: string;
+  token_hash: string;
+  account_id: string;
+  /** `checkout` or `portal`. */
+  kind: string;
+  plan: string | null;
+  /** `open`, `completed` or `cancelled`. */
+  status: Defaulted<string>;
+  created_at: DefaultTimestamp;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  completed_at: NullableTimestamp;
+}
+
+/** Payment-provider webhook events already applied, so a redelivery changes nothing (005-billing). */
+export interface BillingEventTable {
+  provider: string;
+  event_id: string;
+  event_type: string;
+  received_at: DefaultTimestamp;
+}
+
+/** Which terms-of-service versions each user accepted, and when (005-billing). */
+export interface TosAcceptanceTable {
+  user_id: string;
+  account_id: string;
+  version: string;
+  accepted_at: DefaultTimestamp;
+}
+
 /** The control plane's store, as Kysely sees it. */
 export interface Store {
   accounts: AccountTable;
@@ -240,4 +381,14 @@ export interface Store {
   audit_events: AuditEventTable;
   notifications: NotificationTable;
   service_heartbeats: ServiceHeartbeatTable;
+  billing_accounts: BillingAccountTable;
+  billing_sessions: BillingSessionTable;
+  billing_events: BillingEventTable;
+  tos_acceptances: TosAcceptanceTable;
+  webhook_subscriptions: WebhookSubscriptionTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_attempts: WebhookAttemptTable;
+  team_invitations: TeamInvitationTable;
+  recovery_codes: RecoveryCodeTable;
+  second_factor_failures: SecondFactorFailureTable;
 }

@@ -1,0 +1,19 @@
+import type { Kysely } from 'kysely';
+import type { Store } from '../store/schema.ts';
+import { type BillingConfig, resolveBillingConfig } from './billing-config.ts';
+import { LocalPaymentProvider } from './local-provider.ts';
+import type { PaymentProvider } from './payment-provider.ts';
+import { StripePaymentProvider } from './stripe-provider.ts';
+
+/** The billing settings of a configuration that has none (built by hand): the defaults. */
+export function billingConfigOf(config: { readonly billing?: BillingConfig }): BillingConfig {
+  return config.billing ?? resolveBillingConfig({});
+}
+
+/** The configured payment provider (`REPLIX_BILLING_PROVIDER`). */
+export function createPaymentProvider(config: BillingConfig, db: Kysely<Store>): PaymentProvider {
+  if (config.provider === 'stripe' && config.stripe) {
+    return new StripePaymentProvider(config.stripe, config.returnUrl);
+  }
+  return new LocalPaymentProvider(db);
+}

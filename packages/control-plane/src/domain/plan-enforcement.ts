@@ -1,0 +1,196 @@
+import type { Kysely } from 'kysely';
+import { accountPlan } from '../connections/account-plan.ts';
+import { DEFAULT_REGION } from '../connections/regions.ts';
+import { ApiError } from '../errors.ts';
+import type { Goal, Store } from '../store/schema.ts';
+import {
+  type InstanceSize,
+  overageComputeUnits,
+  type PlanLimits,
+  planLimits,
+  sizeComputeUnits,
+  sizeWithin,
+} from './plans.ts';
+
+/**
+ * Every plan limit, in one place: a pure rule per limit that returns why a request breaks it
+ * (or undefined), and an `assert…` that throws the API error for it. The routes call the
+ * asserts; docs/control-plane/billing.md lists the rules; test/plans.test.ts runs them as a table.
+ */
+
+/** What a rule needs to know about the account: its plan name and that plan's limits. */
+export interface PlanOf {
+  readonly plan: string;
+  readonly limits: PlanLimits;
+}
+
+export function planOf(plan: string): PlanOf {
+  return { plan, limits: planLimits(plan) };
+}
+
+/** Creating one more database when the account has `count` (not deleted). */
+export function databaseCountViolation(
+  { plan, limits }: PlanOf,
+  count: number,
+): string | undefined {
+  return count >= limits.databases
+    ? `The ${plan} plan allows ${limits.databases} databases; delete one or upgrade.`
+    : undefined;
+}
+
+export function instanceSizeViolation(
+  { plan, limits }: PlanOf,
+  size: InstanceSize,
+): string | undefined {
+  return sizeWithin(size, limits.maxInstanceSize)
+    ? undefined
+    : `Instance size ${size} is above the ${plan} plan's largest, ${limits.maxInstanceSize}; upgrade to use it.`;
+}
+
+/** Any region but the default needs multi-region placement (Teams and up). */
+export function regionViolation({ plan, limits }: PlanOf, region: string): string | undefined {
+  return region !== DEFAULT_REGION && !limits.multiRegion
+    ? `Region ${region} needs a plan with multi-region placement (Teams or above); the ${plan} plan has ${DEFAULT_REGION} only.`
+    : undefined;
+}
+
+/** Poll mode re-reads the source, so the plan sets the shortest interval allowed. */
+export function pollIntervalViolation(
+  { plan, limits }: PlanOf,
+  syncMode: string,
+  syncInterval: number,
+): string | undefined {
+  return syncMode === 'poll' && syncInterval < limits.pollModeMinSyncInterval
+    ? `body.syncInterval must be at least ${limits.pollModeMinSyncInterval} seconds in poll mode on the ${plan} plan.`
+    : undefined;
+}
+
+/** The account's overage setting, as far as the compute-unit rule cares. */
+export interface OverageState {
+  readonly enabled: boolean;
+  readonly spendingCapCents: number | null;
+}
+
+/** The compute units the account may run: the plan's, plus what an overage cap pays for. */
+export function computeUnitsAllowed({ limits }: PlanOf, overage: OverageState): number {
+  const extra =
+    limits.overageAllowed && overage.enabled && overage.spendingCapCents
+      ? overageComputeUnits(Math.min(overage.spendingCapCents, limits.overageMaxCents))
+      : 0;
+  return limits.computeUnits + extra;
+}
+
+/**
+ * Starting (or growing) an instance of `requested` compute units while the account's other
+ * instances use `inUse`.
+ */
+export function computeUnitsViolation(
+  plan: PlanOf,
+  overage: OverageState,
+  inUse: number,
+  requested: number,
+): string | undefined {
+  const allowed = computeUnitsAllowed(plan, overage);
+  if (inUse + requested <= allowed) return undefined;
+  const own = plan.limits.computeUnits;
+  const withOverage = allowed > own ? ` (${allowed} with your overage cap)` : '';
+  const hint = plan.limits.overageAllowed
+    ? 'stop an instance, raise your overage spending cap, or upgrade'
+    : 'stop an instance or upgrade';
+  return `This needs ${requested} compute units and your instances use ${inUse}; the ${plan.plan} plan allows ${own}${withOverage}. To go on, ${hint}.`;
+}
+
+function fail(code: 'plan_limit' | 'validation_failed', message: string | undefined): void {
+  if (message) throw new ApiError(code, message);
+}
+
+export const assertDatabaseCount = (plan: PlanOf, count: number): void =>
+  fail('plan_limit', databaseCountViolation(plan, count));
+export const assertInstanceSize = (plan: PlanOf, size: InstanceSize): void =>
+  fail('plan_limit', instanceSizeViolation(plan, size));
+export const assertRegion = (plan: PlanOf, region: string): void =>
+  fail('plan_limit', regionViolation(plan, region));
+/** A poll interval below the plan's minimum is a bad value for this account: 400, as before. */
+export const assertPollInterval = (plan: PlanOf, syncMode: string, syncInterval: number): void =>
+  fail('validation_failed', pollIntervalViolation(plan, syncMode, syncInterval));
+
+/**
+ * Statuses whose instance runs or is about to: a building database is being provisioned or
+ * rebuilt, a deploying one started. Paused, stopping and stopped ones use nothing.
+ */
+export const COMPUTE_STATUSES = ['building', 'deploying', 'running'] as const;
+
+/** The compute units a database's instance takes, counting a pending resize's new size. */
+export function databaseComputeUnits(row: { instance_size: string; goal: Goal | null }): number {
+  return Math.max(
+    sizeComputeUnits(row.instance_size),
+    row.goal?.instanceSize ? sizeComputeUnits(row.goal.instanceSize) : 0,
+  );
+}
+
+/** Compute units in use by the account's instances, leaving out `exceptDatabaseId`. */
+export async function computeUnitsInUse(
+  db: Kysely<Store>,
+  accountId: string,
+  exceptDatabaseId?: string,
+): Promise<number> {
+  let query = db
+    .selectFrom('databases')
+    .select(['instance_size', 'goal'])
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .where('status', 'in', [...COMPUTE_STATUSES]);
+  if (exceptDatabaseId) query = query.where('id', '!=', exceptDatabaseId);
+  const rows = await query.execute();
+  return rows.reduce((sum, row) => sum + databaseComputeUnits(row), 0);
+}
+
+export async function overageState(db: Kysely<Store>, accountId: string): Promise<OverageState> {
+  const row = await db
+    .selectFrom('billing_accounts')
+    .select(['overage_enabled', 'spending_cap_cents'])
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return {
+    enabled: row?.overage_enabled ?? false,
+    spendingCapCents: row?.spending_cap_cents ?? null,
+  };
+}
+
+/**
+ * Checks that the account can run database `databaseId` at `size` next to its other instances.
+ * Locks the account row first, so two concurrent provisions cannot both take the last units.
+ * Call inside the transaction that records the action.
+ */
+export async function assertComputeUnits(
+  tx: Kysely<Store>,
+  accountId: string,
+  databaseId: string,
+  size: string,
+): Promise<void> {
+  await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().execute();
+  const plan = await accountPlan(tx, accountId);
+  const inUse = await computeUnitsInUse(tx, accountId, databaseId);
+  fail(
+    'plan_limit',
+    computeUnitsViolation(plan, await overageState(tx, accountId), inUse, sizeComputeUnits(size)),
+  );
+}
+
+/** What the account uses of its plan's limits now. */
+export interface AccountUsage {
+  /** Databases not deleted. */
+  readonly databases: number;
+  /** Compute units of its building, deploying and running instances. */
+  readonly computeUnits: number;
+}
+
+export async function accountUsage(db: Kysely<Store>, accountId: string): Promise<AccountUsage> {
+  const { count } = await db
+    .selectFrom('databases')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return { databases: Number(count), computeUnits: await computeUnitsInUse(db, accountId) };
+}
