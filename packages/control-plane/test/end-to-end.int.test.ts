@@ -5,6 +5,7 @@ import {
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
+import { pollUntil, provisionThroughApi, reachStatus } from './lifecycle-fixtures.ts';
 
 const SHOP_MYSQL = `
   CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(50) NOT NULL);
@@ -77,23 +78,6 @@ const CASES: SourceCase[] = [
   },
 ];
 
-async function eventually<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (!done(last)) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    last = await read();
-  }
-  return last;
-}
-
 describe.each(CASES)('end to end: $source source, $store store', (testCase) => {
   let cp: TestControlPlane;
   let source: Awaited<ReturnType<SourceCase['setup']>>;
@@ -111,19 +95,7 @@ describe.each(CASES)('end to end: $source source, $store store', (testCase) => {
     await source?.drop();
   });
 
-  const status = async (databaseId: string) =>
-    (await cp.request('GET', `/v1/databases/${databaseId}/instance`, { token })).body;
-  const reach = (databaseId: string, wanted: string) =>
-    eventually(
-      () => status(databaseId),
-      (s) => s.database.status === wanted || s.database.status === 'failed',
-      180_000,
-      `status ${wanted}`,
-    ).then((s) => {
-      expect(s.database.lastError ?? null).toBeNull();
-      expect(s.database.status).toBe(wanted);
-      return s;
-    });
+  const reach = (databaseId: string, wanted: string) => reachStatus(cp, token, databaseId, wanted);
 
   it('goes from a connection to queries, and back to nothing', { timeout: 600_000 }, async () => {
     const tested = await cp.request('POST', '/v1/connections/test-connection', {
@@ -153,29 +125,12 @@ describe.each(CASES)('end to end: $source source, $store store', (testCase) => {
     });
     expect(connection.status).toBe(201);
 
-    const created = await cp.request('POST', '/v1/databases', {
-      token,
-      body: {
-        name: 'shop',
-        connectionId: connection.body.id,
-        sourceSchema: source.schema,
-        schemaConfig: {},
-      },
+    const { databaseId, running } = await provisionThroughApi(cp, token, {
+      name: 'shop',
+      connectionId: connection.body.id,
+      sourceSchema: source.schema,
+      tables: ['customers', 'orders'],
     });
-    expect(created.status).toBe(201);
-    const databaseId: string = created.body.id;
-
-    const schema = await cp.request('GET', `/v1/databases/${databaseId}/schema`, { token });
-    expect(schema.status).toBe(200);
-    expect(schema.body.tables.map((t: { name: string }) => t.name).sort()).toEqual([
-      'customers',
-      'orders',
-    ]);
-
-    const provision = await cp.request('POST', `/v1/databases/${databaseId}/provision`, { token });
-    expect(provision.status).toBe(202);
-    const running = await reach(databaseId, 'running');
-    expect(running.latestBuild.status).toBe('succeeded');
     const endpointUrl: string = running.instance.endpointUrl;
 
     const key = await cp.request('POST', `/v1/databases/${databaseId}/api-keys`, {
@@ -190,7 +145,7 @@ describe.each(CASES)('end to end: $source source, $store store', (testCase) => {
         body: 'customers { id name orders { total } } ORDER BY id',
       });
     // The new key reaches the instance within a second or two.
-    const answered = await eventually(
+    const answered = await pollUntil(
       () => query(key.body.key),
       (r) => r.status === 200,
       5000,
@@ -207,7 +162,7 @@ describe.each(CASES)('end to end: $source source, $store store', (testCase) => {
     );
     expect(deleted.status).toBe(204);
     const started = Date.now();
-    await eventually(
+    await pollUntil(
       () => query(key.body.key),
       (r) => r.status === 401,
       5000,
@@ -245,7 +200,7 @@ describe.each(CASES)('end to end: $source source, $store store', (testCase) => {
 
     const removed = await cp.request('DELETE', `/v1/databases/${databaseId}`, { token });
     expect(removed.status).toBe(202);
-    await eventually(
+    await pollUntil(
       () => cp.request('GET', `/v1/databases/${databaseId}`, { token }),
       (r) => r.status === 404,
       60_000,

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { parseSchemaConfig } from '@replix/engine';
 import { newKeyId, type RunningInstance, startInstance } from '@replix/instance';
 import pino from 'pino';
+import { expect } from 'vitest';
 import type { ApiContext } from '../src/api/context.ts';
 import type { DatabaseStatus } from '../src/domain/database-status.ts';
 import type { Goal } from '../src/store/schema.ts';
@@ -236,6 +237,31 @@ export async function insertBuild(
   return id;
 }
 
+/** A webhook subscription row (written straight to the store, past registration's checks) and its id. */
+export async function insertWebhookSubscription(
+  cp: StoreAccess,
+  owner: Owner,
+  databaseId: string,
+  url: string,
+  secret = randomBytes(32).toString('hex'),
+  eventTypes: string[] = ['build.failed'],
+): Promise<string> {
+  const id = randomUUID();
+  await cp.context.db
+    .insertInto('webhook_subscriptions')
+    .values({
+      id,
+      account_id: owner.accountId,
+      database_id: databaseId,
+      url,
+      event_types: JSON.stringify(eventTypes),
+      description: null,
+      secret_enc: cp.context.secrets.seal(secret),
+    })
+    .execute();
+  return id;
+}
+
 /** A live instances row pointing at `endpointUrl` (a real instance, or a closed port). */
 export async function insertInstance(
   cp: StoreAccess,
@@ -285,4 +311,78 @@ export async function startRealInstance(
     },
     pino({ level: 'silent' }),
   );
+}
+
+/** Polls `read` until `done` accepts its value; fails after `timeoutMs` naming `what` and the last value. */
+export async function pollUntil<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await read();
+  while (!done(last)) {
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    last = await read();
+  }
+  return last;
+}
+
+/**
+ * Waits, through the API, until the database is `wanted` (or failed, which ends the wait at
+ * once), checks it got there without an error and returns its instance status.
+ */
+export async function reachStatus(
+  cp: TestControlPlane,
+  token: string,
+  databaseId: string,
+  wanted: string,
+  timeoutMs = 180_000,
+) {
+  const status = await pollUntil(
+    async () => (await cp.request('GET', `/v1/databases/${databaseId}/instance`, { token })).body,
+    (s) => s.database.status === wanted || s.database.status === 'failed',
+    timeoutMs,
+    `status ${wanted}`,
+  );
+  expect(status.database.lastError ?? null).toBeNull();
+  expect(status.database.status).toBe(wanted);
+  return status;
+}
+
+/**
+ * The user's way from a connection to a running database, through the API: creates the
+ * database, checks the source tables it sees, provisions it and waits until it runs on a
+ * succeeded build. Returns its id and its instance status.
+ */
+export async function provisionThroughApi(
+  cp: TestControlPlane,
+  token: string,
+  database: { name: string; connectionId: string; sourceSchema: string; tables: string[] },
+  timeoutMs?: number,
+) {
+  const created = await cp.request('POST', '/v1/databases', {
+    token,
+    body: {
+      name: database.name,
+      connectionId: database.connectionId,
+      sourceSchema: database.sourceSchema,
+      schemaConfig: {},
+    },
+  });
+  expect(created.status).toBe(201);
+  const databaseId: string = created.body.id;
+
+  const schema = await cp.request('GET', `/v1/databases/${databaseId}/schema`, { token });
+  expect(schema.status).toBe(200);
+  expect(schema.body.tables.map((t: { name: string }) => t.name).sort()).toEqual(database.tables);
+
+  const provision = await cp.request('POST', `/v1/databases/${databaseId}/provision`, { token });
+  expect(provision.status).toBe(202);
+  const running = await reachStatus(cp, token, databaseId, 'running', timeoutMs);
+  expect(running.latestBuild.status).toBe('succeeded');
+  return { databaseId, running };
 }

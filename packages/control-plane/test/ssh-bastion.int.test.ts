@@ -3,28 +3,12 @@ import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startThrowawaySshd, type ThrowawaySshd } from '../../sources/test/throwaway-sshd.ts';
 import { startTestControlPlane, type TestControlPlane } from './control-plane-harness.ts';
+import { pollUntil, provisionThroughApi } from './lifecycle-fixtures.ts';
 
 const SHOP = `
   CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(50) NOT NULL);
   INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace');
 `;
-
-async function eventually<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await read();
-  while (!done(last)) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    last = await read();
-  }
-  return last;
-}
 
 /**
  * A connection whose source is reached through a real OpenSSH bastion: test-connection, the
@@ -74,31 +58,23 @@ describe('a source behind an SSH bastion', () => {
   it('tests, introspects, builds, serves and replicates through the tunnel', {
     timeout: 600_000,
   }, async () => {
-    const tested = await cp.request('POST', '/v1/connections/test-connection', {
-      token,
-      body: {
-        mysqlHost: source.host,
-        mysqlPort: source.port,
-        mysqlUser: source.user,
-        mysqlPassword: 'tunnel-pw',
-        tlsMode: 'disable',
-        ssh: ssh(),
-      },
-    });
+    const testConnection = (fields: Record<string, unknown>) =>
+      cp.request('POST', '/v1/connections/test-connection', {
+        token,
+        body: {
+          mysqlHost: source.host,
+          mysqlPort: source.port,
+          mysqlUser: source.user,
+          mysqlPassword: 'tunnel-pw',
+          ...fields,
+        },
+      });
+    const tested = await testConnection({ tlsMode: 'disable', ssh: ssh() });
     expect(tested.status).toBe(200);
     expect(tested.body).toMatchObject({ ok: true, binlog: { ready: true } });
     expect(tested.body.availableSchemas).toContain(source.schema);
 
-    const refusedKey = await cp.request('POST', '/v1/connections/test-connection', {
-      token,
-      body: {
-        mysqlHost: source.host,
-        mysqlPort: source.port,
-        mysqlUser: source.user,
-        mysqlPassword: 'tunnel-pw',
-        ssh: { ...ssh(), privateKey: sshd.strangerKey },
-      },
-    });
+    const refusedKey = await testConnection({ ssh: { ...ssh(), privateKey: sshd.strangerKey } });
     expect(refusedKey.body.ok).toBe(false);
     expect(refusedKey.body.error).toMatch(/SSH/);
 
@@ -123,34 +99,17 @@ describe('a source behind an SSH bastion', () => {
     });
     expect(JSON.stringify(connection.body)).not.toContain('PRIVATE KEY');
 
-    const created = await cp.request('POST', '/v1/databases', {
+    const { databaseId, running } = await provisionThroughApi(
+      cp,
       token,
-      body: {
+      {
         name: 'tunnelled',
         connectionId: connection.body.id,
         sourceSchema: source.schema,
-        schemaConfig: {},
+        tables: ['customers'],
       },
-    });
-    expect(created.status).toBe(201);
-    const databaseId: string = created.body.id;
-
-    const schema = await cp.request('GET', `/v1/databases/${databaseId}/schema`, { token });
-    expect(schema.status).toBe(200);
-    expect(schema.body.tables.map((t: { name: string }) => t.name)).toEqual(['customers']);
-
-    expect(
-      (await cp.request('POST', `/v1/databases/${databaseId}/provision`, { token })).status,
-    ).toBe(202);
-    const running = await eventually(
-      async () => (await cp.request('GET', `/v1/databases/${databaseId}/instance`, { token })).body,
-      (s) => s.database.status === 'running' || s.database.status === 'failed',
       240_000,
-      'the database to run',
     );
-    expect(running.database.lastError ?? null).toBeNull();
-    expect(running.database.status).toBe('running');
-    expect(running.latestBuild.status).toBe('succeeded');
 
     const key = await cp.request('POST', `/v1/databases/${databaseId}/api-keys`, {
       token,
@@ -162,7 +121,7 @@ describe('a source behind an SSH bastion', () => {
         headers: { authorization: `Bearer ${key.body.key}` },
         body: 'customers { id name } ORDER BY id',
       });
-    const answered = await eventually(query, (r) => r.status === 200, 10_000, 'the key to work');
+    const answered = await pollUntil(query, (r) => r.status === 200, 10_000, 'the key to work');
     const rows = (await answered.json()) as { data: Array<{ id: number; name: string }> };
     expect(rows.data).toEqual([
       { id: 1, name: 'Ada' },
@@ -185,7 +144,7 @@ describe('a source behind an SSH bastion', () => {
 
     // Replication (the binlog stream) also runs through the tunnel.
     await testMariaDb().exec(`INSERT INTO \`${source.schema}\`.customers VALUES (3, 'Linus')`);
-    await eventually(
+    await pollUntil(
       async () => ((await (await query()).json()) as { data: unknown[] }).data.length,
       (n) => n === 3,
       30_000,
@@ -203,7 +162,7 @@ describe('a source behind an SSH bastion', () => {
     expect(
       (await cp.request('POST', `/v1/databases/${databaseId}/terminate`, { token })).status,
     ).toBe(202);
-    await eventually(
+    await pollUntil(
       async () =>
         (await cp.request('GET', `/v1/databases/${databaseId}/instance`, { token })).body.database
           .status,

@@ -12,7 +12,7 @@ import { type RunningControlPlane, startControlPlane } from '../src/start-contro
 import { openStore } from '../src/store/open-store.ts';
 import { startWebhookDeliverer } from '../src/webhooks/webhook-deliverer.ts';
 import { STORE_KINDS } from './control-plane-harness.ts';
-import { insertAccount, insertDatabase } from './lifecycle-fixtures.ts';
+import { insertAccount, insertDatabase, insertWebhookSubscription } from './lifecycle-fixtures.ts';
 import { eventually } from './reconciler-fixtures.ts';
 import { signatureValid, TestReceiver } from './webhook-test-receiver.ts';
 
@@ -68,37 +68,40 @@ describe.each(STORE_KINDS)('webhook deliveries across restarts on the %s store',
     running = undefined;
   };
 
+  /** A build.failed event of the database, recorded as the builder does (webhooks follow). */
+  const emitBuildFailed = (
+    context: RunningControlPlane['context'],
+    accountId: string,
+    databaseId: string,
+    error: string,
+  ) =>
+    context.db.transaction().execute((tx) =>
+      context.events.emit(tx, {
+        type: 'build.failed',
+        accountId,
+        databaseId,
+        databaseName: 'db',
+        fields: { error },
+        message: 'm',
+        severity: 'error',
+      }),
+    );
+
   it('loses no delivery and sends none twice when the control plane restarts', async () => {
     // First process: API and reconciler (which delivers webhooks).
     let cp = await start(['api', 'reconciler']);
     const accountId = await insertAccount(cp);
     const { id: databaseId } = await insertDatabase(cp, { accountId }, { status: 'running' });
     const secret = randomBytes(32).toString('hex');
-    const subscriptionId = crypto.randomUUID();
-    await cp.context.db
-      .insertInto('webhook_subscriptions')
-      .values({
-        id: subscriptionId,
-        account_id: accountId,
-        database_id: databaseId,
-        url: receiver.url('/restart'),
-        event_types: JSON.stringify(['build.failed']),
-        description: null,
-        secret_enc: cp.context.secrets.seal(secret),
-      })
-      .execute();
+    const subscriptionId = await insertWebhookSubscription(
+      cp,
+      { accountId },
+      databaseId,
+      receiver.url('/restart'),
+      secret,
+    );
     const emit = (context: RunningControlPlane['context'], error: string) =>
-      context.db.transaction().execute((tx) =>
-        context.events.emit(tx, {
-          type: 'build.failed',
-          accountId,
-          databaseId,
-          databaseName: 'db',
-          fields: { error },
-          message: 'm',
-          severity: 'error',
-        }),
-      );
+      emitBuildFailed(context, accountId, databaseId, error);
     const deliveryOf = (context: RunningControlPlane['context'], error: string) =>
       context.db
         .selectFrom('webhook_deliveries')
@@ -160,32 +163,15 @@ describe.each(STORE_KINDS)('webhook deliveries across restarts on the %s store',
     const cp = await start(['api'], { REPLIX_WEBHOOK_TIMEOUT_MS: '1500' });
     const accountId = await insertAccount(cp);
     const { id: databaseId } = await insertDatabase(cp, { accountId }, { status: 'running' });
-    const subscriptionId = crypto.randomUUID();
-    await cp.context.db
-      .insertInto('webhook_subscriptions')
-      .values({
-        id: subscriptionId,
-        account_id: accountId,
-        database_id: databaseId,
-        url: receiver.url('/lease'),
-        event_types: JSON.stringify(['build.failed']),
-        description: null,
-        secret_enc: cp.context.secrets.seal(randomBytes(32).toString('hex')),
-      })
-      .execute();
+    const subscriptionId = await insertWebhookSubscription(
+      cp,
+      { accountId },
+      databaseId,
+      receiver.url('/lease'),
+    );
     receiver.answers = ['hang'];
     const slow = await startWebhookDeliverer(cp.context);
-    await cp.context.db.transaction().execute((tx) =>
-      cp.context.events.emit(tx, {
-        type: 'build.failed',
-        accountId,
-        databaseId,
-        databaseName: 'db',
-        fields: { error: 'lease' },
-        message: 'm',
-        severity: 'error',
-      }),
-    );
+    await emitBuildFailed(cp.context, accountId, databaseId, 'lease');
     await eventually(async () => receiver.received.some((r) => r.path === '/lease'));
     // As if the slow deliverer's process had died: its lease runs out, another takes over.
     await cp.context.db

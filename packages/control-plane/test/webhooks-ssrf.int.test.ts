@@ -1,4 +1,3 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningRole } from '../src/roles/role.ts';
 import { MAX_ATTEMPTS } from '../src/webhooks/retry-schedule.ts';
@@ -8,7 +7,12 @@ import {
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
-import { type Caller, caller, insertDatabase } from './lifecycle-fixtures.ts';
+import {
+  type Caller,
+  caller,
+  insertDatabase,
+  insertWebhookSubscription,
+} from './lifecycle-fixtures.ts';
 import { eventually } from './reconciler-fixtures.ts';
 import { TestReceiver } from './webhook-test-receiver.ts';
 
@@ -101,20 +105,7 @@ describe.each(STORE_KINDS)('webhook SSRF protection on the %s store', (kind) => 
     const urls = [receiver.url('/now-loopback'), `https://localhost:${receiver.port}/now-local`];
     const ids: string[] = [];
     for (const url of urls) {
-      const id = randomUUID();
-      ids.push(id);
-      await cp.context.db
-        .insertInto('webhook_subscriptions')
-        .values({
-          id,
-          account_id: owner.accountId,
-          database_id: databaseId,
-          url,
-          event_types: JSON.stringify(['build.failed']),
-          description: null,
-          secret_enc: cp.context.secrets.seal(randomBytes(32).toString('hex')),
-        })
-        .execute();
+      ids.push(await insertWebhookSubscription(cp, owner, databaseId, url));
     }
     let deliverer: RunningRole | undefined;
     try {

@@ -3,8 +3,8 @@ import { Type } from 'typebox';
 import {
   applyBillingEvent,
   billingAccount,
-  ensureBillingAccount,
   hasActiveSubscription,
+  updateBillingAccount,
 } from '../billing/billing-ledger.ts';
 import { billingConfigOf, createPaymentProvider } from '../billing/create-payment-provider.ts';
 import { WebhookSignatureError } from '../billing/payment-provider.ts';
@@ -18,6 +18,7 @@ import {
 } from '../domain/plans.ts';
 import { ApiError } from '../errors.ts';
 import { recordAudit } from '../events/audit-log.ts';
+import { lockAccount } from '../team/team-membership.ts';
 import type { ApiServer } from './build-api.ts';
 import { DateTime, ErrorResponse, errorResponses, iso } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
@@ -274,12 +275,10 @@ export function registerBillingRoutes(app: ApiServer, context: ApiContext): void
         }),
       );
       await db.transaction().execute(async (tx) => {
-        await ensureBillingAccount(tx, accountId, provider.name);
-        await tx
-          .updateTable('billing_accounts')
-          .set({ provider: provider.name, customer_id: session.customerId, updated_at: new Date() })
-          .where('account_id', '=', accountId)
-          .execute();
+        await updateBillingAccount(tx, accountId, provider.name, {
+          provider: provider.name,
+          customer_id: session.customerId,
+        });
         await recordAudit(tx, {
           accountId,
           entityType: 'account',
@@ -315,12 +314,7 @@ export function registerBillingRoutes(app: ApiServer, context: ApiContext): void
       }
       const cap = enabled ? (spendingCapCents as number) : null;
       await db.transaction().execute(async (tx) => {
-        await tx
-          .selectFrom('accounts')
-          .select('id')
-          .where('id', '=', accountId)
-          .forUpdate()
-          .execute();
+        await lockAccount(tx, accountId);
         if (enabled) {
           const plan = await accountPlan(tx, accountId);
           const billing = await billingAccount(tx, accountId);
@@ -333,12 +327,10 @@ export function registerBillingRoutes(app: ApiServer, context: ApiContext): void
             );
           }
         }
-        await ensureBillingAccount(tx, accountId, provider.name);
-        await tx
-          .updateTable('billing_accounts')
-          .set({ overage_enabled: enabled, spending_cap_cents: cap, updated_at: new Date() })
-          .where('account_id', '=', accountId)
-          .execute();
+        await updateBillingAccount(tx, accountId, provider.name, {
+          overage_enabled: enabled,
+          spending_cap_cents: cap,
+        });
         await recordAudit(tx, {
           accountId,
           entityType: 'account',

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import { Type } from 'typebox';
 import { TEAM_ROLES, type TeamRole } from '../auth/role-policy.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { recordAudit } from '../events/audit-log.ts';
+import type { UserTable } from '../store/schema.ts';
 import {
   hashInvitationToken,
   INVITATION_LIFETIME_MS,
@@ -78,6 +80,27 @@ function asRole(value: string): TeamRole {
   return (TEAM_ROLES as readonly string[]).includes(value) ? (value as TeamRole) : 'member';
 }
 
+/** The users columns a TeamMember is made of. */
+const MEMBER_COLUMNS = [
+  'id',
+  'email',
+  'role',
+  'totp_enabled_at',
+  'created_at',
+  'last_seen_at',
+] as const;
+
+function memberRecord(row: Pick<Selectable<UserTable>, (typeof MEMBER_COLUMNS)[number]>) {
+  return {
+    userId: row.id,
+    email: row.email,
+    role: asRole(row.role),
+    twoFactorEnabled: row.totp_enabled_at !== null,
+    createdAt: iso(row.created_at),
+    lastSeenAt: iso(row.last_seen_at),
+  };
+}
+
 /** Only owners make, change or remove owners. */
 function assertMayTouchOwners(callerRole: TeamRole, what: string): void {
   if (callerRole !== 'owner') throw new ApiError('forbidden', `Only owners may ${what}.`);
@@ -101,19 +124,12 @@ export function registerTeamRoutes(app: ApiServer, { db }: ApiContext): void {
     async (request) => {
       const rows = await db
         .selectFrom('users')
-        .select(['id', 'email', 'role', 'totp_enabled_at', 'created_at', 'last_seen_at'])
+        .select(MEMBER_COLUMNS)
         .where('account_id', '=', request.principal.accountId)
         .orderBy('created_at')
         .orderBy('id')
         .execute();
-      return rows.map((row) => ({
-        userId: row.id,
-        email: row.email,
-        role: asRole(row.role),
-        twoFactorEnabled: row.totp_enabled_at !== null,
-        createdAt: iso(row.created_at),
-        lastSeenAt: iso(row.last_seen_at),
-      }));
+      return rows.map(memberRecord);
     },
   );
 
@@ -144,7 +160,7 @@ export function registerTeamRoutes(app: ApiServer, { db }: ApiContext): void {
           .updateTable('users')
           .set({ role })
           .where('id', '=', member.userId)
-          .returning(['id', 'email', 'role', 'totp_enabled_at', 'created_at', 'last_seen_at'])
+          .returning(MEMBER_COLUMNS)
           .executeTakeFirstOrThrow();
         if (member.role !== role) {
           await recordAudit(tx, {
@@ -157,14 +173,7 @@ export function registerTeamRoutes(app: ApiServer, { db }: ApiContext): void {
         }
         return updated;
       });
-      return {
-        userId: row.id,
-        email: row.email,
-        role: asRole(row.role),
-        twoFactorEnabled: row.totp_enabled_at !== null,
-        createdAt: iso(row.created_at),
-        lastSeenAt: iso(row.last_seen_at),
-      };
+      return memberRecord(row);
     },
   );
 

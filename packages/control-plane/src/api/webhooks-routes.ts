@@ -104,14 +104,13 @@ const tags = ['webhooks'];
 async function ownedSubscription(
   db: StoreDb,
   accountId: string,
-  databaseId: string,
-  webhookId: string,
+  params: { readonly id: string; readonly webhookId: string },
 ) {
-  const database = await ownedDatabase(db, accountId, databaseId);
+  const database = await ownedDatabase(db, accountId, params.id);
   const subscription = await db
     .selectFrom('webhook_subscriptions')
     .selectAll()
-    .where('id', '=', webhookId)
+    .where('id', '=', params.webhookId)
     .where('database_id', '=', database.id)
     .executeTakeFirst();
   if (!subscription) throw notFound('Webhook');
@@ -237,12 +236,7 @@ export function registerWebhooksRoutes(app: ApiServer, context: ApiContext): voi
     },
     async (request, reply) => {
       const { accountId } = request.principal;
-      const { database, subscription } = await ownedSubscription(
-        db,
-        accountId,
-        request.params.id,
-        request.params.webhookId,
-      );
+      const { database, subscription } = await ownedSubscription(db, accountId, request.params);
       await db.transaction().execute(async (tx) => {
         await tx.deleteFrom('webhook_subscriptions').where('id', '=', subscription.id).execute();
         await recordAudit(tx, {
@@ -272,8 +266,7 @@ export function registerWebhooksRoutes(app: ApiServer, context: ApiContext): voi
       const { subscription } = await ownedSubscription(
         db,
         request.principal.accountId,
-        request.params.id,
-        request.params.webhookId,
+        request.params,
       );
       const rows = await db
         .selectFrom('webhook_deliveries')
@@ -303,12 +296,7 @@ export function registerWebhooksRoutes(app: ApiServer, context: ApiContext): voi
     },
     async (request, reply) => {
       const { accountId } = request.principal;
-      const { database, subscription } = await ownedSubscription(
-        db,
-        accountId,
-        request.params.id,
-        request.params.webhookId,
-      );
+      const { database, subscription } = await ownedSubscription(db, accountId, request.params);
       const row = await db.transaction().execute(async (tx) => {
         const delivery = await tx
           .selectFrom('webhook_deliveries')
@@ -367,12 +355,7 @@ export function registerWebhooksRoutes(app: ApiServer, context: ApiContext): voi
     },
     async (request, reply) => {
       const { accountId } = request.principal;
-      const { database, subscription } = await ownedSubscription(
-        db,
-        accountId,
-        request.params.id,
-        request.params.webhookId,
-      );
+      const { database, subscription } = await ownedSubscription(db, accountId, request.params);
       const eventId = newEventId();
       const body = JSON.stringify({
         databaseId: database.id,

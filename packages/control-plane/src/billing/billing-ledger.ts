@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Updateable } from 'kysely';
 import { asPlan, planLimits } from '../domain/plans.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import type { BillingAccountTable, Store } from '../store/schema.ts';
@@ -38,16 +38,25 @@ export function hasActiveSubscription(
   return billing?.subscription_status === 'active' && billing.provider === provider;
 }
 
-/** The account's billing row, made (empty) when it has none. */
-export async function ensureBillingAccount(
+/**
+ * Sets columns of the account's billing row (and `updated_at`), making the row first when it
+ * has none.
+ */
+export async function updateBillingAccount(
   tx: Kysely<Store>,
   accountId: string,
   provider: BillingProviderName,
+  values: Updateable<BillingAccountTable>,
 ): Promise<void> {
   await tx
     .insertInto('billing_accounts')
     .values({ account_id: accountId, provider })
     .onConflict((oc) => oc.column('account_id').doNothing())
+    .execute();
+  await tx
+    .updateTable('billing_accounts')
+    .set({ updated_at: new Date(), ...values })
+    .where('account_id', '=', accountId)
     .execute();
 }
 
@@ -159,22 +168,17 @@ export async function applyBillingEvent(
 
   if (event.kind === 'subscription_started') {
     const plan = event.plan ? asPlan(event.plan) : 'free';
-    await ensureBillingAccount(tx, accountId, provider);
-    await tx
-      .updateTable('billing_accounts')
-      .set({
-        provider,
-        customer_id: event.customerId,
-        subscription_id: event.subscriptionId,
-        subscription_status: 'active',
-        subscription_plan: plan,
-        // Renewals count per subscription: a new subscription has had none yet.
-        renewal_payments: 0,
-        last_renewal_at: null,
-        updated_at: now,
-      })
-      .where('account_id', '=', accountId)
-      .execute();
+    await updateBillingAccount(tx, accountId, provider, {
+      provider,
+      customer_id: event.customerId,
+      subscription_id: event.subscriptionId,
+      subscription_status: 'active',
+      subscription_plan: plan,
+      // Renewals count per subscription: a new subscription has had none yet.
+      renewal_payments: 0,
+      last_renewal_at: null,
+      updated_at: now,
+    });
     await audit({ eventType: 'billing.subscription_started', payload: { plan, provider } });
     await changePlan(tx, accountId, plan, { kind: 'checkout', provider });
     return 'applied';

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import type { Kysely } from 'kysely';
 import type { ApiServer } from '../api/build-api.ts';
 import type { ApiContext } from '../api/context.ts';
 import { asPlan } from '../domain/plans.ts';
+import type { Store } from '../store/schema.ts';
 import { applyBillingEvent, billingAccount, hasActiveSubscription } from './billing-ledger.ts';
 import { billingConfigOf } from './create-payment-provider.ts';
 import {
@@ -67,6 +69,28 @@ function unusable(session: BillingSession | undefined): Problem | undefined {
   return undefined;
 }
 
+interface PageAccount {
+  readonly email: string;
+  readonly plan: string;
+}
+
+/** A page's session (checkout or portal) and its account, or why the page cannot be used now. */
+async function openPage(
+  db: Kysely<Store>,
+  token: string,
+  kind: 'checkout' | 'portal',
+): Promise<{ problem: Problem } | { session: BillingSession; account: PageAccount }> {
+  const session = await openBillingSession(db, token, kind);
+  const problem = unusable(session);
+  if (problem || !session) return { problem: problem ?? NOT_VALID };
+  const account = await db
+    .selectFrom('accounts')
+    .select(['email', 'plan'])
+    .where('id', '=', session.account_id)
+    .executeTakeFirstOrThrow();
+  return { session, account };
+}
+
 interface TokenParams {
   token: string;
 }
@@ -111,14 +135,9 @@ export function registerLocalBillingPages(app: ApiServer, context: ApiContext): 
       `${LOCAL_CHECKOUT_PATH}/:token`,
       options,
       async (request, reply) => {
-        const session = await openBillingSession(db, request.params.token, 'checkout');
-        const problem = unusable(session);
-        if (problem || !session) return problemPage(reply, problem ?? NOT_VALID);
-        const account = await db
-          .selectFrom('accounts')
-          .select(['email', 'plan'])
-          .where('id', '=', session.account_id)
-          .executeTakeFirstOrThrow();
+        const opened = await openPage(db, request.params.token, 'checkout');
+        if ('problem' in opened) return problemPage(reply, opened.problem);
+        const { session, account } = opened;
         return page(
           reply,
           200,
@@ -183,14 +202,9 @@ export function registerLocalBillingPages(app: ApiServer, context: ApiContext): 
       `${LOCAL_PORTAL_PATH}/:token`,
       options,
       async (request, reply) => {
-        const session = await openBillingSession(db, request.params.token, 'portal');
-        const problem = unusable(session);
-        if (problem || !session) return problemPage(reply, problem ?? NOT_VALID);
-        const account = await db
-          .selectFrom('accounts')
-          .select(['email', 'plan'])
-          .where('id', '=', session.account_id)
-          .executeTakeFirstOrThrow();
+        const opened = await openPage(db, request.params.token, 'portal');
+        if ('problem' in opened) return problemPage(reply, opened.problem);
+        const { session, account } = opened;
         const current = await billingAccount(db, session.account_id);
         const active = hasActiveSubscription(current, 'local');
         return page(

@@ -3,6 +3,7 @@ import { accountPlan } from '../connections/account-plan.ts';
 import { DEFAULT_REGION } from '../connections/regions.ts';
 import { ApiError } from '../errors.ts';
 import type { Goal, Store } from '../store/schema.ts';
+import { lockAccount } from '../team/team-membership.ts';
 import {
   type InstanceSize,
   overageComputeUnits,
@@ -168,7 +169,7 @@ export async function assertComputeUnits(
   databaseId: string,
   size: string,
 ): Promise<void> {
-  await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().execute();
+  await lockAccount(tx, accountId);
   const plan = await accountPlan(tx, accountId);
   const inUse = await computeUnitsInUse(tx, accountId, databaseId);
   fail(
