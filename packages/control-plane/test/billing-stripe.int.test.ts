@@ -224,6 +224,27 @@ describe.each(STORE_KINDS)('billing with the Stripe provider on the %s store', (
     expect(stripe.calls[0]?.form.get('customer')).toBe(customerId);
     expect(stripe.calls[0]?.form.get('return_url')).toBe('https://app.example.com/billing');
 
+    // A plan change made in the portal moves the account to the new price's plan; a price we
+    // do not sell changes nothing.
+    const changed = (priceId: string) =>
+      signedEvent('customer.subscription.updated', {
+        id: 'sub_1',
+        object: 'subscription',
+        customer: customerId,
+        status: 'active',
+        items: { object: 'list', data: [{ id: 'si_1', price: { id: priceId } }] },
+      });
+    expect((await deliver(changed('price_somebody_else'))).status).toBe(200);
+    expect((await cp.request('GET', '/v1/billing', { token: me.token })).body.plan).toBe(
+      'business',
+    );
+    expect((await deliver(changed(PRICES.teams))).status).toBe(200);
+    billing = (await cp.request('GET', '/v1/billing', { token: me.token })).body;
+    expect(billing).toMatchObject({
+      plan: 'teams',
+      subscription: { status: 'active', plan: 'teams' },
+    });
+
     // Events the control plane does not act on are acknowledged.
     expect((await deliver(signedEvent('customer.updated', { id: customerId }))).status).toBe(200);
 
@@ -246,6 +267,8 @@ describe.each(STORE_KINDS)('billing with the Stripe provider on the %s store', (
     expect(types).toEqual([
       'account.plan_changed',
       'billing.subscription_ended',
+      'account.plan_changed',
+      'billing.subscription_changed',
       'billing.overage_updated',
       'billing.renewal_paid',
       'account.plan_changed',

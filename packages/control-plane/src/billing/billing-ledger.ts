@@ -17,6 +17,7 @@ export type BillingAccount = Selectable<BillingAccountTable>;
 export type PlanChangeSource =
   | { readonly kind: 'checkout'; readonly provider: BillingProviderName }
   | { readonly kind: 'subscription_ended'; readonly provider: BillingProviderName }
+  | { readonly kind: 'subscription_changed'; readonly provider: BillingProviderName }
   | { readonly kind: 'admin'; readonly adminEmail: string; readonly adminUserId: string };
 
 export async function billingAccount(
@@ -204,6 +205,20 @@ export async function applyBillingEvent(
       eventType: 'billing.renewal_paid',
       payload: { renewalPayments: row.renewal_payments, provider },
     });
+    return 'applied';
+  }
+
+  if (event.kind === 'subscription_changed') {
+    // A price we do not sell (a change made by hand in the provider) leaves the plan alone.
+    if (!event.plan) return 'ignored';
+    const plan = asPlan(event.plan);
+    await tx
+      .updateTable('billing_accounts')
+      .set({ subscription_plan: plan, updated_at: now })
+      .where('account_id', '=', accountId)
+      .execute();
+    await audit({ eventType: 'billing.subscription_changed', payload: { plan, provider } });
+    await changePlan(tx, accountId, plan, { kind: 'subscription_changed', provider });
     return 'applied';
   }
 

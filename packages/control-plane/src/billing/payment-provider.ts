@@ -46,6 +46,15 @@ export type BillingEvent =
       readonly subscriptionId: string | null;
     }
   | {
+      /** The subscription moved to another plan (a change made in the provider's portal). */
+      readonly kind: 'subscription_changed';
+      readonly eventId: string;
+      readonly customerId: string | null;
+      readonly subscriptionId: string | null;
+      /** The plan of the subscription's price; null when the price is not one of ours. */
+      readonly plan: string | null;
+    }
+  | {
       readonly kind: 'subscription_ended';
       readonly eventId: string;
       readonly customerId: string | null;

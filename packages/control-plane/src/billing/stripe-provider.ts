@@ -32,6 +32,8 @@ interface EventObject {
   readonly metadata?: Record<string, string> | null;
   readonly billing_reason?: string | null;
   readonly parent?: { readonly subscription_details?: { readonly subscription?: unknown } | null };
+  readonly status?: string;
+  readonly items?: { readonly data?: ReadonlyArray<{ readonly price?: { readonly id?: string } }> };
 }
 
 /**
@@ -132,6 +134,17 @@ export class StripePaymentProvider implements PaymentProvider {
           subscriptionId:
             idOf(object.parent?.subscription_details?.subscription) ?? idOf(object.subscription),
         };
+      case 'customer.subscription.updated': {
+        const priceId = object.items?.data?.[0]?.price?.id;
+        const plan = Object.entries(this.#settings.prices).find(([, id]) => id === priceId)?.[0];
+        return {
+          kind: 'subscription_changed',
+          eventId: event.id,
+          customerId,
+          subscriptionId: object.id ?? null,
+          plan: plan ?? null,
+        };
+      }
       case 'customer.subscription.deleted':
         return {
           kind: 'subscription_ended',
