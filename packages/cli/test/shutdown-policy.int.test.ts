@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -54,6 +54,7 @@ describe('cdc_reconnect_policy: shutdown', () => {
       expect(stderr).toContain('replix serve: stopping:');
     } finally {
       await server.stop().catch(() => {});
+      rmSync(join(tmpdir(), `replix-shutdown-${process.pid}.json`), { force: true });
     }
   });
 });

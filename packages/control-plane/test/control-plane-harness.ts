@@ -38,11 +38,31 @@ export async function startTestControlPlane(
   const dataDir = mkdtempSync(join(tmpdir(), 'replix-cp-'));
   let databaseUrl: string | undefined;
   let dropDatabase = async () => {};
+  const discard = async () => {
+    await dropDatabase();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
   if (kind === 'postgres') {
     const database = await testPostgres().createDatabase();
     databaseUrl = database.url;
     dropDatabase = () => database.drop();
   }
+  let running: RunningControlPlane;
+  try {
+    running = await startOn(kind, dataDir, databaseUrl, options);
+  } catch (error) {
+    await discard();
+    throw error;
+  }
+  return wrap(running, dataDir, discard);
+}
+
+async function startOn(
+  kind: StoreKind,
+  dataDir: string,
+  databaseUrl: string | undefined,
+  options: { roles?: RoleName[]; env?: Record<string, string> },
+): Promise<RunningControlPlane> {
   const config = resolveControlPlaneConfig({
     REPLIX_DATA_DIR: dataDir,
     REPLIX_API_PORT: '0',
@@ -53,11 +73,18 @@ export async function startTestControlPlane(
     ...options.env,
   });
   const store = await openStore(kind === 'pglite' ? { inMemory: true } : { databaseUrl });
-  const running = await startControlPlane(config, {
+  return startControlPlane(config, {
     roles: options.roles ?? ['api'],
     store,
     log: pino({ level: process.env.REPLIX_TEST_LOG_LEVEL ?? 'silent' }),
   });
+}
+
+function wrap(
+  running: RunningControlPlane,
+  dataDir: string,
+  discard: () => Promise<void>,
+): TestControlPlane {
   const url = running.url as string;
   return {
     ...running,
@@ -88,8 +115,7 @@ export async function startTestControlPlane(
     },
     async close() {
       await running.close();
-      await dropDatabase();
-      rmSync(dataDir, { recursive: true, force: true });
+      await discard();
     },
   };
 }
