@@ -1,4 +1,5 @@
 import { CommanderError } from 'commander';
+import { EXIT_USAGE } from './exit-codes.ts';
 import { createProgram } from './program.ts';
 
 /** Runs the CLI and returns the process exit code. */
@@ -7,8 +8,12 @@ export async function main(argv: string[]): Promise<number> {
     await createProgram().parseAsync(argv);
     return 0;
   } catch (error) {
-    // Commander has already printed help, a version or a usage error; keep its exit code.
-    if (error instanceof CommanderError) return error.exitCode;
+    // Commander has already printed help, a version or a usage error. Help and version exit
+    // 0; usage errors (unknown command or option, missing argument) exit 2, as POSIX tools do.
+    if (error instanceof CommanderError) {
+      const commandersOwn = error.code.startsWith('commander.');
+      return commandersOwn && error.exitCode !== 0 ? EXIT_USAGE : error.exitCode;
+    }
     throw error;
   }
 }

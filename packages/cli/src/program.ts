@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { addRoleCommands } from './control-plane-commands.ts';
+import { addQueryCommand } from './query-command.ts';
 import { addServeCommand } from './serve-command.ts';
 import { addStartCommand } from './start-command.ts';
 import { addTokenCommand } from './token-command.ts';
@@ -17,6 +18,7 @@ export function createProgram(): Command {
   addStartCommand(program);
   addServeCommand(program);
   addTokenCommand(program);
+  addQueryCommand(program);
   addRoleCommands(program);
   return program;
 }

@@ -1,6 +1,8 @@
 import { startControlPlane } from '@replix/control-plane';
 import type { Command } from 'commander';
 import { controlPlaneConfigOrExit } from './control-plane-commands.ts';
+import { DEMO_QUERIES } from './demo/demo-dataset.ts';
+import { DEMO_EMAIL, type DemoInstance, setUpDemo } from './demo/demo-setup.ts';
 import { startDemoSource } from './demo/demo-source.ts';
 import { exitOnSignals } from './serve-command.ts';
 
@@ -14,28 +16,49 @@ function demoPort(): number {
   return port;
 }
 
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}
+
 /** What `replix start` prints once everything listens: where things are and what to try. */
-export function startBanner(
-  apiUrl: string,
-  dataDir: string,
-  demo: { host: string; port: number },
-): string {
-  return [
+export function startBanner(options: {
+  readonly apiUrl: string;
+  readonly dataDir: string;
+  readonly source: { host: string; port: number };
+  readonly demo: DemoInstance | undefined;
+}): string {
+  const { apiUrl, dataDir, source, demo } = options;
+  const lines = [
     '',
     'Replix is running on its embedded defaults.',
     '',
     `  control plane  ${apiUrl}/v1   (OpenAPI: ${apiUrl}/v1/openapi.json)`,
     `  data folder    ${dataDir}`,
-    `  demo source    PostgreSQL at ${demo.host}:${demo.port}, user postgres, any password, database postgres`,
+    `  demo source    PostgreSQL at ${source.host}:${source.port}, user postgres, any password, database postgres`,
     '                 (a demo shop: customers, products, orders, order_items)',
+  ];
+  if (demo) {
+    lines.push(
+      `  demo instance  ${demo.instanceUrl}   (account ${DEMO_EMAIL}, database "demo")`,
+      `  API key        ${demo.apiKey}`,
+      '',
+      'Query the demo instance:',
+      ...DEMO_QUERIES.map(
+        (query) =>
+          `  curl -s ${demo.instanceUrl}/query -H ${shellQuote(`Authorization: Bearer ${demo.apiKey}`)} --data-binary ${shellQuote(query)}`,
+      ),
+    );
+  }
+  lines.push(
     '',
-    'Get a token, then follow docs/walkthrough.md:',
+    'Manage your own databases: get a token, then follow docs/walkthrough.md:',
     '  export TOKEN=$(npx replix token --email you@example.com)',
     `  curl -s ${apiUrl}/v1/connections -H "Authorization: Bearer $TOKEN"`,
     '',
     'Ctrl-C stops it.',
     '',
-  ].join('\n');
+  );
+  return lines.join('\n');
 }
 
 export function addStartCommand(program: Command): void {
@@ -51,29 +74,48 @@ export function addStartCommand(program: Command): void {
         options.port ? { port: Number(options.port) } : {},
       );
       process.stderr.write('Starting the control plane and the demo source (PGlite)…\n');
-      let close: () => Promise<void>;
-      let banner: string;
+      let source: Awaited<ReturnType<typeof startDemoSource>>;
+      let running: Awaited<ReturnType<typeof startControlPlane>>;
       try {
-        const demo = await startDemoSource(demoPort());
-        const running = await startControlPlane(config).catch(async (error) => {
-          await demo.close();
+        source = await startDemoSource(demoPort());
+        running = await startControlPlane(config).catch(async (error) => {
+          await source.close();
           throw error;
-        });
-        const demoUrl = new URL(demo.url);
-        close = async () => {
-          await running.close();
-          await demo.close();
-        };
-        banner = startBanner(running.url ?? '', config.dataDir, {
-          host: demoUrl.hostname,
-          port: Number(demoUrl.port),
         });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         process.stderr.write(`replix start: ${message}\n`);
         process.exit(1);
       }
-      exitOnSignals(close);
+      // Ctrl-C works from here on, also while the demo is being built.
+      exitOnSignals(async () => {
+        await running.close();
+        await source.close();
+      });
+      const apiUrl = running.url ?? '';
+      const sourceUrl = new URL(source.url);
+      let demo: DemoInstance | undefined;
+      const issuer = running.context.issuer;
+      if (issuer) {
+        try {
+          demo = await setUpDemo({
+            apiUrl,
+            issuer,
+            dataDir: config.dataDir,
+            sourcePort: Number(sourceUrl.port),
+            progress: (message) => process.stderr.write(`${message}\n`),
+          });
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          process.stderr.write(`replix start: the demo instance is not available: ${message}\n`);
+        }
+      }
+      const banner = startBanner({
+        apiUrl,
+        dataDir: config.dataDir,
+        source: { host: sourceUrl.hostname, port: Number(sourceUrl.port) },
+        demo,
+      });
       process.stdout.write(banner);
     });
 }

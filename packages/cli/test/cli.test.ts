@@ -24,9 +24,9 @@ describe('replix command', () => {
     expect(result.stdout).toContain('start');
   });
 
-  it('rejects an unknown command with a usage error and exit code 1', async () => {
+  it('rejects an unknown command with a usage error and exit code 2', async () => {
     const result = await replix('frobnicate');
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain("unknown command 'frobnicate'");
   });
 });
