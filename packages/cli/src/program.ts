@@ -1,5 +1,12 @@
 import { Command } from 'commander';
+import { addBuildsCommands } from './builds-commands.ts';
+import { addConnectionsCommands } from './connections-commands.ts';
 import { addRoleCommands } from './control-plane-commands.ts';
+import { addDatabasesCommands } from './databases-commands.ts';
+import { addDbActionCommands } from './db-action-commands.ts';
+import { addKeysCommands } from './keys-commands.ts';
+import { addLoginCommand } from './login-command.ts';
+import { addLogsCommands } from './logs-commands.ts';
 import { addQueryCommand } from './query-command.ts';
 import { addServeCommand } from './serve-command.ts';
 import { addStartCommand } from './start-command.ts';
@@ -20,5 +27,13 @@ export function createProgram(): Command {
   addTokenCommand(program);
   addQueryCommand(program);
   addRoleCommands(program);
+  // Commands over the control-plane API, through the typed client (@replix/client).
+  addLoginCommand(program);
+  addConnectionsCommands(program);
+  addDatabasesCommands(program);
+  addDbActionCommands(program);
+  addKeysCommands(program);
+  addBuildsCommands(program);
+  addLogsCommands(program);
   return program;
 }

@@ -1,0 +1,115 @@
+import { readFileSync } from 'node:fs';
+import { getV1Databases, getV1DatabasesById, postV1Databases, unwrap } from '@replix/client';
+import { type Command, Option } from 'commander';
+import {
+  apiAction,
+  apiClient,
+  CommandFailure,
+  printFields,
+  printJson,
+  printTable,
+} from './api-session.ts';
+
+export const INSTANCE_SIZES = ['xs', 's', 'm', 'l', 'xl'] as const;
+type InstanceSize = (typeof INSTANCE_SIZES)[number];
+
+interface CreateOptions {
+  name: string;
+  connection: string;
+  sourceSchema: string;
+  config?: string;
+  size?: InstanceSize;
+  region?: 'eu-west-1' | 'us-east-1';
+  syncMode?: 'cdc' | 'poll';
+  syncInterval?: string;
+  json: boolean;
+}
+
+/** A schema config file (docs/schema-config.md): a JSON object. */
+function schemaConfig(path: string | undefined): Record<string, unknown> | undefined {
+  if (path === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    throw new CommandFailure(`cannot read ${path} as JSON.`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new CommandFailure(`${path} must hold a JSON object (a schema config).`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** `replix databases list|get|create`: databases (a source schema served as an instance). */
+export function addDatabasesCommands(program: Command): void {
+  const databases = program.command('databases').description('databases: list, show one, create');
+
+  databases
+    .command('list')
+    .description('list the account’s databases')
+    .option('--json', 'print the API’s JSON', false)
+    .action(
+      apiAction('databases list', async (options: { json: boolean }) => {
+        const rows = await unwrap(getV1Databases({ client: apiClient() }));
+        if (options.json) return printJson(rows);
+        printTable(
+          rows,
+          ['id', 'name', 'status', 'sourceSchema', 'instanceSize', 'region'],
+          '(no databases)',
+        );
+      }),
+    );
+
+  databases
+    .command('get <id>')
+    .description('show one database')
+    .option('--json', 'print the API’s JSON', false)
+    .action(
+      apiAction('databases get', async (id: string, options: { json: boolean }) => {
+        const database = await unwrap(getV1DatabasesById({ client: apiClient(), path: { id } }));
+        if (options.json) return printJson(database);
+        printFields(database);
+      }),
+    );
+
+  databases
+    .command('create')
+    .description('create a database (a draft; `replix db provision <id>` builds and starts it)')
+    .requiredOption('--name <name>', 'a name for the database')
+    .requiredOption('--connection <id>', 'the connection to the source server')
+    .requiredOption('--source-schema <schema>', 'the source schema (database) to serve')
+    .option('--config <file>', 'a schema config JSON file (docs/schema-config.md)')
+    .addOption(new Option('--size <size>', 'instance size (default xs)').choices(INSTANCE_SIZES))
+    .addOption(new Option('--region <region>', 'region').choices(['eu-west-1', 'us-east-1']))
+    .addOption(new Option('--sync-mode <mode>', 'sync mode').choices(['cdc', 'poll']))
+    .option('--sync-interval <seconds>', 'seconds between sync ticks')
+    .option('--json', 'print the API’s JSON', false)
+    .action(
+      apiAction('databases create', async (options: CreateOptions) => {
+        const syncInterval =
+          options.syncInterval === undefined ? undefined : Number(options.syncInterval);
+        if (syncInterval !== undefined && !Number.isInteger(syncInterval)) {
+          throw new CommandFailure('--sync-interval must be a whole number of seconds.');
+        }
+        const created = await unwrap(
+          postV1Databases({
+            client: apiClient(),
+            body: {
+              name: options.name,
+              connectionId: options.connection,
+              sourceSchema: options.sourceSchema,
+              schemaConfig: schemaConfig(options.config),
+              instanceSize: options.size,
+              region: options.region,
+              syncMode: options.syncMode,
+              syncInterval,
+            },
+          }),
+        );
+        if (options.json) return printJson(created);
+        process.stdout.write(
+          `Created database ${created.id} (${created.name}), ${created.status}.\n`,
+        );
+      }),
+    );
+}

@@ -1,0 +1,260 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { TestDatabase } from '@replix/testkit';
+import { testMariaDb } from '@replix/testkit/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  startTestControlPlane,
+  type TestControlPlane,
+} from '../../control-plane/test/control-plane-harness.ts';
+
+const run = promisify(execFile);
+const bin = fileURLToPath(new URL('../bin/replix.js', import.meta.url));
+
+const SOURCE_SQL = `
+  CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL);
+  INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace');`;
+const USER = 'rx_cli';
+const PASSWORD = 'cli-Pa$$word';
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The control-plane commands of the real CLI (a child process, through @replix/client) against
+ * a control plane started here with every role, and a database on the harness's MariaDB.
+ */
+describe('replix commands over the control-plane API', () => {
+  let cp: TestControlPlane;
+  let source: TestDatabase;
+  let sourceUrl: URL;
+  let connectionId: string;
+  let databaseId: string;
+
+  async function replix(args: string[], env: Record<string, string> = {}): Promise<Result> {
+    try {
+      const { stdout, stderr } = await run(process.execPath, [bin, ...args], {
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          REPLIX_DATA_DIR: cp.dataDir,
+          REPLIX_API_URL: cp.url,
+          ...env,
+        },
+      });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  }
+  async function json(args: string[]) {
+    const result = await replix([...args, '--json']);
+    expect(result, args.join(' ')).toMatchObject({ code: 0, stderr: '' });
+    return JSON.parse(result.stdout);
+  }
+  const credentials = () => [
+    '--host',
+    sourceUrl.hostname,
+    '--port',
+    sourceUrl.port,
+    '--user',
+    USER,
+    '--password',
+    PASSWORD,
+  ];
+
+  beforeAll(async () => {
+    source = await testMariaDb().createDatabase(SOURCE_SQL);
+    sourceUrl = new URL(source.url);
+    await testMariaDb().exec(
+      `DROP USER IF EXISTS '${USER}'@'%'; CREATE USER '${USER}'@'%' IDENTIFIED BY '${PASSWORD}'; GRANT SELECT, REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO '${USER}'@'%'`,
+    );
+    cp = await startTestControlPlane('pglite', {
+      roles: ['api', 'reconciler', 'builder', 'health-monitor'],
+    });
+  });
+  afterAll(async () => {
+    await cp?.close();
+    await source?.drop();
+    await testMariaDb().exec(`DROP USER IF EXISTS '${USER}'@'%'`);
+  });
+
+  it('asks to log in first', async () => {
+    const result = await replix(['connections', 'list']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'replix connections list: not logged in: run `replix login --email <you@example.com>` (or set REPLIX_TOKEN).\n',
+    );
+  });
+
+  it('logs in with the built-in issuer and saves the token readable by the user only', async () => {
+    const result = await replix(['login', '--email', 'cli@example.com']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const path = join(cp.dataDir, 'credentials.json');
+    expect(result.stdout).toBe(`Logged in to ${cp.url}; token saved in ${path}.\n`);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const saved = JSON.parse(readFileSync(path, 'utf8'));
+    expect(saved).toEqual({ apiUrl: cp.url, token: expect.stringMatching(/^ey/) });
+    // The saved token works against the API.
+    expect((await cp.request('GET', '/v1/connections', { token: saved.token })).status).toBe(200);
+  });
+
+  it('rejects login without --email or --token as a usage error', async () => {
+    const result = await replix(['login']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('give either --email <email> or --token <jwt>');
+  });
+
+  it('tests credentials: ok with the schemas, and exit 1 with the reason when refused', async () => {
+    const ok = await replix(['connections', 'test', ...credentials()]);
+    expect(ok).toMatchObject({ code: 0, stderr: '' });
+    expect(ok.stdout).toMatch(/^ok: +true$/m);
+    expect(ok.stdout).toContain(source.name);
+    const body = await json(['connections', 'test', ...credentials()]);
+    expect(body).toMatchObject({ ok: true, binlog: { ready: true } });
+
+    const refused = await replix([
+      'connections',
+      'test',
+      ...credentials().slice(0, -1),
+      'wrong-password',
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/^ok: +false$/m);
+    expect(refused.stderr).toMatch(/^replix connections test: the connection test failed: .+\n$/);
+  });
+
+  it('creates and lists a connection, never showing the password', async () => {
+    const created = await json(['connections', 'create', '--name', 'shop', ...credentials()]);
+    expect(created).toMatchObject({
+      name: 'shop',
+      hasPassword: true,
+      port: Number(sourceUrl.port),
+    });
+    connectionId = created.id;
+    const table = await replix(['connections', 'list']);
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^id +name +backend +host +port +user +defaultRegion$/,
+    );
+    expect(table.stdout).toContain(connectionId);
+    expect(table.stdout + JSON.stringify(await json(['connections', 'list']))).not.toContain(
+      PASSWORD,
+    );
+  });
+
+  it('creates, lists and shows a database', async () => {
+    const plain = await replix([
+      'databases',
+      'create',
+      '--name',
+      'shop-db',
+      '--connection',
+      connectionId,
+      '--source-schema',
+      source.name,
+      '--sync-mode',
+      'poll',
+      '--sync-interval',
+      '60', // the free plan's shortest poll interval
+    ]);
+    expect(plain).toMatchObject({ code: 0, stderr: '' });
+    const match = /^Created database ([0-9a-f-]{36}) \(shop-db\), draft\.\n$/.exec(plain.stdout);
+    expect(match, plain.stdout).not.toBeNull();
+    databaseId = match?.[1] as string;
+
+    const list = await replix(['databases', 'list']);
+    expect(list.stdout).toMatch(
+      new RegExp(`^${databaseId} +shop-db +draft +${source.name} +xs`, 'm'),
+    );
+    expect(await json(['databases', 'list'])).toEqual([
+      expect.objectContaining({ id: databaseId, status: 'draft' }),
+    ]);
+    expect(await json(['databases', 'get', databaseId])).toMatchObject({
+      id: databaseId,
+      connectionId,
+      syncMode: 'poll',
+    });
+    const fields = await replix(['databases', 'get', databaseId]);
+    expect(fields.stdout).toMatch(/^status: +draft$/m);
+  });
+
+  it('prints an action the status does not allow as the API error and exits 1', async () => {
+    const result = await replix(['db', 'resume', databaseId]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^replix db resume: action_not_allowed: .+\n$/);
+  });
+
+  it('prints not_found for an unknown id and unauthorized for a bad REPLIX_TOKEN', async () => {
+    const missing = await replix(['databases', 'get', randomUUID()]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^replix databases get: not_found: .+\n$/);
+    const bad = await replix(['databases', 'list'], { REPLIX_TOKEN: 'not-a-token' });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^replix databases list: unauthorized: .+\n$/);
+  });
+
+  it('treats a missing or invalid option as a usage error (exit 2)', async () => {
+    expect((await replix(['db', 'resize', databaseId])).code).toBe(2);
+    expect((await replix(['db', 'resize', databaseId, '--size', 'huge'])).code).toBe(2);
+    expect((await replix(['keys', 'create', databaseId])).code).toBe(2);
+  });
+
+  it('creates, lists and deletes API keys', async () => {
+    const created = await replix(['keys', 'create', databaseId, '--name', 'reader']);
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const keyId = /^Created API key ([0-9a-f]{16}) \(reader\)/.exec(created.stdout)?.[1];
+    expect(keyId, created.stdout).toBeDefined();
+    expect(created.stdout).toMatch(new RegExp(`^rxk_${keyId}\\.\\S+$`, 'm'));
+
+    const list = await replix(['keys', 'list', databaseId]);
+    expect(list.stdout).toMatch(new RegExp(`^${keyId} +reader +rxk_${keyId} `, 'm'));
+    expect(list.stdout).not.toMatch(/rxk_[0-9a-f]{16}\./);
+
+    const deleted = await replix(['keys', 'delete', databaseId, keyId as string]);
+    expect(deleted).toEqual({ code: 0, stdout: `Deleted API key ${keyId}.\n`, stderr: '' });
+    expect(await json(['keys', 'list', databaseId])).toEqual([]);
+    const again = await replix(['keys', 'delete', databaseId, keyId as string]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^replix keys delete: not_found: /);
+  });
+
+  it('provisions, lists the build and prints its log', async () => {
+    const provision = await replix(['db', 'provision', databaseId]);
+    expect(provision).toEqual({
+      code: 0,
+      stdout: `provision ${databaseId}: status building\n`,
+      stderr: '',
+    });
+    let builds: Array<{ id: string; status: string }> = [];
+    const deadline = Date.now() + 60_000;
+    while (builds[0]?.status !== 'succeeded') {
+      expect(builds[0]?.status, 'the build failed').not.toBe('failed');
+      expect(Date.now(), 'the build did not finish').toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      builds = await json(['builds', 'list', databaseId]);
+    }
+    const buildId = builds[0]?.id as string;
+    const table = await replix(['builds', 'list', databaseId]);
+    expect(table.stdout).toMatch(new RegExp(`^${buildId} +succeeded `, 'm'));
+
+    const log = await replix(['logs', 'build', buildId, '--follow']);
+    expect(log).toMatchObject({ code: 0, stderr: '' });
+    const lines = log.stdout.trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z {2}\S/);
+    const jsonLines = (await replix(['logs', 'build', buildId, '--json'])).stdout.trimEnd();
+    expect(jsonLines.split('\n').map((line) => JSON.parse(line))).toHaveLength(lines.length);
+    // The deploy's log drains without --follow (whatever the deploy has written so far).
+    expect(await replix(['logs', 'infra', databaseId])).toMatchObject({ code: 0, stderr: '' });
+  });
+});
