@@ -46,16 +46,34 @@ function knownUser(row: {
 
 const USER_COLUMNS = ['id', 'account_id', 'role', 'totp_enabled_at'] as const;
 
+/**
+ * How fresh "last seen" and "last used" times are kept: authentication runs on every request,
+ * and a write per request would load the store for a timestamp nobody reads that finely.
+ */
+const ACTIVITY_RESOLUTION_MS = 60_000;
+
+function stale(time: Date | null, now: Date): boolean {
+  return time === null || now.getTime() - time.getTime() >= ACTIVITY_RESOLUTION_MS;
+}
+
 /** The user behind a token, made (with an account of their own) on first sight. */
 async function userFor(db: StoreDb, identity: Identity): Promise<KnownUser> {
   const now = new Date();
   const existing = await db
-    .updateTable('users')
-    .set({ last_seen_at: now, email: identity.email })
+    .selectFrom('users')
+    .select([...USER_COLUMNS, 'email', 'last_seen_at'])
     .where('subject', '=', identity.subject)
-    .returning(USER_COLUMNS)
     .executeTakeFirst();
-  if (existing) return knownUser(existing);
+  if (existing) {
+    if (existing.email !== identity.email || stale(existing.last_seen_at, now)) {
+      await db
+        .updateTable('users')
+        .set({ last_seen_at: now, email: identity.email })
+        .where('id', '=', existing.id)
+        .execute();
+    }
+    return knownUser(existing);
+  }
   return db
     .transaction()
     .execute(async (tx) => {
@@ -111,13 +129,20 @@ export async function authenticate(
 ): Promise<Principal | undefined> {
   if (credential.startsWith(MANAGEMENT_KEY_PREFIX)) {
     const key = await db
-      .updateTable('management_keys')
-      .set({ last_used_at: new Date() })
+      .selectFrom('management_keys')
+      .select(['id', 'account_id', 'user_id', 'last_used_at'])
       .where('key_hash', '=', hashManagementKey(credential))
       .where('revoked_at', 'is', null)
-      .returning(['account_id', 'user_id'])
       .executeTakeFirst();
     if (!key) return undefined;
+    const now = new Date();
+    if (stale(key.last_used_at, now)) {
+      await db
+        .updateTable('management_keys')
+        .set({ last_used_at: now })
+        .where('id', '=', key.id)
+        .execute();
+    }
     const user = await db
       .selectFrom('users')
       .select([...USER_COLUMNS, 'email'])
