@@ -6,6 +6,7 @@ import { addDatabasesCommands } from './databases-commands.ts';
 import { addDbActionCommands } from './db-action-commands.ts';
 import { addKeysCommands } from './keys-commands.ts';
 import { addLoginCommand } from './login-command.ts';
+import { addLoginLinkCommand } from './login-link-command.ts';
 import { addLogsCommands } from './logs-commands.ts';
 import { addQueryCommand } from './query-command.ts';
 import { addServeCommand } from './serve-command.ts';
@@ -25,6 +26,7 @@ export function createProgram(): Command {
   addStartCommand(program);
   addServeCommand(program);
   addTokenCommand(program);
+  addLoginLinkCommand(program);
   addQueryCommand(program);
   addRoleCommands(program);
   // Commands over the control-plane API, through the typed client (@replix/client).

@@ -4,6 +4,7 @@ import { controlPlaneConfigOrExit } from './control-plane-commands.ts';
 import { DEMO_QUERIES } from './demo/demo-dataset.ts';
 import { DEMO_EMAIL, type DemoInstance, setUpDemo } from './demo/demo-setup.ts';
 import { startDemoSource } from './demo/demo-source.ts';
+import { loginLinkUrl } from './login-link-command.ts';
 import { exitOnSignals } from './serve-command.ts';
 
 /** The demo source's port: fixed, so the walkthrough's commands work as written. */
@@ -26,17 +27,28 @@ export function startBanner(options: {
   readonly dataDir: string;
   readonly source: { host: string; port: number };
   readonly demo: DemoInstance | undefined;
+  /** A one-time dashboard sign-in link for the demo account. */
+  readonly loginLink: string | undefined;
 }): string {
-  const { apiUrl, dataDir, source, demo } = options;
+  const { apiUrl, dataDir, source, demo, loginLink } = options;
   const lines = [
     '',
     'Replix is running on its embedded defaults.',
     '',
+    `  dashboard      ${apiUrl}/`,
+  ];
+  if (loginLink) {
+    lines.push(
+      `  sign in        ${loginLink}`,
+      `                 (one-time link for ${DEMO_EMAIL}, valid 15 minutes; another: npx replix login-link --email you@example.com)`,
+    );
+  }
+  lines.push(
     `  control plane  ${apiUrl}/v1   (OpenAPI: ${apiUrl}/v1/openapi.json)`,
     `  data folder    ${dataDir}`,
     `  demo source    PostgreSQL at ${source.host}:${source.port}, user postgres, any password, database postgres`,
     '                 (a demo shop: customers, products, orders, order_items)',
-  ];
+  );
   if (demo) {
     lines.push(
       `  demo instance  ${demo.instanceUrl}   (account ${DEMO_EMAIL}, database "demo")`,
@@ -69,10 +81,11 @@ export function addStartCommand(program: Command): void {
     )
     .option('--port <n>', 'control-plane API port (default REPLIX_API_PORT or 4000)')
     .action(async (options: { port?: string }) => {
-      const config = controlPlaneConfigOrExit(
-        'start',
-        options.port ? { port: Number(options.port) } : {},
-      );
+      // The terminal is for the banner and progress: request logs only at REPLIX_LOG_LEVEL=info.
+      const config = controlPlaneConfigOrExit('start', {
+        logLevel: process.env.REPLIX_LOG_LEVEL ?? 'warn',
+        ...(options.port ? { port: Number(options.port) } : {}),
+      });
       process.stderr.write('Starting the control plane and the demo source (PGlite)…\n');
       let source: Awaited<ReturnType<typeof startDemoSource>>;
       let running: Awaited<ReturnType<typeof startControlPlane>>;
@@ -110,11 +123,15 @@ export function addStartCommand(program: Command): void {
           process.stderr.write(`replix start: the demo instance is not available: ${message}\n`);
         }
       }
+      const loginLink = issuer
+        ? loginLinkUrl(apiUrl, await issuer.signLoginLink({ email: DEMO_EMAIL }))
+        : undefined;
       const banner = startBanner({
         apiUrl,
         dataDir: config.dataDir,
         source: { host: sourceUrl.hostname, port: Number(sourceUrl.port) },
         demo,
+        loginLink,
       });
       process.stdout.write(banner);
     });

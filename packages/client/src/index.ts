@@ -7,8 +7,11 @@ export type * from './generated/types.gen.ts';
 export interface ReplixClientOptions {
   /** The control plane's address, e.g. `http://127.0.0.1:4000` (no `/v1`: paths carry it). */
   readonly baseUrl: string;
-  /** A bearer token: a built-in or OIDC JWT, or a management key `rmk_…`. */
-  readonly token?: string | undefined;
+  /**
+   * A bearer token: a built-in or OIDC JWT, or a management key `rmk_…`; or a function read
+   * on every call, for a session whose token changes (the dashboard).
+   */
+  readonly token?: string | (() => string | undefined) | undefined;
 }
 
 /**

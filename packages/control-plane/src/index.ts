@@ -1,4 +1,8 @@
-export { BUILT_IN_ISSUER, BuiltInIssuer } from './auth/built-in-issuer.ts';
+export {
+  BUILT_IN_ISSUER,
+  BuiltInIssuer,
+  LOGIN_LINK_TTL_SECONDS,
+} from './auth/built-in-issuer.ts';
 export {
   type ControlPlaneConfig,
   ControlPlaneConfigError,

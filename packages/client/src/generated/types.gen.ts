@@ -4952,6 +4952,63 @@ export type PostV1Auth2FaVerifyResponses = {
 
 export type PostV1Auth2FaVerifyResponse = PostV1Auth2FaVerifyResponses[keyof PostV1Auth2FaVerifyResponses];
 
+export type PostV1AuthLoginLinksRedeemData = {
+    body: {
+        code: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/v1/auth/login-links/redeem';
+};
+
+export type PostV1AuthLoginLinksRedeemErrors = {
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    400: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    401: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    404: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    409: {
+        error: string;
+        message: string;
+    };
+};
+
+export type PostV1AuthLoginLinksRedeemError = PostV1AuthLoginLinksRedeemErrors[keyof PostV1AuthLoginLinksRedeemErrors];
+
+export type PostV1AuthLoginLinksRedeemResponses = {
+    /**
+     * Default Response
+     */
+    200: {
+        /**
+         * A built-in bearer token, valid for 12 hours.
+         */
+        token: string;
+        expiresAt: string;
+    };
+};
+
+export type PostV1AuthLoginLinksRedeemResponse = PostV1AuthLoginLinksRedeemResponses[keyof PostV1AuthLoginLinksRedeemResponses];
+
 export type PostV1BillingWebhooksStripeData = {
     body?: never;
     path?: never;

@@ -44,6 +44,14 @@ const SecondFactorToken = Type.Object(
   { $id: 'SecondFactorToken' },
 );
 
+const SignInToken = Type.Object(
+  {
+    token: Type.String({ description: 'A built-in bearer token, valid for 12 hours.' }),
+    expiresAt: DateTime,
+  },
+  { $id: 'SignInToken' },
+);
+
 const TwoFactorEnabled = Type.Object(
   {
     recoveryCodes: Type.Array(Type.String(), {
@@ -318,6 +326,48 @@ export function registerAuthRoutes(app: ApiServer, context: ApiContext): void {
         payload: { method },
       });
       return secondFactorToken(request, context, issuer);
+    },
+  );
+
+  app.post(
+    '/auth/login-links/redeem',
+    {
+      config: { public: true },
+      schema: {
+        tags,
+        security: [],
+        summary:
+          'Exchange a one-time login link (from `replix start` or `replix login-link`) for a bearer token',
+        description:
+          'No bearer token needed. A link works once and for 15 minutes. Users with two-factor authentication on then exchange the token at POST /v1/auth/2fa/verify.',
+        body: Type.Object(
+          { code: Type.String({ minLength: 1, maxLength: 4096 }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: SignInToken, ...errorResponses(404, 409) },
+      },
+    },
+    async (request) => {
+      const issuer = builtInIssuer(context);
+      const link = await issuer.verifyLoginLink(request.body.code);
+      const redeemed =
+        link &&
+        (await db
+          .insertInto('login_link_redemptions')
+          .values({ link_id: link.linkId })
+          .onConflict((conflict) => conflict.column('link_id').doNothing())
+          .returning('link_id')
+          .executeTakeFirst());
+      if (!link || !redeemed) {
+        throw new ApiError(
+          'not_found',
+          'This login link is unknown, expired or already used. Ask for a new one: npx replix login-link --email <you>.',
+        );
+      }
+      const ttlSeconds = 12 * 3600;
+      const token = await issuer.sign({ email: link.email, admin: link.admin, ttlSeconds });
+      request.log.info({ linkId: link.linkId }, 'login link redeemed');
+      return { token, expiresAt: new Date(Date.now() + ttlSeconds * 1000).toISOString() };
     },
   );
 }

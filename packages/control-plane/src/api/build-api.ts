@@ -7,6 +7,7 @@ import { hasRole, minimumRole } from '../auth/role-policy.ts';
 import { registerLocalBillingPages } from '../billing/local-billing-pages.ts';
 import { ApiError, CONTROL_PLANE_ERRORS, type ControlPlaneErrorCode } from '../errors.ts';
 import type { ApiContext } from './context.ts';
+import { registerDashboardSite } from './dashboard-site.ts';
 import { registerRoutes } from './routes.ts';
 
 declare module 'fastify' {
@@ -164,7 +165,12 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
     );
   });
 
-  app.setNotFoundHandler((_request, reply) => sendError(reply, 'not_found', 'No such route.'));
+  const dashboard = await registerDashboardSite(app as unknown as ApiServer);
+  app.setNotFoundHandler((request, reply) =>
+    dashboard.servesPage(request)
+      ? dashboard.sendPage(reply)
+      : sendError(reply, 'not_found', 'No such route.'),
+  );
 
   await app.register(async (v1) => registerRoutes(v1 as ApiServer, context), { prefix: '/v1' });
   // The local payment provider's checkout and portal pages, outside /v1 (they are HTML).

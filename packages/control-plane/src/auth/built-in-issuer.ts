@@ -1,13 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
+import { exportJWK, generateKeyPair, importJWK, type JWK, jwtVerify, SignJWT } from 'jose';
 import { BUILT_IN_AUDIENCE } from '../config.ts';
 
 export const ADMIN_GROUP = 'service-admins';
 /** The built-in issuer's `iss`: fixed, so tokens survive a change of port or address. */
 export const BUILT_IN_ISSUER = 'urn:replix:built-in-issuer';
 const ALGORITHM = 'ES256';
+/**
+ * A login link's audience: distinct from the API's, so a link is never accepted as a bearer
+ * token; it is only ever exchanged, once, at POST /v1/auth/login-links/redeem.
+ */
+const LOGIN_LINK_AUDIENCE = 'replix-login-link';
+/** How long a login link can be redeemed. */
+export const LOGIN_LINK_TTL_SECONDS = 15 * 60;
+
+/** What a valid login link says: who signs in, and the id that makes it single-use. */
+export interface LoginLinkClaims {
+  readonly email: string;
+  readonly admin: boolean;
+  readonly linkId: string;
+}
 
 export interface TokenRequest {
   readonly email: string;
@@ -78,5 +92,36 @@ export class BuiltInIssuer {
       .setIssuedAt()
       .setExpirationTime(`${request.ttlSeconds ?? 12 * 3600}s`)
       .sign(key);
+  }
+
+  /** A one-time sign-in code for the dashboard (`replix start`, `replix login-link`). */
+  async signLoginLink(request: { email: string; admin?: boolean }): Promise<string> {
+    const key = await importJWK(this.#privateJwk, ALGORITHM);
+    const email = request.email.trim().toLowerCase();
+    return new SignJWT({ email, groups: request.admin ? [ADMIN_GROUP] : [] })
+      .setProtectedHeader({ alg: ALGORITHM, kid: this.#privateJwk.kid ?? '' })
+      .setIssuer(this.issuer)
+      .setAudience(LOGIN_LINK_AUDIENCE)
+      .setJti(randomUUID())
+      .setIssuedAt()
+      .setExpirationTime(`${LOGIN_LINK_TTL_SECONDS}s`)
+      .sign(key);
+  }
+
+  /** The claims of a login link signed here and not expired; undefined for anything else. */
+  async verifyLoginLink(code: string): Promise<LoginLinkClaims | undefined> {
+    try {
+      const key = await importJWK(this.#publicJwk, ALGORITHM);
+      const { payload } = await jwtVerify(code, key, {
+        issuer: this.issuer,
+        audience: LOGIN_LINK_AUDIENCE,
+        algorithms: [ALGORITHM],
+      });
+      if (typeof payload.email !== 'string' || typeof payload.jti !== 'string') return undefined;
+      const groups = Array.isArray(payload.groups) ? payload.groups : [];
+      return { email: payload.email, admin: groups.includes(ADMIN_GROUP), linkId: payload.jti };
+    } catch {
+      return undefined;
+    }
   }
 }

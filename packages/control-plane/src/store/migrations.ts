@@ -356,6 +356,18 @@ const MIGRATIONS: Record<string, Migration> = {
       );
     },
   },
+  '007-login-links': {
+    async up(db: Kysely<unknown>) {
+      // Redeemed one-time login links (the link itself is a signed, short-lived JWT).
+      await runStatements(
+        db,
+        `CREATE TABLE login_link_redemptions (
+          link_id uuid PRIMARY KEY,
+          redeemed_at timestamptz NOT NULL DEFAULT now()
+        )`,
+      );
+    },
+  },
 };
 
 /** Runs `;`-separated DDL one statement at a time (PGlite's extended protocol takes one). */

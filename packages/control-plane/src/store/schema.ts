@@ -58,6 +58,12 @@ export interface RecoveryCodeTable {
   used_at: NullableTimestamp;
 }
 
+/** One-time login links already used (migration 007-login-links). */
+export interface LoginLinkRedemptionTable {
+  link_id: string;
+  redeemed_at: DefaultTimestamp;
+}
+
 /** Wrong second-factor codes, counted for rate limiting (migration 006-teams). */
 export interface SecondFactorFailureTable {
   id: string;
@@ -391,4 +397,5 @@ export interface Store {
   team_invitations: TeamInvitationTable;
   recovery_codes: RecoveryCodeTable;
   second_factor_failures: SecondFactorFailureTable;
+  login_link_redemptions: LoginLinkRedemptionTable;
 }

@@ -1,0 +1,63 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiServer } from './build-api.ts';
+
+/** The built dashboard (`npm run build:dashboard` writes it; `npm ci` and `npm start` too). */
+export function dashboardDistDir(): string {
+  const packageJson = createRequire(import.meta.url).resolve('@replix/dashboard/package.json');
+  return join(dirname(packageJson), 'dist');
+}
+
+const NOT_BUILT_PAGE = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Replix</title>
+<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 4rem auto">
+<h1>The dashboard is not built</h1>
+<p>Run <code>npm run build:dashboard</code> (or <code>npm start</code>, which builds it) and reload.
+The API is at <a href="/v1/openapi.json">/v1/openapi.json</a>.</p></body></html>`;
+
+/**
+ * Serves the dashboard, a single-page app, at every path the API does not own: its hashed
+ * assets for a year, and `index.html` (never cached) for any other page address, so links to
+ * `/databases/…` work on reload.
+ */
+export async function registerDashboardSite(
+  app: ApiServer,
+  root = dashboardDistDir(),
+): Promise<{
+  /** Answers a GET the API has no route for with the app, when it is a page address. */
+  servesPage(request: FastifyRequest): boolean;
+  sendPage(reply: FastifyReply): FastifyReply;
+}> {
+  const built = existsSync(join(root, 'index.html'));
+  if (built) {
+    const assets = join(root, 'assets');
+    // The plugin only adds reply.sendFile (which refuses paths outside its root); the route is
+    // ours, so it can be public.
+    await app.register(fastifyStatic, { root: assets, serve: false, cacheControl: false });
+    app.get<{ Params: { '*': string } }>(
+      '/assets/*',
+      { config: { public: true }, schema: { hide: true } },
+      (request, reply) => {
+        // Vite names every asset by its content hash: cache them for good.
+        reply.header('cache-control', 'public, max-age=31536000, immutable');
+        return reply.sendFile(request.params['*'], assets);
+      },
+    );
+  }
+  return {
+    servesPage(request) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+      const path = request.url.split('?')[0] ?? '';
+      if (path.startsWith('/v1/') || path === '/v1' || path.startsWith('/.well-known/'))
+        return false;
+      return (request.headers.accept ?? '').includes('text/html') || path === '/';
+    },
+    sendPage(reply) {
+      reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8');
+      if (!built) return reply.status(503).send(NOT_BUILT_PAGE);
+      return reply.sendFile('index.html', root);
+    },
+  };
+}

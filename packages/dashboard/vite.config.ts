@@ -1,0 +1,17 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+// The dashboard is served by the control plane from dist/ (index.html for every page address,
+// hashed files under /assets/). `npm run dev -w @replix/dashboard` proxies the API to a running
+// control plane for development.
+export default defineConfig({
+  root: import.meta.dirname,
+  plugins: [react()],
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true },
+  server: {
+    proxy: {
+      '/v1': process.env.REPLIX_API_URL ?? 'http://127.0.0.1:4000',
+      '/billing/': process.env.REPLIX_API_URL ?? 'http://127.0.0.1:4000',
+    },
+  },
+});
