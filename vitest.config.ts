@@ -15,7 +15,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['packages/*/test/**/*.int.test.ts'],
-          globalSetup: ['packages/testkit/src/global-setup.ts'],
+          globalSetup: ['packages/testkit/src/global-setup.ts', 'tools/ensure-dashboard.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

@@ -45,3 +45,8 @@ export function ensureDashboard(): void {
 }
 
 if (import.meta.main) ensureDashboard();
+
+/** Vitest global setup: the integration and browser tests load the current dashboard. */
+export function setup(): void {
+  ensureDashboard();
+}

@@ -113,6 +113,28 @@ describe('replix commands over the control-plane API', () => {
     expect(result.stderr).toContain('give either --email <email> or --token <jwt>');
   });
 
+  it('prints a one-time dashboard link that signs in once', async () => {
+    const result = await replix(['login-link', '--email', 'Browser@Example.com'], {
+      REPLIX_PUBLIC_URL: cp.url,
+    });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const link = new URL(result.stdout.trim());
+    expect(`${link.origin}${link.pathname}`).toBe(`${cp.url}/sign-in`);
+    const code = link.hash.replace('#link=', '');
+    const first = await cp.request('POST', '/v1/auth/login-links/redeem', { body: { code } });
+    const account = await cp.request('GET', '/v1/account', { token: first.body.token });
+    expect(account.body.user.email).toBe('browser@example.com');
+    const second = await cp.request('POST', '/v1/auth/login-links/redeem', { body: { code } });
+    expect(second.status).toBe(404);
+  });
+
+  it('refuses a login link without a valid --email as a usage error', async () => {
+    expect((await replix(['login-link'])).code).toBe(2);
+    const bad = await replix(['login-link', '--email', 'nobody']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--email must be an email address');
+  });
+
   it('tests credentials: ok with the schemas, and exit 1 with the reason when refused', async () => {
     const ok = await replix(['connections', 'test', ...credentials()]);
     expect(ok).toMatchObject({ code: 0, stderr: '' });

@@ -51,6 +51,24 @@ describe('npx replix start', () => {
     expect(running.banner).toContain('--data-binary');
     expect(instanceProcesses(dataDir)).toHaveLength(1);
 
+    // The dashboard answers, and the printed one-time link signs in as the demo account.
+    const dashboard = field(running.banner, 'dashboard');
+    expect((await fetch(dashboard, { headers: { accept: 'text/html' } })).status).toBe(200);
+    const link = new URL(field(running.banner, 'sign in'));
+    expect(link.pathname).toBe('/sign-in');
+    const redeemed = await fetch(new URL('/v1/auth/login-links/redeem', dashboard), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: link.hash.replace('#link=', '') }),
+    });
+    const { token } = (await redeemed.json()) as { token: string };
+    const account = await fetch(new URL('/v1/account', dashboard), {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(((await account.json()) as { user: { email: string } }).user.email).toBe(
+      'demo@replix.local',
+    );
+
     expect(await running.stop()).toBe(0);
     expect(instanceProcesses(dataDir)).toEqual([]);
 

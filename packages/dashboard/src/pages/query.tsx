@@ -1,4 +1,272 @@
-// Being written: replaced by the page itself.
+import { getV1Databases, getV1DatabasesByIdInstance } from '@replix/client';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { type KeyboardEvent, useRef, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { api, errorMessage, unwrap } from '../api.ts';
+import { CopyButton, StatusBadge } from '../components/bits.tsx';
+import { Checkbox, SelectField, TextArea } from '../components/fields.tsx';
+import { Empty, Page, Panel, QueryState } from '../components/page.tsx';
+import { isDemoDatabase, QueryExamples } from '../components/query-examples.tsx';
+import { QueryKeyPicker } from '../components/query-key-picker.tsx';
+import { usePlaygroundKey } from '../components/query-key-store.ts';
+import { QueryResults } from '../components/query-results.tsx';
+import {
+  curlCommand,
+  offsetOf,
+  type QueryOutcome,
+  type QueryRequest,
+  runInstanceQuery,
+} from '../components/query-run.ts';
+import { QueryTables } from '../components/query-tables.tsx';
+import './query.css';
+
+type DatabaseSummary = Awaited<ReturnType<typeof loadDatabases>>[number];
+
+function loadDatabases() {
+  return unwrap(getV1Databases({ client: api }));
+}
+
+/** Query playground: pick a running database and a key, run queries against its instance. */
 export function QueryPage() {
-  return <p>QueryPage</p>;
+  const [params, setParams] = useSearchParams();
+  const chosenId = params.get('database') ?? '';
+  const databases = useQuery({ queryKey: ['databases'], queryFn: loadDatabases });
+
+  const running = (databases.data ?? []).filter((database) => database.status === 'running');
+  const chosen = databases.data?.find((database) => database.id === chosenId);
+  // With nothing chosen, one running database is the obvious choice.
+  const selected = chosen ?? (chosenId === '' && running.length === 1 ? running[0] : undefined);
+
+  return (
+    <Page title="Query playground">
+      <p className="muted">
+        Queries go from this browser straight to the database’s instance, with one of its API
+        keys, exactly as your application would send them.
+      </p>
+      {!databases.data ? (
+        <QueryState query={databases} what="databases" />
+      ) : running.length === 0 && !chosen ? (
+        <Empty title="No running database">
+          A database serves queries once it is provisioned and running. See{' '}
+          <Link to="/databases">Databases</Link>.
+        </Empty>
+      ) : (
+        <>
+          <SelectField
+            label="Database"
+            value={selected?.id ?? ''}
+            options={[
+              ...(selected ? [] : [{ value: '', label: 'Choose a database…' }]),
+              ...(chosen && chosen.status !== 'running'
+                ? [{ value: chosen.id, label: `${chosen.name} (${chosen.status})` }]
+                : []),
+              ...running.map((database) => ({ value: database.id, label: database.name })),
+            ]}
+            hint="Only running databases serve queries."
+            onChange={(event) => setParams({ database: event.target.value }, { replace: true })}
+          />
+          {selected && <Playground key={selected.id} database={selected} />}
+        </>
+      )}
+    </Page>
+  );
+}
+
+function Playground(props: { database: DatabaseSummary }) {
+  const { database } = props;
+  const instance = useQuery({
+    queryKey: ['database', database.id, 'instance'],
+    queryFn: () => unwrap(getV1DatabasesByIdInstance({ client: api, path: { id: database.id } })),
+    refetchInterval: 15_000,
+  });
+  const [apiKey] = usePlaygroundKey(database.id);
+
+  if (database.status !== 'running') {
+    return (
+      <div className="notice notice-warn" role="status">
+        {database.name} is {database.status}: only a running database serves queries.{' '}
+        <Link to={`/databases/${database.id}`}>Open {database.name}</Link>
+      </div>
+    );
+  }
+  if (!instance.data) return <QueryState query={instance} what="the instance" />;
+  const endpoint = instance.data.instance?.endpointUrl;
+  if (!endpoint) {
+    return (
+      <div className="notice notice-warn" role="status">
+        {database.name} has no instance address yet. Try again in a moment.
+      </div>
+    );
+  }
+  return (
+    <>
+      <div className="grid-2">
+        <Panel title="Instance">
+          <div className="row">
+            <code className="query-endpoint">{endpoint}</code>
+            <CopyButton text={endpoint} label="Copy URL" />
+          </div>
+          <p className="row">
+            <span className="muted">Health</span>
+            <StatusBadge status={instance.data.instance?.healthStatus ?? 'unknown'} />
+          </p>
+        </Panel>
+        <Panel title="API key">
+          <QueryKeyPicker databaseId={database.id} databaseName={database.name} />
+        </Panel>
+      </div>
+      <QueryEditor database={database} endpoint={endpoint} apiKey={apiKey} />
+    </>
+  );
+}
+
+/** Replaces the query's `AFTER '…'` cursor (the next page of a keyset walk). */
+function withCursor(text: string, cursor: string): string {
+  const literal = `AFTER '${cursor.replaceAll("'", "''")}'`;
+  const pattern = /AFTER\s+'(?:[^']|'')*'/i;
+  return pattern.test(text) ? text.replace(pattern, literal) : `${text.trimEnd()} ${literal}`;
+}
+
+function QueryEditor(props: {
+  database: DatabaseSummary;
+  endpoint: string;
+  apiKey: string | null;
+}) {
+  const demo = isDemoDatabase(props.database);
+  const [text, setText] = useState('');
+  const [useGet, setUseGet] = useState(false);
+  const editorRef = useRef<HTMLDivElement>(null);
+  const run = useMutation<QueryOutcome, Error, QueryRequest>({
+    mutationFn: (request) => runInstanceQuery(request),
+  });
+
+  const request = (query: string): QueryRequest | null =>
+    props.apiKey && query.trim() !== ''
+      ? { instanceUrl: props.endpoint, apiKey: props.apiKey, text: query, method: useGet ? 'GET' : 'POST' }
+      : null;
+  const current = request(text);
+
+  function runText(query: string) {
+    const next = request(query);
+    if (next && !run.isPending) run.mutate(next);
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      runText(text);
+    }
+  }
+
+  function textarea(): HTMLTextAreaElement | null {
+    return editorRef.current?.querySelector('textarea') ?? null;
+  }
+
+  function showPosition(position: { line: number; column: number }) {
+    const area = textarea();
+    if (!area) return;
+    const offset = offsetOf(area.value, position);
+    area.focus();
+    area.setSelectionRange(offset, Math.min(offset + 1, area.value.length));
+  }
+
+  function pick(query: string) {
+    setText(query);
+    textarea()?.focus();
+  }
+
+  return (
+    <>
+      <Panel title="Query">
+        {demo && <QueryExamples onPick={pick} />}
+        {props.apiKey && (
+          <QueryTables instanceUrl={props.endpoint} apiKey={props.apiKey} onPick={pick} />
+        )}
+        <div ref={editorRef}>
+          <TextArea
+            label="Query"
+            className="query-editor"
+            rows={6}
+            value={text}
+            placeholder="customers (country = 'IS') { id name } ORDER BY name LIMIT 10"
+            hint={
+              <>
+                Ctrl+Enter (⌘+Enter on a Mac) runs it. The language is described in{' '}
+                <code>docs/instance-api.md</code>.
+              </>
+            }
+            onChange={(event) => setText(event.target.value)}
+            onKeyDown={onKeyDown}
+          />
+        </div>
+        <Checkbox
+          label="Send as GET /query?q= (cacheable: the answer carries an ETag)"
+          checked={useGet}
+          onChange={setUseGet}
+        />
+        <div className="row">
+          <button
+            type="button"
+            className="button button-primary"
+            disabled={!current || run.isPending}
+            title={props.apiKey ? undefined : 'Choose an API key first.'}
+            onClick={() => runText(text)}
+          >
+            {run.isPending ? 'Running…' : 'Run'}
+          </button>
+          {current ? (
+            <CopyButton text={curlCommand(current)} label="Copy as curl" />
+          ) : (
+            <button
+              type="button"
+              className="button button-small"
+              disabled
+              title="Choose an API key and write a query first."
+            >
+              Copy as curl
+            </button>
+          )}
+          {!props.apiKey && <span className="muted">Choose an API key above to run queries.</span>}
+        </div>
+      </Panel>
+      <Panel title="Result">
+        <p className="visually-hidden" aria-live="polite">
+          {runStatus(run)}
+        </p>
+        {run.isPending && <p className="muted">Running…</p>}
+        {run.error && (
+          <div className="notice notice-error" role="alert">
+            {errorMessage(run.error)}
+          </div>
+        )}
+        {run.data && !run.isPending && (
+          <QueryResults
+            outcome={run.data}
+            onShowPosition={showPosition}
+            onNextPage={(cursor) => {
+              const next = withCursor(text, cursor);
+              setText(next);
+              runText(next);
+            }}
+          />
+        )}
+        {run.isIdle && <p className="muted">Run a query to see its rows here.</p>}
+      </Panel>
+    </>
+  );
+}
+
+/** One sentence for screen readers when a run starts or ends. */
+function runStatus(run: {
+  isPending: boolean;
+  error: Error | null;
+  data: QueryOutcome | undefined;
+}): string {
+  if (run.isPending) return 'Running the query…';
+  if (run.error) return 'The query could not be sent.';
+  const outcome = run.data;
+  if (!outcome) return '';
+  if (outcome.kind === 'rows') return `${outcome.rows.length} rows returned.`;
+  if (outcome.kind === 'error') return `The query failed: ${outcome.code}.`;
+  return `The instance answered HTTP ${outcome.status}.`;
 }

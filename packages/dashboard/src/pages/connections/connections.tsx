@@ -1,4 +1,103 @@
-// Being written: replaced by the page itself.
+import { Link } from 'react-router';
+import { Time } from '../../components/bits.tsx';
+import { WriteLink } from '../../components/connection-links.tsx';
+import {
+  BACKEND_LABELS,
+  type Connection,
+  useConnections,
+  useDatabases,
+} from '../../components/connection-queries.ts';
+import { Empty, Page, QueryState } from '../../components/page.tsx';
+import '../connections-databases.css';
+
+function ConnectionRow(props: { connection: Connection; databases: number | undefined }) {
+  const { connection } = props;
+  return (
+    <tr>
+      <th scope="row">
+        <Link to={`/connections/${connection.id}`}>{connection.name}</Link>
+      </th>
+      <td>{BACKEND_LABELS[connection.backend]}</td>
+      <td>
+        <code>
+          {connection.host}:{connection.port}
+        </code>
+      </td>
+      <td>
+        <code>{connection.user}</code>
+      </td>
+      <td>{connection.ssh ? `yes, via ${connection.ssh.host}` : 'no'}</td>
+      <td>{connection.tlsMode}</td>
+      <td>{connection.defaultRegion}</td>
+      <td className="number">{props.databases ?? '–'}</td>
+      <td>
+        <Time value={connection.createdAt} />
+      </td>
+    </tr>
+  );
+}
+
+/** The account's connections: the source servers its databases read from. */
 export function ConnectionsPage() {
-  return <p>ConnectionsPage</p>;
+  const connections = useConnections();
+  const databases = useDatabases();
+  const usage = new Map<string, number>();
+  for (const database of databases.data ?? []) {
+    usage.set(database.connectionId, (usage.get(database.connectionId) ?? 0) + 1);
+  }
+  return (
+    <Page
+      title="Connections"
+      actions={
+        <WriteLink to="/connections/new" primary>
+          New connection
+        </WriteLink>
+      }
+    >
+      <QueryState query={connections} what="connections" />
+      {connections.data?.length === 0 && (
+        <Empty title="No connections yet">
+          <p>
+            A connection is a source server (MySQL or MariaDB, PostgreSQL, SQL Server) and the
+            credentials Replix reads it with, directly or through an SSH tunnel. Every database
+            serves one schema of a connection, so add a connection first.
+          </p>
+          <WriteLink to="/connections/new" primary>
+            New connection
+          </WriteLink>
+        </Empty>
+      )}
+      {connections.data && connections.data.length > 0 && (
+        <div className="table-wrap">
+          <table className="table">
+            <caption className="visually-hidden">Connections</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Engine</th>
+                <th scope="col">Host</th>
+                <th scope="col">User</th>
+                <th scope="col">SSH tunnel</th>
+                <th scope="col">TLS mode</th>
+                <th scope="col">Default region</th>
+                <th scope="col" className="number">
+                  Databases
+                </th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {connections.data.map((connection) => (
+                <ConnectionRow
+                  key={connection.id}
+                  connection={connection}
+                  databases={databases.data ? (usage.get(connection.id) ?? 0) : undefined}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Page>
+  );
 }

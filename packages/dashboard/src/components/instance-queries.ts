@@ -1,0 +1,70 @@
+import {
+  getV1DatabasesByIdBuilds,
+  getV1DatabasesByIdInstance,
+  getV1DatabasesByIdNotifications,
+} from '@replix/client';
+import { type QueryClient, useQuery } from '@tanstack/react-query';
+import { api, unwrap } from '../api.ts';
+
+function loadInstanceStatus(id: string) {
+  return unwrap(getV1DatabasesByIdInstance({ client: api, path: { id } }));
+}
+
+export type InstanceStatus = Awaited<ReturnType<typeof loadInstanceStatus>>;
+export type ActionName = keyof InstanceStatus['allowedActions'];
+export type Build = Awaited<ReturnType<typeof loadBuilds>>[number];
+
+/** The dashboard's polling view of one database: status, instance, allowed actions, goal. */
+export function useInstanceStatus(id: string) {
+  return useQuery({
+    queryKey: ['database', id, 'instance'],
+    queryFn: () => loadInstanceStatus(id),
+    refetchInterval: 2500,
+  });
+}
+
+function loadBuilds(id: string) {
+  return unwrap(getV1DatabasesByIdBuilds({ client: api, path: { id } }));
+}
+
+/** The database's builds, newest first; polled faster while one is queued or running. */
+export function useBuilds(id: string) {
+  return useQuery({
+    queryKey: ['database', id, 'builds'],
+    queryFn: () => loadBuilds(id),
+    refetchInterval: (query) =>
+      query.state.data?.some((build) => build.status === 'queued' || build.status === 'in_progress')
+        ? 2000
+        : 10_000,
+  });
+}
+
+export function useNotifications(id: string) {
+  return useQuery({
+    queryKey: ['database', id, 'notifications'],
+    queryFn: () => unwrap(getV1DatabasesByIdNotifications({ client: api, path: { id } })),
+    refetchInterval: 5000,
+  });
+}
+
+/** After an action: everything that shows the database's state may have changed. */
+export function invalidateDatabase(client: QueryClient, id: string): Promise<unknown> {
+  // Every per-database key of these tabs starts with ['database', id] (shared with the query page).
+  return Promise.all([
+    client.invalidateQueries({ queryKey: ['database', id] }),
+    client.invalidateQueries({ queryKey: ['databases'] }),
+  ]);
+}
+
+/** Instance sizes, smallest first (docs/control-plane/billing.md). */
+export const INSTANCE_SIZES = ['xs', 's', 'm', 'l', 'xl'] as const;
+export type InstanceSize = (typeof INSTANCE_SIZES)[number];
+
+/** "12 s", "4 min 3 s", "2 h 5 min": for ages and durations in seconds. */
+export function formatSeconds(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined) return '–';
+  const whole = Math.round(seconds);
+  if (whole < 60) return `${whole} s`;
+  if (whole < 3600) return `${Math.floor(whole / 60)} min ${whole % 60} s`;
+  return `${Math.floor(whole / 3600)} h ${Math.floor((whole % 3600) / 60)} min`;
+}

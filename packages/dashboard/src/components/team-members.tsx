@@ -1,0 +1,197 @@
+import {
+  deleteV1TeamMembersByUserId,
+  type GetV1TeamMembersResponse,
+  getV1TeamMembers,
+  patchV1TeamMembersByUserId,
+} from '@replix/client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, unwrap } from '../api.ts';
+import { Time } from './bits.tsx';
+import { SelectField } from './fields.tsx';
+import { Empty, ErrorNotice, Panel, QueryState } from './page.tsx';
+import {
+  grantableRoles,
+  ROLE_LABELS,
+  type TeamCaller,
+  type TeamRole,
+  removalBlock,
+  roleChangeBlock,
+} from './team-rules.tsx';
+
+type TeamMember = GetV1TeamMembersResponse[number];
+
+export const MEMBERS_KEY = ['team', 'members'] as const;
+
+export function useTeamMembers() {
+  return useQuery({
+    queryKey: MEMBERS_KEY,
+    queryFn: () => unwrap(getV1TeamMembers({ client: api })),
+  });
+}
+
+/** The users of the account, with their role, second factor and activity. */
+export function TeamMembersPanel(props: { caller: TeamCaller }) {
+  const members = useTeamMembers();
+  const [status, setStatus] = useState('');
+  const ownerCount = members.data?.filter((member) => member.role === 'owner').length ?? 0;
+  return (
+    <Panel title="Members">
+      <QueryState query={members} what="the members" />
+      {members.data?.length === 0 && (
+        <Empty title="No members">Invite people below; they appear here once they accept.</Empty>
+      )}
+      {members.data && members.data.length > 0 && (
+        <div className="table-wrap">
+          <table className="table team-table">
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Two-factor</th>
+                <th scope="col">Joined</th>
+                <th scope="col">Last seen</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {members.data.map((member) => (
+                <MemberRow
+                  key={member.userId}
+                  member={member}
+                  caller={props.caller}
+                  ownerCount={ownerCount}
+                  onDone={setStatus}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <p className="visually-hidden" role="status">
+        {status}
+      </p>
+    </Panel>
+  );
+}
+
+function MemberRow(props: {
+  member: TeamMember;
+  caller: TeamCaller;
+  ownerCount: number;
+  onDone: (message: string) => void;
+}) {
+  const { member, caller } = props;
+  const queryClient = useQueryClient();
+  const self = member.userId === caller.userId;
+  const [draft, setDraft] = useState<TeamRole>(member.role);
+  const changeBlock = roleChangeBlock(caller, member, props.ownerCount);
+  const removeBlock = removalBlock(caller, member, props.ownerCount);
+
+  const changeRole = useMutation({
+    mutationFn: (role: TeamRole) =>
+      unwrap(
+        patchV1TeamMembersByUserId({ client: api, path: { userId: member.userId }, body: { role } }),
+      ),
+    onSuccess: async (updated) => {
+      props.onDone(`${updated.email} is now ${ROLE_LABELS[updated.role].toLowerCase()}.`);
+      await queryClient.invalidateQueries({ queryKey: MEMBERS_KEY });
+      if (self) await queryClient.invalidateQueries({ queryKey: ['account'] });
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () =>
+      unwrap(deleteV1TeamMembersByUserId({ client: api, path: { userId: member.userId } })),
+    onSuccess: async () => {
+      props.onDone(`${member.email} was removed from the account.`);
+      // Leaving moves the caller to a new account of their own: nothing cached still applies.
+      if (self) await queryClient.resetQueries();
+      else await queryClient.invalidateQueries({ queryKey: MEMBERS_KEY });
+    },
+  });
+
+  const confirmRemoval = () => {
+    const question = self
+      ? 'Leave this account? You will keep signing in, to a new empty account of your own, and your management keys of this account are revoked.'
+      : `Remove ${member.email} from the account? They keep signing in, to a new empty account of their own, and their management keys of this account are revoked.`;
+    if (window.confirm(question)) remove.mutate();
+  };
+
+  // An admin sees an owner's role but cannot give it; keep it listed so the select shows it.
+  const roles = grantableRoles(caller).includes(member.role)
+    ? grantableRoles(caller)
+    : [member.role, ...grantableRoles(caller)];
+  return (
+    <tr>
+      <td>
+        {member.email}
+        {self && <span className="muted"> (you)</span>}
+      </td>
+      <td>
+        <form
+          className="team-role-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            changeRole.mutate(draft);
+          }}
+        >
+          <SelectField
+            label={`Role of ${member.email}`}
+            value={draft}
+            disabled={Boolean(changeBlock) || changeRole.isPending}
+            title={changeBlock}
+            onChange={(event) => setDraft(event.target.value as TeamRole)}
+            options={roles.map((role) => ({ value: role, label: ROLE_LABELS[role] }))}
+          />
+          {draft !== member.role && (
+            <>
+              <button
+                type="submit"
+                className="button button-small button-primary"
+                disabled={changeRole.isPending}
+              >
+                Save role
+              </button>
+              <button
+                type="button"
+                className="button button-small"
+                onClick={() => setDraft(member.role)}
+              >
+                Undo
+              </button>
+            </>
+          )}
+        </form>
+        {changeRole.error && <ErrorNotice error={changeRole.error} />}
+      </td>
+      <td>
+        {member.twoFactorEnabled ? (
+          <span className="badge badge-good">on</span>
+        ) : (
+          <span className="badge badge-neutral">off</span>
+        )}
+      </td>
+      <td>
+        <Time value={member.createdAt} />
+      </td>
+      <td>
+        <Time value={member.lastSeenAt} />
+      </td>
+      <td>
+        <button
+          type="button"
+          className="button button-small button-danger"
+          disabled={Boolean(removeBlock) || remove.isPending}
+          title={removeBlock}
+          aria-label={self ? 'Leave the account' : `Remove ${member.email}`}
+          onClick={confirmRemoval}
+        >
+          {self ? 'Leave' : 'Remove'}
+        </button>
+        {remove.error && <ErrorNotice error={remove.error} />}
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,71 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** Where the screenshots of each main page go (git-ignored). */
+export const SCREENSHOT_DIR = join(ROOT, 'test-output/screenshots');
+
+/**
+ * Debian's Chromium, headless. Never a downloaded browser: `apt-get install chromium`
+ * (`.ci/run` does) or CHROMIUM_PATH.
+ */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+  });
+}
+
+export interface DashboardPage {
+  readonly page: Page;
+  /** Uncaught errors and console errors the app produced (a test expects none). */
+  readonly problems: string[];
+  /** Saves a full-page screenshot as `<name>.png` in SCREENSHOT_DIR. */
+  screenshot(name: string): Promise<void>;
+}
+
+/** A fresh browser context (no session) with a page that records the app's errors. */
+export async function openDashboardPage(
+  browser: Browser,
+  options: { width?: number; height?: number } = {},
+): Promise<DashboardPage> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    // Failed requests the app handles (a 4xx it shows) are logged by the browser as errors too.
+    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) {
+      problems.push(`console error: ${message.text()}`);
+    }
+  });
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  return {
+    page,
+    problems,
+    screenshot: async (name) => {
+      await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+    },
+  };
+}
+
+/** Opens a one-time login link and passes the first-sign-in terms step. */
+export async function signInWithLink(page: Page, link: string): Promise<void> {
+  await page.goto(link);
+  await page.getByLabel(/I accept the Replix terms of service/).check();
+  await page.getByRole('button', { name: 'Accept and continue' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Databases' }).waitFor();
+}
