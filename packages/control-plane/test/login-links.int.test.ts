@@ -113,6 +113,6 @@ describe.each(STORE_KINDS)('the dashboard site on the %s store', (kind) => {
     expect(asset.headers.get('cache-control')).toContain('immutable');
     const outside = await fetch(`${cp.url}/assets/..%2f..%2fpackage.json`);
     expect(outside.status).toBe(400);
-    expect((await outside.json()).error).toBe('validation_failed');
+    expect(((await outside.json()) as { error: string }).error).toBe('validation_failed');
   });
 });

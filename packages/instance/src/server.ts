@@ -1,3 +1,4 @@
+import cors from '@fastify/cors';
 import { type CompiledSchema, generateOpenApi, QueryEngine } from '@replix/engine';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
@@ -27,7 +28,7 @@ declare module 'fastify' {
 }
 
 /** The instance HTTP API of spec §4.2, as a Fastify app (not yet listening). */
-export function buildInstanceServer(options: InstanceServerOptions) {
+export async function buildInstanceServer(options: InstanceServerOptions) {
   const { controller, keys, version, maxBodyBytes } = options;
   const schema: CompiledSchema = controller.schema;
   const engine = new QueryEngine(schema);
@@ -41,6 +42,17 @@ export function buildInstanceServer(options: InstanceServerOptions) {
     bodyLimit: maxBodyBytes,
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
+  });
+
+  // Browsers may call the instance from any origin (the dashboard's playground, a customer's
+  // web app): keys travel in the Authorization header, never in cookies, so `*` grants nothing
+  // a caller does not already hold. Registered before the key check so refusals carry it too.
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'HEAD', 'POST'],
+    allowedHeaders: ['authorization', 'content-type', 'if-none-match', 'x-request-id'],
+    exposedHeaders: ['etag', 'x-service-version', 'x-request-id'],
+    maxAge: 600,
   });
 
   // The query body is plain text whatever the Content-Type says (or if it says nothing).

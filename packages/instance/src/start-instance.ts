@@ -119,7 +119,7 @@ export async function startInstance(
     });
     controller.reportReplication(() => scheduler.report());
     const keys = new ApiKeyVerifier(config.keySecret, config.keyIds);
-    const app = buildInstanceServer({
+    const app = await buildInstanceServer({
       controller,
       keys,
       version: `${RELEASE}-${config.buildHash}`,

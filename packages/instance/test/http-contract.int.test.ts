@@ -93,6 +93,32 @@ describe('instance HTTP contract', () => {
     }
   });
 
+  it('lets browsers of any origin query with a key, refusals included (CORS)', async () => {
+    const preflight = await fetch(`${served.url}/query`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'http://dashboard.example',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization, content-type',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
+    const answered = await served.query('customers { id } LIMIT 1', {
+      headers: { Origin: 'http://dashboard.example' },
+    });
+    expect(answered.headers.get('access-control-allow-origin')).toBe('*');
+    expect(answered.headers.get('access-control-expose-headers')).toContain('etag');
+    const refused = await fetch(`${served.url}/query`, {
+      method: 'POST',
+      body: 'customers { id }',
+      headers: { Origin: 'http://dashboard.example' },
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
   it('answers 400 parse_error with the position', async () => {
     const { status, body } = await errorOf(await served.query('customers { id'));
     expect(status).toBe(400);
@@ -333,7 +359,7 @@ describe('before the snapshot is loaded', () => {
     });
     const secret = newKeySecret();
     const keyId = newKeyId();
-    const app = buildInstanceServer({
+    const app = await buildInstanceServer({
       controller,
       keys: new ApiKeyVerifier(secret, [keyId]),
       version: '0.1.0-test',
