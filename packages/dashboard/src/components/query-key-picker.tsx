@@ -6,7 +6,7 @@ import { api, unwrap } from '../api.ts';
 import { SecretOnce } from './bits.tsx';
 import { TextField } from './fields.tsx';
 import { ErrorNotice } from './page.tsx';
-import { API_KEY_PATTERN, keyPrefix, usePlaygroundKey } from './query-key-store.ts';
+import { API_KEY_PATTERN, keyPrefix, markKeyFresh, usePlaygroundKey } from './query-key-store.ts';
 
 /**
  * Which API key the playground sends. Existing keys cannot be read back, so: paste one, or
@@ -31,6 +31,7 @@ export function QueryKeyPicker(props: { databaseId: string; databaseName: string
         }),
       ),
     onSuccess: (made) => {
+      markKeyFresh(made.key);
       setKey(made.key);
       setCreated(made.key);
       queryClient.invalidateQueries({ queryKey: ['api-keys', props.databaseId] });

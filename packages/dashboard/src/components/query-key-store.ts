@@ -34,10 +34,26 @@ function subscribe(listener: () => void): () => void {
 /** The stored key of a database (null when none), and a setter. */
 export function usePlaygroundKey(databaseId: string) {
   const key = useSyncExternalStore(subscribe, () => read(databaseId));
-  const setKey = useCallback((value: string | null) => storePlaygroundKey(databaseId, value), [
-    databaseId,
-  ]);
+  const setKey = useCallback(
+    (value: string | null) => storePlaygroundKey(databaseId, value),
+    [databaseId],
+  );
   return [key, setKey] as const;
+}
+
+/**
+ * Keys made here in the last few seconds: the control plane pushes a new key to the instance
+ * within about a second, so until then the instance may still refuse it.
+ */
+const fresh = new Map<string, number>();
+const FRESH_MS = 10_000;
+
+export function markKeyFresh(key: string): void {
+  fresh.set(key, Date.now());
+}
+
+export function isKeyFresh(key: string): boolean {
+  return Date.now() - (fresh.get(key) ?? 0) < FRESH_MS;
 }
 
 /** `rxk_<keyId>.<hmac>`: a key's shape, to catch a paste of something else. */

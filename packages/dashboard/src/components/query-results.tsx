@@ -26,8 +26,8 @@ export function QueryResults(props: {
       return (
         <div className="stack">
           <div className="notice notice-warn" role="alert">
-            The instance is not serving queries yet (HTTP 503): it is loading its snapshot or
-            failed to start. Its status document:
+            The instance is not serving queries yet (HTTP 503): it is loading its snapshot or failed
+            to start. Its status document:
           </div>
           <pre className="code-block">{outcome.rawText}</pre>
         </div>
@@ -77,8 +77,12 @@ function QueryRows(props: { outcome: RowsOutcome; onNextPage: (cursor: string) =
         <CopyButton text={props.outcome.rawText} label="Copy JSON" />
         {cursor && (
           <>
-            <button type="button" className="button button-small" onClick={() => props.onNextPage(cursor)}>
-              Run the next page
+            <button
+              type="button"
+              className="button button-small"
+              onClick={() => props.onNextPage(cursor)}
+            >
+              Next page
             </button>
             <span className="muted">
               next cursor <code>{cursor}</code>
@@ -87,9 +91,7 @@ function QueryRows(props: { outcome: RowsOutcome; onNextPage: (cursor: string) =
         )}
       </div>
       {view === 'json' ? (
-        <pre className="code-block query-json" aria-label="Raw JSON answer">
-          {formatRaw(props.outcome.rawText)}
-        </pre>
+        <pre className="code-block query-json">{formatRaw(props.outcome.rawText)}</pre>
       ) : rows.length === 0 ? (
         <p className="empty">No rows matched.</p>
       ) : (
@@ -111,8 +113,19 @@ function columnsOf(rows: QueryRow[]): string[] {
   return [...seen];
 }
 
+/** A column whose values are all numbers (or null) is right-aligned, header included. */
+function isNumeric(rows: QueryRow[], column: string): boolean {
+  return rows.every((row) => {
+    const value = row[column];
+    return (
+      value === null || value === undefined || typeof value === 'number' || isExactNumber(value)
+    );
+  });
+}
+
 function RowsTable(props: { rows: QueryRow[]; table: string | undefined }) {
   const columns = columnsOf(props.rows);
+  const numeric = new Set(columns.filter((column) => isNumeric(props.rows, column)));
   return (
     <div className="table-wrap query-table-wrap">
       <table className="table query-table">
@@ -122,7 +135,7 @@ function RowsTable(props: { rows: QueryRow[]; table: string | undefined }) {
         <thead>
           <tr>
             {columns.map((column) => (
-              <th key={column} scope="col">
+              <th key={column} scope="col" className={numeric.has(column) ? 'number' : undefined}>
                 {column}
               </th>
             ))}
@@ -227,6 +240,12 @@ function QueryError(props: {
         )}
       </p>
       <pre className="query-error-message">{message}</pre>
+      {code === 'unauthorized' && (
+        <p>
+          The instance refused the key: it may have been deleted, or belong to another database.
+          Forget it and paste or create another.
+        </p>
+      )}
       {position && (
         <button
           type="button"

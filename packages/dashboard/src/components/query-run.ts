@@ -172,6 +172,21 @@ export function cellText(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * runInstanceQuery, but a key made moments ago that the instance does not know yet (401) is
+ * tried again each second while it is fresh.
+ */
+export async function runWithFreshKey(
+  request: QueryRequest,
+  isFresh: (key: string) => boolean,
+): Promise<QueryOutcome> {
+  for (;;) {
+    const outcome = await runInstanceQuery(request);
+    if (outcome.status !== 401 || !isFresh(request.apiKey)) return outcome;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
 /** Single-quoted for a POSIX shell. */
 function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;

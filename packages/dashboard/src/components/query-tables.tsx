@@ -24,7 +24,9 @@ export function QueryTables(props: {
     // The key's id names it in the cache; the secret part stays out of it.
     queryKey: ['instance-schema', props.instanceUrl, keyPrefix(props.apiKey)],
     queryFn: () => loadSchema(props.instanceUrl, props.apiKey),
-    retry: false,
+    // A key made moments ago reaches the instance within a second or so.
+    retry: 4,
+    retryDelay: 1000,
     staleTime: 60_000,
   });
   const tables = schema.data?.tables ?? [];

@@ -1,4 +1,14 @@
-// Being written: replaced by the page itself.
+import { AuditLog } from '../components/audit-log.tsx';
+import { Page } from '../components/page.tsx';
+
+/** Everything that happened across the account: its databases, connections, team, billing. */
 export function AuditPage() {
-  return <p>AuditPage</p>;
+  return (
+    <Page title="Audit log">
+      <p className="muted">
+        Every change to the account’s resources, newest first. Nothing is ever removed from it.
+      </p>
+      <AuditLog scope={{ kind: 'account' }} />
+    </Page>
+  );
 }

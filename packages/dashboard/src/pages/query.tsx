@@ -8,14 +8,14 @@ import { Checkbox, SelectField, TextArea } from '../components/fields.tsx';
 import { Empty, Page, Panel, QueryState } from '../components/page.tsx';
 import { isDemoDatabase, QueryExamples } from '../components/query-examples.tsx';
 import { QueryKeyPicker } from '../components/query-key-picker.tsx';
-import { usePlaygroundKey } from '../components/query-key-store.ts';
+import { isKeyFresh, usePlaygroundKey } from '../components/query-key-store.ts';
 import { QueryResults } from '../components/query-results.tsx';
 import {
   curlCommand,
   offsetOf,
   type QueryOutcome,
   type QueryRequest,
-  runInstanceQuery,
+  runWithFreshKey,
 } from '../components/query-run.ts';
 import { QueryTables } from '../components/query-tables.tsx';
 import './query.css';
@@ -40,8 +40,8 @@ export function QueryPage() {
   return (
     <Page title="Query playground">
       <p className="muted">
-        Queries go from this browser straight to the database’s instance, with one of its API
-        keys, exactly as your application would send them.
+        Queries go from this browser straight to the database’s instance, with one of its API keys,
+        exactly as your application would send them.
       </p>
       {!databases.data ? (
         <QueryState query={databases} what="databases" />
@@ -65,6 +65,12 @@ export function QueryPage() {
             hint="Only running databases serve queries."
             onChange={(event) => setParams({ database: event.target.value }, { replace: true })}
           />
+          {chosenId !== '' && !chosen && (
+            <div className="notice notice-warn" role="status">
+              There is no database with the id in this address (it may have been deleted). Choose
+              one above.
+            </div>
+          )}
           {selected && <Playground key={selected.id} database={selected} />}
         </>
       )}
@@ -111,7 +117,7 @@ function Playground(props: { database: DatabaseSummary }) {
             <StatusBadge status={instance.data.instance?.healthStatus ?? 'unknown'} />
           </p>
         </Panel>
-        <Panel title="API key">
+        <Panel title="Credentials">
           <QueryKeyPicker databaseId={database.id} databaseName={database.name} />
         </Panel>
       </div>
@@ -137,12 +143,17 @@ function QueryEditor(props: {
   const [useGet, setUseGet] = useState(false);
   const editorRef = useRef<HTMLDivElement>(null);
   const run = useMutation<QueryOutcome, Error, QueryRequest>({
-    mutationFn: (request) => runInstanceQuery(request),
+    mutationFn: (request) => runWithFreshKey(request, isKeyFresh),
   });
 
   const request = (query: string): QueryRequest | null =>
     props.apiKey && query.trim() !== ''
-      ? { instanceUrl: props.endpoint, apiKey: props.apiKey, text: query, method: useGet ? 'GET' : 'POST' }
+      ? {
+          instanceUrl: props.endpoint,
+          apiKey: props.apiKey,
+          text: query,
+          method: useGet ? 'GET' : 'POST',
+        }
       : null;
   const current = request(text);
 
@@ -177,7 +188,7 @@ function QueryEditor(props: {
 
   return (
     <>
-      <Panel title="Query">
+      <Panel title="Editor">
         {demo && <QueryExamples onPick={pick} />}
         {props.apiKey && (
           <QueryTables instanceUrl={props.endpoint} apiKey={props.apiKey} onPick={pick} />
@@ -200,7 +211,7 @@ function QueryEditor(props: {
           />
         </div>
         <Checkbox
-          label="Send as GET /query?q= (cacheable: the answer carries an ETag)"
+          label="Send as GET (cacheable: the answer carries an ETag)"
           checked={useGet}
           onChange={setUseGet}
         />

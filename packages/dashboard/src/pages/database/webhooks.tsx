@@ -1,4 +1,152 @@
-// Being written: replaced by the page itself.
+import {
+  deleteV1DatabasesByIdWebhooksByWebhookId,
+  getV1DatabasesByIdWebhooks,
+  postV1DatabasesByIdWebhooksByWebhookIdTest,
+} from '@replix/client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { hasRole, useAccount } from '../../account.ts';
+import { api, unwrap } from '../../api.ts';
+import { Time } from '../../components/bits.tsx';
+import { ConfirmDeleteButton } from '../../components/keys-webhooks-confirm.tsx';
+import { Empty, ErrorNotice, Panel, QueryState } from '../../components/page.tsx';
+import { WebhookCreate, webhooksQueryKey } from '../../components/webhook-create.tsx';
+import { deliveriesQueryKey, WebhookDeliveries } from '../../components/webhook-deliveries.tsx';
+import { useDatabase } from './database-layout.tsx';
+import './keys-webhooks.css';
+
+const ADMIN_ONLY = 'Only admins and owners can change webhooks.';
+
+type Webhook = Awaited<ReturnType<typeof loadWebhooks>>[number];
+
+function loadWebhooks(databaseId: string) {
+  return unwrap(getV1DatabasesByIdWebhooks({ client: api, path: { id: databaseId } }));
+}
+
+/** The database's webhook subscriptions, each with its delivery history. */
 export function WebhooksTab() {
-  return <p>WebhooksTab</p>;
+  const database = useDatabase();
+  const { data: account } = useAccount();
+  const disabledReason = hasRole(account, 'admin') ? undefined : ADMIN_ONLY;
+  const webhooks = useQuery({
+    queryKey: webhooksQueryKey(database.id),
+    queryFn: () => loadWebhooks(database.id),
+  });
+
+  return (
+    <div className="stack">
+      <WebhookCreate databaseId={database.id} disabledReason={disabledReason} />
+      {!webhooks.data ? (
+        <QueryState query={webhooks} what="webhooks" />
+      ) : webhooks.data.length === 0 ? (
+        <Empty title="No webhooks yet">
+          Add one above to have {database.name}’s build and health events POSTed to your endpoint,
+          signed and retried for about a day.
+        </Empty>
+      ) : (
+        webhooks.data.map((webhook) => (
+          <WebhookPanel
+            key={webhook.id}
+            webhook={webhook}
+            databaseId={database.id}
+            disabledReason={disabledReason}
+          />
+        ))
+      )}
+    </div>
+  );
+}
+
+function WebhookPanel(props: {
+  webhook: Webhook;
+  databaseId: string;
+  disabledReason: string | undefined;
+}) {
+  const { webhook, databaseId } = props;
+  const queryClient = useQueryClient();
+  const test = useMutation({
+    mutationFn: () =>
+      unwrap(
+        postV1DatabasesByIdWebhooksByWebhookIdTest({
+          client: api,
+          path: { id: databaseId, webhookId: webhook.id },
+        }),
+      ),
+    onSettled: () =>
+      queryClient.invalidateQueries({ queryKey: deliveriesQueryKey(databaseId, webhook.id) }),
+  });
+  const remove = useMutation({
+    mutationFn: () =>
+      unwrap(
+        deleteV1DatabasesByIdWebhooksByWebhookId({
+          client: api,
+          path: { id: databaseId, webhookId: webhook.id },
+        }),
+      ),
+    // Only the list: the deleted webhook's deliveries would answer 404.
+    onSuccess: () =>
+      queryClient.invalidateQueries({ queryKey: webhooksQueryKey(databaseId), exact: true }),
+  });
+
+  return (
+    <Panel
+      title={webhook.url}
+      actions={
+        <>
+          <button
+            type="button"
+            className="button button-small"
+            disabled={test.isPending || Boolean(props.disabledReason)}
+            title={props.disabledReason ?? 'Send a webhook.test event to this endpoint now.'}
+            onClick={() => test.mutate()}
+          >
+            {test.isPending ? 'Sending…' : 'Send test event'}
+          </button>
+          <ConfirmDeleteButton
+            label="Delete"
+            target={`webhook ${webhook.url}`}
+            question="Delete this webhook and its delivery history? Pending deliveries are dropped."
+            pending={remove.isPending}
+            disabledReason={props.disabledReason}
+            onConfirm={() => remove.mutate()}
+          />
+        </>
+      }
+    >
+      <dl className="webhook-facts">
+        <div>
+          <dt>Events</dt>
+          <dd>
+            {webhook.eventTypes.map((type) => (
+              <code key={type} className="webhook-event">
+                {type}
+              </code>
+            ))}
+          </dd>
+        </div>
+        {webhook.description && (
+          <div>
+            <dt>Description</dt>
+            <dd>{webhook.description}</dd>
+          </div>
+        )}
+        <div>
+          <dt>Created</dt>
+          <dd>
+            <Time value={webhook.createdAt} />
+          </dd>
+        </div>
+      </dl>
+      <p className="visually-hidden" aria-live="polite">
+        {test.isSuccess ? 'Test event recorded; it is sent within a second.' : ''}
+      </p>
+      {test.error && <ErrorNotice error={test.error} title="The test event was not sent" />}
+      {remove.error && <ErrorNotice error={remove.error} title="Not deleted" />}
+      <h3>Deliveries</h3>
+      <WebhookDeliveries
+        databaseId={databaseId}
+        webhookId={webhook.id}
+        disabledReason={props.disabledReason}
+      />
+    </Panel>
+  );
 }

@@ -1,0 +1,90 @@
+/**
+ * The event types the control plane records, in the order of the table in
+ * docs/control-plane/audit-and-notifications.md (a test there keeps that table and the code in
+ * step; keep this list in step with the table).
+ */
+export const AUDIT_EVENT_TYPES = [
+  'connection.created',
+  'connection.updated',
+  'connection.deleted',
+  'database.created',
+  'database.updated',
+  'database.provision',
+  'database.rebuild',
+  'database.reconfigure',
+  'database.redeploy',
+  'database.resize',
+  'database.pause',
+  'database.resume',
+  'database.terminate',
+  'database.delete',
+  'database.reload',
+  'database.pause_replication',
+  'database.resume_replication',
+  'database.cancel_goal',
+  'database.provisioned',
+  'database.rebuilt',
+  'database.redeployed',
+  'database.reconfigured',
+  'database.resized',
+  'database.resumed',
+  'database.paused',
+  'database.terminated',
+  'database.deleted',
+  'build.queued',
+  'build.started',
+  'build.succeeded',
+  'build.failed',
+  'build.completed',
+  'deploy.succeeded',
+  'deploy.failed',
+  'instance.restarted',
+  'instance.unhealthy',
+  'instance.recovered',
+  'api_key.created',
+  'api_key.deleted',
+  'management_key.created',
+  'management_key.revoked',
+  'notification.seen',
+  'account.plan_changed',
+  'account.deprovisioned',
+  'account.tos_accepted',
+  'billing.checkout_started',
+  'billing.subscription_started',
+  'billing.renewal_paid',
+  'billing.subscription_changed',
+  'billing.subscription_ended',
+  'billing.overage_updated',
+  'webhook.created',
+  'webhook.deleted',
+  'webhook.tested',
+  'webhook_delivery.retried',
+  'webhook_delivery.failed',
+  'team_invitation.created',
+  'team_invitation.deleted',
+  'team_invitation.accepted',
+  'team_member.updated',
+  'team_member.removed',
+  'team_member.left',
+  'two_factor.enrollment_started',
+  'two_factor.enabled',
+  'two_factor.disabled',
+  'two_factor.verified',
+] as const;
+
+/** Event types about no database: pointless as filters of one database's log. */
+const ACCOUNT_ONLY_PREFIXES = [
+  'connection.',
+  'management_key.',
+  'account.',
+  'billing.',
+  'team_',
+  'two_factor.',
+];
+
+export function auditEventTypes(scope: 'account' | 'database'): readonly string[] {
+  if (scope === 'account') return AUDIT_EVENT_TYPES;
+  return AUDIT_EVENT_TYPES.filter(
+    (type) => !ACCOUNT_ONLY_PREFIXES.some((prefix) => type.startsWith(prefix)),
+  );
+}

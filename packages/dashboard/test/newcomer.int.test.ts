@@ -1,0 +1,61 @@
+import { rmSync } from 'node:fs';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type StartedReplix, startEnvironment, startReplix } from '../../cli/test/replix-start.ts';
+import { launchChromium, openDashboardPage, signInWithLink } from './browser.ts';
+
+function bannerField(banner: string, label: string): string {
+  const line = banner.split('\n').find((l) => l.trimStart().startsWith(label));
+  const value = line?.trim().slice(label.length).trim().split(/\s+/)[0];
+  if (!value) throw new Error(`no "${label}" in the banner:\n${banner}`);
+  return value;
+}
+
+/**
+ * What a newcomer does after `npm ci && npm start`: open the printed login link, find the demo
+ * database running, and query it from the playground with the printed API key.
+ */
+describe('a newcomer on the dashboard after npm start', () => {
+  let browser: Browser;
+  let env: NodeJS.ProcessEnv;
+  let running: StartedReplix | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await running?.stop();
+    if (env?.REPLIX_DATA_DIR) rmSync(env.REPLIX_DATA_DIR, { recursive: true, force: true });
+  });
+
+  it('signs in with the printed link and queries the demo instance', {
+    timeout: 180_000,
+  }, async () => {
+    const started = Date.now();
+    env = await startEnvironment();
+    running = await startReplix(env);
+    const { page, problems, screenshot } = await openDashboardPage(browser);
+
+    await signInWithLink(page, bannerField(running.banner, 'sign in'));
+    const demoRow = page.getByRole('row', { name: /demo/ });
+    await expect.poll(() => demoRow.textContent()).toMatch(/running/);
+    await screenshot('newcomer-databases');
+
+    await demoRow.getByRole('link', { name: 'demo', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'demo' }).waitFor();
+    await page.getByRole('link', { name: 'Query playground' }).first().click();
+    await page.getByRole('heading', { level: 1, name: 'Query playground' }).waitFor();
+    await page.getByLabel('API key').fill(bannerField(running.banner, 'API key'));
+    await page.getByRole('button', { name: 'Use this key' }).click();
+    await page.getByLabel('Query', { exact: true }).fill('customers (id = 1) { id name }');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    const result = page.getByRole('region', { name: 'Result' });
+    await expect.poll(() => result.getByRole('table').first().textContent()).toMatch(/\b1\b/);
+    const seconds = (Date.now() - started) / 1000;
+    await screenshot('newcomer-query-playground');
+    process.stdout.write(
+      `newcomer: first query result in the dashboard ${seconds.toFixed(1)} s after start\n`,
+    );
+    expect(problems).toEqual([]);
+  });
+});
