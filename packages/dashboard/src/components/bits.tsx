@@ -12,15 +12,18 @@ const STATUS_TONES: Record<string, string> = {
   pending: 'neutral',
   queued: 'neutral',
   building: 'busy',
+  in_progress: 'busy',
   deploying: 'busy',
   pausing: 'busy',
   terminating: 'busy',
   deleting: 'busy',
   retrying: 'busy',
   degraded: 'warn',
+  cap_exceeded: 'warn',
   expired: 'warn',
   failed: 'bad',
   unhealthy: 'bad',
+  unreachable: 'bad',
   error: 'bad',
 };
 

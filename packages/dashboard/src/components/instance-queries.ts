@@ -65,6 +65,9 @@ export function formatSeconds(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined) return '–';
   const whole = Math.round(seconds);
   if (whole < 60) return `${whole} s`;
-  if (whole < 3600) return `${Math.floor(whole / 60)} min ${whole % 60} s`;
-  return `${Math.floor(whole / 3600)} h ${Math.floor((whole % 3600) / 60)} min`;
+  const [big, small, bigUnit, smallUnit] =
+    whole < 3600
+      ? [Math.floor(whole / 60), whole % 60, 'min', 's']
+      : [Math.floor(whole / 3600), Math.floor((whole % 3600) / 60), 'h', 'min'];
+  return small === 0 ? `${big} ${bigUnit}` : `${big} ${bigUnit} ${small} ${smallUnit}`;
 }

@@ -1,0 +1,187 @@
+import { Link } from 'react-router';
+import { CopyButton, formatNumber, StatusBadge, Time } from './bits.tsx';
+import { formatSeconds, type InstanceStatus } from './instance-queries.ts';
+import { Panel } from './page.tsx';
+
+const HEALTH_TONES: Record<string, string> = {
+  ok: 'good',
+  degraded: 'warn',
+  unreachable: 'bad',
+  cap_exceeded: 'bad',
+};
+
+const HEALTH_TEXT: Record<string, string> = {
+  ok: 'ok',
+  degraded: 'degraded',
+  unreachable: 'unreachable',
+  cap_exceeded: 'over memory cap',
+};
+
+function HealthBadge(props: { health: string | null | undefined }) {
+  if (!props.health) return <span className="badge badge-neutral">not checked yet</span>;
+  return (
+    <span className={`badge badge-${HEALTH_TONES[props.health] ?? 'neutral'}`}>
+      {HEALTH_TEXT[props.health] ?? props.health}
+    </span>
+  );
+}
+
+/** The live instance at a glance: status, health, sizes, URL, replication, build, error. */
+export function InstanceSummary(props: { status: InstanceStatus }) {
+  const { database, instance, deployedInstanceConfig: config, latestBuild } = props.status;
+  const health = instance?.healthStatus;
+  return (
+    <Panel title="Instance">
+      {/* Announced only when the status or health changes, not on every poll. */}
+      <p className="visually-hidden" role="status">
+        Status {database.status}
+        {instance ? `, health ${HEALTH_TEXT[health ?? ''] ?? 'not checked yet'}` : ', no instance'}
+        {database.goal
+          ? `, ${database.goal.action} ${database.goal.claimed ? 'in progress' : 'queued'}`
+          : ''}
+        .
+      </p>
+      {database.lastError && (
+        <div className="notice notice-error">
+          <strong>Last error:</strong> <span className="ops-pre">{database.lastError}</span>
+        </div>
+      )}
+      {props.status.hasPendingChanges && (
+        <div className="notice notice-info">
+          The settings or schema config changed since this instance was deployed: Reconfigure
+          applies settings, Rebuild applies schema changes.
+        </div>
+      )}
+      <dl className="stats">
+        <div>
+          <dt>Status</dt>
+          <dd>
+            <StatusBadge status={database.status} />
+          </dd>
+        </div>
+        <div>
+          <dt>Health</dt>
+          <dd>
+            {instance ? (
+              <HealthBadge health={health} />
+            ) : (
+              <span className="muted">no instance</span>
+            )}
+          </dd>
+        </div>
+        <div>
+          <dt>Snapshot age</dt>
+          <dd>
+            {formatSeconds(instance?.snapshotAgeMs == null ? null : instance.snapshotAgeMs / 1000)}
+          </dd>
+        </div>
+        <div>
+          <dt>Swaps</dt>
+          <dd>{formatNumber(instance?.swapCount)}</dd>
+        </div>
+        <div>
+          <dt>Size</dt>
+          <dd>
+            {config.instanceSize}{' '}
+            <span className="ops-small muted">
+              {formatNumber(config.taskMemoryMb)} MB, {config.taskCpu} vCPU
+            </span>
+          </dd>
+        </div>
+        <div>
+          <dt>Sync</dt>
+          <dd>
+            {config.syncMode}{' '}
+            <span className="ops-small muted">every {formatSeconds(config.syncInterval)}</span>
+          </dd>
+        </div>
+        <div>
+          <dt>Replication</dt>
+          <dd>{database.replicationPaused ? 'paused' : 'active'}</dd>
+        </div>
+        <div>
+          <dt>Last health check</dt>
+          <dd>
+            <Time value={instance?.lastHealthCheck} />
+          </dd>
+        </div>
+      </dl>
+      <div className="ops-url">
+        <span className="ops-label">Instance URL</span>
+        {instance?.endpointUrl ? (
+          <span className="row">
+            <code>{instance.endpointUrl}</code>
+            <CopyButton text={instance.endpointUrl} label="Copy URL" />
+          </span>
+        ) : (
+          <span className="muted">No instance runs, so there is no URL to query.</span>
+        )}
+      </div>
+      <div className="ops-url">
+        <span className="ops-label">Latest build</span>
+        {latestBuild ? (
+          <span className="row">
+            <StatusBadge status={latestBuild.status} />
+            <span>
+              started <Time value={latestBuild.startedAt ?? latestBuild.createdAt} />
+              {latestBuild.buildDurationSeconds != null &&
+                `, took ${formatSeconds(latestBuild.buildDurationSeconds)}`}
+            </span>
+            <Link to={`builds?build=${latestBuild.id}`}>Build log</Link>
+          </span>
+        ) : (
+          <span className="muted">None yet: Provision builds the database.</span>
+        )}
+      </div>
+    </Panel>
+  );
+}
+
+/** Rows per table at the last health check. */
+export function InstanceRowCounts(props: { status: InstanceStatus }) {
+  const counts = Object.entries(props.status.instance?.rowCounts ?? {}).sort(([a], [b]) =>
+    a.localeCompare(b),
+  );
+  const total = counts.reduce((sum, [, rows]) => sum + rows, 0);
+  return (
+    <Panel title="Tables">
+      {counts.length === 0 ? (
+        <p className="muted">
+          {props.status.instance
+            ? 'Row counts appear after the first health check.'
+            : 'Row counts appear once an instance runs.'}
+        </p>
+      ) : (
+        <div className="table-wrap">
+          <table className="table">
+            <caption className="visually-hidden">Rows per table</caption>
+            <thead>
+              <tr>
+                <th scope="col">Table</th>
+                <th scope="col" className="number">
+                  Rows
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {counts.map(([table, rows]) => (
+                <tr key={table}>
+                  <th scope="row">
+                    <code>{table}</code>
+                  </th>
+                  <td className="number">{formatNumber(rows)}</td>
+                </tr>
+              ))}
+            </tbody>
+            <tfoot>
+              <tr>
+                <th scope="row">Total</th>
+                <td className="number">{formatNumber(total)}</td>
+              </tr>
+            </tfoot>
+          </table>
+        </div>
+      )}
+    </Panel>
+  );
+}
