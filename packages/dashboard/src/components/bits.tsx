@@ -2,6 +2,7 @@ import { useState } from 'react';
 
 const STATUS_TONES: Record<string, string> = {
   running: 'good',
+  active: 'good',
   healthy: 'good',
   succeeded: 'good',
   delivered: 'good',

@@ -13,11 +13,11 @@ import { Empty, ErrorNotice, Panel, QueryState } from './page.tsx';
 import {
   grantableRoles,
   ROLE_LABELS,
-  type TeamCaller,
-  type TeamRole,
   removalBlock,
   roleChangeBlock,
-} from './team-rules.tsx';
+  type TeamCaller,
+  type TeamRole,
+} from './team-rules.ts';
 
 type TeamMember = GetV1TeamMembersResponse[number];
 
@@ -43,7 +43,7 @@ export function TeamMembersPanel(props: { caller: TeamCaller }) {
       )}
       {members.data && members.data.length > 0 && (
         <div className="table-wrap">
-          <table className="table team-table">
+          <table className="table account-table">
             <thead>
               <tr>
                 <th scope="col">Email</th>
@@ -86,16 +86,23 @@ function MemberRow(props: {
   const { member, caller } = props;
   const queryClient = useQueryClient();
   const self = member.userId === caller.userId;
-  const [draft, setDraft] = useState<TeamRole>(member.role);
+  // A role picked and not saved yet; otherwise the select follows the member's current role.
+  const [picked, setPicked] = useState<TeamRole>();
+  const draft = picked ?? member.role;
   const changeBlock = roleChangeBlock(caller, member, props.ownerCount);
   const removeBlock = removalBlock(caller, member, props.ownerCount);
 
   const changeRole = useMutation({
     mutationFn: (role: TeamRole) =>
       unwrap(
-        patchV1TeamMembersByUserId({ client: api, path: { userId: member.userId }, body: { role } }),
+        patchV1TeamMembersByUserId({
+          client: api,
+          path: { userId: member.userId },
+          body: { role },
+        }),
       ),
     onSuccess: async (updated) => {
+      setPicked(undefined);
       props.onDone(`${updated.email} is now ${ROLE_LABELS[updated.role].toLowerCase()}.`);
       await queryClient.invalidateQueries({ queryKey: MEMBERS_KEY });
       if (self) await queryClient.invalidateQueries({ queryKey: ['account'] });
@@ -107,7 +114,7 @@ function MemberRow(props: {
     onSuccess: async () => {
       props.onDone(`${member.email} was removed from the account.`);
       // Leaving moves the caller to a new account of their own: nothing cached still applies.
-      if (self) await queryClient.resetQueries();
+      if (self) await queryClient.invalidateQueries();
       else await queryClient.invalidateQueries({ queryKey: MEMBERS_KEY });
     },
   });
@@ -142,7 +149,7 @@ function MemberRow(props: {
             value={draft}
             disabled={Boolean(changeBlock) || changeRole.isPending}
             title={changeBlock}
-            onChange={(event) => setDraft(event.target.value as TeamRole)}
+            onChange={(event) => setPicked(event.target.value as TeamRole)}
             options={roles.map((role) => ({ value: role, label: ROLE_LABELS[role] }))}
           />
           {draft !== member.role && (
@@ -157,7 +164,7 @@ function MemberRow(props: {
               <button
                 type="button"
                 className="button button-small"
-                onClick={() => setDraft(member.role)}
+                onClick={() => setPicked(undefined)}
               >
                 Undo
               </button>

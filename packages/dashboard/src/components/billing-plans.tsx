@@ -1,0 +1,160 @@
+import { type GetV1BillingResponse, postV1BillingCheckout } from '@replix/client';
+import { useMutation } from '@tanstack/react-query';
+import { api, unwrap } from '../api.ts';
+import { ErrorNotice, Panel } from './page.tsx';
+
+type Billing = GetV1BillingResponse;
+type CheckoutPlan = 'pro' | 'teams' | 'business';
+
+const PLAN_ORDER = ['free', 'pro', 'teams', 'business', 'enterprise'] as const;
+
+/**
+ * What sets the plans apart, to choose one; the API gives only the current plan's limits. The
+ * numbers are packages/control-plane/src/domain/plans.ts's (docs/control-plane/billing.md).
+ */
+const PLAN_HIGHLIGHTS: Record<(typeof PLAN_ORDER)[number], readonly string[]> = {
+  free: ['3 databases', '2 compute units', 'instances up to s', 'poll every 60 s or more'],
+  pro: ['10 databases', '8 compute units', 'instances up to m', 'poll every 30 s or more'],
+  teams: [
+    '25 databases',
+    '32 compute units',
+    'instances up to l',
+    'multi-region',
+    'overage up to $500 a month',
+  ],
+  business: [
+    '100 databases',
+    '128 compute units',
+    'instances up to xl',
+    'multi-region',
+    'overage up to $5,000 a month',
+  ],
+  enterprise: [
+    '1000 databases',
+    '1024 compute units',
+    'instances up to xl',
+    'multi-region',
+    'overage up to $50,000 a month',
+  ],
+};
+
+export function planName(plan: string): string {
+  return plan.charAt(0).toUpperCase() + plan.slice(1);
+}
+
+function isCheckoutPlan(billing: Billing, plan: string): plan is CheckoutPlan {
+  return billing.checkoutPlans.includes(plan);
+}
+
+/**
+ * Asks for a checkout (or, with an active subscription, the billing portal) and goes there.
+ * The local provider's pages are served by the control plane itself, under /billing/.
+ */
+export function useCheckout() {
+  return useMutation({
+    mutationFn: (plan: CheckoutPlan) =>
+      unwrap(postV1BillingCheckout({ client: api, body: { plan } })),
+    onSuccess: ({ url }) => window.location.assign(url),
+  });
+}
+
+/** The subscription's billing portal, reached through checkout with its own plan. */
+export function PortalButton(props: { billing: Billing; blocked: string | undefined }) {
+  const checkout = useCheckout();
+  const { subscription } = props.billing;
+  const plan = subscription.plan ?? '';
+  if (subscription.status !== 'active' || !isCheckoutPlan(props.billing, plan)) return null;
+  return (
+    <>
+      <button
+        type="button"
+        className="button"
+        disabled={Boolean(props.blocked) || checkout.isPending}
+        title={props.blocked}
+        onClick={() => checkout.mutate(plan)}
+      >
+        Open the billing portal
+      </button>
+      {checkout.error && <ErrorNotice error={checkout.error} />}
+    </>
+  );
+}
+
+/** Every plan, the current one marked, with the way to each of the others. */
+export function BillingPlansPanel(props: { billing: Billing; blocked: string | undefined }) {
+  const { billing } = props;
+  const checkout = useCheckout();
+  const subscribed = billing.subscription.status === 'active';
+  return (
+    <Panel title="Plans">
+      <p className="muted">
+        {subscribed
+          ? 'You have a subscription: changing or cancelling it happens in the billing portal, where the buttons below take you.'
+          : 'Choosing a paid plan opens the checkout; the plan changes once the payment completes.'}
+        {billing.provider === 'local' &&
+          ' This installation uses the local test provider: no payment is taken.'}
+      </p>
+      {checkout.error && <ErrorNotice error={checkout.error} />}
+      <ul className="plan-cards">
+        {PLAN_ORDER.map((plan) => {
+          const current = plan === billing.plan;
+          return (
+            <li key={plan} className={`plan-card${current ? ' plan-card-current' : ''}`}>
+              <h3>
+                {planName(plan)}
+                {current && <span className="badge badge-good">current</span>}
+              </h3>
+              <ul>
+                {PLAN_HIGHLIGHTS[plan].map((line) => (
+                  <li key={line}>{line}</li>
+                ))}
+              </ul>
+              <PlanAction
+                plan={plan}
+                current={current}
+                billing={billing}
+                blocked={props.blocked}
+                pending={checkout.isPending}
+                onCheckout={(chosen) => checkout.mutate(chosen)}
+              />
+            </li>
+          );
+        })}
+      </ul>
+    </Panel>
+  );
+}
+
+function PlanAction(props: {
+  plan: string;
+  current: boolean;
+  billing: Billing;
+  blocked: string | undefined;
+  pending: boolean;
+  onCheckout: (plan: CheckoutPlan) => void;
+}) {
+  const { plan, billing } = props;
+  if (props.current) return <span className="muted">Your plan</span>;
+  if (plan === 'enterprise') {
+    return <span className="muted">Sales-led: a service admin sets it.</span>;
+  }
+  if (!isCheckoutPlan(billing, plan)) {
+    // Free: a downgrade is cancelling the subscription, in the portal.
+    return billing.subscription.status === 'active' ? (
+      <span className="muted">Cancel your subscription in the billing portal.</span>
+    ) : (
+      <span className="muted">Not available by checkout.</span>
+    );
+  }
+  return (
+    <button
+      type="button"
+      className="button button-primary"
+      disabled={Boolean(props.blocked) || props.pending}
+      title={props.blocked}
+      onClick={() => props.onCheckout(plan)}
+    >
+      Choose {planName(plan)}
+    </button>
+  );
+}
