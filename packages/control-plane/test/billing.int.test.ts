@@ -76,6 +76,16 @@ describe.each(STORE_KINDS)('billing with the local provider on the %s store', (k
       usage: { databases: 0, computeUnits: 0 },
     });
     expect(billing.body.overage.reason).toContain('renewal payment');
+    // Every plan, to compare: the current one's entry matches its limits.
+    expect(billing.body.plans.map((plan: { name: string }) => plan.name)).toEqual([
+      'free',
+      'pro',
+      'teams',
+      'business',
+      'enterprise',
+    ]);
+    expect(billing.body.plans[2].limits).toEqual(billing.body.limits);
+    expect(billing.body.plans[0].limits).toMatchObject({ databases: 3, maxInstanceSize: 's' });
 
     // The page is used up: a second Pay changes nothing.
     expect((await submit(checkout.body.url, 'pay')).status).toBe(409);

@@ -105,4 +105,47 @@ describe.each<Engine>(['mariadb', 'postgres'])('a connection tlsMode on %s', (en
     expect(patched.status).toBe(200);
     await expect(introspect()).rejects.toMatchObject({ code: 'source_unavailable' });
   });
+
+  it('a saved connection: its test and schema use the stored tlsMode', async () => {
+    const created = await cp.request('POST', '/v1/connections', {
+      token,
+      body: {
+        name: `saved tls ${engine}`,
+        backend,
+        host: '127.0.0.1',
+        port: server.port,
+        user: tlsUser().user,
+        password: tlsUser().password,
+        tlsMode: 'require',
+      },
+    });
+    const id = (created.body as { id: string }).id;
+    const loginDatabase = engine === 'postgres' ? { database: db.name } : {};
+    const test = async () =>
+      (await cp.request('POST', `/v1/connections/${id}/test`, { token, body: loginDatabase }))
+        .body as { ok: boolean; error?: string; availableSchemas?: string[] };
+    const schema = () =>
+      cp.request('GET', `/v1/connections/${id}/schema?sourceSchema=${db.name}`, { token });
+    expect(await test()).toMatchObject({
+      ok: true,
+      availableSchemas: expect.arrayContaining([db.name]),
+    });
+    const read = await schema();
+    expect(read.status).toBe(200);
+    expect(read.body.tables.map((table: { name: string }) => table.name)).toEqual(['orders']);
+
+    for (const [tlsMode, failure] of [
+      ['verify-full', /^The source server's TLS certificate is not trusted/],
+      ['disable', /./],
+    ] as const) {
+      await cp.request('PATCH', `/v1/connections/${id}`, { token, body: { tlsMode } });
+      const answer = await test();
+      expect(answer.ok, tlsMode).toBe(false);
+      expect(answer.error).toMatch(failure);
+      const refused = await schema();
+      expect(refused.status, tlsMode).toBe(502);
+      expect(refused.body).toEqual({ error: 'source_unavailable', message: answer.error });
+      expect(JSON.stringify([answer, refused.body])).not.toContain(tlsUser().password);
+    }
+  });
 });

@@ -7,6 +7,7 @@ const MATRIX: Array<[method: string, url: string, minimum: TeamRole]> = [
   ['GET', '/v1/databases', 'member'],
   ['GET', '/v1/databases/:id/instance', 'member'],
   ['GET', '/v1/connections/:id', 'member'],
+  ['GET', '/v1/connections/:id/schema', 'member'],
   ['GET', '/v1/team/members', 'member'],
   ['GET', '/v1/team/invitations', 'member'],
   ['GET', '/v1/account/audit-log', 'member'],
@@ -24,6 +25,7 @@ const MATRIX: Array<[method: string, url: string, minimum: TeamRole]> = [
   // Every other write: admins.
   ['POST', '/v1/connections', 'admin'],
   ['POST', '/v1/connections/test-connection', 'admin'],
+  ['POST', '/v1/connections/:id/test', 'admin'],
   ['PATCH', '/v1/connections/:id', 'admin'],
   ['DELETE', '/v1/connections/:id', 'admin'],
   ['POST', '/v1/databases', 'admin'],

@@ -1135,6 +1135,175 @@ export type PatchV1ConnectionsByIdResponses = {
 
 export type PatchV1ConnectionsByIdResponse = PatchV1ConnectionsByIdResponses[keyof PatchV1ConnectionsByIdResponses];
 
+export type PostV1ConnectionsByIdTestData = {
+    /**
+     * Optional; the stored host, credentials, TLS mode and SSH tunnel are used.
+     */
+    body: {
+        /**
+         * PostgreSQL: the database to log in to (default `postgres`); SQL Server: the database whose CDC is checked (default `master`).
+         */
+        database?: string;
+    };
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/v1/connections/{id}/test';
+};
+
+export type PostV1ConnectionsByIdTestErrors = {
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    400: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    401: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    403: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    404: {
+        error: string;
+        message: string;
+    };
+};
+
+export type PostV1ConnectionsByIdTestError = PostV1ConnectionsByIdTestErrors[keyof PostV1ConnectionsByIdTestErrors];
+
+export type PostV1ConnectionsByIdTestResponses = {
+    /**
+     * Default Response
+     */
+    200: {
+        ok: boolean;
+        /**
+         * Why the connection failed (when ok is false).
+         */
+        error?: string;
+        /**
+         * Round trip of a trivial query, ms.
+         */
+        latencyMs?: number;
+        /**
+         * Data plus index size in GB (10^9 bytes); omitted when it cannot be read.
+         */
+        estimatedSizeGb?: number;
+        /**
+         * Databases the user can use, system ones excluded.
+         */
+        availableSchemas?: Array<string>;
+        /**
+         * Change-log readiness: the binlog (MySQL), logical replication (PostgreSQL: format is wal_level) or CDC (SQL Server: format `cdc`).
+         */
+        binlog?: {
+            logBin: boolean;
+            format: string | null;
+            serverId: number | null;
+            ready: boolean;
+            issues: Array<string>;
+        };
+    };
+};
+
+export type PostV1ConnectionsByIdTestResponse = PostV1ConnectionsByIdTestResponses[keyof PostV1ConnectionsByIdTestResponses];
+
+export type GetV1ConnectionsByIdSchemaData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query: {
+        /**
+         * The source schema, as a database's `sourceSchema`: the database (MySQL), or `<database>[/<schema>]` (PostgreSQL, SQL Server).
+         */
+        sourceSchema: string;
+    };
+    url: '/v1/connections/{id}/schema';
+};
+
+export type GetV1ConnectionsByIdSchemaErrors = {
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    400: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    401: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    404: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    502: {
+        error: string;
+        message: string;
+    };
+};
+
+export type GetV1ConnectionsByIdSchemaError = GetV1ConnectionsByIdSchemaErrors[keyof GetV1ConnectionsByIdSchemaErrors];
+
+export type GetV1ConnectionsByIdSchemaResponses = {
+    /**
+     * Default Response
+     */
+    200: {
+        tables: Array<{
+            name: string;
+            columns: Array<{
+                name: string;
+                /**
+                 * The source type, e.g. `varchar(50)`.
+                 */
+                type: string;
+                nullable: boolean;
+                /**
+                 * `PRI`, `UNI`, `MUL` or empty, as MySQL shows keys.
+                 */
+                key: string;
+            }>;
+            relations: Array<{
+                column: string;
+                /**
+                 * The forward relation name the instance API will use.
+                 */
+                derivedName: string;
+                referencedTable: string;
+                referencedColumn: string;
+                constraintName: string;
+            }>;
+        }>;
+    };
+};
+
+export type GetV1ConnectionsByIdSchemaResponse = GetV1ConnectionsByIdSchemaResponses[keyof GetV1ConnectionsByIdSchemaResponses];
+
 export type GetV1DatabasesData = {
     body?: never;
     path?: never;
@@ -3652,6 +3821,46 @@ export type GetV1BillingResponses = {
         };
         limits: Def14;
         usage: Def15;
+        /**
+         * Every plan with its standard limits, smallest first, to compare them.
+         */
+        plans: Array<{
+            name: string;
+            limits: {
+                /**
+                 * Databases the account may have (not deleted).
+                 */
+                databases: number;
+                /**
+                 * Compute units its building, deploying and running instances may use together (xs 1, s 2, m 4, l 8, xl 16).
+                 */
+                computeUnits: number;
+                /**
+                 * The largest instance size.
+                 */
+                maxInstanceSize: 'xs' | 's' | 'm' | 'l' | 'xl';
+                /**
+                 * Seconds: the shortest sync interval in poll mode.
+                 */
+                pollModeMinSyncInterval: number;
+                /**
+                 * Monthly data transfer allowance, GB.
+                 */
+                dataTransferGBPerMonth: number;
+                /**
+                 * Instances may run in any region (Teams and up).
+                 */
+                multiRegion: boolean;
+                /**
+                 * Overage can be turned on (Teams and up, after a renewal payment).
+                 */
+                overageAllowed: boolean;
+                /**
+                 * The largest overage spending cap, USD cents a month; 0 without overage.
+                 */
+                overageMaxCents: number;
+            };
+        }>;
     };
 };
 

@@ -14,6 +14,8 @@ import {
   CHECKOUT_PLANS,
   INSTANCE_SIZE_NAMES,
   OVERAGE_CENTS_PER_COMPUTE_UNIT_MONTH,
+  PLAN_LIMITS,
+  PLANS,
   type PlanLimits,
 } from '../domain/plans.ts';
 import { ApiError } from '../errors.ts';
@@ -108,6 +110,13 @@ const Billing = Type.Object(
     }),
     limits: PlanLimitsSchema,
     usage: UsageSchema,
+    plans: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        limits: Type.Object(PlanLimitsSchema.properties),
+      }),
+      { description: 'Every plan with its standard limits, smallest first, to compare them.' },
+    ),
   },
   { $id: 'Billing' },
 );
@@ -234,6 +243,7 @@ export function registerBillingRoutes(app: ApiServer, context: ApiContext): void
         },
         limits: limitsResource(plan.limits),
         usage: await accountUsage(db, accountId),
+        plans: PLANS.map((name) => ({ name, limits: limitsResource(PLAN_LIMITS[name]) })),
       };
     },
   );

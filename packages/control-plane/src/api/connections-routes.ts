@@ -4,6 +4,11 @@ import { Type } from 'typebox';
 import { accountPlan } from '../connections/account-plan.ts';
 import { connectionResource } from '../connections/connection-resource.ts';
 import { DEFAULT_REGION, REGIONS } from '../connections/regions.ts';
+import { testSavedConnection } from '../connections/saved-connection-test.ts';
+import {
+  readSourceSchema,
+  SchemaIntrospectionResponse,
+} from '../connections/source-schema-read.ts';
 import { assertUsablePrivateKey } from '../connections/ssh-private-key.ts';
 import { testConnection } from '../connections/test-connection.ts';
 import { assertRegion } from '../domain/plan-enforcement.ts';
@@ -128,6 +133,12 @@ const UpdateConnectionBody = Type.Object(
   },
 );
 
+const LoginDatabase = Type.String({
+  minLength: 1,
+  description:
+    'PostgreSQL: the database to log in to (default `postgres`); SQL Server: the database whose CDC is checked (default `master`).',
+});
+
 const TestConnectionBody = Type.Object(
   {
     backend: Type.Optional(Backend),
@@ -135,13 +146,7 @@ const TestConnectionBody = Type.Object(
     mysqlPort: Type.Optional(Port),
     mysqlUser: Type.String({ minLength: 1 }),
     mysqlPassword: Type.String({ minLength: 1 }),
-    database: Type.Optional(
-      Type.String({
-        minLength: 1,
-        description:
-          'PostgreSQL: the database to log in to (default `postgres`); SQL Server: the database whose CDC is checked (default `master`).',
-      }),
-    ),
+    database: Type.Optional(LoginDatabase),
     tlsMode: Type.Optional(TlsMode),
     ssh: Type.Optional(SshInput),
   },
@@ -152,6 +157,24 @@ const TestConnectionBody = Type.Object(
       'Raw credentials to check before saving a connection. The field names say mysql for every backend.',
   },
 );
+
+const TestSavedConnectionBody = Type.Object(
+  { database: Type.Optional(LoginDatabase) },
+  {
+    $id: 'TestSavedConnectionBody',
+    additionalProperties: false,
+    description: 'Optional; the stored host, credentials, TLS mode and SSH tunnel are used.',
+  },
+);
+
+const SourceSchemaQuery = Type.Object({
+  sourceSchema: Type.String({
+    minLength: 1,
+    maxLength: 255,
+    description:
+      "The source schema, as a database's `sourceSchema`: the database (MySQL), or `<database>[/<schema>]` (PostgreSQL, SQL Server).",
+  }),
+});
 
 const TestConnectionResult = Type.Object(
   {
@@ -315,6 +338,54 @@ export function registerConnectionsRoutes(app: ApiServer, { db, secrets }: ApiCo
     },
     async (request) =>
       connectionResource(await ownedConnection(db, request.principal.accountId, request.params.id)),
+  );
+
+  app.post(
+    '/connections/:id/test',
+    {
+      schema: {
+        tags,
+        summary: 'Check a saved connection with its stored credentials, TLS mode and SSH tunnel',
+        description:
+          'Answers as the raw connection test does: a server that cannot be reached or refuses the login answers 200 with ok false and the reason.',
+        params: IdParams,
+        body: TestSavedConnectionBody,
+        response: { 200: TestConnectionResult, ...errorResponses(403, 404) },
+      },
+      // The body is optional: no body tests the server's default login database.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request) => {
+      const connection = await ownedConnection(db, request.principal.accountId, request.params.id);
+      return testSavedConnection(connection, secrets, request.body.database);
+    },
+  );
+
+  app.get(
+    '/connections/:id/schema',
+    {
+      schema: {
+        tags,
+        summary:
+          "A source schema's tables, columns and foreign-key relations through a saved connection, read live",
+        description:
+          'The same answer as the schema of a database on this connection and source schema, before the database exists.',
+        params: IdParams,
+        querystring: SourceSchemaQuery,
+        response: {
+          200: SchemaIntrospectionResponse,
+          404: ErrorResponse,
+          502: ErrorResponse,
+          ...errorResponses(),
+        },
+      },
+    },
+    async (request) => {
+      const connection = await ownedConnection(db, request.principal.accountId, request.params.id);
+      return readSourceSchema(connection, secrets, request.query.sourceSchema);
+    },
   );
 
   app.patch(

@@ -1,11 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Type } from 'typebox';
 import { accountPlan } from '../connections/account-plan.ts';
-import { connectionTarget, withSourceConnector } from '../connections/connection-target.ts';
 import { Database, databaseResource } from '../connections/database-resource.ts';
 import { LOG_LEVELS, SYNC_MODES, validSchemaConfig } from '../connections/database-settings.ts';
 import { REGIONS } from '../connections/regions.ts';
-import { schemaIntrospection } from '../connections/schema-introspection.ts';
+import {
+  readSourceSchema,
+  SchemaIntrospectionResponse,
+} from '../connections/source-schema-read.ts';
 import {
   assertDatabaseCount,
   assertInstanceSize,
@@ -78,36 +80,6 @@ const UpdateDatabaseBody = Type.Object(
     description:
       'Changes become pending changes: the running instance keeps its settings until a rebuild or reconfigure. Size: the resize action; region and connection cannot change.',
   },
-);
-
-const SchemaIntrospection = Type.Object(
-  {
-    tables: Type.Array(
-      Type.Object({
-        name: Type.String(),
-        columns: Type.Array(
-          Type.Object({
-            name: Type.String(),
-            type: Type.String({ description: 'The source type, e.g. `varchar(50)`.' }),
-            nullable: Type.Boolean(),
-            key: Type.String({ description: '`PRI`, `UNI`, `MUL` or empty, as MySQL shows keys.' }),
-          }),
-        ),
-        relations: Type.Array(
-          Type.Object({
-            column: Type.String(),
-            derivedName: Type.String({
-              description: 'The forward relation name the instance API will use.',
-            }),
-            referencedTable: Type.String(),
-            referencedColumn: Type.String(),
-            constraintName: Type.String(),
-          }),
-        ),
-      }),
-    ),
-  },
-  { $id: 'SchemaIntrospection' },
 );
 
 const tags = ['databases'];
@@ -311,7 +283,7 @@ export function registerDatabasesRoutes(app: ApiServer, { db, secrets }: ApiCont
         summary: "The source schema's tables, columns and foreign-key relations, read live",
         params: IdParams,
         response: {
-          200: SchemaIntrospection,
+          200: SchemaIntrospectionResponse,
           404: ErrorResponse,
           502: ErrorResponse,
           ...errorResponses(),
@@ -327,9 +299,7 @@ export function registerDatabasesRoutes(app: ApiServer, { db, secrets }: ApiCont
         .where('id', '=', database.connection_id)
         .where('account_id', '=', accountId)
         .executeTakeFirstOrThrow();
-      const target = connectionTarget(connection, secrets, database.source_schema);
-      const source = await withSourceConnector(target, (connector) => connector.introspect());
-      return schemaIntrospection(source);
+      return readSourceSchema(connection, secrets, database.source_schema);
     },
   );
 }

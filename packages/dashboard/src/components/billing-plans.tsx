@@ -6,37 +6,22 @@ import { ErrorNotice, Panel } from './page.tsx';
 type Billing = GetV1BillingResponse;
 type CheckoutPlan = 'pro' | 'teams' | 'business';
 
-const PLAN_ORDER = ['free', 'pro', 'teams', 'business', 'enterprise'] as const;
+type PlanLimits = Billing['plans'][number]['limits'];
 
-/**
- * What sets the plans apart, to choose one; the API gives only the current plan's limits. The
- * numbers are packages/control-plane/src/domain/plans.ts's (docs/control-plane/billing.md).
- */
-const PLAN_HIGHLIGHTS: Record<(typeof PLAN_ORDER)[number], readonly string[]> = {
-  free: ['3 databases', '2 compute units', 'instances up to s', 'poll every 60 s or more'],
-  pro: ['10 databases', '8 compute units', 'instances up to m', 'poll every 30 s or more'],
-  teams: [
-    '25 databases',
-    '32 compute units',
-    'instances up to l',
-    'multi-region',
-    'overage up to $500 a month',
-  ],
-  business: [
-    '100 databases',
-    '128 compute units',
-    'instances up to xl',
-    'multi-region',
-    'overage up to $5,000 a month',
-  ],
-  enterprise: [
-    '1000 databases',
-    '1024 compute units',
-    'instances up to xl',
-    'multi-region',
-    'overage up to $50,000 a month',
-  ],
-};
+/** What sets a plan apart, in a few words, from its limits as the API gives them. */
+function planHighlights(limits: PlanLimits): string[] {
+  const lines = [
+    `${limits.databases} databases`,
+    `${limits.computeUnits} compute units`,
+    `instances up to ${limits.maxInstanceSize}`,
+    `poll every ${limits.pollModeMinSyncInterval} s or more`,
+  ];
+  if (limits.multiRegion) lines.push('multi-region');
+  if (limits.overageAllowed) {
+    lines.push(`overage up to $${(limits.overageMaxCents / 100).toLocaleString()} a month`);
+  }
+  return lines;
+}
 
 export function planName(plan: string): string {
   return plan.charAt(0).toUpperCase() + plan.slice(1);
@@ -96,7 +81,7 @@ export function BillingPlansPanel(props: { billing: Billing; blocked: string | u
       </p>
       {checkout.error && <ErrorNotice error={checkout.error} />}
       <ul className="plan-cards">
-        {PLAN_ORDER.map((plan) => {
+        {billing.plans.map(({ name: plan, limits }) => {
           const current = plan === billing.plan;
           return (
             <li key={plan} className={`plan-card${current ? ' plan-card-current' : ''}`}>
@@ -105,7 +90,7 @@ export function BillingPlansPanel(props: { billing: Billing; blocked: string | u
                 {current && <span className="badge badge-good">current</span>}
               </h3>
               <ul>
-                {PLAN_HIGHLIGHTS[plan].map((line) => (
+                {planHighlights(limits).map((line) => (
                   <li key={line}>{line}</li>
                 ))}
               </ul>

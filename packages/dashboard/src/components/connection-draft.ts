@@ -110,8 +110,7 @@ export function validateDraft(
     if (!draft.sshHost.trim()) errors.sshHost = 'Enter the SSH server’s host.';
     errors.sshPort = portError(draft.sshPort);
     if (!draft.sshUser.trim()) errors.sshUser = 'Enter the SSH user.';
-    const keyNeeded =
-      purpose === 'create' || purpose === 'test' || !saved?.ssh?.hasPrivateKey;
+    const keyNeeded = purpose === 'create' || purpose === 'test' || !saved?.ssh?.hasPrivateKey;
     if (keyNeeded && !draft.sshPrivateKey.trim()) {
       errors.sshPrivateKey =
         purpose === 'test' && saved?.ssh?.hasPrivateKey
@@ -154,7 +153,8 @@ export function testBody(draft: ConnectionDraft): PostV1ConnectionsTestConnectio
     mysqlPort: portOf(draft.port),
     mysqlUser: draft.user.trim(),
     mysqlPassword: draft.password,
-    database: draft.backend !== 'mysql' && draft.database.trim() ? draft.database.trim() : undefined,
+    database:
+      draft.backend !== 'mysql' && draft.database.trim() ? draft.database.trim() : undefined,
     tlsMode: draft.tlsMode,
     ssh: draft.sshEnabled ? { ...sshInput(draft), privateKey: draft.sshPrivateKey } : undefined,
   };

@@ -12,7 +12,7 @@ import {
   validateDraft,
 } from './connection-draft.ts';
 import { ConnectionFields } from './connection-fields.tsx';
-import { type Connection, keys } from './connection-queries.ts';
+import { type Connection, forgetConnectionReads, keys } from './connection-queries.ts';
 import { ConnectionTestResult } from './connection-test-result.tsx';
 import { useConnectionTest } from './connection-tester.ts';
 import { ErrorNotice, Panel } from './page.tsx';
@@ -34,6 +34,8 @@ export function ConnectionEditForm(props: {
     onSuccess: (saved) => {
       queryClient.setQueryData(keys.connection(saved.id), saved);
       void queryClient.invalidateQueries({ queryKey: keys.connections });
+      // A test or schema read with the old settings no longer says anything.
+      forgetConnectionReads(queryClient, saved.id);
       props.onDone();
     },
   });

@@ -1,6 +1,11 @@
 import type { Account } from '../account.ts';
 import type { ConnectionDraft, FieldErrors } from './connection-draft.ts';
-import { BACKEND_LABELS, type Backend, type Connection, DEFAULT_PORTS } from './connection-queries.ts';
+import {
+  BACKEND_LABELS,
+  type Backend,
+  type Connection,
+  DEFAULT_PORTS,
+} from './connection-queries.ts';
 import { Checkbox, SelectField, TextArea, TextField } from './fields.tsx';
 
 const BACKEND_OPTIONS = (Object.keys(BACKEND_LABELS) as Backend[]).map((value) => ({
@@ -9,11 +14,18 @@ const BACKEND_OPTIONS = (Object.keys(BACKEND_LABELS) as Backend[]).map((value) =
 }));
 
 const TLS_OPTIONS = [
-  { value: 'prefer', label: 'prefer: TLS when the server offers it (default)' },
-  { value: 'disable', label: 'disable: plain TCP' },
-  { value: 'require', label: 'require: TLS, certificate not checked' },
-  { value: 'verify-full', label: 'verify-full: TLS, certificate and host name checked' },
+  { value: 'prefer', label: 'prefer (default)' },
+  { value: 'disable', label: 'disable' },
+  { value: 'require', label: 'require' },
+  { value: 'verify-full', label: 'verify-full' },
 ];
+
+const TLS_HINTS: Record<ConnectionDraft['tlsMode'], string> = {
+  prefer: 'TLS when the server offers it, certificate not checked; plain otherwise.',
+  disable: 'Plain TCP, no encryption.',
+  require: 'TLS always; the certificate is not checked.',
+  'verify-full': 'TLS with the certificate chain and host name checked against public CAs.',
+};
 
 const LOGIN_DATABASE_HINT: Record<Backend, string> = {
   mysql: '',
@@ -47,9 +59,7 @@ export function ConnectionFields(props: {
   const setBackend = (backend: Backend) => {
     // A port left at the old engine's default follows the engine.
     const port =
-      draft.port === '' || draft.port === String(DEFAULT_PORTS[draft.backend])
-        ? ''
-        : draft.port;
+      draft.port === '' || draft.port === String(DEFAULT_PORTS[draft.backend]) ? '' : draft.port;
     onChange({ backend, port });
   };
   return (
@@ -130,8 +140,11 @@ export function ConnectionFields(props: {
         <SelectField
           label="TLS mode"
           value={draft.tlsMode}
-          onChange={(event) => onChange({ tlsMode: event.target.value as ConnectionDraft['tlsMode'] })}
+          onChange={(event) =>
+            onChange({ tlsMode: event.target.value as ConnectionDraft['tlsMode'] })
+          }
           options={TLS_OPTIONS}
+          hint={TLS_HINTS[draft.tlsMode]}
           error={errors.tlsMode}
         />
         <SelectField
@@ -154,8 +167,8 @@ export function ConnectionFields(props: {
         {draft.sshEnabled && (
           <>
             <p className="muted conn-note">
-              Replix opens an SSH session to this server and reaches the source host from there,
-              so the host may be a private address. Only key authentication is supported.
+              Replix opens an SSH session to this server and reaches the source host from there, so
+              the host may be a private address. Only key authentication is supported.
             </p>
             <div className="form-grid">
               <TextField

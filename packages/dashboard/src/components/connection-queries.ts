@@ -4,11 +4,13 @@ import {
   type GetV1DatabasesByIdSchemaResponse,
   getV1Connections,
   getV1ConnectionsById,
+  getV1ConnectionsByIdSchema,
   getV1Databases,
   getV1DatabasesByIdSchema,
   type PostV1ConnectionsTestConnectionResponse,
+  postV1ConnectionsByIdTest,
 } from '@replix/client';
-import { useQuery } from '@tanstack/react-query';
+import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api.ts';
 
 export type Connection = GetV1ConnectionsByIdResponse;
@@ -34,9 +36,18 @@ export const keys = {
   databases: ['databases'] as const,
   database: (id: string) => ['database', id] as const,
   schema: (databaseId: string) => ['database-schema', databaseId] as const,
-  /** Schemas a successful test listed, kept for the new-database form of this session. */
-  testedSchemas: (connectionId: string) => ['connection-tested-schemas', connectionId] as const,
+  /** The last test of a saved connection (or of its settings just before saving it). */
+  savedTest: (connectionId: string) => ['connection-test', connectionId] as const,
+  /** A source schema read through a connection, before a database exists. */
+  connectionSchema: (connectionId: string, sourceSchema: string) =>
+    ['connection-schema', connectionId, sourceSchema] as const,
 };
+
+/** Drops what was read live through a connection (its test, its schemas) after it changed. */
+export function forgetConnectionReads(queryClient: QueryClient, connectionId: string): void {
+  queryClient.removeQueries({ queryKey: keys.savedTest(connectionId) });
+  queryClient.removeQueries({ queryKey: ['connection-schema', connectionId] });
+}
 
 export function useConnections() {
   return useQuery({
@@ -78,3 +89,76 @@ export function useSchemaIntrospection(databaseId: string | undefined) {
 
 /** Why a member's write buttons are disabled (members read; admins and owners write). */
 export const MEMBER_REASON = 'Members have read-only access; ask an admin or owner.';
+
+function savedTest(connectionId: string, database: string) {
+  return unwrap(
+    postV1ConnectionsByIdTest({
+      client: api,
+      path: { id: connectionId },
+      body: database === '' ? {} : { database },
+    }),
+  );
+}
+
+/**
+ * "Test again" on a saved connection: the API uses the stored (sealed) credentials, so nothing
+ * secret is typed in. The answer also becomes the connection's cached test, whose schema list
+ * the new-database form suggests.
+ */
+export function useSavedConnectionRetest(connectionId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (database: string) => savedTest(connectionId, database),
+    onSuccess: (result) => queryClient.setQueryData(keys.savedTest(connectionId), result),
+  });
+}
+
+/**
+ * The saved connection's test with its default login database, asked once per connection and
+ * kept a few minutes (it connects to the source). Only admins may run it.
+ */
+export function useSavedConnectionTest(connectionId: string | undefined, enabled: boolean) {
+  return useQuery({
+    queryKey: keys.savedTest(connectionId ?? ''),
+    queryFn: () => savedTest(connectionId ?? '', ''),
+    enabled: enabled && Boolean(connectionId),
+    staleTime: 5 * 60_000,
+    retry: false,
+  });
+}
+
+/** A source schema's tables read live through a saved connection (502 when unreadable). */
+export function useConnectionSchema(connectionId: string | undefined, sourceSchema: string) {
+  return useQuery({
+    queryKey: keys.connectionSchema(connectionId ?? '', sourceSchema),
+    queryFn: () =>
+      unwrap(
+        getV1ConnectionsByIdSchema({
+          client: api,
+          path: { id: connectionId ?? '' },
+          query: { sourceSchema },
+        }),
+      ),
+    enabled: Boolean(connectionId) && sourceSchema !== '',
+    staleTime: 5 * 60_000,
+    retry: false,
+  });
+}
+
+/**
+ * Source schemas to suggest for a new database on a connection: what the connection's test
+ * found its user can read, plus the schemas its databases already serve.
+ */
+export function schemaSuggestions(
+  connectionId: string | undefined,
+  tested: TestResult | undefined,
+  databases: DatabaseRecord[] | undefined,
+): string[] {
+  if (!connectionId) return [];
+  const served = databases?.filter((db) => db.connectionId === connectionId) ?? [];
+  const names = new Set([
+    ...(tested?.ok ? (tested.availableSchemas ?? []) : []),
+    ...served.map((db) => db.sourceSchema),
+  ]);
+  return [...names].sort();
+}

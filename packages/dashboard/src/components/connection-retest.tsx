@@ -1,21 +1,19 @@
-import { useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useEffect, useState } from 'react';
-import { errorMessage } from '../api.ts';
+import { type FormEvent, useState } from 'react';
+import { errorMessage, isApiError } from '../api.ts';
+import { Time } from './bits.tsx';
 import {
-  draftFromConnection,
-  type FieldErrors,
-  fieldOfApiError,
-  validateDraft,
-} from './connection-draft.ts';
-import { type Connection, keys } from './connection-queries.ts';
+  type Connection,
+  useSavedConnectionRetest,
+  useSavedConnectionTest,
+} from './connection-queries.ts';
 import { ConnectionTestResult } from './connection-test-result.tsx';
-import { useConnectionTest } from './connection-tester.ts';
-import { TextArea, TextField } from './fields.tsx';
+import { TextField } from './fields.tsx';
 import { Panel } from './page.tsx';
 
 /**
- * Tests a saved connection again. The API tests raw credentials only and never returns the
- * stored secrets, so the password (and SSH key) must be typed in.
+ * Tests a saved connection again with its stored credentials, TLS mode and SSH tunnel: the
+ * API opens the sealed password and key itself, so nothing secret is typed in here. Shows the
+ * connection's last test of this session (also one made just before saving it).
  */
 export function ConnectionRetest(props: {
   connection: Connection;
@@ -23,85 +21,65 @@ export function ConnectionRetest(props: {
   reason: string;
 }) {
   const { connection } = props;
-  const queryClient = useQueryClient();
-  const [password, setPassword] = useState('');
-  const [sshPrivateKey, setSshPrivateKey] = useState('');
   const [database, setDatabase] = useState('');
-  const [errors, setErrors] = useState<FieldErrors>({});
-  const tester = useConnectionTest();
-  const draft = { ...draftFromConnection(connection), password, sshPrivateKey, database };
-  const testField = fieldOfApiError(tester.test.error);
-  const shownErrors: FieldErrors = { ...errors };
-  if (testField) shownErrors[testField] = errorMessage(tester.test.error);
-
-  const result = tester.test.data;
-  useEffect(() => {
-    if (result?.ok) {
-      queryClient.setQueryData(keys.testedSchemas(connection.id), result.availableSchemas ?? []);
-    }
-  }, [result, connection.id, queryClient]);
+  // Never runs by itself here (enabled: false): it only shows the cached answer.
+  const last = useSavedConnectionTest(connection.id, false);
+  const retest = useSavedConnectionRetest(connection.id);
+  // A 400 on the login database belongs under that field.
+  const databaseError =
+    isApiError(retest.error, 'validation_failed') && errorMessage(retest.error).includes('database')
+      ? errorMessage(retest.error)
+      : undefined;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const found = validateDraft(draft, 'test', connection);
-    setErrors(found);
-    if (Object.keys(found).length === 0) tester.run(draft);
+    retest.mutate(database.trim());
   };
 
   return (
     <Panel title="Test connection">
       <form className="stack" onSubmit={submit} noValidate>
         <p className="muted conn-note">
-          Checks the saved settings: that Replix can log in, the schemas it can read and whether
-          the server is ready for change data capture. The stored password is never sent back to
-          the browser, so enter it here{connection.ssh ? ' with the SSH private key' : ''}.
+          Checks the saved settings with the stored password
+          {connection.ssh ? ' and SSH key' : ''}: that Replix can log in, the schemas it can read
+          and whether the server is ready for change data capture.
         </p>
-        <div className="form-grid">
-          <TextField
-            label="Password"
-            type="password"
-            autoComplete="current-password"
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-            error={shownErrors.password}
-            disabled={!props.canWrite}
-          />
-          {connection.backend !== 'mysql' && (
+        {connection.backend !== 'mysql' && (
+          <div className="form-grid">
             <TextField
               label="Login database"
               value={database}
               onChange={(event) => setDatabase(event.target.value)}
               placeholder={connection.backend === 'postgres' ? 'postgres' : 'master'}
-              error={shownErrors.database}
+              hint={
+                connection.backend === 'postgres'
+                  ? 'Optional: the database to log in to.'
+                  : 'Optional: the database whose change data capture is checked.'
+              }
+              error={databaseError}
               disabled={!props.canWrite}
             />
-          )}
-        </div>
-        {connection.ssh && (
-          <TextArea
-            label="SSH private key"
-            className="code"
-            rows={4}
-            value={sshPrivateKey}
-            onChange={(event) => setSshPrivateKey(event.target.value)}
-            error={shownErrors.sshPrivateKey}
-            disabled={!props.canWrite}
-          />
+          </div>
         )}
         <div className="row">
           <button
             type="submit"
             className="button"
-            disabled={!props.canWrite || tester.test.isPending}
+            disabled={!props.canWrite || retest.isPending}
             title={props.canWrite ? undefined : props.reason}
           >
-            {tester.test.isPending ? 'Testing…' : 'Test connection'}
+            {retest.isPending ? 'Testing…' : 'Test again'}
           </button>
+          {last.data && !retest.isPending && (
+            <span className="muted">
+              Last tested <Time value={new Date(last.dataUpdatedAt).toISOString()} />
+            </span>
+          )}
         </div>
         <ConnectionTestResult
-          pending={tester.test.isPending}
-          result={result}
-          error={testField ? undefined : tester.test.error}
+          pending={retest.isPending}
+          result={last.data}
+          error={databaseError ? undefined : retest.error}
           backend={connection.backend}
         />
       </form>

@@ -1,4 +1,7 @@
-import { type PostV1ConnectionsTestConnectionData, postV1ConnectionsTestConnection } from '@replix/client';
+import {
+  type PostV1ConnectionsTestConnectionData,
+  postV1ConnectionsTestConnection,
+} from '@replix/client';
 import { useMutation } from '@tanstack/react-query';
 import { api, unwrap } from '../api.ts';
 import { type ConnectionDraft, testBody } from './connection-draft.ts';
@@ -11,8 +14,7 @@ type TestInput = PostV1ConnectionsTestConnectionData['body'];
  */
 export function useConnectionTest() {
   const test = useMutation({
-    mutationFn: (body: TestInput) =>
-      unwrap(postV1ConnectionsTestConnection({ client: api, body })),
+    mutationFn: (body: TestInput) => unwrap(postV1ConnectionsTestConnection({ client: api, body })),
   });
   const testedBody = test.variables;
   return {

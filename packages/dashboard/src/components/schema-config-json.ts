@@ -7,7 +7,10 @@ export type ParsedConfig =
   | { ok: false; message: string; offset: number | undefined };
 
 class SyntaxStop {
-  constructor(readonly offset: number) {}
+  readonly offset: number;
+  constructor(offset: number) {
+    this.offset = offset;
+  }
 }
 
 /**
@@ -90,7 +93,10 @@ export function jsonErrorOffset(text: string): number {
         } else stop();
       }
     }
-    if (char === '"') return string();
+    if (char === '"') {
+      string();
+      return;
+    }
     const literal = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(
       text.slice(at),
     );
@@ -116,7 +122,10 @@ export function lineAndColumn(text: string, offset: number): { line: number; col
 
 function describeOffset(text: string, offset: number): string {
   const { line, column } = lineAndColumn(text, offset);
-  const found = offset >= text.length ? 'the text ends too early' : `unexpected ${JSON.stringify(text[offset])}`;
+  const found =
+    offset >= text.length
+      ? 'the text ends too early'
+      : `unexpected ${JSON.stringify(text[offset])}`;
   return `Invalid JSON at line ${line}, column ${column}: ${found}.`;
 }
 

@@ -17,7 +17,7 @@ import {
   useDatabases,
 } from '../../components/connection-queries.ts';
 import { ConnectionRetest } from '../../components/connection-retest.tsx';
-import { Empty, ErrorNotice, Page, Panel, QueryState } from '../../components/page.tsx';
+import { Empty, ErrorNotice, Loading, Page, Panel, QueryState } from '../../components/page.tsx';
 import '../connections-databases.css';
 
 function ConnectionDetails(props: { connection: Connection }) {
@@ -106,7 +106,9 @@ function ConnectionDatabases(props: {
         </WriteLink>
       }
     >
-      {users === undefined ? null : users.length === 0 ? (
+      {users === undefined ? (
+        <Loading what="databases" />
+      ) : users.length === 0 ? (
         <Empty title="No database uses this connection yet">
           A database serves one schema of this connection through the Replix API.
         </Empty>
@@ -160,10 +162,10 @@ function DeleteConnection(props: { connection: Connection; inUse: number; onCanc
     },
   });
   return (
-    <div className="notice notice-warn conn-confirm" role="group" aria-label="Confirm delete">
+    <div className="notice notice-warn conn-confirm">
       <p>
-        <strong>Delete the connection “{props.connection.name}”?</strong> Its stored credentials
-        are removed.
+        <strong>Delete the connection “{props.connection.name}”?</strong> Its stored credentials are
+        removed.
         {props.inUse > 0 &&
           ` It is used by ${props.inUse} database(s): the API refuses to delete it until they are deleted.`}
       </p>
@@ -253,7 +255,11 @@ export function ConnectionPage() {
       ) : (
         <div className="grid-2">
           <ConnectionDetails connection={connection.data} />
-          <ConnectionRetest connection={connection.data} canWrite={canWrite} reason={MEMBER_REASON} />
+          <ConnectionRetest
+            connection={connection.data}
+            canWrite={canWrite}
+            reason={MEMBER_REASON}
+          />
         </div>
       )}
       <ConnectionDatabases connection={connection.data} databases={databases.data} />

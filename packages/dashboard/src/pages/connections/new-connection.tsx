@@ -35,10 +35,11 @@ export function NewConnectionPage() {
     onSuccess: (connection, current) => {
       queryClient.setQueryData(keys.connection(connection.id), connection);
       void queryClient.invalidateQueries({ queryKey: keys.connections });
-      // The schemas a test of these very settings found help the new-database form.
+      // A test of these very settings is the saved connection's test: the connection page
+      // shows it and the new-database form suggests its schemas, without testing again.
       const tested = tester.test.data;
-      if (tested?.ok && tester.isCurrent(current)) {
-        queryClient.setQueryData(keys.testedSchemas(connection.id), tested.availableSchemas ?? []);
+      if (tested && tester.isCurrent(current)) {
+        queryClient.setQueryData(keys.savedTest(connection.id), tested);
       }
       navigate(`/connections/${connection.id}`);
     },
@@ -67,7 +68,8 @@ export function NewConnectionPage() {
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    tester.test.reset();
+    // A failed test's field message must not linger under a field the user has since fixed.
+    if (tester.test.error) tester.test.reset();
     const found = validateDraft(draft, 'create');
     setErrors(found);
     if (Object.keys(found).length === 0) create.mutate(draft);
@@ -76,13 +78,11 @@ export function NewConnectionPage() {
   return (
     <Page title="New connection">
       <p className="muted conn-lead">
-        A connection is a source server and the credentials Replix reads it with. Test it first:
-        the test shows the schemas the user can read and whether the server is ready for change
-        data capture. <Link to="/connections">Back to connections</Link>
+        A connection is a source server and the credentials Replix reads it with. Test it first: the
+        test shows the schemas the user can read and whether the server is ready for change data
+        capture. <Link to="/connections">Back to connections</Link>
       </p>
-      {!canWrite && account && (
-        <div className="notice notice-info">{MEMBER_REASON}</div>
-      )}
+      {!canWrite && account && <div className="notice notice-info">{MEMBER_REASON}</div>}
       <form className="stack" onSubmit={submit} noValidate>
         <Panel title="Source server">
           <ConnectionFields

@@ -1,4 +1,123 @@
-// Being written: replaced by the page itself.
+import { Link } from 'react-router';
+import { StatusBadge, Time } from '../../components/bits.tsx';
+import { WriteLink } from '../../components/connection-links.tsx';
+import {
+  type Connection,
+  type DatabaseRecord,
+  useConnections,
+  useDatabases,
+} from '../../components/connection-queries.ts';
+import { Empty, Page, QueryState } from '../../components/page.tsx';
+import '../connections-databases.css';
+
+function DatabaseRow(props: { database: DatabaseRecord; connection: Connection | undefined }) {
+  const { database, connection } = props;
+  return (
+    <tr>
+      <th scope="row">
+        <Link to={`/databases/${database.id}`}>{database.name}</Link>
+      </th>
+      <td>
+        <StatusBadge status={database.status} />
+        {database.lastError && (
+          <span className="db-error" title={database.lastError}>
+            {database.lastError}
+          </span>
+        )}
+      </td>
+      <td>
+        {connection ? (
+          <Link to={`/connections/${connection.id}`}>{connection.name}</Link>
+        ) : (
+          <span className="muted">–</span>
+        )}
+      </td>
+      <td>
+        <code>{database.sourceSchema}</code>
+      </td>
+      <td>{database.instanceSize}</td>
+      <td>{database.region}</td>
+      <td>
+        <Time value={database.updatedAt} />
+      </td>
+    </tr>
+  );
+}
+
+/** What the list shows with no databases: a connection comes first, then a database. */
+function NoDatabases(props: { hasConnections: boolean }) {
+  if (!props.hasConnections) {
+    return (
+      <Empty title="No databases yet">
+        <p>
+          A database serves one schema of a source server (MySQL or MariaDB, PostgreSQL, SQL Server)
+          through the Replix query API. Start by adding a connection: the server’s address and the
+          credentials Replix reads it with.
+        </p>
+        <WriteLink to="/connections/new" primary>
+          New connection
+        </WriteLink>
+      </Empty>
+    );
+  }
+  return (
+    <Empty title="No databases yet">
+      <p>
+        Pick a connection and one of its schemas, say which tables to serve, and provision it:
+        Replix builds and runs an instance that answers queries over HTTP.
+      </p>
+      <WriteLink to="/databases/new" primary>
+        New database
+      </WriteLink>
+    </Empty>
+  );
+}
+
+/** The account's databases with their status, kept current by polling every 5 seconds. */
 export function DatabasesPage() {
-  return <p>DatabasesPage</p>;
+  const databases = useDatabases({ poll: true });
+  const connections = useConnections();
+  const byId = new Map((connections.data ?? []).map((c) => [c.id, c]));
+  return (
+    <Page
+      title="Databases"
+      actions={
+        <WriteLink to="/databases/new" primary>
+          New database
+        </WriteLink>
+      }
+    >
+      <QueryState query={databases} what="databases" />
+      {databases.data?.length === 0 && connections.data && (
+        <NoDatabases hasConnections={connections.data.length > 0} />
+      )}
+      {databases.data && databases.data.length > 0 && (
+        <div className="table-wrap">
+          <table className="table">
+            <caption className="visually-hidden">Databases</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+                <th scope="col">Connection</th>
+                <th scope="col">Source schema</th>
+                <th scope="col">Size</th>
+                <th scope="col">Region</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {databases.data.map((database) => (
+                <DatabaseRow
+                  key={database.id}
+                  database={database}
+                  connection={byId.get(database.connectionId)}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Page>
+  );
 }

@@ -1,4 +1,327 @@
-// Being written: replaced by the page itself.
+import { type PostV1DatabasesData, postV1Databases } from '@replix/client';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useId, useState } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { type Account, hasRole, useAccount } from '../../account.ts';
+import { api, errorMessage, isApiError, unwrap } from '../../api.ts';
+import { WriteLink } from '../../components/connection-links.tsx';
+import {
+  BACKEND_LABELS,
+  type Backend,
+  type Connection,
+  keys,
+  MEMBER_REASON,
+  schemaSuggestions,
+  useConnections,
+  useDatabases,
+  useSavedConnectionTest,
+} from '../../components/connection-queries.ts';
+import { SelectField, TextField } from '../../components/fields.tsx';
+import { Empty, ErrorNotice, Loading, Page, Panel, QueryState } from '../../components/page.tsx';
+import { parseConfigText } from '../../components/schema-config-json.ts';
+import { useConnectionSchemaSource } from '../../components/schema-source-preview.tsx';
+import {
+  type SyncErrors,
+  type SyncSettings,
+  SyncSettingsFields,
+  validateSync,
+} from '../../components/schema-sync-settings.tsx';
+import { SchemaWorkbench } from '../../components/schema-workbench.tsx';
+import '../connections-databases.css';
+
+type CreateBody = PostV1DatabasesData['body'];
+type Size = NonNullable<CreateBody['instanceSize']>;
+type Region = NonNullable<CreateBody['region']>;
+
+const SIZES: ReadonlyArray<{ value: Size; label: string }> = [
+  { value: 'xs', label: 'xs: 0.25 vCPU, 512 MiB (1 compute unit)' },
+  { value: 's', label: 's: 0.5 vCPU, 1 GiB (2 compute units)' },
+  { value: 'm', label: 'm: 1 vCPU, 2 GiB (4 compute units)' },
+  { value: 'l', label: 'l: 2 vCPU, 4 GiB (8 compute units)' },
+  { value: 'xl', label: 'xl: 4 vCPU, 8 GiB (16 compute units)' },
+];
+
+const SCHEMA_HINTS: Record<Backend, string> = {
+  mysql: 'The MySQL / MariaDB database to serve.',
+  postgres: '<database> or <database>/<schema> (schema default public).',
+  mssql: '<database> or <database>/<schema> (schema default dbo).',
+};
+
+function sizeOptions(account: Account | undefined) {
+  const max = account?.limits.maxInstanceSize;
+  const maxIndex = max ? SIZES.findIndex((size) => size.value === max) : SIZES.length - 1;
+  return SIZES.map((size, index) => ({
+    value: size.value,
+    label: index > maxIndex ? `${size.label}: needs a larger plan` : size.label,
+  }));
+}
+
+interface Draft {
+  connectionId: string;
+  name: string;
+  sourceSchema: string;
+  instanceSize: Size;
+  /** '' until chosen: the connection's default region. */
+  region: '' | Region;
+  configText: string;
+  sync: SyncSettings;
+}
+
+function bodyOf(draft: Draft, config: Record<string, unknown>): CreateBody {
+  const number = (text: string) => (text.trim() === '' ? undefined : Number(text));
+  return {
+    name: draft.name.trim(),
+    connectionId: draft.connectionId,
+    sourceSchema: draft.sourceSchema.trim(),
+    schemaConfig: config,
+    instanceSize: draft.instanceSize,
+    region: draft.region === '' ? undefined : draft.region,
+    syncMode: draft.sync.syncMode === '' ? undefined : draft.sync.syncMode,
+    syncInterval: number(draft.sync.syncInterval),
+    safetyNet: number(draft.sync.safetyNet),
+    logLevel: draft.sync.logLevel,
+  };
+}
+
+/**
+ * The source schema field's hint: the form the name takes, and the schemas the saved
+ * connection's test (admins only) found its user can read, which the field also suggests.
+ */
+function schemaHint(
+  connection: Connection | undefined,
+  test: ReturnType<typeof useSavedConnectionTest>,
+  suggestions: string[],
+): string {
+  if (!connection) return '';
+  const format = SCHEMA_HINTS[connection.backend];
+  if (test.isLoading) return `${format} Testing the connection for its schemas…`;
+  return suggestions.length > 0
+    ? `${format} Schemas on this connection: ${suggestions.join(', ')}.`
+    : format;
+}
+
+/** A saved connection whose test failed cannot serve a database: say so, and why. */
+function ConnectionTestProblem(props: {
+  connection: Connection | undefined;
+  test: ReturnType<typeof useSavedConnectionTest>;
+}) {
+  const { connection, test } = props;
+  if (!connection) return null;
+  if (test.error) {
+    return <ErrorNotice error={test.error} title="Could not test the connection" />;
+  }
+  if (!test.data || test.data.ok) return null;
+  return (
+    <div className="notice notice-warn" role="status">
+      <strong>The connection test failed: </strong>
+      {test.data.error ?? 'the source did not answer.'} Fix the{' '}
+      <Link to={`/connections/${connection.id}`}>connection</Link> before provisioning a database on
+      it.
+    </div>
+  );
+}
+
+function NewDatabaseForm(props: { connections: Connection[]; account: Account | undefined }) {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [params] = useSearchParams();
+  const databases = useDatabases();
+  const canWrite = hasRole(props.account, 'admin');
+  const requested = params.get('connection');
+  const [draft, setDraft] = useState<Draft>(() => ({
+    connectionId: props.connections.some((c) => c.id === requested)
+      ? (requested ?? '')
+      : (props.connections[0]?.id ?? ''),
+    name: '',
+    sourceSchema: '',
+    instanceSize: 'xs',
+    region: '',
+    configText: '{}\n',
+    sync: { syncMode: '', syncInterval: '', logLevel: 'info', safetyNet: '' },
+  }));
+  const [errors, setErrors] = useState<{ name?: string; sourceSchema?: string }>({});
+  const [syncErrors, setSyncErrors] = useState<SyncErrors>({});
+  const connection = props.connections.find((c) => c.id === draft.connectionId);
+  const test = useSavedConnectionTest(draft.connectionId, canWrite);
+  const suggestions = schemaSuggestions(draft.connectionId, test.data, databases.data);
+  const source = useConnectionSchemaSource(connection, draft.sourceSchema);
+  const schemaListId = useId();
+  const pollMinimum = props.account?.limits.pollModeMinSyncInterval;
+  const parsed = parseConfigText(draft.configText);
+
+  const create = useMutation({
+    mutationFn: (body: CreateBody) => unwrap(postV1Databases({ client: api, body })),
+    onSuccess: (database) => {
+      queryClient.setQueryData(keys.database(database.id), database);
+      void queryClient.invalidateQueries({ queryKey: keys.databases });
+      navigate(`/databases/${database.id}`);
+    },
+  });
+  const configError =
+    create.error &&
+    (isApiError(create.error, 'invalid_schema_config') ||
+      errorMessage(create.error).includes('schemaConfig'))
+      ? create.error
+      : undefined;
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const found: typeof errors = {};
+    if (!draft.name.trim()) found.name = 'Give the database a name.';
+    if (!draft.sourceSchema.trim()) found.sourceSchema = 'Name the source schema to serve.';
+    const foundSync = validateSync(draft.sync, pollMinimum);
+    setErrors(found);
+    setSyncErrors(foundSync);
+    if (!parsed.ok || Object.keys(found).length > 0 || Object.keys(foundSync).length > 0) return;
+    create.mutate(bodyOf(draft, parsed.value));
+  };
+  const multiRegion = props.account?.limits.multiRegion ?? false;
+  const blocked = !canWrite ? MEMBER_REASON : !parsed.ok ? 'Fix the JSON first.' : undefined;
+
+  return (
+    <form className="stack" onSubmit={submit} noValidate>
+      {!canWrite && props.account && <div className="notice notice-info">{MEMBER_REASON}</div>}
+      <Panel title="Source">
+        <div className="form-grid">
+          <SelectField
+            label="Connection"
+            value={draft.connectionId}
+            onChange={(event) => setDraft({ ...draft, connectionId: event.target.value })}
+            options={props.connections.map((c) => ({
+              value: c.id,
+              label: `${c.name} (${BACKEND_LABELS[c.backend]}, ${c.host})`,
+            }))}
+            hint={<Link to={`/connections/${draft.connectionId}`}>About this connection</Link>}
+          />
+          <TextField
+            label="Name"
+            value={draft.name}
+            onChange={(event) => setDraft({ ...draft, name: event.target.value })}
+            error={errors.name}
+            maxLength={100}
+            autoComplete="off"
+            disabled={!canWrite}
+          />
+          <TextField
+            label="Source schema"
+            value={draft.sourceSchema}
+            onChange={(event) => setDraft({ ...draft, sourceSchema: event.target.value })}
+            error={errors.sourceSchema}
+            list={schemaListId}
+            autoComplete="off"
+            spellCheck={false}
+            disabled={!canWrite}
+            hint={schemaHint(connection, test, suggestions)}
+          />
+          <datalist id={schemaListId}>
+            {suggestions.map((schema) => (
+              <option key={schema} value={schema} />
+            ))}
+          </datalist>
+        </div>
+        <ConnectionTestProblem connection={connection} test={test} />
+      </Panel>
+      <Panel title="Instance">
+        <div className="form-grid">
+          <SelectField
+            label="Instance size"
+            value={draft.instanceSize}
+            onChange={(event) => setDraft({ ...draft, instanceSize: event.target.value as Size })}
+            options={sizeOptions(props.account)}
+            hint="Change it later with the resize action."
+            disabled={!canWrite}
+          />
+          <SelectField
+            label="Region"
+            value={draft.region}
+            onChange={(event) =>
+              setDraft({ ...draft, region: event.target.value as Draft['region'] })
+            }
+            options={[
+              {
+                value: '',
+                label: `The connection’s default (${connection?.defaultRegion ?? 'eu-west-1'})`,
+              },
+              { value: 'eu-west-1', label: 'eu-west-1' },
+              {
+                value: 'us-east-1',
+                label: multiRegion ? 'us-east-1' : 'us-east-1: needs the Teams plan or above',
+              },
+            ]}
+            hint="Fixed after creation."
+            disabled={!canWrite}
+          />
+        </div>
+        <SyncSettingsFields
+          settings={draft.sync}
+          onChange={(change) => setDraft({ ...draft, sync: { ...draft.sync, ...change } })}
+          errors={syncErrors}
+          pollMinimum={pollMinimum}
+          defaults
+          disabled={!canWrite}
+        />
+      </Panel>
+      <Panel title="Schema config">
+        <SchemaWorkbench
+          text={draft.configText}
+          onChange={(configText) => setDraft((current) => ({ ...current, configText }))}
+          parsed={parsed}
+          serverError={configError}
+          readOnlyReason={canWrite ? undefined : MEMBER_REASON}
+          source={source}
+        />
+      </Panel>
+      {create.error && !configError && (
+        <ErrorNotice error={create.error} title="Could not create the database" />
+      )}
+      <p className="muted conn-note">
+        The database starts as a draft: nothing runs until you provision it from its Overview tab.
+      </p>
+      <div className="row">
+        <button
+          type="submit"
+          className="button button-primary"
+          disabled={blocked !== undefined || create.isPending}
+          title={blocked}
+        >
+          {create.isPending ? 'Creating…' : 'Create database'}
+        </button>
+        <Link className="button" to="/databases">
+          Cancel
+        </Link>
+      </div>
+    </form>
+  );
+}
+
+/** A new database: a connection, the schema to serve, its size and sync, its schema config. */
 export function NewDatabasePage() {
-  return <p>NewDatabasePage</p>;
+  const connections = useConnections();
+  const { data: account } = useAccount();
+  return (
+    <Page title="New database">
+      <p className="muted conn-lead">
+        A database serves one schema of a connection through the Replix query API.{' '}
+        <Link to="/databases">Back to databases</Link>
+      </p>
+      <QueryState query={connections} what="connections" />
+      {connections.data?.length === 0 && (
+        <Empty title="Add a connection first">
+          <p>
+            A database reads its tables from a source server, so Replix needs a connection (the
+            server’s address and credentials) before it can create one.
+          </p>
+          <WriteLink to="/connections/new" primary>
+            New connection
+          </WriteLink>
+        </Empty>
+      )}
+      {connections.data && connections.data.length > 0 && !account && (
+        <Loading what="your account" />
+      )}
+      {connections.data && connections.data.length > 0 && account && (
+        <NewDatabaseForm connections={connections.data} account={account} />
+      )}
+    </Page>
+  );
 }
