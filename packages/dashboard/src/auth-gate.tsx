@@ -6,6 +6,7 @@ import { type Account, useAccount } from './account.ts';
 import { api, isApiError, unwrap } from './api.ts';
 import { Checkbox, TextField } from './components/fields.tsx';
 import { ErrorNotice, Loading } from './components/page.tsx';
+import { secondFactorBody } from './components/second-factor-code.ts';
 import { sessionToken, signIn, signOut, subscribeToSession } from './session.ts';
 
 /**
@@ -57,11 +58,7 @@ export function CenteredCard(props: { title: string; children: React.ReactNode }
 function SecondFactorStep() {
   const [code, setCode] = useState('');
   const verify = useMutation({
-    mutationFn: () => {
-      const trimmed = code.trim();
-      const body = /^\d{6}$/.test(trimmed) ? { code: trimmed } : { recoveryCode: trimmed };
-      return unwrap(postV1Auth2FaVerify({ client: api, body }));
-    },
+    mutationFn: () => unwrap(postV1Auth2FaVerify({ client: api, body: secondFactorBody(code) })),
     onSuccess: (result) => signIn(result.token, result.expiresAt),
   });
   const submit = (event: FormEvent) => {

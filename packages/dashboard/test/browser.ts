@@ -25,6 +25,12 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
+/**
+ * For `expect.poll` on the page: the UI follows polls and background work (a new key reaches
+ * its instance within a second), so wait up to 15 s, not the 1-s default.
+ */
+export const EVENTUALLY = { timeout: 15_000, interval: 200 } as const;
+
 export interface DashboardPage {
   readonly page: Page;
   /** Uncaught errors and console errors the app produced (a test expects none). */

@@ -6,7 +6,7 @@ import {
   startTestControlPlane,
   type TestControlPlane,
 } from '../../control-plane/test/control-plane-harness.ts';
-import { launchChromium, openDashboardPage, signInWithLink } from './browser.ts';
+import { EVENTUALLY, launchChromium, openDashboardPage, signInWithLink } from './browser.ts';
 
 const SOURCE_SQL = `
   CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL);
@@ -69,7 +69,7 @@ describe('the dashboard, end to end', () => {
     await page.getByRole('button', { name: 'Test connection' }).click();
     const testResult = page.getByRole('region', { name: 'Connection test result' });
     await testResult.getByText('Connection succeeded.').waitFor();
-    await expect.poll(() => testResult.textContent()).toContain(source.name);
+    await expect.poll(() => testResult.textContent(), EVENTUALLY).toContain(source.name);
     await screenshot('connection-test');
     await page.getByRole('button', { name: 'Create connection' }).click();
     await page.getByRole('heading', { level: 1, name: 'harness mariadb' }).waitFor();
@@ -122,7 +122,9 @@ describe('the dashboard, end to end', () => {
     await page.getByLabel('Query', { exact: true }).fill('customers { id name } ORDER BY id');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     const result = page.getByRole('region', { name: 'Result' });
-    await expect.poll(() => result.getByRole('table').last().textContent()).toMatch(/Ada.*Grace/);
+    await expect
+      .poll(() => result.getByRole('table').last().textContent(), EVENTUALLY)
+      .toMatch(/Ada.*Grace/);
     await screenshot('query-playground');
 
     // A webhook: its signing secret is shown once.
@@ -134,13 +136,15 @@ describe('the dashboard, end to end', () => {
       .click();
     await page.getByLabel('Endpoint URL').fill('http://127.0.0.1:9/replix-events');
     await page.getByRole('button', { name: 'Add webhook' }).click();
-    await expect.poll(() => page.locator('code.secret').first().textContent()).toMatch(/\S{16,}/);
+    await expect
+      .poll(() => page.locator('code.secret').first().textContent(), EVENTUALLY)
+      .toMatch(/\S{16,}/);
     await screenshot('webhooks');
 
     // The audit log holds what was just done.
     await navigate(page, 'Audit log');
     const events = page.getByRole('table');
-    await expect.poll(() => events.textContent()).toMatch(/database\.created/);
+    await expect.poll(() => events.textContent(), EVENTUALLY).toMatch(/database\.created/);
     expect(await events.textContent()).toMatch(/connection\.created/);
     await screenshot('audit-log');
 
@@ -174,7 +178,7 @@ describe('the dashboard, end to end', () => {
     await page.getByRole('heading', { level: 1 }).waitFor();
     await page.waitForLoadState('networkidle');
     await expect
-      .poll(() => page.getByRole('table').first().textContent())
+      .poll(() => page.getByRole('table').first().textContent(), EVENTUALLY)
       .toContain('flow@example.com');
     await screenshot('admin-customers');
     expect(problems).toEqual([]);

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedReplix, startEnvironment, startReplix } from '../../cli/test/replix-start.ts';
-import { launchChromium, openDashboardPage, signInWithLink } from './browser.ts';
+import { EVENTUALLY, launchChromium, openDashboardPage, signInWithLink } from './browser.ts';
 
 function bannerField(banner: string, label: string): string {
   const line = banner.split('\n').find((l) => l.trimStart().startsWith(label));
@@ -38,7 +38,7 @@ describe('a newcomer on the dashboard after npm start', () => {
 
     await signInWithLink(page, bannerField(running.banner, 'sign in'));
     const demoRow = page.getByRole('row', { name: /demo/ });
-    await expect.poll(() => demoRow.textContent()).toMatch(/running/);
+    await expect.poll(() => demoRow.textContent(), EVENTUALLY).toMatch(/running/);
     await screenshot('newcomer-databases');
 
     await demoRow.getByRole('link', { name: 'demo', exact: true }).click();
@@ -50,7 +50,9 @@ describe('a newcomer on the dashboard after npm start', () => {
     await page.getByLabel('Query', { exact: true }).fill('customers (id = 1) { id name }');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     const result = page.getByRole('region', { name: 'Result' });
-    await expect.poll(() => result.getByRole('table').first().textContent()).toMatch(/\b1\b/);
+    await expect
+      .poll(() => result.getByRole('table').first().textContent(), EVENTUALLY)
+      .toMatch(/\b1\b/);
     const seconds = (Date.now() - started) / 1000;
     await screenshot('newcomer-query-playground');
     process.stdout.write(

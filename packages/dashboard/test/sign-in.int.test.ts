@@ -5,7 +5,7 @@ import {
   startTestControlPlane,
   type TestControlPlane,
 } from '../../control-plane/test/control-plane-harness.ts';
-import { launchChromium, openDashboardPage, signInWithLink } from './browser.ts';
+import { EVENTUALLY, launchChromium, openDashboardPage, signInWithLink } from './browser.ts';
 
 /**
  * Signing in to the dashboard: a used link is refused, a pasted token works, an unknown page
@@ -35,7 +35,9 @@ describe('signing in to the dashboard', () => {
     await page.getByRole('heading', { name: 'Sign in to Replix' }).waitFor();
 
     await page.goto(once);
-    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/already used/);
+    await expect
+      .poll(() => page.getByRole('alert').textContent(), EVENTUALLY)
+      .toMatch(/already used/);
     await page.getByLabel('Login link or bearer token').fill(await cp.token('twice@example.com'));
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Databases' }).waitFor();

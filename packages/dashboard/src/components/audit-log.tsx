@@ -5,6 +5,7 @@ import { Link, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api.ts';
 import { auditEventTypes } from './audit-event-types.ts';
 import { formatNumber, Time } from './bits.tsx';
+import { DataTable } from './data-table.tsx';
 import { SelectField, TextField } from './fields.tsx';
 import { Empty, QueryState } from './page.tsx';
 import './audit-log.css';
@@ -281,30 +282,21 @@ function AuditPager(props: {
 function AuditTable(props: { events: AuditRow[]; showDatabase: boolean }) {
   const columns = props.showDatabase ? 5 : 4;
   return (
-    <div className="table-wrap audit-table-wrap">
-      <table className="table audit-table">
-        <caption className="visually-hidden">Audit events, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Event</th>
-            <th scope="col">Entity</th>
-            {props.showDatabase && <th scope="col">Database</th>}
-            <th scope="col">Details</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.events.map((event) => (
-            <AuditEventRow
-              key={event.id}
-              event={event}
-              showDatabase={props.showDatabase}
-              columns={columns}
-            />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="Audit events, newest first"
+      className="audit-table"
+      wrapClassName="audit-table-wrap"
+      columns={['Time', 'Event', 'Entity', props.showDatabase && 'Database', 'Details']}
+    >
+      {props.events.map((event) => (
+        <AuditEventRow
+          key={event.id}
+          event={event}
+          showDatabase={props.showDatabase}
+          columns={columns}
+        />
+      ))}
+    </DataTable>
   );
 }
 

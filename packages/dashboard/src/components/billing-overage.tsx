@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, unwrap } from '../api.ts';
 import { TextField } from './fields.tsx';
+import { GuardedButton } from './guarded-button.tsx';
 import { ErrorNotice, Panel } from './page.tsx';
 
 type Billing = GetV1BillingResponse;
@@ -81,24 +82,24 @@ export function BillingOveragePanel(props: { billing: Billing; blocked: string |
           />
           {save.error && <ErrorNotice error={save.error} />}
           <div className="row">
-            <button
+            <GuardedButton
               type="submit"
               className="button button-primary"
-              disabled={Boolean(props.blocked) || save.isPending || !capValid}
-              title={props.blocked}
+              disabledReason={props.blocked}
+              busy={save.isPending}
+              disabled={!capValid}
             >
               {overage.enabled ? 'Save spending cap' : 'Turn on overage'}
-            </button>
+            </GuardedButton>
             {overage.enabled && (
-              <button
-                type="button"
+              <GuardedButton
                 className="button button-danger"
-                disabled={Boolean(props.blocked) || save.isPending}
-                title={props.blocked}
+                disabledReason={props.blocked}
+                busy={save.isPending}
                 onClick={() => save.mutate(false)}
               >
                 Turn off overage
-              </button>
+              </GuardedButton>
             )}
           </div>
         </form>

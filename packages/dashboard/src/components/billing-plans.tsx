@@ -1,6 +1,7 @@
 import { type GetV1BillingResponse, postV1BillingCheckout } from '@replix/client';
 import { useMutation } from '@tanstack/react-query';
 import { api, unwrap } from '../api.ts';
+import { GuardedButton } from './guarded-button.tsx';
 import { ErrorNotice, Panel } from './page.tsx';
 
 type Billing = GetV1BillingResponse;
@@ -51,15 +52,14 @@ export function PortalButton(props: { billing: Billing; blocked: string | undefi
   if (subscription.status !== 'active' || !isCheckoutPlan(props.billing, plan)) return null;
   return (
     <>
-      <button
-        type="button"
+      <GuardedButton
         className="button"
-        disabled={Boolean(props.blocked) || checkout.isPending}
-        title={props.blocked}
+        disabledReason={props.blocked}
+        busy={checkout.isPending}
         onClick={() => checkout.mutate(plan)}
       >
         Open the billing portal
-      </button>
+      </GuardedButton>
       {checkout.error && <ErrorNotice error={checkout.error} />}
     </>
   );
@@ -132,14 +132,13 @@ function PlanAction(props: {
     );
   }
   return (
-    <button
-      type="button"
+    <GuardedButton
       className="button button-primary"
-      disabled={Boolean(props.blocked) || props.pending}
-      title={props.blocked}
+      disabledReason={props.blocked}
+      busy={props.pending}
       onClick={() => props.onCheckout(plan)}
     >
       Choose {planName(plan)}
-    </button>
+    </GuardedButton>
   );
 }

@@ -1,20 +1,15 @@
 import { patchV1ConnectionsById } from '@replix/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import type { FormEvent } from 'react';
 import type { Account } from '../account.ts';
-import { api, errorMessage, unwrap } from '../api.ts';
-import {
-  type ConnectionDraft,
-  draftFromConnection,
-  type FieldErrors,
-  fieldOfApiError,
-  patchBody,
-  validateDraft,
-} from './connection-draft.ts';
+import { api, unwrap } from '../api.ts';
+import { draftFromConnection, fieldOfApiError, patchBody } from './connection-draft.ts';
 import { ConnectionFields } from './connection-fields.tsx';
+import { useConnectionForm } from './connection-form-state.ts';
 import { type Connection, forgetConnectionReads, keys } from './connection-queries.ts';
 import { ConnectionTestResult } from './connection-test-result.tsx';
 import { useConnectionTest } from './connection-tester.ts';
+import { GuardedButton } from './guarded-button.tsx';
 import { ErrorNotice, Panel } from './page.tsx';
 
 /** Edits a saved connection (PATCH with only the changed fields); can test the edited values. */
@@ -25,8 +20,7 @@ export function ConnectionEditForm(props: {
 }) {
   const { connection } = props;
   const queryClient = useQueryClient();
-  const [draft, setDraft] = useState<ConnectionDraft>(() => draftFromConnection(connection));
-  const [errors, setErrors] = useState<FieldErrors>({});
+  const form = useConnectionForm(() => draftFromConnection(connection), connection);
   const tester = useConnectionTest();
   const save = useMutation({
     mutationFn: (body: ReturnType<typeof patchBody>) =>
@@ -39,32 +33,15 @@ export function ConnectionEditForm(props: {
       props.onDone();
     },
   });
-  const saveField = fieldOfApiError(save.error);
-  const testField = fieldOfApiError(tester.test.error);
-  const shownErrors: FieldErrors = { ...errors };
-  if (saveField) shownErrors[saveField] = errorMessage(save.error);
-  if (testField) shownErrors[testField] = errorMessage(tester.test.error);
-  const body = patchBody(draft, connection);
+  const body = patchBody(form.draft, connection);
   const unchanged = Object.keys(body).length === 0;
 
-  const change = (patch: Partial<ConnectionDraft>) => {
-    setDraft((current) => ({ ...current, ...patch }));
-    setErrors((current) => {
-      const next = { ...current };
-      for (const field of Object.keys(patch) as (keyof ConnectionDraft)[]) delete next[field];
-      return next;
-    });
-  };
   const runTest = () => {
-    const found = validateDraft(draft, 'test', connection);
-    setErrors(found);
-    if (Object.keys(found).length === 0) tester.run(draft);
+    if (form.validate('test')) tester.run(form.draft);
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const found = validateDraft(draft, 'edit', connection);
-    setErrors(found);
-    if (Object.keys(found).length === 0 && !unchanged) save.mutate(body);
+    if (form.validate('edit') && !unchanged) save.mutate(body);
   };
 
   return (
@@ -75,13 +52,15 @@ export function ConnectionEditForm(props: {
           reconfigure or redeploy.
         </p>
         <ConnectionFields
-          draft={draft}
-          onChange={change}
-          errors={shownErrors}
+          draft={form.draft}
+          onChange={form.change}
+          errors={form.shownErrors(save.error, tester.test.error)}
           account={props.account}
           saved={connection}
         />
-        {save.error && !saveField && <ErrorNotice error={save.error} title="Could not save" />}
+        {save.error && !fieldOfApiError(save.error) && (
+          <ErrorNotice error={save.error} title="Could not save" />
+        )}
         <div className="row">
           <button
             type="button"
@@ -91,14 +70,14 @@ export function ConnectionEditForm(props: {
           >
             {tester.test.isPending ? 'Testing…' : 'Test connection'}
           </button>
-          <button
+          <GuardedButton
             type="submit"
             className="button button-primary"
-            disabled={save.isPending || unchanged}
-            title={unchanged ? 'Nothing has changed yet.' : undefined}
+            disabledReason={unchanged ? 'Nothing has changed yet.' : undefined}
+            busy={save.isPending}
           >
             {save.isPending ? 'Saving…' : 'Save changes'}
-          </button>
+          </GuardedButton>
           <button type="button" className="button" onClick={props.onDone}>
             Cancel
           </button>
@@ -106,7 +85,7 @@ export function ConnectionEditForm(props: {
         <ConnectionTestResult
           pending={tester.test.isPending}
           result={tester.test.data}
-          error={testField ? undefined : tester.test.error}
+          error={fieldOfApiError(tester.test.error) ? undefined : tester.test.error}
           backend={connection.backend}
         />
       </Panel>

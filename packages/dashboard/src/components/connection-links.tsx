@@ -1,19 +1,19 @@
 import { Link } from 'react-router';
-import { hasRole, useAccount } from '../account.ts';
-import { MEMBER_REASON } from './connection-queries.ts';
+import { GuardedButton } from './guarded-button.tsx';
+import { useWriteBlock } from './write-access.tsx';
 
 /**
  * A link to a create page for those who may create; for members a disabled button saying why
  * (a link cannot be disabled).
  */
 export function WriteLink(props: { to: string; children: string; primary?: boolean }) {
-  const { data: account } = useAccount();
+  const blocked = useWriteBlock();
   const className = props.primary ? 'button button-primary' : 'button';
-  if (account && !hasRole(account, 'admin')) {
+  if (blocked) {
     return (
-      <button type="button" className={className} disabled title={MEMBER_REASON}>
+      <GuardedButton className={className} disabledReason={blocked}>
         {props.children}
-      </button>
+      </GuardedButton>
     );
   }
   return (

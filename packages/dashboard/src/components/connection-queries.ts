@@ -87,9 +87,6 @@ export function useSchemaIntrospection(databaseId: string | undefined) {
   });
 }
 
-/** Why a member's write buttons are disabled (members read; admins and owners write). */
-export const MEMBER_REASON = 'Members have read-only access; ask an admin or owner.';
-
 function savedTest(connectionId: string, database: string) {
   return unwrap(
     postV1ConnectionsByIdTest({

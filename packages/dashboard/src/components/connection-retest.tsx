@@ -8,6 +8,7 @@ import {
 } from './connection-queries.ts';
 import { ConnectionTestResult } from './connection-test-result.tsx';
 import { TextField } from './fields.tsx';
+import { GuardedButton } from './guarded-button.tsx';
 import { Panel } from './page.tsx';
 
 /**
@@ -15,11 +16,7 @@ import { Panel } from './page.tsx';
  * API opens the sealed password and key itself, so nothing secret is typed in here. Shows the
  * connection's last test of this session (also one made just before saving it).
  */
-export function ConnectionRetest(props: {
-  connection: Connection;
-  canWrite: boolean;
-  reason: string;
-}) {
+export function ConnectionRetest(props: { connection: Connection; blocked: string | undefined }) {
   const { connection } = props;
   const [database, setDatabase] = useState('');
   // Never runs by itself here (enabled: false): it only shows the cached answer.
@@ -57,19 +54,19 @@ export function ConnectionRetest(props: {
                   : 'Optional: the database whose change data capture is checked.'
               }
               error={databaseError}
-              disabled={!props.canWrite}
+              disabled={Boolean(props.blocked)}
             />
           </div>
         )}
         <div className="row">
-          <button
+          <GuardedButton
             type="submit"
             className="button"
-            disabled={!props.canWrite || retest.isPending}
-            title={props.canWrite ? undefined : props.reason}
+            disabledReason={props.blocked}
+            busy={retest.isPending}
           >
             {retest.isPending ? 'Testing…' : 'Test again'}
-          </button>
+          </GuardedButton>
           {last.data && !retest.isPending && (
             <span className="muted">
               Last tested <Time value={new Date(last.dataUpdatedAt).toISOString()} />

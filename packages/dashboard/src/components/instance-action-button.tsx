@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { GuardedButton } from './guarded-button.tsx';
 import { ACTION_TEXT } from './instance-action-calls.ts';
 import type { ActionName, InstanceStatus } from './instance-queries.ts';
 
@@ -11,10 +11,7 @@ export function blockedReason(
   return availability.allowed ? undefined : (availability.reason ?? 'Not available now.');
 }
 
-/**
- * One action button, on or off as the API's allowedActions says. A disabled button keeps
- * its reason in `title` (hover) and in a description screen readers announce with it.
- */
+/** One action button, on or off as the API's allowedActions says, with the reason it is off. */
 export function ActionButton(props: {
   action: ActionName;
   status: InstanceStatus;
@@ -23,26 +20,15 @@ export function ActionButton(props: {
   tone?: 'primary' | 'danger';
   onClick: () => void;
 }) {
-  const reasonId = useId();
-  const reason = blockedReason(props.status.allowedActions[props.action], props.roleReason);
   const tone = props.tone ? ` button-${props.tone}` : '';
   return (
-    <>
-      <button
-        type="button"
-        className={`button${tone}`}
-        disabled={reason !== undefined || props.busy}
-        title={reason}
-        aria-describedby={reason ? reasonId : undefined}
-        onClick={props.onClick}
-      >
-        {ACTION_TEXT[props.action].label}
-      </button>
-      {reason && (
-        <span id={reasonId} className="visually-hidden">
-          {reason}
-        </span>
-      )}
-    </>
+    <GuardedButton
+      className={`button${tone}`}
+      disabledReason={blockedReason(props.status.allowedActions[props.action], props.roleReason)}
+      busy={props.busy}
+      onClick={props.onClick}
+    >
+      {ACTION_TEXT[props.action].label}
+    </GuardedButton>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'react';
+import { ConfirmDialog } from './confirm.tsx';
 import { SelectField } from './fields.tsx';
 import type { ActionRequest } from './instance-action-calls.ts';
-import { ConfirmDialog } from './instance-confirm.tsx';
 import {
   type Build,
   INSTANCE_SIZES,

@@ -1,7 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigate } from 'react-router';
-import { hasRole, useAccount } from '../account.ts';
 import { ReplixApiError } from '../api.ts';
 import { Time } from './bits.tsx';
 import { ActionButton } from './instance-action-button.tsx';
@@ -14,6 +13,7 @@ import {
   useBuilds,
 } from './instance-queries.ts';
 import { ErrorNotice, Panel } from './page.tsx';
+import { useWriteBlock } from './write-access.tsx';
 
 type Group = { title: string; actions: Array<{ name: ActionName; tone?: 'primary' | 'danger' }> };
 
@@ -51,16 +51,10 @@ export function InstanceActions(props: { status: InstanceStatus }) {
   const id = status.database.id;
   const queryClient = useQueryClient();
   const navigate = useNavigate();
-  const { data: account } = useAccount();
+  const roleReason = useWriteBlock();
   const builds = useBuilds(id);
   const [dialog, setDialog] = useState<ConfirmedAction | null>(null);
   const [done, setDone] = useState<string | null>(null);
-
-  const roleReason = !account
-    ? 'Checking your role…'
-    : hasRole(account, 'admin')
-      ? undefined
-      : `Your role (${account.user.role}) can only view; an admin or owner runs actions.`;
 
   const mutation = useMutation({
     mutationFn: (request: ActionRequest) => runAction(id, request),

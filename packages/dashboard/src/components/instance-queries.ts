@@ -3,7 +3,7 @@ import {
   getV1DatabasesByIdInstance,
   getV1DatabasesByIdNotifications,
 } from '@replix/client';
-import { type QueryClient, useQuery } from '@tanstack/react-query';
+import { type QueryClient, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api.ts';
 
 function loadInstanceStatus(id: string) {
@@ -16,9 +16,15 @@ export type Build = Awaited<ReturnType<typeof loadBuilds>>[number];
 
 /** The dashboard's polling view of one database: status, instance, allowed actions, goal. */
 export function useInstanceStatus(id: string) {
+  const client = useQueryClient();
   return useQuery({
     queryKey: ['database', id, 'instance'],
-    queryFn: () => loadInstanceStatus(id),
+    queryFn: async () => {
+      const status = await loadInstanceStatus(id);
+      // The answer carries the database too: the page header (polled more slowly) keeps in step.
+      client.setQueryData(['database', id], status.database);
+      return status;
+    },
     refetchInterval: 2500,
   });
 }

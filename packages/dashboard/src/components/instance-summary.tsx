@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import { CopyButton, formatNumber, StatusBadge, Time } from './bits.tsx';
+import { DataTable } from './data-table.tsx';
 import { formatSeconds, type InstanceStatus } from './instance-queries.ts';
 import { Panel } from './page.tsx';
 
@@ -152,35 +153,25 @@ export function InstanceRowCounts(props: { status: InstanceStatus }) {
             : 'Row counts appear once an instance runs.'}
         </p>
       ) : (
-        <div className="table-wrap">
-          <table className="table">
-            <caption className="visually-hidden">Rows per table</caption>
-            <thead>
-              <tr>
-                <th scope="col">Table</th>
-                <th scope="col" className="number">
-                  Rows
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {counts.map(([table, rows]) => (
-                <tr key={table}>
-                  <th scope="row">
-                    <code>{table}</code>
-                  </th>
-                  <td className="number">{formatNumber(rows)}</td>
-                </tr>
-              ))}
-            </tbody>
-            <tfoot>
-              <tr>
-                <th scope="row">Total</th>
-                <td className="number">{formatNumber(total)}</td>
-              </tr>
-            </tfoot>
-          </table>
-        </div>
+        <DataTable
+          caption="Rows per table"
+          columns={['Table', { label: 'Rows', number: true }]}
+          foot={
+            <tr>
+              <th scope="row">Total</th>
+              <td className="number">{formatNumber(total)}</td>
+            </tr>
+          }
+        >
+          {counts.map(([table, rows]) => (
+            <tr key={table}>
+              <th scope="row">
+                <code>{table}</code>
+              </th>
+              <td className="number">{formatNumber(rows)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Panel>
   );

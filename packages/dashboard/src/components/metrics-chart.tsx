@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
+import { WINDOW_MS } from './instance-metrics-history.ts';
 import 'uplot/dist/uPlot.min.css';
 import { Panel } from './page.tsx';
 
@@ -41,7 +42,8 @@ export function MetricsChart(props: {
       width: Math.max(element.clientWidth, 200),
       height,
       scales: {
-        x: { time: true },
+        // Always the whole window, ending at the latest reading: one reading is not a time axis.
+        x: { time: true, range: (_chart, _min, max) => [max - WINDOW_MS / 1000, max] },
         // From zero: a flat line at 0 should look like nothing happening, not noise.
         y: { range: (_chart, _min, max) => [0, max > 0 ? max * 1.15 : 1] },
       },

@@ -68,3 +68,22 @@ export function QueryState(props: {
   if (props.query.isPending) return <Loading what={props.what} />;
   return null;
 }
+
+/**
+ * A list from a query: loading or why it failed, then what an empty list means (`empty`: what
+ * it is for, how to fill it) or the items. A failed refresh keeps the items under its error.
+ */
+export function QueryList<T>(props: {
+  query: { isPending: boolean; error: unknown; data: T[] | undefined };
+  what: string;
+  empty: ReactNode;
+  children: (items: T[]) => ReactNode;
+}) {
+  const items = props.query.data;
+  return (
+    <>
+      <QueryState query={props.query} what={props.what} />
+      {items && (items.length === 0 ? props.empty : props.children(items))}
+    </>
+  );
+}

@@ -1,12 +1,13 @@
 import { postV1DatabasesByDbIdApiKeys } from '@replix/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { hasRole, useAccount } from '../account.ts';
 import { api, unwrap } from '../api.ts';
 import { SecretOnce } from './bits.tsx';
 import { TextField } from './fields.tsx';
+import { GuardedButton } from './guarded-button.tsx';
 import { ErrorNotice } from './page.tsx';
 import { API_KEY_PATTERN, keyPrefix, markKeyFresh, usePlaygroundKey } from './query-key-store.ts';
+import { useWriteBlock } from './write-access.tsx';
 
 /**
  * Which API key the playground sends. Existing keys cannot be read back, so: paste one, or
@@ -17,8 +18,7 @@ export function QueryKeyPicker(props: { databaseId: string; databaseName: string
   const [created, setCreated] = useState<string | null>(null);
   const [pasted, setPasted] = useState('');
   const [pasteError, setPasteError] = useState<string>();
-  const { data: account } = useAccount();
-  const canCreate = hasRole(account, 'admin');
+  const blocked = useWriteBlock();
   const queryClient = useQueryClient();
 
   const create = useMutation({
@@ -97,15 +97,14 @@ export function QueryKeyPicker(props: { databaseId: string; databaseName: string
         </button>
       </form>
       <div className="row">
-        <button
-          type="button"
+        <GuardedButton
           className="button"
-          disabled={!canCreate || create.isPending}
-          title={canCreate ? undefined : 'Only admins and owners can create API keys.'}
+          disabledReason={blocked}
+          busy={create.isPending}
           onClick={() => create.mutate()}
         >
           {create.isPending ? 'Creating…' : 'Create a key for the playground'}
-        </button>
+        </GuardedButton>
         <span className="muted">It is listed under the database’s API keys as “playground”.</span>
       </div>
       {create.error && <ErrorNotice error={create.error} title="The key was not created" />}

@@ -1,5 +1,6 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
+import { errorMessage, isApiError } from '../api.ts';
 import type { SchemaIntrospection } from './connection-queries.ts';
 import { ErrorNotice, Loading } from './page.tsx';
 import { SchemaBrowser } from './schema-browser.tsx';
@@ -39,6 +40,16 @@ function BrowserPane(props: {
   );
 }
 
+/** Why a save waits for the editor: its JSON does not parse. */
+export const FIX_JSON = 'Fix the JSON first.';
+
+/** A save's error when it is about the schema config (it belongs under the editor). */
+export function schemaConfigError(error: unknown): unknown {
+  const aboutConfig =
+    isApiError(error, 'invalid_schema_config') || errorMessage(error).includes('schemaConfig');
+  return error && aboutConfig ? error : undefined;
+}
+
 /** The schema config editor beside the source schema browser (stacked on narrow screens). */
 export function SchemaWorkbench(props: {
   text: string;
@@ -51,7 +62,7 @@ export function SchemaWorkbench(props: {
 }) {
   const { parsed } = props;
   const readOnly = props.readOnlyReason !== undefined;
-  const addReason = readOnly ? props.readOnlyReason : parsed.ok ? undefined : 'Fix the JSON first.';
+  const addReason = readOnly ? props.readOnlyReason : parsed.ok ? undefined : FIX_JSON;
   const onAdd =
     parsed.ok && !readOnly
       ? (table: string) => props.onChange(formatConfig(withTable(parsed.value, table)))

@@ -9,8 +9,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, unwrap } from '../api.ts';
 import { SecretOnce, StatusBadge, Time } from './bits.tsx';
+import { ConfirmDeleteButton } from './confirm.tsx';
+import { ACTIONS, DataTable } from './data-table.tsx';
 import { SelectField, TextField } from './fields.tsx';
-import { Empty, ErrorNotice, Panel, QueryState } from './page.tsx';
+import { GuardedButton } from './guarded-button.tsx';
+import { Empty, ErrorNotice, Panel, QueryList } from './page.tsx';
 import {
   grantableRoles,
   invitationDeleteBlock,
@@ -35,37 +38,28 @@ export function TeamInvitationsPanel(props: { caller: TeamCaller }) {
     <Panel title="Invitations">
       <InviteForm caller={props.caller} />
       <h3>Open invitations</h3>
-      <QueryState query={invitations} what="the invitations" />
-      {invitations.data?.length === 0 && (
-        <Empty title="No open invitations">
-          Invite someone by email above. An invitation stays open for 7 days, until it is accepted
-          or deleted.
-        </Empty>
-      )}
-      {invitations.data && invitations.data.length > 0 && (
-        <div className="table-wrap">
-          <table className="table account-table">
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Status</th>
-                <th scope="col">Invited by</th>
-                <th scope="col">Sent</th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {invitations.data.map((invitation) => (
-                <InvitationRow key={invitation.id} invitation={invitation} caller={props.caller} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <QueryList
+        query={invitations}
+        what="the invitations"
+        empty={
+          <Empty title="No open invitations">
+            Invite someone by email above. An invitation stays open for 7 days, until it is accepted
+            or deleted.
+          </Empty>
+        }
+      >
+        {(list) => (
+          <DataTable
+            caption="Open invitations"
+            className="account-table"
+            columns={['Email', 'Role', 'Status', 'Invited by', 'Sent', 'Expires', ACTIONS]}
+          >
+            {list.map((invitation) => (
+              <InvitationRow key={invitation.id} invitation={invitation} caller={props.caller} />
+            ))}
+          </DataTable>
+        )}
+      </QueryList>
     </Panel>
   );
 }
@@ -93,25 +87,15 @@ function InvitationRow(props: { invitation: TeamInvitation; caller: TeamCaller }
       <td>
         <Time value={invitation.expiresAt} />
       </td>
-      <td>
-        <button
-          type="button"
-          className="button button-small button-danger"
-          disabled={Boolean(blocked) || remove.isPending}
-          title={blocked}
-          aria-label={`Delete the invitation for ${invitation.email}`}
-          onClick={() => {
-            if (
-              window.confirm(
-                `Delete the invitation for ${invitation.email}? Its token stops working.`,
-              )
-            ) {
-              remove.mutate();
-            }
-          }}
-        >
-          Delete
-        </button>
+      <td className="cell-actions">
+        <ConfirmDeleteButton
+          label="Delete"
+          target={`the invitation for ${invitation.email}`}
+          question={`Delete the invitation for ${invitation.email}? Its token stops working.`}
+          pending={remove.isPending}
+          disabledReason={blocked}
+          onConfirm={() => remove.mutate()}
+        />
         {remove.error && <ErrorNotice error={remove.error} />}
       </td>
     </tr>
@@ -162,14 +146,15 @@ function InviteForm(props: { caller: TeamCaller }) {
           />
         </div>
         <div className="row">
-          <button
+          <GuardedButton
             type="submit"
             className="button button-primary"
-            disabled={Boolean(blocked) || invite.isPending || !email.trim()}
-            title={blocked}
+            disabledReason={blocked}
+            busy={invite.isPending}
+            disabled={!email.trim()}
           >
             Create invitation
-          </button>
+          </GuardedButton>
           {blocked && <span className="muted">{blocked}</span>}
         </div>
         {invite.error && <ErrorNotice error={invite.error} />}

@@ -8,8 +8,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap } from '../api.ts';
 import { Time } from './bits.tsx';
+import { ConfirmDeleteButton, ConfirmDialogButton } from './confirm.tsx';
+import { ACTIONS, DataTable } from './data-table.tsx';
 import { SelectField } from './fields.tsx';
-import { Empty, ErrorNotice, Panel, QueryState } from './page.tsx';
+import { Empty, ErrorNotice, Panel, QueryList } from './page.tsx';
 import {
   grantableRoles,
   ROLE_LABELS,
@@ -37,39 +39,31 @@ export function TeamMembersPanel(props: { caller: TeamCaller }) {
   const ownerCount = members.data?.filter((member) => member.role === 'owner').length ?? 0;
   return (
     <Panel title="Members">
-      <QueryState query={members} what="the members" />
-      {members.data?.length === 0 && (
-        <Empty title="No members">Invite people below; they appear here once they accept.</Empty>
-      )}
-      {members.data && members.data.length > 0 && (
-        <div className="table-wrap">
-          <table className="table account-table">
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Two-factor</th>
-                <th scope="col">Joined</th>
-                <th scope="col">Last seen</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.map((member) => (
-                <MemberRow
-                  key={member.userId}
-                  member={member}
-                  caller={props.caller}
-                  ownerCount={ownerCount}
-                  onDone={setStatus}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <QueryList
+        query={members}
+        what="the members"
+        empty={
+          <Empty title="No members">Invite people below; they appear here once they accept.</Empty>
+        }
+      >
+        {(list) => (
+          <DataTable
+            caption="Members"
+            className="account-table"
+            columns={['Email', 'Role', 'Two-factor', 'Joined', 'Last seen', ACTIONS]}
+          >
+            {list.map((member) => (
+              <MemberRow
+                key={member.userId}
+                member={member}
+                caller={props.caller}
+                ownerCount={ownerCount}
+                onDone={setStatus}
+              />
+            ))}
+          </DataTable>
+        )}
+      </QueryList>
       <p className="visually-hidden" role="status">
         {status}
       </p>
@@ -118,13 +112,6 @@ function MemberRow(props: {
       else await queryClient.invalidateQueries({ queryKey: MEMBERS_KEY });
     },
   });
-
-  const confirmRemoval = () => {
-    const question = self
-      ? 'Leave this account? You will keep signing in, to a new empty account of your own, and your management keys of this account are revoked.'
-      : `Remove ${member.email} from the account? They keep signing in, to a new empty account of their own, and their management keys of this account are revoked.`;
-    if (window.confirm(question)) remove.mutate();
-  };
 
   // An admin sees an owner's role but cannot give it; keep it listed so the select shows it.
   const roles = grantableRoles(caller).includes(member.role)
@@ -186,17 +173,39 @@ function MemberRow(props: {
       <td>
         <Time value={member.lastSeenAt} />
       </td>
-      <td>
-        <button
-          type="button"
-          className="button button-small button-danger"
-          disabled={Boolean(removeBlock) || remove.isPending}
-          title={removeBlock}
-          aria-label={self ? 'Leave the account' : `Remove ${member.email}`}
-          onClick={confirmRemoval}
-        >
-          {self ? 'Leave' : 'Remove'}
-        </button>
+      <td className="cell-actions">
+        {self ? (
+          // Leaving is a big step (the caller lands in a new empty account): a dialog asks.
+          <ConfirmDialogButton
+            label={
+              <>
+                Leave<span className="visually-hidden"> the account</span>
+              </>
+            }
+            pending={remove.isPending}
+            pendingLabel="Leaving…"
+            className="button button-small button-danger"
+            disabledReason={removeBlock}
+            title="Leave this account?"
+            confirmLabel="Yes, leave"
+            onConfirm={() => remove.mutate()}
+          >
+            <p>
+              You will keep signing in, to a new empty account of your own, and your management keys
+              of this account are revoked.
+            </p>
+          </ConfirmDialogButton>
+        ) : (
+          <ConfirmDeleteButton
+            label="Remove"
+            pendingLabel="Removing…"
+            target={member.email}
+            question={`Remove ${member.email} from the account? They keep signing in, to a new empty account of their own, and their management keys of this account are revoked.`}
+            pending={remove.isPending}
+            disabledReason={removeBlock}
+            onConfirm={() => remove.mutate()}
+          />
+        )}
         {remove.error && <ErrorNotice error={remove.error} />}
       </td>
     </tr>

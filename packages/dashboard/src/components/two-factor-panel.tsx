@@ -5,6 +5,7 @@ import { api, unwrap } from '../api.ts';
 import { Time } from './bits.tsx';
 import { TextField } from './fields.tsx';
 import { ErrorNotice, Panel, QueryState } from './page.tsx';
+import { secondFactorBody } from './second-factor-code.ts';
 import { MEMBERS_KEY } from './team-members.tsx';
 import { TwoFactorEnrol } from './two-factor-enrol.tsx';
 import { RecoveryCodesOnce } from './two-factor-recovery.tsx';
@@ -69,11 +70,7 @@ function DisableTwoFactor() {
   const queryClient = useQueryClient();
   const [code, setCode] = useState('');
   const disable = useMutation({
-    mutationFn: () => {
-      const trimmed = code.trim();
-      const body = /^\d{6}$/.test(trimmed) ? { code: trimmed } : { recoveryCode: trimmed };
-      return unwrap(deleteV1Auth2Fa({ client: api, body }));
-    },
+    mutationFn: () => unwrap(deleteV1Auth2Fa({ client: api, body: secondFactorBody(code) })),
     onSuccess: async () => {
       setCode('');
       await queryClient.invalidateQueries({ queryKey: TWO_FACTOR_KEY });

@@ -2,9 +2,11 @@ import { postV1DatabasesByIdWebhooks } from '@replix/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api, unwrap } from '../api.ts';
-import { SecretOnce } from './bits.tsx';
 import { Checkbox, TextField } from './fields.tsx';
+import { GuardedButton } from './guarded-button.tsx';
 import { ErrorNotice, Panel } from './page.tsx';
+import { StoredSecret } from './stored-secret.tsx';
+import { ReadOnlyNotice } from './write-access.tsx';
 
 /** The four subscribable platform events (docs/control-plane/webhooks.md). */
 export const WEBHOOK_EVENTS = [
@@ -65,20 +67,18 @@ export function WebhookCreate(props: { databaseId: string; disabledReason: strin
   return (
     <Panel title="Add a webhook">
       {created && (
-        <div className="stack">
-          <SecretOnce label={`Signing secret for ${created.url}`} value={created.secret} />
+        <StoredSecret
+          label={`Signing secret for ${created.url}`}
+          value={created.secret}
+          onStored={() => setCreated(null)}
+        >
           <p className="muted">
             Verify each request’s <code>X-Service-Signature</code> with it: the HMAC-SHA256 of{' '}
             <code>&lt;t&gt;.&lt;body&gt;</code>, keyed with this secret.
           </p>
-          <div>
-            <button type="button" className="button button-small" onClick={() => setCreated(null)}>
-              I have stored it
-            </button>
-          </div>
-        </div>
+        </StoredSecret>
       )}
-      {props.disabledReason && <p className="muted">{props.disabledReason}</p>}
+      <ReadOnlyNotice reason={props.disabledReason} />
       <form className="stack" onSubmit={submit}>
         <div className="form-grid">
           <TextField
@@ -115,14 +115,15 @@ export function WebhookCreate(props: { databaseId: string; disabledReason: strin
           {events.length === 0 && <p className="field-error">Choose at least one event.</p>}
         </fieldset>
         <div>
-          <button
+          <GuardedButton
             type="submit"
             className="button button-primary"
-            disabled={disabled || create.isPending || url.trim() === '' || events.length === 0}
-            title={props.disabledReason}
+            disabledReason={props.disabledReason}
+            busy={create.isPending}
+            disabled={url.trim() === '' || events.length === 0}
           >
             {create.isPending ? 'Adding…' : 'Add webhook'}
-          </button>
+          </GuardedButton>
         </div>
       </form>
       {create.error && <ErrorNotice error={create.error} title="The webhook was not added" />}

@@ -6,7 +6,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { api, unwrap } from '../api.ts';
 import { StatusBadge, Time } from './bits.tsx';
-import { Empty, ErrorNotice, QueryState } from './page.tsx';
+import { ACTIONS, DataTable } from './data-table.tsx';
+import { GuardedButton } from './guarded-button.tsx';
+import { Empty, ErrorNotice, QueryList } from './page.tsx';
 
 type Delivery = Awaited<ReturnType<typeof loadDeliveries>>[number];
 
@@ -37,37 +39,33 @@ export function WebhookDeliveries(props: {
         ? 2000
         : 15_000,
   });
-  if (!deliveries.data) return <QueryState query={deliveries} what="deliveries" />;
-  if (deliveries.data.length === 0) {
-    return (
-      <Empty title="No deliveries yet">
-        Events this webhook subscribes to are listed here as they are sent. Send a test event to try
-        the endpoint.
-      </Empty>
-    );
-  }
   return (
-    <div className="table-wrap webhook-deliveries">
-      <table className="table">
-        <caption className="visually-hidden">Deliveries, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col" className="number">
-              Attempts
-            </th>
-            <th scope="col">Last response</th>
-            <th scope="col">Last attempt</th>
-            <th scope="col">Next attempt</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.data.map((delivery) => (
+    <QueryList
+      query={deliveries}
+      what="deliveries"
+      empty={
+        <Empty title="No deliveries yet">
+          Events this webhook subscribes to are listed here as they are sent. Send a test event to
+          try the endpoint.
+        </Empty>
+      }
+    >
+      {(list) => (
+        <DataTable
+          caption="Deliveries, newest first"
+          wrapClassName="webhook-deliveries"
+          columns={[
+            'Event',
+            'Status',
+            { label: 'Attempts', number: true },
+            'Last response',
+            'Last attempt',
+            'Next attempt',
+            'Created',
+            ACTIONS,
+          ]}
+        >
+          {list.map((delivery) => (
             <DeliveryRow
               key={delivery.id}
               delivery={delivery}
@@ -76,9 +74,9 @@ export function WebhookDeliveries(props: {
               disabledReason={props.disabledReason}
             />
           ))}
-        </tbody>
-      </table>
-    </div>
+        </DataTable>
+      )}
+    </QueryList>
   );
 }
 
@@ -147,20 +145,19 @@ function DeliveryRow(props: {
             Attempts
           </button>{' '}
           {canRetry && (
-            <button
-              type="button"
+            <GuardedButton
               className="button button-small"
-              disabled={retry.isPending || Boolean(props.disabledReason)}
-              title={
-                props.disabledReason ??
-                (delivery.status === 'failed'
+              busy={retry.isPending}
+              disabledReason={props.disabledReason}
+              hint={
+                delivery.status === 'failed'
                   ? 'Make one more attempt now.'
-                  : 'Bring the next attempt forward to now.')
+                  : 'Bring the next attempt forward to now.'
               }
               onClick={() => retry.mutate()}
             >
               {retry.isPending ? 'Retrying…' : delivery.status === 'failed' ? 'Retry' : 'Retry now'}
-            </button>
+            </GuardedButton>
           )}
           {retry.error && <ErrorNotice error={retry.error} />}
         </td>

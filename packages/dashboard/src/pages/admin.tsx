@@ -10,6 +10,8 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, isApiError, unwrap } from '../api.ts';
 import { formatNumber, Time } from '../components/bits.tsx';
+import { ConfirmDialogButton } from '../components/confirm.tsx';
+import { ACTIONS, DataTable } from '../components/data-table.tsx';
 import { Checkbox, SelectField, TextField } from '../components/fields.tsx';
 import { Empty, ErrorNotice, Page, Panel, QueryState } from '../components/page.tsx';
 import './account.css';
@@ -210,67 +212,56 @@ function CustomerTable(props: {
   onManage: (id: string) => void;
 }) {
   return (
-    <div className="table-wrap">
-      <table className="table account-table">
-        <thead>
-          <tr>
-            <th scope="col">Customer</th>
-            <th scope="col">Plan</th>
-            <th scope="col" className="number">
-              Databases
-            </th>
-            <th scope="col" className="number">
-              Running
-            </th>
-            <th scope="col" className="number">
-              Builds (30 days)
-            </th>
-            <th scope="col">Last activity</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.rows.map((customer) => (
-            <tr key={customer.id} aria-current={customer.id === props.selectedId || undefined}>
-              <td>
-                {customer.email}
-                <div className="muted">
-                  <code>{customer.id.slice(0, 8)}</code>
-                </div>
-              </td>
-              <td>
-                {customer.plan}
-                {customer.overLimit && <span className="badge badge-bad"> over limit</span>}
-              </td>
-              <td className="number">
-                {customer.databaseCount} / {customer.planLimit.databases}
-              </td>
-              <td className="number">{customer.runningInstanceCount}</td>
-              <td className="number">{customer.buildsLast30Days}</td>
-              <td>
-                <Time value={customer.lastActivityAt} />
-              </td>
-              <td>
-                <Time value={customer.createdAt} />
-              </td>
-              <td>
-                <button
-                  type="button"
-                  className="button button-small"
-                  aria-label={`Manage ${customer.email}`}
-                  onClick={() => props.onManage(customer.id)}
-                >
-                  Manage
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="Customers"
+      className="account-table"
+      columns={[
+        'Customer',
+        'Plan',
+        { label: 'Databases', number: true },
+        { label: 'Running', number: true },
+        { label: 'Builds (30 days)', number: true },
+        'Last activity',
+        'Created',
+        ACTIONS,
+      ]}
+    >
+      {props.rows.map((customer) => (
+        <tr key={customer.id} aria-current={customer.id === props.selectedId || undefined}>
+          <td>
+            {customer.email}
+            <div className="muted">
+              <code>{customer.id.slice(0, 8)}</code>
+            </div>
+          </td>
+          <td>
+            {customer.plan}
+            {customer.overLimit && <span className="badge badge-bad"> over limit</span>}
+          </td>
+          <td className="number">
+            {customer.databaseCount} / {customer.planLimit.databases}
+          </td>
+          <td className="number">{customer.runningInstanceCount}</td>
+          <td className="number">{customer.buildsLast30Days}</td>
+          <td>
+            <Time value={customer.lastActivityAt} />
+          </td>
+          <td>
+            <Time value={customer.createdAt} />
+          </td>
+          <td className="cell-actions">
+            <button
+              type="button"
+              className="button button-small"
+              aria-label={`Manage ${customer.email}`}
+              onClick={() => props.onManage(customer.id)}
+            >
+              Manage
+            </button>
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
@@ -315,10 +306,6 @@ function ManageCustomer(props: { customer: Customer; onClose: () => void }) {
   const submitPlan = (event: FormEvent) => {
     event.preventDefault();
     setCustomerPlan.mutate();
-  };
-  const confirmDeprovision = () => {
-    const question = `Deprovision ${customer.email}? Every running, paused or failed database of theirs is terminated (settings, builds and API keys are kept) and queued starts are cancelled. The plan does not change.`;
-    if (window.confirm(question)) deprovision.mutate();
   };
 
   return (
@@ -370,14 +357,19 @@ function ManageCustomer(props: { customer: Customer; onClose: () => void }) {
             </p>
             {deprovision.error && <ErrorNotice error={deprovision.error} />}
             <div className="row">
-              <button
-                type="button"
+              <ConfirmDialogButton
+                label="Deprovision"
+                pending={deprovision.isPending}
                 className="button button-danger"
-                disabled={deprovision.isPending}
-                onClick={confirmDeprovision}
+                title={`Deprovision ${customer.email}?`}
+                confirmLabel="Yes, deprovision"
+                onConfirm={() => deprovision.mutate()}
               >
-                Deprovision
-              </button>
+                <p>
+                  Every running, paused or failed database of theirs is terminated (settings, builds
+                  and API keys are kept) and queued starts are cancelled. The plan does not change.
+                </p>
+              </ConfirmDialogButton>
             </div>
           </div>
         </div>

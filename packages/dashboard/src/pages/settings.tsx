@@ -10,8 +10,10 @@ import { Link } from 'react-router';
 import { type Account, useAccount } from '../account.ts';
 import { api, unwrap } from '../api.ts';
 import { CopyButton, SecretOnce, Time } from '../components/bits.tsx';
+import { ConfirmDeleteButton } from '../components/confirm.tsx';
+import { ACTIONS, DataTable } from '../components/data-table.tsx';
 import { TextField } from '../components/fields.tsx';
-import { Empty, ErrorNotice, Page, Panel, QueryState } from '../components/page.tsx';
+import { Empty, ErrorNotice, Page, Panel, QueryList, QueryState } from '../components/page.tsx';
 import { TwoFactorPanel } from '../components/two-factor-panel.tsx';
 import './account.css';
 
@@ -88,34 +90,27 @@ function ManagementKeysPanel(props: { account: Account }) {
         <code>Authorization: Bearer rmk_…</code>.
       </p>
       <CreateKeyForm listed={keys.data?.map((key) => key.id)} />
-      <QueryState query={keys} what="the management keys" />
-      {keys.data?.length === 0 && (
-        <Empty title="No management keys">
-          Create one above for a script, CI job or the <code>replix</code> command line.
-        </Empty>
-      )}
-      {keys.data && keys.data.length > 0 && (
-        <div className="table-wrap">
-          <table className="table account-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.map((key) => (
-                <KeyRow key={key.id} managementKey={key} member={member} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <QueryList
+        query={keys}
+        what="the management keys"
+        empty={
+          <Empty title="No management keys">
+            Create one above for a script, CI job or the <code>replix</code> command line.
+          </Empty>
+        }
+      >
+        {(list) => (
+          <DataTable
+            caption="Management keys"
+            className="account-table"
+            columns={['Name', 'Key', 'Created', 'Last used', ACTIONS]}
+          >
+            {list.map((key) => (
+              <KeyRow key={key.id} managementKey={key} member={member} />
+            ))}
+          </DataTable>
+        )}
+      </QueryList>
     </Panel>
   );
 }
@@ -140,21 +135,16 @@ function KeyRow(props: { managementKey: ManagementKey; member: boolean }) {
       <td>
         <Time value={managementKey.lastUsedAt} />
       </td>
-      <td>
-        <button
-          type="button"
-          className="button button-small button-danger"
-          disabled={revoke.isPending}
-          title={props.member ? 'Members can revoke only the keys they made.' : undefined}
-          aria-label={`Revoke ${managementKey.name}`}
-          onClick={() => {
-            if (window.confirm(`Revoke "${managementKey.name}"? It stops working at once.`)) {
-              revoke.mutate();
-            }
-          }}
-        >
-          Revoke
-        </button>
+      <td className="cell-actions">
+        <ConfirmDeleteButton
+          label="Revoke"
+          pendingLabel="Revoking…"
+          target={managementKey.name}
+          question={`Revoke “${managementKey.name}”? It stops working at once.`}
+          pending={revoke.isPending}
+          hint={props.member ? 'Members can revoke only the keys they made.' : undefined}
+          onConfirm={() => revoke.mutate()}
+        />
         {revoke.error && <ErrorNotice error={revoke.error} />}
       </td>
     </tr>

@@ -2,9 +2,10 @@ import { deleteV1ConnectionsById } from '@replix/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { hasRole, useAccount } from '../../account.ts';
+import { useAccount } from '../../account.ts';
 import { api, isApiError, unwrap } from '../../api.ts';
 import { StatusBadge, Time } from '../../components/bits.tsx';
+import { ConfirmDeleteButton } from '../../components/confirm.tsx';
 import { ConnectionEditForm } from '../../components/connection-edit.tsx';
 import { WriteLink } from '../../components/connection-links.tsx';
 import {
@@ -12,12 +13,14 @@ import {
   type Connection,
   type DatabaseRecord,
   keys,
-  MEMBER_REASON,
   useConnection,
   useDatabases,
 } from '../../components/connection-queries.ts';
 import { ConnectionRetest } from '../../components/connection-retest.tsx';
+import { DataTable } from '../../components/data-table.tsx';
+import { GuardedButton } from '../../components/guarded-button.tsx';
 import { Empty, ErrorNotice, Loading, Page, Panel, QueryState } from '../../components/page.tsx';
+import { useWriteBlock } from '../../components/write-access.tsx';
 import '../connections-databases.css';
 
 function ConnectionDetails(props: { connection: Connection }) {
@@ -113,83 +116,52 @@ function ConnectionDatabases(props: {
           A database serves one schema of this connection through the Replix API.
         </Empty>
       ) : (
-        <div className="table-wrap">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Source schema</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.map((database) => (
-                <tr key={database.id}>
-                  <th scope="row">
-                    <Link to={`/databases/${database.id}`}>{database.name}</Link>
-                  </th>
-                  <td>
-                    <StatusBadge status={database.status} />
-                  </td>
-                  <td>
-                    <code>{database.sourceSchema}</code>
-                  </td>
-                  <td>
-                    <Time value={database.updatedAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Databases using this connection"
+          columns={['Name', 'Status', 'Source schema', 'Updated']}
+        >
+          {users.map((database) => (
+            <tr key={database.id}>
+              <th scope="row">
+                <Link to={`/databases/${database.id}`}>{database.name}</Link>
+              </th>
+              <td>
+                <StatusBadge status={database.status} />
+              </td>
+              <td>
+                <code>{database.sourceSchema}</code>
+              </td>
+              <td>
+                <Time value={database.updatedAt} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Panel>
   );
 }
 
-/** Deleting asks once more; a connection still in use is refused by the API (409). */
-function DeleteConnection(props: { connection: Connection; inUse: number; onCancel: () => void }) {
+/** Deleting the connection; the API refuses (409) while a database still uses it. */
+function useDeleteConnection(connectionId: string) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const remove = useMutation({
-    mutationFn: () =>
-      unwrap(deleteV1ConnectionsById({ client: api, path: { id: props.connection.id } })),
+  return useMutation({
+    mutationFn: () => unwrap(deleteV1ConnectionsById({ client: api, path: { id: connectionId } })),
     onSuccess: () => {
-      queryClient.removeQueries({ queryKey: keys.connection(props.connection.id) });
+      queryClient.removeQueries({ queryKey: keys.connection(connectionId) });
       void queryClient.invalidateQueries({ queryKey: keys.connections });
       navigate('/connections');
     },
   });
-  return (
-    <div className="notice notice-warn conn-confirm">
-      <p>
-        <strong>Delete the connection “{props.connection.name}”?</strong> Its stored credentials are
-        removed.
-        {props.inUse > 0 &&
-          ` It is used by ${props.inUse} database(s): the API refuses to delete it until they are deleted.`}
-      </p>
-      {remove.error && (
-        <ErrorNotice
-          error={remove.error}
-          title={isApiError(remove.error, 'conflict') ? 'Still in use' : 'Could not delete'}
-        />
-      )}
-      <div className="row">
-        <button
-          type="button"
-          className="button button-danger"
-          onClick={() => remove.mutate()}
-          disabled={remove.isPending}
-        >
-          {remove.isPending ? 'Deleting…' : 'Confirm delete'}
-        </button>
-        <button type="button" className="button" onClick={props.onCancel}>
-          Keep it
-        </button>
-      </div>
-    </div>
-  );
+}
+
+function deleteQuestion(connection: Connection, inUse: number): string {
+  const users =
+    inUse > 0
+      ? ` It is used by ${inUse} database(s): the API refuses to delete it until they are deleted.`
+      : '';
+  return `Delete the connection “${connection.name}”? Its stored credentials are removed.${users}`;
 }
 
 /** One connection: its settings (never a secret), a new test, edit, delete, its databases. */
@@ -198,8 +170,9 @@ export function ConnectionPage() {
   const connection = useConnection(connectionId);
   const databases = useDatabases();
   const { data: account } = useAccount();
-  const canWrite = hasRole(account, 'admin');
-  const [mode, setMode] = useState<'view' | 'edit' | 'delete'>('view');
+  const blocked = useWriteBlock();
+  const [editing, setEditing] = useState(false);
+  const remove = useDeleteConnection(connectionId);
 
   if (!connection.data) {
     return (
@@ -215,51 +188,44 @@ export function ConnectionPage() {
       title={connection.data.name}
       actions={
         <>
-          <button
-            type="button"
+          <GuardedButton
             className="button"
-            onClick={() => setMode('edit')}
-            disabled={!canWrite || mode === 'edit'}
-            title={canWrite ? undefined : MEMBER_REASON}
+            disabledReason={blocked}
+            disabled={editing}
+            onClick={() => setEditing(true)}
           >
             Edit
-          </button>
-          <button
-            type="button"
-            className="button button-danger"
-            onClick={() => setMode('delete')}
-            disabled={!canWrite}
-            title={canWrite ? undefined : MEMBER_REASON}
-          >
-            Delete connection
-          </button>
+          </GuardedButton>
+          <ConfirmDeleteButton
+            label="Delete connection"
+            size="normal"
+            question={deleteQuestion(connection.data, inUse)}
+            pending={remove.isPending}
+            disabledReason={blocked}
+            onConfirm={() => remove.mutate()}
+          />
         </>
       }
     >
       <p className="conn-lead">
         <Link to="/connections">Connections</Link> / {connection.data.name}
       </p>
-      {mode === 'delete' && (
-        <DeleteConnection
-          connection={connection.data}
-          inUse={inUse}
-          onCancel={() => setMode('view')}
+      {remove.error && (
+        <ErrorNotice
+          error={remove.error}
+          title={isApiError(remove.error, 'conflict') ? 'Still in use' : 'Could not delete'}
         />
       )}
-      {mode === 'edit' ? (
+      {editing ? (
         <ConnectionEditForm
           connection={connection.data}
           account={account}
-          onDone={() => setMode('view')}
+          onDone={() => setEditing(false)}
         />
       ) : (
         <div className="grid-2">
           <ConnectionDetails connection={connection.data} />
-          <ConnectionRetest
-            connection={connection.data}
-            canWrite={canWrite}
-            reason={MEMBER_REASON}
-          />
+          <ConnectionRetest connection={connection.data} blocked={blocked} />
         </div>
       )}
       <ConnectionDatabases connection={connection.data} databases={databases.data} />

@@ -7,7 +7,8 @@ import {
   useConnections,
   useDatabases,
 } from '../../components/connection-queries.ts';
-import { Empty, Page, QueryState } from '../../components/page.tsx';
+import { DataTable } from '../../components/data-table.tsx';
+import { Empty, Page, QueryList } from '../../components/page.tsx';
 import '../connections-databases.css';
 
 function ConnectionRow(props: { connection: Connection; databases: number | undefined }) {
@@ -54,50 +55,47 @@ export function ConnectionsPage() {
         </WriteLink>
       }
     >
-      <QueryState query={connections} what="connections" />
-      {connections.data?.length === 0 && (
-        <Empty title="No connections yet">
-          <p>
-            A connection is a source server (MySQL or MariaDB, PostgreSQL, SQL Server) and the
-            credentials Replix reads it with, directly or through an SSH tunnel. Every database
-            serves one schema of a connection, so add a connection first.
-          </p>
-          <WriteLink to="/connections/new" primary>
-            New connection
-          </WriteLink>
-        </Empty>
-      )}
-      {connections.data && connections.data.length > 0 && (
-        <div className="table-wrap">
-          <table className="table">
-            <caption className="visually-hidden">Connections</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Engine</th>
-                <th scope="col">Host</th>
-                <th scope="col">User</th>
-                <th scope="col">SSH tunnel</th>
-                <th scope="col">TLS mode</th>
-                <th scope="col">Default region</th>
-                <th scope="col" className="number">
-                  Databases
-                </th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {connections.data.map((connection) => (
-                <ConnectionRow
-                  key={connection.id}
-                  connection={connection}
-                  databases={databases.data ? (usage.get(connection.id) ?? 0) : undefined}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <QueryList
+        query={connections}
+        what="connections"
+        empty={
+          <Empty title="No connections yet">
+            <p>
+              A connection is a source server (MySQL or MariaDB, PostgreSQL, SQL Server) and the
+              credentials Replix reads it with, directly or through an SSH tunnel. Every database
+              serves one schema of a connection, so add a connection first.
+            </p>
+            <WriteLink to="/connections/new" primary>
+              New connection
+            </WriteLink>
+          </Empty>
+        }
+      >
+        {(list) => (
+          <DataTable
+            caption="Connections"
+            columns={[
+              'Name',
+              'Engine',
+              'Host',
+              'User',
+              'SSH tunnel',
+              'TLS mode',
+              'Default region',
+              { label: 'Databases', number: true },
+              'Created',
+            ]}
+          >
+            {list.map((connection) => (
+              <ConnectionRow
+                key={connection.id}
+                connection={connection}
+                databases={databases.data ? (usage.get(connection.id) ?? 0) : undefined}
+              />
+            ))}
+          </DataTable>
+        )}
+      </QueryList>
     </Page>
   );
 }

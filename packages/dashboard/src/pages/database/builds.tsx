@@ -3,9 +3,10 @@ import { useCallback, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, unwrap } from '../../api.ts';
 import { StatusBadge, Time } from '../../components/bits.tsx';
+import { DataTable } from '../../components/data-table.tsx';
 import { type Build, formatSeconds, useBuilds } from '../../components/instance-queries.ts';
 import { LogTail } from '../../components/log-tail.tsx';
-import { Empty, Panel, QueryState } from '../../components/page.tsx';
+import { Empty, Panel, QueryList } from '../../components/page.tsx';
 import { useDatabase } from './database-layout.tsx';
 import './operations.css';
 
@@ -58,39 +59,34 @@ export function BuildsTab() {
   const chosen = list.find((build) => build.id === params.get('build')) ?? list[0];
   useTicking(list.some(running));
 
-  if (!builds.data) return <QueryState query={builds} what="builds" />;
-  if (list.length === 0) {
-    return (
-      <Empty title="No builds yet">
-        A build compiles the schema config against the source into the program an instance runs.
-        Provision (or Rebuild) on the Overview tab starts one; it appears here with its log.
-      </Empty>
-    );
-  }
   return (
-    <div className="stack">
-      <Panel title="Builds">
-        <div className="table-wrap">
-          <table className="table">
-            <caption className="visually-hidden">Builds of {database.name}, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Build</th>
-                <th scope="col">Status</th>
-                <th scope="col">Queued</th>
-                <th scope="col">Started</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Compute</th>
-                <th scope="col" className="number">
-                  Cost
-                </th>
-                <th scope="col">Artifact</th>
-                <th scope="col">
-                  <span className="visually-hidden">Log</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
+    <QueryList
+      query={builds}
+      what="builds"
+      empty={
+        <Empty title="No builds yet">
+          A build compiles the schema config against the source into the program an instance runs.
+          Provision (or Rebuild) on the Overview tab starts one; it appears here with its log.
+        </Empty>
+      }
+    >
+      {() => (
+        <div className="stack">
+          <Panel title="Builds">
+            <DataTable
+              caption={`Builds of ${database.name}, newest first`}
+              columns={[
+                'Build',
+                'Status',
+                'Queued',
+                'Started',
+                'Duration',
+                'Compute',
+                { label: 'Cost', number: true },
+                'Artifact',
+                { label: 'Log', hidden: true },
+              ]}
+            >
               {list.map((build) => (
                 <tr
                   key={build.id}
@@ -134,12 +130,12 @@ export function BuildsTab() {
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
+            </DataTable>
+          </Panel>
+          {chosen && <BuildLog build={chosen} />}
         </div>
-      </Panel>
-      {chosen && <BuildLog build={chosen} />}
-    </div>
+      )}
+    </QueryList>
   );
 }
 

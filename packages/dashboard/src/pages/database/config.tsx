@@ -1,15 +1,15 @@
 import { type PatchV1DatabasesByIdData, patchV1DatabasesById } from '@replix/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { hasRole, useAccount } from '../../account.ts';
-import { api, errorMessage, isApiError, unwrap } from '../../api.ts';
+import { useAccount } from '../../account.ts';
+import { api, unwrap } from '../../api.ts';
 import {
   type DatabaseRecord,
   keys,
-  MEMBER_REASON,
   useSchemaIntrospection,
 } from '../../components/connection-queries.ts';
 import { TextField } from '../../components/fields.tsx';
+import { GuardedButton } from '../../components/guarded-button.tsx';
 import { ErrorNotice, Panel } from '../../components/page.tsx';
 import { formatConfig, parseConfigText } from '../../components/schema-config-json.ts';
 import {
@@ -18,7 +18,12 @@ import {
   SyncSettingsFields,
   validateSync,
 } from '../../components/schema-sync-settings.tsx';
-import { SchemaWorkbench } from '../../components/schema-workbench.tsx';
+import {
+  FIX_JSON,
+  SchemaWorkbench,
+  schemaConfigError,
+} from '../../components/schema-workbench.tsx';
+import { ReadOnlyNotice, useWriteBlock } from '../../components/write-access.tsx';
 import '../connections-databases.css';
 import { useDatabase } from './database-layout.tsx';
 
@@ -102,7 +107,7 @@ export function ConfigTab() {
   const database = useDatabase();
   const queryClient = useQueryClient();
   const { data: account } = useAccount();
-  const canWrite = hasRole(account, 'admin');
+  const blocked = useWriteBlock();
   const [form, setForm] = useState<ConfigForm>(() => formOf(database));
   const [syncErrors, setSyncErrors] = useState<SyncErrors>({});
   const [schemaError, setSchemaError] = useState<string | undefined>();
@@ -126,12 +131,7 @@ export function ConfigTab() {
   const changes = changesOf(form, database);
   const nothingChanged = changes !== undefined && Object.keys(changes).length === 0;
   // A config problem belongs under the editor; anything else by the save button.
-  const configError =
-    save.error &&
-    (isApiError(save.error, 'invalid_schema_config') ||
-      errorMessage(save.error).includes('schemaConfig'))
-      ? save.error
-      : undefined;
+  const configError = schemaConfigError(save.error);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -142,18 +142,12 @@ export function ConfigTab() {
     if (!changes || schema || Object.keys(found).length > 0 || nothingChanged) return;
     save.mutate(changes);
   };
-  const readOnlyReason = canWrite ? undefined : MEMBER_REASON;
-  const saveBlocked = !canWrite
-    ? MEMBER_REASON
-    : !parsed.ok
-      ? 'Fix the JSON first.'
-      : nothingChanged
-        ? 'Nothing has changed yet.'
-        : undefined;
+  const saveBlocked =
+    blocked ?? (!parsed.ok ? FIX_JSON : nothingChanged ? 'Nothing has changed yet.' : undefined);
 
   return (
     <form className="stack" onSubmit={submit} noValidate>
-      {!canWrite && account && <p className="notice notice-info">{MEMBER_REASON}</p>}
+      <ReadOnlyNotice reason={blocked} />
       <ApplyNotice database={database} saved={save.isSuccess ? save.variables : undefined} />
       <Panel title="Source schema">
         <div className="form-grid">
@@ -162,7 +156,7 @@ export function ConfigTab() {
             value={form.sourceSchema}
             onChange={(event) => setForm({ ...form, sourceSchema: event.target.value })}
             error={schemaError}
-            readOnly={!canWrite}
+            readOnly={Boolean(blocked)}
             hint="MySQL: the database. PostgreSQL and SQL Server: <database> or <database>/<schema>."
           />
         </div>
@@ -173,7 +167,7 @@ export function ConfigTab() {
           onChange={(configText) => setForm((current) => ({ ...current, configText }))}
           parsed={parsed}
           serverError={configError}
-          readOnlyReason={readOnlyReason}
+          readOnlyReason={blocked}
           source={{
             query: introspection,
             note: (
@@ -190,23 +184,23 @@ export function ConfigTab() {
           onChange={(change) => setForm({ ...form, sync: { ...form.sync, ...change } })}
           errors={syncErrors}
           pollMinimum={pollMinimum}
-          disabled={!canWrite}
+          disabled={Boolean(blocked)}
         />
       </Panel>
       {save.error && !configError && <ErrorNotice error={save.error} title="Could not save" />}
       <div className="row">
-        <button
+        <GuardedButton
           type="submit"
           className="button button-primary"
-          disabled={saveBlocked !== undefined || save.isPending}
-          title={saveBlocked}
+          disabledReason={saveBlocked}
+          busy={save.isPending}
         >
           {save.isPending ? 'Saving…' : 'Save changes'}
-        </button>
+        </GuardedButton>
         <button
           type="button"
           className="button"
-          disabled={nothingChanged || !canWrite}
+          disabled={nothingChanged || Boolean(blocked)}
           onClick={() => {
             setForm(formOf(database));
             save.reset();

@@ -6,22 +6,22 @@ import {
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
-import { hasRole, useAccount } from '../../account.ts';
 import { api, unwrap } from '../../api.ts';
-import { SecretOnce, Time } from '../../components/bits.tsx';
+import { Time } from '../../components/bits.tsx';
+import { ConfirmDeleteButton } from '../../components/confirm.tsx';
+import { ACTIONS, DataTable } from '../../components/data-table.tsx';
 import { TextField } from '../../components/fields.tsx';
-import { ConfirmDeleteButton } from '../../components/keys-webhooks-confirm.tsx';
-import { Empty, ErrorNotice, Panel, QueryState } from '../../components/page.tsx';
+import { GuardedButton } from '../../components/guarded-button.tsx';
+import { Empty, ErrorNotice, Panel, QueryList } from '../../components/page.tsx';
+import { StoredSecret } from '../../components/stored-secret.tsx';
+import { ReadOnlyNotice, useWriteBlock } from '../../components/write-access.tsx';
 import { useDatabase } from './database-layout.tsx';
 import './keys-webhooks.css';
-
-const ADMIN_ONLY = 'Only admins and owners can create or delete API keys.';
 
 /** The database's API keys: the instance accepts any of them (no scopes). */
 export function KeysTab() {
   const database = useDatabase();
-  const { data: account } = useAccount();
-  const canWrite = hasRole(account, 'admin');
+  const blocked = useWriteBlock();
   const keys = useQuery({
     queryKey: ['api-keys', database.id],
     queryFn: () =>
@@ -30,7 +30,7 @@ export function KeysTab() {
 
   return (
     <div className="stack">
-      <CreateKey databaseId={database.id} canWrite={canWrite} />
+      <CreateKey databaseId={database.id} blocked={blocked} />
       <Panel title="Keys">
         <p className="muted">
           Clients send a key as <code>Authorization: Bearer rxk_…</code> to the database’s instance.
@@ -38,56 +38,48 @@ export function KeysTab() {
           start, to recognise it. Try one in the{' '}
           <Link to={`/query?database=${database.id}`}>query playground</Link>.
         </p>
-        {!keys.data ? (
-          <QueryState query={keys} what="API keys" />
-        ) : keys.data.length === 0 ? (
-          <Empty title="No API keys yet">
-            Create one above; clients need it to query {database.name}’s instance.
-          </Empty>
-        ) : (
-          <div className="table-wrap keys-table-wrap">
-            <table className="table">
-              <caption className="visually-hidden">API keys of {database.name}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key starts with</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
+        <QueryList
+          query={keys}
+          what="API keys"
+          empty={
+            <Empty title="No API keys yet">
+              Create one above; clients need it to query {database.name}’s instance.
+            </Empty>
+          }
+        >
+          {(list) => (
+            <DataTable
+              caption={`API keys of ${database.name}`}
+              columns={['Name', 'Key starts with', 'Created', ACTIONS]}
+            >
+              {list.map((key) => (
+                <tr key={key.keyId}>
+                  <td>{key.name}</td>
+                  <td>
+                    <code>{key.prefix}…</code>
+                  </td>
+                  <td>
+                    <Time value={key.createdAt} />
+                  </td>
+                  <td className="cell-actions">
+                    <DeleteKey
+                      databaseId={database.id}
+                      keyId={key.keyId}
+                      name={key.name}
+                      blocked={blocked}
+                    />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {keys.data.map((key) => (
-                  <tr key={key.keyId}>
-                    <td>{key.name}</td>
-                    <td>
-                      <code>{key.prefix}…</code>
-                    </td>
-                    <td>
-                      <Time value={key.createdAt} />
-                    </td>
-                    <td className="cell-actions">
-                      <DeleteKey
-                        databaseId={database.id}
-                        keyId={key.keyId}
-                        name={key.name}
-                        canWrite={canWrite}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+              ))}
+            </DataTable>
+          )}
+        </QueryList>
       </Panel>
     </div>
   );
 }
 
-function CreateKey(props: { databaseId: string; canWrite: boolean }) {
+function CreateKey(props: { databaseId: string; blocked: string | undefined }) {
   const [name, setName] = useState('');
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const queryClient = useQueryClient();
@@ -116,16 +108,13 @@ function CreateKey(props: { databaseId: string; canWrite: boolean }) {
   return (
     <Panel title="Create an API key">
       {created && (
-        <div className="stack">
-          <SecretOnce label={`API key “${created.name}”`} value={created.key} />
-          <div>
-            <button type="button" className="button button-small" onClick={() => setCreated(null)}>
-              I have stored it
-            </button>
-          </div>
-        </div>
+        <StoredSecret
+          label={`API key “${created.name}”`}
+          value={created.key}
+          onStored={() => setCreated(null)}
+        />
       )}
-      {!props.canWrite && <p className="muted">{ADMIN_ONLY}</p>}
+      <ReadOnlyNotice reason={props.blocked} />
       <form className="inline-form" onSubmit={submit}>
         <TextField
           label="Key name"
@@ -133,24 +122,30 @@ function CreateKey(props: { databaseId: string; canWrite: boolean }) {
           maxLength={100}
           required
           hint="What uses it, e.g. “reporting” or “storefront”. 1 to 100 characters."
-          disabled={!props.canWrite}
+          disabled={Boolean(props.blocked)}
           onChange={(event) => setName(event.target.value)}
         />
-        <button
+        <GuardedButton
           type="submit"
           className="button button-primary"
-          disabled={!props.canWrite || create.isPending || name.trim() === ''}
-          title={props.canWrite ? undefined : ADMIN_ONLY}
+          disabledReason={props.blocked}
+          busy={create.isPending}
+          disabled={name.trim() === ''}
         >
           {create.isPending ? 'Creating…' : 'Create key'}
-        </button>
+        </GuardedButton>
       </form>
       {create.error && <ErrorNotice error={create.error} title="The key was not created" />}
     </Panel>
   );
 }
 
-function DeleteKey(props: { databaseId: string; keyId: string; name: string; canWrite: boolean }) {
+function DeleteKey(props: {
+  databaseId: string;
+  keyId: string;
+  name: string;
+  blocked: string | undefined;
+}) {
   const queryClient = useQueryClient();
   const remove = useMutation({
     mutationFn: () =>
@@ -169,7 +164,7 @@ function DeleteKey(props: { databaseId: string; keyId: string; name: string; can
         target={`key “${props.name}”`}
         question={`Delete the key “${props.name}”? Clients using it are refused within seconds.`}
         pending={remove.isPending}
-        disabledReason={props.canWrite ? undefined : ADMIN_ONLY}
+        disabledReason={props.blocked}
         onConfirm={() => remove.mutate()}
       />
       {remove.error && <ErrorNotice error={remove.error} title="Not deleted" />}

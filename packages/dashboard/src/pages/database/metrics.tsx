@@ -123,21 +123,21 @@ function Charts(props: { samples: MetricsSample[] }) {
       <div className="ops-charts">
         <MetricsChart
           title="Query rate"
-          summary={`Latest: ${said(queryRate, decimal, 'no rate yet')} queries per second.`}
+          summary={`Latest: ${said(queryRate, (v) => `${decimal(v)} queries per second`, 'no rate yet')}.`}
           x={series.x}
           series={[{ label: 'Queries/s', values: series.queryRate }]}
           format={perSecond}
         />
         <MetricsChart
           title="Errors"
-          summary={`Latest: ${said(errorRate, decimal, 'no rate yet')} failed queries per second.`}
+          summary={`Latest: ${said(errorRate, (v) => `${decimal(v)} failed queries per second`, 'no rate yet')}.`}
           x={series.x}
           series={[{ label: 'Errors/s', values: series.errorRate }]}
           format={perSecond}
         />
         <MetricsChart
           title="Latency"
-          summary={`Latest: ${said(latency, milliseconds, 'no queries yet')} mean per query.`}
+          summary={`Latest: ${said(latency, (v) => `${milliseconds(v)} mean per query`, 'no queries yet')}.`}
           x={series.x}
           series={[{ label: 'Mean latency', values: series.latencyMs }]}
           format={milliseconds}

@@ -4,17 +4,16 @@ import {
   postV1DatabasesByIdWebhooksByWebhookIdTest,
 } from '@replix/client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { hasRole, useAccount } from '../../account.ts';
 import { api, unwrap } from '../../api.ts';
 import { Time } from '../../components/bits.tsx';
-import { ConfirmDeleteButton } from '../../components/keys-webhooks-confirm.tsx';
-import { Empty, ErrorNotice, Panel, QueryState } from '../../components/page.tsx';
+import { ConfirmDeleteButton } from '../../components/confirm.tsx';
+import { GuardedButton } from '../../components/guarded-button.tsx';
+import { Empty, ErrorNotice, Panel, QueryList } from '../../components/page.tsx';
 import { WebhookCreate, webhooksQueryKey } from '../../components/webhook-create.tsx';
 import { deliveriesQueryKey, WebhookDeliveries } from '../../components/webhook-deliveries.tsx';
+import { useWriteBlock } from '../../components/write-access.tsx';
 import { useDatabase } from './database-layout.tsx';
 import './keys-webhooks.css';
-
-const ADMIN_ONLY = 'Only admins and owners can change webhooks.';
 
 type Webhook = Awaited<ReturnType<typeof loadWebhooks>>[number];
 
@@ -25,8 +24,7 @@ function loadWebhooks(databaseId: string) {
 /** The database's webhook subscriptions, each with its delivery history. */
 export function WebhooksTab() {
   const database = useDatabase();
-  const { data: account } = useAccount();
-  const disabledReason = hasRole(account, 'admin') ? undefined : ADMIN_ONLY;
+  const disabledReason = useWriteBlock();
   const webhooks = useQuery({
     queryKey: webhooksQueryKey(database.id),
     queryFn: () => loadWebhooks(database.id),
@@ -35,23 +33,27 @@ export function WebhooksTab() {
   return (
     <div className="stack">
       <WebhookCreate databaseId={database.id} disabledReason={disabledReason} />
-      {!webhooks.data ? (
-        <QueryState query={webhooks} what="webhooks" />
-      ) : webhooks.data.length === 0 ? (
-        <Empty title="No webhooks yet">
-          Add one above to have {database.name}’s build and health events POSTed to your endpoint,
-          signed and retried for about a day.
-        </Empty>
-      ) : (
-        webhooks.data.map((webhook) => (
-          <WebhookPanel
-            key={webhook.id}
-            webhook={webhook}
-            databaseId={database.id}
-            disabledReason={disabledReason}
-          />
-        ))
-      )}
+      <QueryList
+        query={webhooks}
+        what="webhooks"
+        empty={
+          <Empty title="No webhooks yet">
+            Add one above to have {database.name}’s build and health events POSTed to your endpoint,
+            signed and retried for about a day.
+          </Empty>
+        }
+      >
+        {(list) =>
+          list.map((webhook) => (
+            <WebhookPanel
+              key={webhook.id}
+              webhook={webhook}
+              databaseId={database.id}
+              disabledReason={disabledReason}
+            />
+          ))
+        }
+      </QueryList>
     </div>
   );
 }
@@ -92,15 +94,15 @@ function WebhookPanel(props: {
       title={webhook.url}
       actions={
         <>
-          <button
-            type="button"
+          <GuardedButton
             className="button button-small"
-            disabled={test.isPending || Boolean(props.disabledReason)}
-            title={props.disabledReason ?? 'Send a webhook.test event to this endpoint now.'}
+            busy={test.isPending}
+            disabledReason={props.disabledReason}
+            hint="Send a webhook.test event to this endpoint now."
             onClick={() => test.mutate()}
           >
             {test.isPending ? 'Sending…' : 'Send test event'}
-          </button>
+          </GuardedButton>
           <ConfirmDeleteButton
             label="Delete"
             target={`webhook ${webhook.url}`}

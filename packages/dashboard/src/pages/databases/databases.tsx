@@ -7,7 +7,8 @@ import {
   useConnections,
   useDatabases,
 } from '../../components/connection-queries.ts';
-import { Empty, Page, QueryState } from '../../components/page.tsx';
+import { DataTable } from '../../components/data-table.tsx';
+import { Empty, Page, QueryList } from '../../components/page.tsx';
 import '../connections-databases.css';
 
 function DatabaseRow(props: { database: DatabaseRecord; connection: Connection | undefined }) {
@@ -87,37 +88,26 @@ export function DatabasesPage() {
         </WriteLink>
       }
     >
-      <QueryState query={databases} what="databases" />
-      {databases.data?.length === 0 && connections.data && (
-        <NoDatabases hasConnections={connections.data.length > 0} />
-      )}
-      {databases.data && databases.data.length > 0 && (
-        <div className="table-wrap">
-          <table className="table">
-            <caption className="visually-hidden">Databases</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Connection</th>
-                <th scope="col">Source schema</th>
-                <th scope="col">Size</th>
-                <th scope="col">Region</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {databases.data.map((database) => (
-                <DatabaseRow
-                  key={database.id}
-                  database={database}
-                  connection={byId.get(database.connectionId)}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <QueryList
+        query={databases}
+        what="databases"
+        empty={connections.data && <NoDatabases hasConnections={connections.data.length > 0} />}
+      >
+        {(list) => (
+          <DataTable
+            caption="Databases"
+            columns={['Name', 'Status', 'Connection', 'Source schema', 'Size', 'Region', 'Updated']}
+          >
+            {list.map((database) => (
+              <DatabaseRow
+                key={database.id}
+                database={database}
+                connection={byId.get(database.connectionId)}
+              />
+            ))}
+          </DataTable>
+        )}
+      </QueryList>
     </Page>
   );
 }

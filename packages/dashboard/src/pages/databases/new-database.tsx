@@ -2,21 +2,21 @@ import { type PostV1DatabasesData, postV1Databases } from '@replix/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { type Account, hasRole, useAccount } from '../../account.ts';
-import { api, errorMessage, isApiError, unwrap } from '../../api.ts';
+import { type Account, useAccount } from '../../account.ts';
+import { api, unwrap } from '../../api.ts';
 import { WriteLink } from '../../components/connection-links.tsx';
 import {
   BACKEND_LABELS,
   type Backend,
   type Connection,
   keys,
-  MEMBER_REASON,
   schemaSuggestions,
   useConnections,
   useDatabases,
   useSavedConnectionTest,
 } from '../../components/connection-queries.ts';
 import { SelectField, TextField } from '../../components/fields.tsx';
+import { GuardedButton } from '../../components/guarded-button.tsx';
 import { Empty, ErrorNotice, Loading, Page, Panel, QueryState } from '../../components/page.tsx';
 import { parseConfigText } from '../../components/schema-config-json.ts';
 import { useConnectionSchemaSource } from '../../components/schema-source-preview.tsx';
@@ -26,7 +26,12 @@ import {
   SyncSettingsFields,
   validateSync,
 } from '../../components/schema-sync-settings.tsx';
-import { SchemaWorkbench } from '../../components/schema-workbench.tsx';
+import {
+  FIX_JSON,
+  SchemaWorkbench,
+  schemaConfigError,
+} from '../../components/schema-workbench.tsx';
+import { ReadOnlyNotice, useWriteBlock } from '../../components/write-access.tsx';
 import '../connections-databases.css';
 
 type CreateBody = PostV1DatabasesData['body'];
@@ -126,7 +131,7 @@ function NewDatabaseForm(props: { connections: Connection[]; account: Account | 
   const queryClient = useQueryClient();
   const [params] = useSearchParams();
   const databases = useDatabases();
-  const canWrite = hasRole(props.account, 'admin');
+  const blocked = useWriteBlock();
   const requested = params.get('connection');
   const [draft, setDraft] = useState<Draft>(() => ({
     connectionId: props.connections.some((c) => c.id === requested)
@@ -142,7 +147,8 @@ function NewDatabaseForm(props: { connections: Connection[]; account: Account | 
   const [errors, setErrors] = useState<{ name?: string; sourceSchema?: string }>({});
   const [syncErrors, setSyncErrors] = useState<SyncErrors>({});
   const connection = props.connections.find((c) => c.id === draft.connectionId);
-  const test = useSavedConnectionTest(draft.connectionId, canWrite);
+  // The saved connection's test (admins only) suggests the schemas it can read.
+  const test = useSavedConnectionTest(draft.connectionId, !blocked);
   const suggestions = schemaSuggestions(draft.connectionId, test.data, databases.data);
   const source = useConnectionSchemaSource(connection, draft.sourceSchema);
   const schemaListId = useId();
@@ -157,12 +163,7 @@ function NewDatabaseForm(props: { connections: Connection[]; account: Account | 
       navigate(`/databases/${database.id}`);
     },
   });
-  const configError =
-    create.error &&
-    (isApiError(create.error, 'invalid_schema_config') ||
-      errorMessage(create.error).includes('schemaConfig'))
-      ? create.error
-      : undefined;
+  const configError = schemaConfigError(create.error);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -176,11 +177,11 @@ function NewDatabaseForm(props: { connections: Connection[]; account: Account | 
     create.mutate(bodyOf(draft, parsed.value));
   };
   const multiRegion = props.account?.limits.multiRegion ?? false;
-  const blocked = !canWrite ? MEMBER_REASON : !parsed.ok ? 'Fix the JSON first.' : undefined;
+  const createBlocked = blocked ?? (parsed.ok ? undefined : FIX_JSON);
 
   return (
     <form className="stack" onSubmit={submit} noValidate>
-      {!canWrite && props.account && <div className="notice notice-info">{MEMBER_REASON}</div>}
+      <ReadOnlyNotice reason={blocked} />
       <Panel title="Source">
         <div className="form-grid">
           <SelectField
@@ -200,7 +201,7 @@ function NewDatabaseForm(props: { connections: Connection[]; account: Account | 
             error={errors.name}
             maxLength={100}
             autoComplete="off"
-            disabled={!canWrite}
+            disabled={Boolean(blocked)}
           />
           <TextField
             label="Source schema"
@@ -210,7 +211,7 @@ function NewDatabaseForm(props: { connections: Connection[]; account: Account | 
             list={schemaListId}
             autoComplete="off"
             spellCheck={false}
-            disabled={!canWrite}
+            disabled={Boolean(blocked)}
             hint={schemaHint(connection, test, suggestions)}
           />
           <datalist id={schemaListId}>
@@ -229,7 +230,7 @@ function NewDatabaseForm(props: { connections: Connection[]; account: Account | 
             onChange={(event) => setDraft({ ...draft, instanceSize: event.target.value as Size })}
             options={sizeOptions(props.account)}
             hint="Change it later with the resize action."
-            disabled={!canWrite}
+            disabled={Boolean(blocked)}
           />
           <SelectField
             label="Region"
@@ -249,7 +250,7 @@ function NewDatabaseForm(props: { connections: Connection[]; account: Account | 
               },
             ]}
             hint="Fixed after creation."
-            disabled={!canWrite}
+            disabled={Boolean(blocked)}
           />
         </div>
         <SyncSettingsFields
@@ -258,7 +259,7 @@ function NewDatabaseForm(props: { connections: Connection[]; account: Account | 
           errors={syncErrors}
           pollMinimum={pollMinimum}
           defaults
-          disabled={!canWrite}
+          disabled={Boolean(blocked)}
         />
       </Panel>
       <Panel title="Schema config">
@@ -267,7 +268,7 @@ function NewDatabaseForm(props: { connections: Connection[]; account: Account | 
           onChange={(configText) => setDraft((current) => ({ ...current, configText }))}
           parsed={parsed}
           serverError={configError}
-          readOnlyReason={canWrite ? undefined : MEMBER_REASON}
+          readOnlyReason={blocked}
           source={source}
         />
       </Panel>
@@ -278,14 +279,14 @@ function NewDatabaseForm(props: { connections: Connection[]; account: Account | 
         The database starts as a draft: nothing runs until you provision it from its Overview tab.
       </p>
       <div className="row">
-        <button
+        <GuardedButton
           type="submit"
           className="button button-primary"
-          disabled={blocked !== undefined || create.isPending}
-          title={blocked}
+          disabledReason={createBlocked}
+          busy={create.isPending}
         >
           {create.isPending ? 'Creating…' : 'Create database'}
-        </button>
+        </GuardedButton>
         <Link className="button" to="/databases">
           Cancel
         </Link>
