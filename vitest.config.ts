@@ -2,6 +2,9 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // Integration tests mostly wait on servers and child processes: two files at a time halve
+    // the suite's time on a 2-core machine (Vitest's default there is one).
+    maxWorkers: 2,
     reporters: ['default', './tools/summary-reporter.ts'],
     projects: [
       {

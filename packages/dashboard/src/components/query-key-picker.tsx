@@ -47,6 +47,8 @@ export function QueryKeyPicker(props: { databaseId: string; databaseName: string
     }
     setPasteError(undefined);
     setPasted('');
+    // Often a key just made on the API keys tab: give the instance its seconds to learn it.
+    markKeyFresh(value);
     setKey(value);
   }
 

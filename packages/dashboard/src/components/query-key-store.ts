@@ -42,8 +42,8 @@ export function usePlaygroundKey(databaseId: string) {
 }
 
 /**
- * Keys made here in the last few seconds: the control plane pushes a new key to the instance
- * within about a second, so until then the instance may still refuse it.
+ * Keys made or pasted here in the last few seconds: the control plane pushes a new key to the
+ * instance within a few seconds (5 at most), so until then the instance may still refuse it.
  */
 const fresh = new Map<string, number>();
 const FRESH_MS = 10_000;
