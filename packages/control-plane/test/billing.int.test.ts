@@ -56,6 +56,7 @@ describe.each(STORE_KINDS)('billing with the local provider on the %s store', (k
     const paid = await submit(checkout.body.url, 'pay');
     expect(paid.status).toBe(200);
     expect(paid.html).toContain('Your plan is now <strong>teams</strong>');
+    expect(paid.html).toContain('<a href="/billing">Back to billing in the dashboard</a>');
 
     const billing = await cp.request('GET', '/v1/billing', { token: me.token });
     expect(billing.status).toBe(200);

@@ -39,7 +39,9 @@ function page(reply: FastifyReply, status: number, title: string, body: string):
         '<meta name="viewport" content="width=device-width, initial-scale=1">' +
         '<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem}' +
         'button{font-size:1rem;padding:.5rem 1.25rem;margin-right:.5rem}</style></head>' +
-        `<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`,
+        `<body><h1>${escapeHtml(title)}</h1>${body}` +
+        // The dashboard is served from the same address: the way back to its billing page.
+        '<p><a href="/billing">Back to billing in the dashboard</a></p></body></html>',
     );
 }
 
