@@ -8,17 +8,9 @@ import {
   type TestControlPlane,
 } from './control-plane-harness.ts';
 import { setPlan } from './lifecycle-fixtures.ts';
+import { SHOP_MYSQL, SHOP_SCHEMA } from './shop-fixture.ts';
 
 const PASSWORD = 'db-Secret-pw!';
-
-const SHOP_MYSQL = `
-  CREATE TABLE customers (id INT PRIMARY KEY, email VARCHAR(100) NOT NULL UNIQUE, name VARCHAR(50));
-  CREATE TABLE orders (
-    id BIGINT PRIMARY KEY,
-    customer_id INT NOT NULL,
-    total DECIMAL(10,2),
-    CONSTRAINT orders_customer FOREIGN KEY (customer_id) REFERENCES customers(id));
-`;
 
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -386,36 +378,7 @@ describe.each(STORE_KINDS)('databases on the %s store', (kind) => {
     });
     const response = await call('GET', `/v1/databases/${created.body.id}/schema`, { token });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({
-      tables: [
-        {
-          name: 'customers',
-          columns: [
-            { name: 'id', type: 'int(11)', nullable: false, key: 'PRI' },
-            { name: 'email', type: 'varchar(100)', nullable: false, key: 'UNI' },
-            { name: 'name', type: 'varchar(50)', nullable: true, key: '' },
-          ],
-          relations: [],
-        },
-        {
-          name: 'orders',
-          columns: [
-            { name: 'id', type: 'bigint(20)', nullable: false, key: 'PRI' },
-            { name: 'customer_id', type: 'int(11)', nullable: false, key: 'MUL' },
-            { name: 'total', type: 'decimal(10,2)', nullable: true, key: '' },
-          ],
-          relations: [
-            {
-              column: 'customer_id',
-              derivedName: 'customer',
-              referencedTable: 'customers',
-              referencedColumn: 'id',
-              constraintName: 'orders_customer',
-            },
-          ],
-        },
-      ],
-    });
+    expect(response.body).toEqual(SHOP_SCHEMA);
   });
 
   it('introspects a PostgreSQL source named by its database', async () => {

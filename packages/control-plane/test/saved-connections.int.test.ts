@@ -8,53 +8,13 @@ import {
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
+import { SHOP_MYSQL, SHOP_SCHEMA } from './shop-fixture.ts';
 
 // POST /v1/connections/{id}/test and GET /v1/connections/{id}/schema: the connection test and
 // the schema introspection of a saved connection, with its stored (sealed) credentials.
 
 const PASSWORD = 'Saved-Pa$$:/@?#-secret';
 const WRONG_PASSWORD = 'not-the-Saved-password';
-
-const SHOP_MYSQL = `
-  CREATE TABLE customers (id INT PRIMARY KEY, email VARCHAR(100) NOT NULL UNIQUE, name VARCHAR(50));
-  CREATE TABLE orders (
-    id BIGINT PRIMARY KEY,
-    customer_id INT NOT NULL,
-    total DECIMAL(10,2),
-    CONSTRAINT orders_customer FOREIGN KEY (customer_id) REFERENCES customers(id));
-`;
-
-/** What GET …/schema answers for SHOP_MYSQL on MariaDB. */
-const SHOP_SCHEMA = {
-  tables: [
-    {
-      name: 'customers',
-      columns: [
-        { name: 'id', type: 'int(11)', nullable: false, key: 'PRI' },
-        { name: 'email', type: 'varchar(100)', nullable: false, key: 'UNI' },
-        { name: 'name', type: 'varchar(50)', nullable: true, key: '' },
-      ],
-      relations: [],
-    },
-    {
-      name: 'orders',
-      columns: [
-        { name: 'id', type: 'bigint(20)', nullable: false, key: 'PRI' },
-        { name: 'customer_id', type: 'int(11)', nullable: false, key: 'MUL' },
-        { name: 'total', type: 'decimal(10,2)', nullable: true, key: '' },
-      ],
-      relations: [
-        {
-          column: 'customer_id',
-          derivedName: 'customer',
-          referencedTable: 'customers',
-          referencedColumn: 'id',
-          constraintName: 'orders_customer',
-        },
-      ],
-    },
-  ],
-};
 
 async function closedPort(): Promise<number> {
   const server = createServer();
