@@ -10,6 +10,22 @@ export const ENGINE_ERRORS = {
     doc: 'The query is well-formed but invalid for the schema: unknown field in a filter or ORDER BY (or in the selection without @lenient), wrong value type, AFTER on a table without a single-column integer or text primary key, AFTER with aggregates or ORDER BY, a malformed cursor.',
   },
   unknown_table: { status: 404, doc: 'The queried table is not in the schema.' },
+  query_too_complex: {
+    status: 400,
+    doc: 'The query is over a structural limit: ORDER BY keys, AND/OR terms, IN-list values, nesting depth or query length (docs/limits.md).',
+  },
+  query_timeout: {
+    status: 400,
+    doc: 'The query ran past its time budget (`query.timeout_ms`) and was stopped; narrow the filter, lower LIMIT or page with AFTER.',
+  },
+  too_many_rows: {
+    status: 400,
+    doc: 'The answer would hold more rows, across all nesting levels, than `query.max_rows`; lower LIMIT, nest fewer levels or page with AFTER.',
+  },
+  response_too_large: {
+    status: 400,
+    doc: 'The answer would be larger than `query.max_response_bytes`; select fewer fields, lower LIMIT or page with AFTER.',
+  },
 } as const;
 
 export type EngineErrorCode = keyof typeof ENGINE_ERRORS;

@@ -14,7 +14,13 @@ function issues(input: unknown): { path: string; message: string }[] {
 }
 
 const DEFAULTS = {
-  query: { nested_default_limit: 1000, max_body_bytes: 65_536 },
+  query: {
+    nested_default_limit: 1000,
+    max_body_bytes: 65_536,
+    timeout_ms: 2000,
+    max_rows: 100_000,
+    max_response_bytes: 16 * 1024 * 1024,
+  },
   memory_cap_mb: null,
   sync: { mode: 'cdc', interval: 1, safety_net: 0 },
   cdc_reconnect_policy: 'resume',
@@ -31,8 +37,8 @@ describe('parseSchemaConfig: defaults', () => {
   it('fills the defaults inside a partly given section', () => {
     expect(parseSchemaConfig({ query: {} }).query).toEqual(DEFAULTS.query);
     expect(parseSchemaConfig({ query: { nested_default_limit: 0 } }).query).toEqual({
+      ...DEFAULTS.query,
       nested_default_limit: 0,
-      max_body_bytes: 65_536,
     });
     expect(parseSchemaConfig({ sync: { mode: 'poll' } }).sync).toEqual({
       mode: 'poll',
@@ -62,7 +68,13 @@ describe('parseSchemaConfig: every key', () => {
       where: 'tenant_id = 7',
       where_columns: ['tenant_id'],
       field_aliases: { customers: 'clients', 'orders.total': 'amount', 'orders.customer': 'buyer' },
-      query: { nested_default_limit: 25, max_body_bytes: 256 },
+      query: {
+        nested_default_limit: 25,
+        max_body_bytes: 256,
+        timeout_ms: 500,
+        max_rows: 10,
+        max_response_bytes: 4096,
+      },
       memory_cap_mb: 512.5,
       sync: { mode: 'poll', interval: 0.5, safety_net: 60, change_column: 'updated_at' },
       cdc_reconnect_policy: 'shutdown',

@@ -10,7 +10,15 @@ export const INSTANCE_ERRORS = {
     status: 401,
     doc: 'The Authorization header is missing or holds no valid API key.',
   },
+  forbidden: {
+    status: 403,
+    doc: 'The API key is valid but lacks the scope the endpoint needs (an `admin` key for reload, replication, metrics and health detail).',
+  },
   not_found: { status: 404, doc: 'No such endpoint.' },
+  request_timeout: {
+    status: 408,
+    doc: 'The request was not received completely in time (`http.request_timeout_ms`).',
+  },
   payload_too_large: { status: 413, doc: 'The query is larger than `query.max_body_bytes`.' },
   reload_busy: {
     status: 409,
@@ -19,6 +27,14 @@ export const INSTANCE_ERRORS = {
   cap_degraded: {
     status: 409,
     doc: 'The snapshot is over its memory cap; resize the instance instead of reloading.',
+  },
+  request_header_too_large: {
+    status: 431,
+    doc: 'The request line and headers are larger than `http.max_header_bytes`; send long queries with POST.',
+  },
+  too_many_requests: {
+    status: 429,
+    doc: 'Too many queries are running or waiting on this instance; retry after the `Retry-After` seconds.',
   },
   bad_request: { status: 400, doc: 'The request is malformed (for example GET /query without q).' },
   internal_error: {

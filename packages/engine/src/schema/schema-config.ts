@@ -1,6 +1,21 @@
 import { z } from 'zod';
 import { SchemaConfigError } from '../errors.ts';
 
+/**
+ * The per-query budgets and their defaults (docs/limits.md lists them with the fixed caps).
+ * An instance's size may lower `timeout_ms` further.
+ */
+export const QUERY_DEFAULTS = {
+  nested_default_limit: 1000,
+  max_body_bytes: 64 * 1024,
+  /** Wall-clock time one query may run before it is stopped with `query_timeout`. */
+  timeout_ms: 2000,
+  /** Rows written into one answer, counted across every nesting level. */
+  max_rows: 100_000,
+  /** Bytes of one answer's JSON. */
+  max_response_bytes: 16 * 1024 * 1024,
+} as const;
+
 const identifierList = z.array(z.string().min(1)).min(1);
 
 const tableEntry = z
@@ -34,10 +49,19 @@ const schemaConfigShape = z
           .number()
           .int()
           .min(256)
-          .default(64 * 1024),
+          .max(1024 * 1024)
+          .default(QUERY_DEFAULTS.max_body_bytes),
+        timeout_ms: z.number().int().min(10).max(60_000).default(QUERY_DEFAULTS.timeout_ms),
+        max_rows: z.number().int().min(1).max(10_000_000).default(QUERY_DEFAULTS.max_rows),
+        max_response_bytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(1024 * 1024 * 1024)
+          .default(QUERY_DEFAULTS.max_response_bytes),
       })
       .strict()
-      .default({ nested_default_limit: 1000, max_body_bytes: 64 * 1024 }),
+      .default(QUERY_DEFAULTS),
     memory_cap_mb: z.number().positive().nullable().default(null),
     sync: z
       .object({
