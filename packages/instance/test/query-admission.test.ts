@@ -1,0 +1,217 @@
+import { describe, expect, it } from 'vitest';
+import { InstanceError } from '../src/errors.ts';
+import { type Admission, QueryAdmission } from '../src/query-admission.ts';
+
+const MB = 1024 * 1024;
+const never = () => new AbortController().signal;
+
+function gate(maxConcurrent: number, maxQueued: number, workingMb = 100) {
+  return new QueryAdmission({ maxConcurrent, maxQueued, workingMemoryBytes: () => workingMb * MB });
+}
+
+/** Tracks which acquisitions have settled, so tests see admission order without timing. */
+function track(promise: Promise<Admission>) {
+  const state: { admission?: Admission; error?: unknown } = {};
+  promise.then(
+    (admission) => {
+      state.admission = admission;
+    },
+    (error: unknown) => {
+      state.error = error;
+    },
+  );
+  return state;
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('QueryAdmission', () => {
+  it('admits at once while under the concurrency and memory limits', async () => {
+    const admission = gate(2, 5);
+    const first = await admission.acquire(10 * MB, never());
+    await admission.acquire(10 * MB, never());
+    expect(admission.running).toBe(2);
+    expect(admission.inFlightBytes).toBe(20 * MB);
+    expect(admission.queued).toBe(0);
+    first.release();
+    expect(admission.running).toBe(1);
+    expect(admission.inFlightBytes).toBe(10 * MB);
+  });
+
+  it('queues beyond maxConcurrent and admits waiters in arrival order', async () => {
+    const admission = gate(1, 5);
+    const running = await admission.acquire(1, never());
+    const order: string[] = [];
+    const named = (name: string) =>
+      admission.acquire(1, never()).then((admitted) => {
+        order.push(name);
+        return admitted;
+      });
+    const a = named('a');
+    const b = named('b');
+    const c = named('c');
+    expect(admission.queued).toBe(3);
+    running.release();
+    (await a).release();
+    (await b).release();
+    (await c).release();
+    expect(order).toEqual(['a', 'b', 'c']);
+    expect(admission.running).toBe(0);
+    expect(admission.queued).toBe(0);
+  });
+
+  it('lets a newcomer wait behind the queue even when it would fit', async () => {
+    const admission = gate(3, 5, 100);
+    const big = await admission.acquire(60 * MB, never());
+    const waitingBig = track(admission.acquire(60 * MB, never()));
+    const small = track(admission.acquire(1 * MB, never()));
+    await settle();
+    expect(waitingBig.admission).toBeUndefined();
+    expect(small.admission).toBeUndefined();
+    big.release();
+    await settle();
+    expect(waitingBig.admission).toBeDefined();
+    expect(small.admission).toBeDefined();
+  });
+
+  it('holds back a query whose memory does not fit beside the running ones', async () => {
+    const admission = gate(10, 5, 100);
+    const first = await admission.acquire(70 * MB, never());
+    const second = track(admission.acquire(40 * MB, never()));
+    await settle();
+    expect(second.admission).toBeUndefined();
+    expect(admission.queued).toBe(1);
+    first.release();
+    await settle();
+    expect(second.admission).toBeDefined();
+    expect(admission.inFlightBytes).toBe(40 * MB);
+  });
+
+  it('runs a query bigger than the whole working memory alone instead of starving it', async () => {
+    const admission = gate(4, 5, 100);
+    const small = await admission.acquire(1 * MB, never());
+    const huge = track(admission.acquire(500 * MB, never()));
+    const after = track(admission.acquire(1 * MB, never()));
+    await settle();
+    expect(huge.admission).toBeUndefined();
+    small.release();
+    await settle();
+    expect(huge.admission).toBeDefined();
+    expect(admission.running).toBe(1);
+    // While it runs, nothing else fits beside it.
+    expect(after.admission).toBeUndefined();
+    huge.admission?.release();
+    await settle();
+    expect(after.admission).toBeDefined();
+  });
+
+  it('admits a lone huge query at once when nothing runs', async () => {
+    const admission = gate(4, 0, 0);
+    const huge = await admission.acquire(10_000 * MB, never());
+    expect(admission.running).toBe(1);
+    huge.release();
+  });
+
+  it('makes release idempotent: a second call frees nothing more', async () => {
+    const admission = gate(2, 5);
+    const first = await admission.acquire(5 * MB, never());
+    await admission.acquire(7 * MB, never());
+    first.release();
+    first.release();
+    expect(admission.running).toBe(1);
+    expect(admission.inFlightBytes).toBe(7 * MB);
+  });
+
+  it('refuses with too_many_requests when maxQueued are already waiting', async () => {
+    const admission = gate(1, 2);
+    await admission.acquire(1, never());
+    void admission.acquire(1, never());
+    void admission.acquire(1, never());
+    const refused = admission.acquire(1, never());
+    await expect(refused).rejects.toBeInstanceOf(InstanceError);
+    await expect(refused).rejects.toMatchObject({ code: 'too_many_requests', status: 429 });
+    expect(admission.queued).toBe(2);
+  });
+
+  it('refuses at once with no queue when maxQueued is 0', async () => {
+    const admission = gate(1, 0);
+    await admission.acquire(1, never());
+    await expect(admission.acquire(1, never())).rejects.toMatchObject({
+      code: 'too_many_requests',
+    });
+  });
+
+  it('removes an aborted waiter from the queue and rejects with the signal reason', async () => {
+    const admission = gate(1, 5);
+    const running = await admission.acquire(1, never());
+    const controller = new AbortController();
+    const aborted = admission.acquire(1, controller.signal);
+    const next = track(admission.acquire(1, never()));
+    expect(admission.queued).toBe(2);
+    const reason = new Error('client went away');
+    controller.abort(reason);
+    await expect(aborted).rejects.toBe(reason);
+    expect(admission.queued).toBe(1);
+    running.release();
+    await settle();
+    expect(next.admission).toBeDefined();
+    expect(admission.running).toBe(1);
+  });
+
+  it('admits those behind an aborted head waiter that now fit', async () => {
+    const admission = gate(4, 5, 100);
+    await admission.acquire(50 * MB, never());
+    const controller = new AbortController();
+    const head = admission.acquire(80 * MB, controller.signal);
+    const small = track(admission.acquire(10 * MB, never()));
+    await settle();
+    expect(small.admission).toBeUndefined();
+    controller.abort(new Error('gone'));
+    await expect(head).rejects.toThrow('gone');
+    await settle();
+    expect(small.admission).toBeDefined();
+  });
+
+  it('rejects at once with the reason of an already aborted signal', async () => {
+    const admission = gate(1, 5);
+    const reason = new Error('already gone');
+    await expect(admission.acquire(1, AbortSignal.abort(reason))).rejects.toBe(reason);
+    expect(admission.running).toBe(0);
+  });
+
+  it('ignores an abort after admission: the query holds its slot until released', async () => {
+    const admission = gate(1, 5);
+    const controller = new AbortController();
+    const held = await admission.acquire(1, controller.signal);
+    controller.abort(new Error('late'));
+    expect(admission.running).toBe(1);
+    held.release();
+    expect(admission.running).toBe(0);
+  });
+
+  it('reads the working memory anew, so a shrinking budget holds back the next query', async () => {
+    let working = 100 * MB;
+    const admission = new QueryAdmission({
+      maxConcurrent: 10,
+      maxQueued: 5,
+      workingMemoryBytes: () => working,
+    });
+    await admission.acquire(30 * MB, never());
+    working = 40 * MB;
+    const next = track(admission.acquire(20 * MB, never()));
+    await settle();
+    expect(next.admission).toBeUndefined();
+  });
+
+  it('counts negative or non-finite estimates as zero bytes', async () => {
+    const admission = gate(2, 0);
+    await admission.acquire(-5, never());
+    await admission.acquire(Number.NaN, never());
+    expect(admission.inFlightBytes).toBe(0);
+  });
+
+  it('rejects nonsensical limits', () => {
+    expect(() => gate(0, 1)).toThrow(RangeError);
+    expect(() => gate(1, -1)).toThrow(RangeError);
+  });
+});
