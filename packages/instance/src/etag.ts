@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 
 /** An opaque strong ETag for a query result: boot id, snapshot generation and query text. */
 export function queryEtag(bootId: string, generation: number, query: string): string {
@@ -21,29 +22,64 @@ export function ifNoneMatchMatches(header: string | undefined, etag: string): bo
   });
 }
 
+/** What the ETag cache may hold, counted as `etagEntryBytes` (docs/limits.md). */
+export const ETAG_CACHE_MAX_BYTES = 4 * 1024 * 1024;
+/** Bookkeeping per entry beyond its two strings (map slot, list node, string headers). */
+const ENTRY_OVERHEAD_BYTES = 64;
+
+/** The bytes one cached tag is counted as: its query and tag as UTF-16, plus overhead. */
+export function etagEntryBytes(query: string, tag: string): number {
+  return 2 * (query.length + tag.length) + ENTRY_OVERHEAD_BYTES;
+}
+
+export interface EtagCacheLimits {
+  /** Default `ETAG_CACHE_MAX_BYTES`. */
+  readonly maxBytes?: number;
+  /** The largest entry kept; bigger ones are hashed every time. Default 1/64 of `maxBytes`. */
+  readonly maxEntryBytes?: number;
+}
+
 /**
  * Remembers the ETags of one generation's queries: a hot query's tag is hashed once per
- * snapshot, not once per request. Starts over when the generation changes.
+ * snapshot, not once per request. Starts over when the generation changes. Bounded by bytes,
+ * least recently used first out, so many distinct long queries cannot grow it past `maxBytes`;
+ * a query bigger than `maxEntryBytes` is hashed every time instead of evicting the hot ones.
  */
 export class EtagCache {
   readonly #bootId: string;
   #generation = -1;
-  #tags = new Map<string, string>();
+  readonly #tags: LRUCache<string, string>;
 
-  constructor(bootId: string) {
+  constructor(bootId: string, limits: EtagCacheLimits = {}) {
     this.#bootId = bootId;
+    const maxBytes = limits.maxBytes ?? ETAG_CACHE_MAX_BYTES;
+    this.#tags = new LRUCache<string, string>({
+      maxSize: maxBytes,
+      maxEntrySize: limits.maxEntryBytes ?? Math.max(1, Math.floor(maxBytes / 64)),
+      sizeCalculation: (tag, query) => etagEntryBytes(query, tag),
+    });
   }
 
   get(generation: number, query: string): string {
     if (generation !== this.#generation) {
       this.#generation = generation;
-      this.#tags = new Map();
+      this.#tags.clear();
     }
     let tag = this.#tags.get(query);
     if (tag === undefined) {
       tag = queryEtag(this.#bootId, generation, query);
-      if (this.#tags.size < 10_000) this.#tags.set(query, tag);
+      this.#tags.set(query, tag);
     }
     return tag;
+  }
+
+  /** The bytes the cached tags are counted as (at most `maxBytes`). */
+  get bytes(): number {
+    return this.#tags.calculatedSize;
+  }
+
+  /** How many tags are cached. */
+  get size(): number {
+    return this.#tags.size;
   }
 }

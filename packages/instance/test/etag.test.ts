@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ifNoneMatchMatches, queryEtag } from '../src/etag.ts';
+import {
+  ETAG_CACHE_MAX_BYTES,
+  EtagCache,
+  etagEntryBytes,
+  ifNoneMatchMatches,
+  queryEtag,
+} from '../src/etag.ts';
 
 describe('ETags', () => {
   it('depend on boot, generation and query', () => {
@@ -18,5 +24,60 @@ describe('ETags', () => {
     expect(ifNoneMatchMatches('*', tag)).toBe(true);
     expect(ifNoneMatchMatches('"abcd"', tag)).toBe(false);
     expect(ifNoneMatchMatches(undefined, tag)).toBe(false);
+  });
+});
+
+describe('EtagCache', () => {
+  it('returns the same tag queryEtag computes, and caches it', () => {
+    const cache = new EtagCache('boot');
+    expect(cache.get(3, 'p { id }')).toBe(queryEtag('boot', 3, 'p { id }'));
+    expect(cache.get(3, 'p { id }')).toBe(queryEtag('boot', 3, 'p { id }'));
+    expect(cache.size).toBe(1);
+    expect(cache.bytes).toBe(etagEntryBytes('p { id }', queryEtag('boot', 3, 'p { id }')));
+  });
+
+  it('starts over when the generation changes', () => {
+    const cache = new EtagCache('boot');
+    cache.get(1, 'a');
+    cache.get(1, 'b');
+    expect(cache.get(2, 'a')).toBe(queryEtag('boot', 2, 'a'));
+    expect(cache.size).toBe(1);
+  });
+
+  it('stays within its byte budget however many distinct queries arrive', () => {
+    const maxBytes = 64 * 1024;
+    const cache = new EtagCache('boot', { maxBytes });
+    for (let i = 0; i < 2000; i++) cache.get(1, `p (id = ${i}) { id ${'x'.repeat(200)} }`);
+    expect(cache.bytes).toBeLessThanOrEqual(maxBytes);
+    expect(cache.size).toBeGreaterThan(50);
+    expect(cache.size).toBeLessThan(2000);
+  });
+
+  it('evicts the least recently used tag first', () => {
+    const query = (n: number) => `q${n} ${'y'.repeat(400)}`;
+    const perEntry = etagEntryBytes(query(0), queryEtag('boot', 1, query(0)));
+    const cache = new EtagCache('boot', { maxBytes: perEntry * 3 + 1, maxEntryBytes: perEntry });
+    cache.get(1, query(1));
+    cache.get(1, query(2));
+    cache.get(1, query(3));
+    cache.get(1, query(1)); // 1 is now the most recently used; 2 the least
+    cache.get(1, query(4));
+    expect(cache.size).toBe(3);
+    const before = cache.bytes;
+    cache.get(1, query(1));
+    cache.get(1, query(3));
+    expect(cache.bytes).toBe(before); // 1 and 3 were still cached: nothing was added
+  });
+
+  it('hashes an oversized query every time rather than evicting the hot ones', () => {
+    const cache = new EtagCache('boot', { maxBytes: 64 * 1024 });
+    cache.get(1, 'hot');
+    const huge = 'z'.repeat(20_000);
+    expect(cache.get(1, huge)).toBe(queryEtag('boot', 1, huge));
+    expect(cache.size).toBe(1);
+  });
+
+  it('defaults to a budget of 4 MiB', () => {
+    expect(ETAG_CACHE_MAX_BYTES).toBe(4 * 1024 * 1024);
   });
 });
