@@ -1,4 +1,4 @@
-import { parseQuery, QueryParseError } from '@replix/query';
+import { parseQuery, QueryParseError, QueryTooComplexError } from '@replix/query';
 import { EngineError } from './errors.ts';
 import { Executor } from './exec/execute.ts';
 import type { QueryPlan } from './exec/plan.ts';
@@ -39,6 +39,9 @@ export class QueryEngine {
       query = parseQuery(text);
     } catch (error) {
       if (error instanceof QueryParseError) throw new EngineError('parse_error', error.message);
+      if (error instanceof QueryTooComplexError) {
+        throw new EngineError('query_too_complex', error.message);
+      }
       throw error;
     }
     const plan = validateQuery(this.schema, query, {

@@ -1,3 +1,5 @@
+import type { ParseLimitName } from './parse-limits.ts';
+
 /** Where in the query text something is: the UTF-16 offset, and the 1-based line and column. */
 export interface SourcePosition {
   readonly offset: number;
@@ -69,6 +71,14 @@ export function formatExcerpt(source: string, offset: number): string {
   return `  ${prefix}${shown.join('')}${suffix}\n  ${' '.repeat(prefix.length)}${padding}^`;
 }
 
+/** `<what> at line L, column C: <detail>` and the excerpt with its caret under `offset`. */
+function locatedMessage(what: string, source: string, position: SourcePosition, detail: string) {
+  return (
+    `${what} at line ${position.line}, column ${position.column}: ${detail}\n` +
+    formatExcerpt(source, position.offset)
+  );
+}
+
 /**
  * A syntax error in a query, with where it is. The message reads like a compiler's:
  *
@@ -87,10 +97,34 @@ export class QueryParseError extends Error {
 
   constructor(source: string, offset: number, detail: string) {
     const position = positionAt(source, offset);
-    super(
-      `Syntax error at line ${position.line}, column ${position.column}: ${detail}\n` +
-        formatExcerpt(source, offset),
-    );
+    super(locatedMessage('Syntax error', source, position, detail));
+    this.position = position;
+    this.detail = detail;
+  }
+}
+
+/**
+ * Well-formed so far, but over one of the parser's size or depth limits, which it checks before
+ * reading on (so a huge query fails fast instead of exhausting the stack or the CPU). Kept apart
+ * from `QueryParseError` because the fix is different: the query is not wrong, only too big.
+ *
+ * ```
+ * Query too complex at line 1, column 200: Filter nested too deeply: … (limit: 64). …
+ * ```
+ */
+export class QueryTooComplexError extends Error {
+  override readonly name = 'QueryTooComplexError';
+  readonly code = 'query_too_complex';
+  /** The limit the query went over. */
+  readonly limit: ParseLimitName;
+  readonly position: SourcePosition;
+  /** The message's first line without its location. */
+  readonly detail: string;
+
+  constructor(source: string, offset: number, limit: ParseLimitName, detail: string) {
+    const position = positionAt(source, offset);
+    super(locatedMessage('Query too complex', source, position, detail));
+    this.limit = limit;
     this.position = position;
     this.detail = detail;
   }

@@ -1,8 +1,6 @@
-import { QueryParseError } from './errors.ts';
+import { QueryParseError, QueryTooComplexError } from './errors.ts';
+import { DEFAULT_PARSE_LIMITS } from './parse-limits.ts';
 import type { Token } from './token.ts';
-
-/** Enough for any hand-written or generated query; far too few to keep a server busy. */
-export const DEFAULT_MAX_TOKENS = 10_000;
 
 const SINGLE_CHAR_PUNCTUATION = new Set(['(', ')', '{', '}', ',', '*', '@']);
 
@@ -54,7 +52,7 @@ export class Lexer {
   #offset = 0;
   #count = 0;
 
-  constructor(source: string, maxTokens: number = DEFAULT_MAX_TOKENS) {
+  constructor(source: string, maxTokens: number = DEFAULT_PARSE_LIMITS.maxTokens) {
     this.#source = source;
     this.#maxTokens = maxTokens;
   }
@@ -69,7 +67,13 @@ export class Lexer {
     }
     this.#count++;
     if (this.#count > this.#maxTokens) {
-      this.#fail(start, `Query too long: more than ${this.#maxTokens} tokens.`);
+      throw new QueryTooComplexError(
+        source,
+        start,
+        'maxTokens',
+        `Query too long: more than ${this.#maxTokens} tokens (limit: ${this.#maxTokens} tokens per query). ` +
+          'Select fewer fields, or use IN (...) instead of a chain of ORs.',
+      );
     }
     const char = source[start]!;
     const code = source.charCodeAt(start);
@@ -191,7 +195,8 @@ export class Lexer {
   #readQuoted(start: number, kind: 'string' | 'name'): Token {
     const source = this.#source;
     const quote = source[start]!;
-    let value = '';
+    // Pieces joined once at the end: no string rebuilt per doubled quote.
+    const pieces: string[] = [];
     let from = start + 1;
     for (;;) {
       const close = source.indexOf(quote, from);
@@ -203,15 +208,17 @@ export class Lexer {
             : `Unterminated quoted name: missing the closing '"'.`,
         );
       }
-      value += source.slice(from, close);
       if (source[close + 1] === quote) {
-        value += quote;
+        // The doubled quote stands for one: keep everything up to and including the first.
+        pieces.push(source.slice(from, close + 1));
         from = close + 2;
         continue;
       }
+      pieces.push(source.slice(from, close));
       const end = close + 1;
       if (kind === 'name' && end - start === 2) this.#fail(start, 'A quoted name cannot be empty.');
       this.#offset = end;
+      const value = pieces.join('');
       return { kind, value, quoted: kind === 'name', span: { start, end } };
     }
   }

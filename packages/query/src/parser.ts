@@ -9,36 +9,31 @@ import type {
   SortItem,
   Span,
 } from './ast.ts';
-import { QueryParseError } from './errors.ts';
-import { DEFAULT_MAX_TOKENS, Lexer } from './lexer.ts';
+import { QueryParseError, QueryTooComplexError } from './errors.ts';
+import { Lexer } from './lexer.ts';
+import { DEFAULT_PARSE_LIMITS, type ParseLimits } from './parse-limits.ts';
 import { suggest } from './suggest.ts';
 import { describeToken, type Token } from './token.ts';
 
-export interface ParseOptions {
-  /** The most tokens a query may have (default 10,000); more is a parse error. */
-  readonly maxTokens?: number;
-}
+/** Any limit left out takes its value from `DEFAULT_PARSE_LIMITS`. */
+export type ParseOptions = Partial<ParseLimits>;
 
 /**
  * Parses query text into its syntax tree, or throws a `QueryParseError` at the first syntax
- * error. The grammar is in the header of `ast.ts`.
+ * error, or a `QueryTooComplexError` at the first token over a limit of `ParseLimits`. The
+ * grammar is in the header of `ast.ts`.
  */
 export function parseQuery(source: string, options: ParseOptions = {}): Query {
-  const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
-  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) {
-    throw new RangeError(`maxTokens must be a positive integer, got ${maxTokens}.`);
+  const limits = { ...DEFAULT_PARSE_LIMITS, ...options };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new RangeError(`${name} must be a positive integer, got ${value}.`);
+    }
   }
-  return new Parser(source, maxTokens).parseQuery();
+  return new Parser(source, limits).parseQuery();
 }
 
 const KNOWN_PRAGMAS = ['lenient'];
-
-/**
- * Parentheses and braces nested deeper than this are an error. The parser (and the engine after
- * it) recurse once per level; the token limit alone would still let a query nest thousands deep
- * and overflow the stack.
- */
-const MAX_DEPTH = 100;
 
 /** The clauses after a selection, in the only order they may come in. */
 const CLAUSES = ['ORDER BY', 'LIMIT', 'OFFSET', 'AFTER'] as const;
@@ -76,11 +71,19 @@ class Parser {
   readonly #lookahead: Token[] = [];
   /** Where the last consumed token ends, which is where the node being built ends. */
   #lastEnd = 0;
-  #depth = 0;
+  readonly #limits: ParseLimits;
+  /**
+   * Open selections and open parentheses of the filter being read. The parser (and the engine
+   * after it) recurse once per level; the token limit alone would still let a query nest
+   * thousands deep and overflow the stack.
+   */
+  #selectionDepth = 0;
+  #filterDepth = 0;
 
-  constructor(source: string, maxTokens: number) {
+  constructor(source: string, limits: ParseLimits) {
     this.#source = source;
-    this.#lexer = new Lexer(source, maxTokens);
+    this.#limits = limits;
+    this.#lexer = new Lexer(source, limits.maxTokens);
   }
 
   // Productions
@@ -148,7 +151,7 @@ class Parser {
    */
   parseFilter(): Condition {
     const open = this.expectToken('(');
-    this.enter(open);
+    this.openParenthesis(open);
     if (this.peekToken(')')) {
       this.fail(
         this.peek().span.start,
@@ -157,7 +160,7 @@ class Parser {
     }
     const condition = this.parseOr();
     this.expectToken(')', 'AND, OR or ")"');
-    this.#depth--;
+    this.#filterDepth--;
     return condition;
   }
 
@@ -200,10 +203,10 @@ class Parser {
   parsePrimary(): Condition {
     const token = this.peek();
     if (token.kind === 'punctuation' && token.value === '(') {
-      this.enter(this.advance());
+      this.openParenthesis(this.advance());
       const condition = this.parseOr();
       this.expectToken(')', 'AND, OR or ")"');
-      this.#depth--;
+      this.#filterDepth--;
       return condition;
     }
     if (token.kind !== 'name') this.unexpected(token, 'a condition');
@@ -336,7 +339,7 @@ class Parser {
    */
   parseSelection(): SelectionItem[] {
     const open = this.expectToken('{');
-    this.enter(open);
+    this.openSelection(open);
     if (this.peekToken('}')) {
       this.fail(
         this.peek().span.start,
@@ -350,7 +353,7 @@ class Parser {
       items.push(this.parseItem(comma));
     }
     this.advance();
-    this.#depth--;
+    this.#selectionDepth--;
     return items;
   }
 
@@ -628,11 +631,35 @@ class Parser {
     return { kind, operands: flat, span: this.spanFrom(start) };
   }
 
-  /** Counts one more level of nesting at `open`; the caller decrements when it closes. */
-  enter(open: Token): void {
-    this.#depth++;
-    if (this.#depth > MAX_DEPTH) {
-      this.fail(open.span.start, `Query nested too deeply: more than ${MAX_DEPTH} levels.`);
+  /** Counts one more open selection at `open`; the caller decrements when it closes. */
+  openSelection(open: Token): void {
+    this.#selectionDepth++;
+    const limit = this.#limits.maxSelectionDepth;
+    if (this.#selectionDepth > limit) {
+      this.tooComplex(
+        open,
+        'maxSelectionDepth',
+        `Selections nested too deeply: more than ${limit} levels (limit: ${limit} nested selections). ` +
+          'Select fewer levels of relations, and query deeper ones separately.',
+      );
     }
+  }
+
+  /** Counts one more open parenthesis of a filter; the caller decrements when it closes. */
+  openParenthesis(open: Token): void {
+    this.#filterDepth++;
+    const limit = this.#limits.maxFilterDepth;
+    if (this.#filterDepth > limit) {
+      this.tooComplex(
+        open,
+        'maxFilterDepth',
+        `Filter nested too deeply: more than ${limit} levels of parentheses (limit: ${limit}). ` +
+          'Leave out parentheses that only repeat a grouping: AND binds tighter than OR.',
+      );
+    }
+  }
+
+  tooComplex(at: Token, limit: 'maxSelectionDepth' | 'maxFilterDepth', detail: string): never {
+    throw new QueryTooComplexError(this.#source, at.span.start, limit, detail);
   }
 }

@@ -973,40 +973,6 @@ describe('parseQuery: error messages', () => {
     ]);
   });
 
-  it('limits the number of tokens', () => {
-    const fields = (count: number) =>
-      `t { ${Array.from({ length: count }, (_, i) => `f${i}`).join(' ')} }`;
-    // t, {, }, and the fields: exactly 10,000 tokens parse.
-    expect(parseQuery(fields(9_997)).selection).toHaveLength(9_997);
-    const error = parseError(fields(9_998));
-    expect(error.detail).toBe('Query too long: more than 10000 tokens.');
-    expect(error.position.offset).toBe(fields(9_998).length - 1);
-    expect(errorAt('t { a b c }', { maxTokens: 4 })).toEqual([
-      'Query too long: more than 4 tokens.',
-      1,
-      9,
-    ]);
-    expect(parseQuery('t { a b }', { maxTokens: 5 }).selection).toHaveLength(2);
-  });
-
-  it('rejects a maxTokens that is not a positive integer', () => {
-    expect(() => parseQuery('t { a }', { maxTokens: 0 })).toThrow(RangeError);
-    expect(() => parseQuery('t { a }', { maxTokens: 1.5 })).toThrow(RangeError);
-  });
-
-  it('limits nesting depth', () => {
-    const parens = (depth: number) => `t (${'('.repeat(depth - 1)}a = 1${')'.repeat(depth)} { id }`;
-    expect(filterOf(parens(99))).toEqual(a1);
-    expect(errorAt(parens(101))).toEqual([
-      'Query nested too deeply: more than 100 levels.',
-      1,
-      103,
-    ]);
-    const relations = (depth: number) => `t { ${'r { '.repeat(depth - 1)}id${' }'.repeat(depth)}`;
-    expect(parseQuery(relations(100)).selection).toHaveLength(1);
-    expect(errorAt(relations(101))[0]).toBe('Query nested too deeply: more than 100 levels.');
-  });
-
   it('shows a window of a very long line around the error', () => {
     const source = `t (a = 1 AND ${'b = 2 AND '.repeat(30)}c = ) { ${'f '.repeat(50)}}`;
     const error = parseError(source);
