@@ -9,6 +9,7 @@ import { ApiError, CONTROL_PLANE_ERRORS, type ControlPlaneErrorCode } from '../e
 import type { ApiContext } from './context.ts';
 import { registerDashboardSite } from './dashboard-site.ts';
 import { registerRoutes } from './routes.ts';
+import { refuseUnstorableStrings } from './unstorable-strings.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -137,6 +138,8 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
       );
     }
   });
+
+  app.addHook('preValidation', refuseUnstorableStrings);
 
   // Actions without a body (provision, terminate, …) are often sent with a JSON content type
   // and nothing in it, as curl and most SDKs do: read an empty JSON body as no body.
