@@ -1,7 +1,14 @@
 export { ENGINE_ERRORS, EngineError, type EngineErrorCode, SchemaConfigError } from './errors.ts';
+export type { QueryAnswer } from './exec/json-writer.ts';
 export type { QueryPlan } from './exec/plan.ts';
+export { QueryCancelledError, type QueryLimits } from './exec/query-budget.ts';
 export { generateOpenApi } from './openapi.ts';
-export { DEFAULT_LIMIT, QueryEngine, type ResponseMeta } from './query-engine.ts';
+export {
+  DEFAULT_LIMIT,
+  type ExecuteOptions,
+  QueryEngine,
+  type ResponseMeta,
+} from './query-engine.ts';
 export { compileSchema, forwardName as forwardRelationName } from './schema/compile-schema.ts';
 export type {
   CompiledColumn,
@@ -12,6 +19,7 @@ export type {
 export {
   defaultSchemaConfig,
   parseSchemaConfig,
+  QUERY_DEFAULTS,
   type SchemaConfig,
 } from './schema/schema-config.ts';
 export type {

@@ -1,7 +1,16 @@
 import { parseQuery, QueryParseError, QueryTooComplexError } from '@replix/query';
+import { LRUCache } from 'lru-cache';
 import { EngineError } from './errors.ts';
-import { Executor } from './exec/execute.ts';
+import { Executor, type QueryResult } from './exec/execute.ts';
+import { JsonWriter, type QueryAnswer } from './exec/json-writer.ts';
 import type { QueryPlan } from './exec/plan.ts';
+import {
+  QueryBudget,
+  type QueryLimits,
+  runCooperatively,
+  runToEnd,
+  type Work,
+} from './exec/query-budget.ts';
 import { validateQuery } from './exec/validate.ts';
 import type { CompiledSchema } from './schema/compiled-schema.ts';
 import type { Generation } from './storage/generation.ts';
@@ -15,19 +24,43 @@ export interface ResponseMeta {
 
 /** The spec's default LIMIT for queries without one. */
 export const DEFAULT_LIMIT = 1000;
-const PLAN_CACHE_SIZE = 2000;
+/**
+ * Bytes of plans kept, estimated from their query text: a plan grows with its text, and text
+ * up to `query.max_body_bytes` is allowed, so a count of entries would bound nothing.
+ */
+const PLAN_CACHE_BYTES = 16 * 1024 * 1024;
+const PLAN_BYTES_PER_CHAR = 24;
+const PLAN_BYTES_BASE = 1024;
+
+export interface ExecuteOptions {
+  /** Lowers the schema config's budgets (an instance size's cap on time, say). */
+  readonly limits?: Partial<QueryLimits>;
+  /** Cancels the query (its client went away). */
+  readonly signal?: AbortSignal;
+}
 
 /**
  * Parses, validates and runs queries against generations of one compiled schema, writing the
  * spec's success envelope as JSON text. Plans depend only on the schema, so they are cached by
- * query text: a repeated query skips parsing and validation.
+ * query text: a repeated query skips parsing and validation. Every run is held to the
+ * schema config's budgets (`query.timeout_ms`, `max_rows`, `max_response_bytes`).
  */
 export class QueryEngine {
   readonly schema: CompiledSchema;
-  readonly #plans = new Map<string, QueryPlan>();
+  readonly limits: QueryLimits;
+  readonly #plans = new LRUCache<string, QueryPlan>({
+    maxSize: PLAN_CACHE_BYTES,
+    sizeCalculation: (_plan, text) => PLAN_BYTES_BASE + text.length * PLAN_BYTES_PER_CHAR,
+  });
 
   constructor(schema: CompiledSchema) {
     this.schema = schema;
+    const query = schema.config.query;
+    this.limits = {
+      timeoutMs: query.timeout_ms,
+      maxRows: query.max_rows,
+      maxResponseBytes: query.max_response_bytes,
+    };
   }
 
   /** Throws `EngineError` (parse errors included, as code `parse_error`). */
@@ -48,32 +81,73 @@ export class QueryEngine {
       defaultLimit: DEFAULT_LIMIT,
       nestedDefaultLimit: this.schema.config.query.nested_default_limit,
     });
-    if (this.#plans.size >= PLAN_CACHE_SIZE) {
-      const oldest = this.#plans.keys().next().value;
-      if (oldest !== undefined) this.#plans.delete(oldest);
-    }
     this.#plans.set(text, plan);
     return plan;
   }
 
-  /** Runs `text` against `generation` and returns the whole response body. */
-  execute(generation: Generation, text: string, meta: ResponseMeta): string {
+  /**
+   * Runs `text` against `generation` to its end without pausing, and returns the response
+   * body: for tools and tests. Servers use `answer`.
+   */
+  execute(
+    generation: Generation,
+    text: string,
+    meta: ResponseMeta,
+    options: ExecuteOptions = {},
+  ): string {
+    return runToEnd(this.#run(generation, text, meta, options).work).text();
+  }
+
+  /**
+   * Runs `text` against `generation`, pausing each few milliseconds so other requests are
+   * served meanwhile, and resolves to the response body in chunks. Rejects with an
+   * `EngineError` (a parse, validation or budget error) or `QueryCancelledError`.
+   */
+  answer(
+    generation: Generation,
+    text: string,
+    meta: ResponseMeta,
+    options: ExecuteOptions = {},
+  ): Promise<QueryAnswer> {
+    const { budget, work } = this.#run(generation, text, meta, options);
+    return runCooperatively(work, budget);
+  }
+
+  #run(
+    generation: Generation,
+    text: string,
+    meta: ResponseMeta,
+    options: ExecuteOptions,
+  ): { budget: QueryBudget; work: Work<QueryAnswer> } {
     const started = performance.now();
+    const limits = { ...this.limits };
+    const lower = options.limits ?? {};
+    if (lower.timeoutMs !== undefined) limits.timeoutMs = Math.min(limits.timeoutMs, lower.timeoutMs);
+    if (lower.maxRows !== undefined) limits.maxRows = Math.min(limits.maxRows, lower.maxRows);
+    if (lower.maxResponseBytes !== undefined)
+      limits.maxResponseBytes = Math.min(limits.maxResponseBytes, lower.maxResponseBytes);
+    const budget = new QueryBudget(limits, options.signal);
     const plan = this.plan(text);
-    const result = new Executor(generation).run(plan);
-    const pagination = {
-      count: result.count,
-      total_matched: result.totalMatched,
-      has_more: result.hasMore,
-      limit: result.limit,
-      ...(result.nextCursor !== undefined ? { next_cursor: result.nextCursor } : {}),
-    };
-    const timingMs = Math.round((performance.now() - started) * 1000) / 1000;
-    return (
-      `{"data":${result.data},"meta":{"table":${JSON.stringify(plan.table.name)},` +
-      `"query":${JSON.stringify(plan.echo)},"pagination":${JSON.stringify(pagination)},` +
-      `"timing_ms":${timingMs},"snapshot":{"swap_count":${meta.swapCount},"age_ms":${Math.round(meta.ageMs)}},` +
-      `"version":${JSON.stringify(meta.version)}}}`
-    );
+    const out = new JsonWriter(limits.maxResponseBytes);
+    function* work(): Work<QueryAnswer> {
+      out.write('{"data":');
+      const result: QueryResult = yield* new Executor(generation, budget, out).run(plan);
+      const pagination = {
+        count: result.count,
+        total_matched: result.totalMatched,
+        has_more: result.hasMore,
+        limit: result.limit,
+        ...(result.nextCursor !== undefined ? { next_cursor: result.nextCursor } : {}),
+      };
+      const timingMs = Math.round((performance.now() - started) * 1000) / 1000;
+      out.write(
+        `,"meta":{"table":${JSON.stringify(plan.table.name)},` +
+          `"query":${JSON.stringify(plan.echo)},"pagination":${JSON.stringify(pagination)},` +
+          `"timing_ms":${timingMs},"snapshot":{"swap_count":${meta.swapCount},"age_ms":${Math.round(meta.ageMs)}},` +
+          `"version":${JSON.stringify(meta.version)}}}`,
+      );
+      return out.finish();
+    }
+    return { budget, work: work() };
   }
 }

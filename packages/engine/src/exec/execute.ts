@@ -1,7 +1,10 @@
-import type { CompiledTable } from '../schema/compiled-schema.ts';
+import { EngineError } from '../errors.ts';
+import type { CompiledRelation, CompiledTable } from '../schema/compiled-schema.ts';
 import type { ColumnChunk } from '../storage/column-chunk.ts';
 import { type Comparable, readComparable } from '../storage/column-reader.ts';
 import { type Generation, indexName, type TableSnapshot } from '../storage/generation.ts';
+import type { Key } from '../storage/key-index.ts';
+import { rowKey } from '../storage/row-key.ts';
 import { CHUNK_BITS, type Chunk, OFFSET_MASK } from '../storage/table-data.ts';
 import {
   Aggregator,
@@ -11,8 +14,10 @@ import {
   type Group,
 } from './aggregate-rows.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import type { PlanFilter, PlanSort, PlanSubQuery, QueryPlan } from './plan.ts';
+import type { JsonWriter } from './json-writer.ts';
+import type { PlanFilter, PlanOutput, PlanSort, PlanSubQuery, QueryPlan } from './plan.ts';
 import { RowFilter } from './predicate.ts';
+import type { QueryBudget, Work } from './query-budget.ts';
 import { relatedRows } from './relations.ts';
 import { compareSortValues, topK, topKByScore } from './sort-rows.ts';
 import { valueJson } from './value-json.ts';
@@ -22,9 +27,8 @@ interface SortKeys {
   compare(a: number, b: number): number;
 }
 
+/** An answer's pagination; its rows went to the writer. */
 export interface QueryResult {
-  /** The JSON array of result rows. */
-  readonly data: string;
   readonly count: number;
   readonly totalMatched: number;
   readonly hasMore: boolean;
@@ -32,6 +36,8 @@ export interface QueryResult {
   readonly limit: number | null;
   readonly nextCursor?: string;
 }
+
+type RelationOutput = Extract<PlanOutput, { kind: 'relation' }>;
 
 const KEY_PREFIXES = new Map<string, string>();
 
@@ -50,26 +56,42 @@ function valueAt(snapshot: TableSnapshot, rowId: number, column: number): Compar
   return readComparable(chunk.columns[column] as ColumnChunk, rowId & OFFSET_MASK);
 }
 
+/** GROUP BY groups one query may form, as a multiple of its rows budget: each costs memory. */
+const GROUPS_PER_ROW_BUDGET = 2;
+
 /**
- * Runs validated plans against one generation and writes their results as JSON text directly,
- * without building row objects.
+ * Runs one validated plan against one generation and writes its rows as JSON text directly,
+ * without building row objects. Every loop that can be long ticks the query's budget and
+ * yields when its time slice is used up (see `Work`), so the caller decides whether other
+ * requests run in between.
  */
 export class Executor {
   readonly #generation: Generation;
+  readonly #budget: QueryBudget;
+  readonly #out: JsonWriter;
+  /** The key sets of the query's relation filters, each computed once (a semi-join). */
+  readonly #semiJoins = new Map<PlanFilter, ReadonlySet<Key>>();
+  /** Compiled filters, reused for every parent row of a nested selection. */
+  readonly #rowFilters = new Map<PlanFilter, RowFilter>();
 
-  constructor(generation: Generation) {
+  constructor(generation: Generation, budget: QueryBudget, out: JsonWriter) {
     this.#generation = generation;
+    this.#budget = budget;
+    this.#out = out;
   }
 
-  run(plan: QueryPlan): QueryResult {
+  /** Runs `plan`, writing its rows as one JSON array. */
+  *run(plan: QueryPlan): Work<QueryResult> {
     const snapshot = this.#generation.table(plan.table.name);
-    if (plan.aggregates.length > 0)
-      return this.#grouped(snapshot, plan, this.#aggregateAll(snapshot, plan));
-    const matched = this.#matchingRows(snapshot, plan.filter, null);
-    if (plan.after !== null) return this.#afterPage(snapshot, plan, matched, plan.after);
-    const page = this.#page(snapshot, plan, matched);
+    if (plan.aggregates.length > 0) {
+      const groups = yield* this.#aggregateAll(snapshot, plan);
+      return yield* this.#grouped(snapshot, plan, groups);
+    }
+    const matched = yield* this.#matchingRows(snapshot, plan.filter, null);
+    if (plan.after !== null) return yield* this.#afterPage(snapshot, plan, matched, plan.after);
+    const page = yield* this.#page(snapshot, plan, matched);
+    yield* this.#rowsJson(snapshot, plan, page);
     return {
-      data: this.#rowsJson(snapshot, plan, page),
       count: page.length,
       totalMatched: matched.length,
       hasMore: plan.offset + page.length < matched.length,
@@ -77,16 +99,59 @@ export class Executor {
     };
   }
 
+  *#rowFilter(snapshot: TableSnapshot, filter: PlanFilter): Work<RowFilter> {
+    let rowFilter = this.#rowFilters.get(filter);
+    if (rowFilter === undefined) {
+      yield* this.#prepareSemiJoins(filter);
+      rowFilter = new RowFilter(snapshot, filter, this.#semiJoins);
+      this.#rowFilters.set(filter, rowFilter);
+    }
+    return rowFilter;
+  }
+
+  /**
+   * Computes, innermost first, the key set of every relation filter in `filter`: the related
+   * table's rows that pass the inner filter, found once (by index or scan), instead of
+   * following the relation from every candidate row, which multiplies along a chain.
+   */
+  *#prepareSemiJoins(filter: PlanFilter): Work<void> {
+    if (filter.kind === 'and' || filter.kind === 'or') {
+      for (const operand of filter.operands) yield* this.#prepareSemiJoins(operand);
+      return;
+    }
+    if (filter.kind !== 'related' || this.#semiJoins.has(filter)) return;
+    const target = this.#generation.table(filter.target.name);
+    const rows = yield* this.#matchingRows(target, filter.filter, null);
+    const keys = new Set<Key>();
+    const joinColumns = filter.relation.targetColumns;
+    for (let i = 0; i < rows.length; i++) {
+      const rowId = rows[i] as number;
+      const chunk = target.data.chunks[rowId >>> CHUNK_BITS] as Chunk;
+      const key = rowKey(chunk.columns, joinColumns, rowId & OFFSET_MASK);
+      if (key !== null) keys.add(key);
+      if (this.#budget.tick()) yield;
+    }
+    this.#semiJoins.set(filter, keys);
+  }
+
   /** Row ids matching `filter`, from `candidates` or, without them, from an index or a scan. */
-  #matchingRows(
+  *#matchingRows(
     snapshot: TableSnapshot,
     filter: PlanFilter | null,
     candidates: readonly number[] | null,
-  ): number[] {
-    const filterRows = filter ? new RowFilter(this.#generation, snapshot, filter) : null;
+  ): Work<number[]> {
+    const filterRows = filter ? yield* this.#rowFilter(snapshot, filter) : null;
     const from = candidates ?? (filter ? indexCandidates(snapshot, filter) : null);
-    if (from) return filterRows ? from.filter((rowId) => filterRows.matches(rowId)) : [...from];
     const rows: number[] = [];
+    if (from) {
+      if (!filterRows) return from.slice();
+      for (let i = 0; i < from.length; i++) {
+        const rowId = from[i] as number;
+        if (filterRows.matches(rowId)) rows.push(rowId);
+        if (this.#budget.tick()) yield;
+      }
+      return rows;
+    }
     const chunks = snapshot.data.chunks;
     for (let c = 0; c < chunks.length; c++) {
       const chunk = chunks[c] as Chunk;
@@ -98,38 +163,50 @@ export class Executor {
           continue;
         if (test === undefined || test(offset)) rows.push(base + offset);
       }
+      if (this.#budget.tick(chunk.length)) yield;
     }
     return rows;
   }
 
   /** Groups the rows matching the plan's filter, scanning chunk by chunk when no index helps. */
-  #aggregateAll(snapshot: TableSnapshot, sub: PlanSubQuery): Group[] {
+  *#aggregateAll(snapshot: TableSnapshot, sub: PlanSubQuery): Work<Group[]> {
     const aggregator = new Aggregator(snapshot, sub);
-    const filterRows = sub.filter ? new RowFilter(this.#generation, snapshot, sub.filter) : null;
+    const groups = aggregator.groups();
+    const maxGroups = GROUPS_PER_ROW_BUDGET * this.#budget.limits.maxRows;
+    const filterRows = sub.filter ? yield* this.#rowFilter(snapshot, sub.filter) : null;
     const candidates = sub.filter ? indexCandidates(snapshot, sub.filter) : null;
     if (candidates) {
-      for (const rowId of candidates)
+      for (let i = 0; i < candidates.length; i++) {
+        const rowId = candidates[i] as number;
         if (!filterRows || filterRows.matches(rowId)) aggregator.addRow(rowId);
+        if (this.#budget.tick()) yield;
+      }
     } else {
-      for (let c = 0; c < snapshot.data.chunks.length; c++)
+      for (let c = 0; c < snapshot.data.chunks.length; c++) {
         aggregator.addChunk(c, filterRows?.forChunk(c));
+        if (groups.length > maxGroups) throw tooManyGroups(maxGroups);
+        if (this.#budget.tick((snapshot.data.chunks[c] as Chunk).length)) yield;
+      }
     }
-    return aggregator.groups();
+    if (groups.length > maxGroups) throw tooManyGroups(maxGroups);
+    return groups;
   }
 
   /** Sorts (when asked) and cuts the OFFSET/LIMIT window out of `rows`. */
-  #page(snapshot: TableSnapshot, sub: PlanSubQuery, rows: number[]): number[] {
+  *#page(snapshot: TableSnapshot, sub: PlanSubQuery, rows: number[]): Work<number[]> {
     const end = sub.limit === null ? rows.length : Math.min(rows.length, sub.offset + sub.limit);
+    this.#budget.expectRows(Math.max(0, end - sub.offset));
     if (sub.orderBy.length === 0) return rows.slice(sub.offset, end);
     // Sort keys are read once into arrays; the sort then compares positions in them.
     const tiebreak = tiebreaker(snapshot);
     const byPosition = (a: number, b: number) => tiebreak(rows[a] as number, rows[b] as number);
     let best: number[];
     const only = sub.orderBy.length === 1 ? (sub.orderBy[0] as PlanSort) : undefined;
-    const scores = only ? this.#sortScores(snapshot, rows, only) : null;
-    if (scores) best = topKByScore(scores, end, byPosition);
+    const scores = only ? yield* this.#sortScores(snapshot, rows, only) : null;
+    if (scores) best = yield* topKByScore(scores, end, byPosition, this.#budget);
     else {
-      const keys = sub.orderBy.map((sort) => this.#sortKeys(snapshot, rows, sort));
+      const keys: SortKeys[] = [];
+      for (const sort of sub.orderBy) keys.push(yield* this.#sortKeys(snapshot, rows, sort));
       const compare = (a: number, b: number): number => {
         for (let k = 0; k < keys.length; k++) {
           const order = (keys[k] as SortKeys).compare(a, b);
@@ -137,7 +214,7 @@ export class Executor {
         }
         return byPosition(a, b);
       };
-      best = topK(Array.from(rows.keys()), end, compare);
+      best = yield* topK(Array.from(rows.keys()), end, compare, this.#budget);
     }
     return best.slice(sub.offset).map((position) => rows[position] as number);
   }
@@ -147,11 +224,11 @@ export class Executor {
    * ascending, its negation descending, NULLs at +Infinity ascending and -Infinity descending.
    * Null when the key is not numeric or a value is infinite (a score could not tell it from NULL).
    */
-  #sortScores(
+  *#sortScores(
     snapshot: TableSnapshot,
     rows: readonly number[],
     sort: PlanSort,
-  ): Float64Array | null {
+  ): Work<Float64Array | null> {
     const scores = new Float64Array(rows.length);
     const sign = sort.descending ? -1 : 1;
     for (let i = 0; i < rows.length; i++) {
@@ -160,21 +237,30 @@ export class Executor {
         scores[i] = sort.descending ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
       else if (typeof value === 'number' && Number.isFinite(value)) scores[i] = sign * value;
       else return null;
+      if (this.#budget.tick()) yield;
     }
     return scores;
   }
 
   /** One sort key of every row, numbers in a typed array when the key is numeric. */
-  #sortKeys(snapshot: TableSnapshot, rows: readonly number[], sort: PlanSort): SortKeys {
-    const values = rows.map((rowId) => this.#sortValue(snapshot, rowId, sort));
+  *#sortKeys(snapshot: TableSnapshot, rows: readonly number[], sort: PlanSort): Work<SortKeys> {
+    const values: (Comparable | null)[] = new Array(rows.length);
+    let numeric = true;
+    for (let i = 0; i < rows.length; i++) {
+      const value = this.#sortValue(snapshot, rows[i] as number, sort);
+      values[i] = value;
+      if (value !== null && typeof value !== 'number') numeric = false;
+      if (this.#budget.tick()) yield;
+    }
     const descending = sort.descending;
-    if (values.every((value) => value === null || typeof value === 'number')) {
+    if (numeric) {
       const numbers = new Float64Array(values.length);
       const nulls = new Uint8Array(values.length);
-      values.forEach((value, i) => {
+      for (let i = 0; i < values.length; i++) {
+        const value = values[i] ?? null;
         if (value === null) nulls[i] = 1;
         else numbers[i] = value as number;
-      });
+      }
       return {
         compare(a, b) {
           const nullA = nulls[a] === 1;
@@ -205,12 +291,12 @@ export class Executor {
     return valueAt(table, row, sort.source.column.index);
   }
 
-  #afterPage(
+  *#afterPage(
     snapshot: TableSnapshot,
     plan: QueryPlan,
     matched: number[],
     cursor: string,
-  ): QueryResult {
+  ): Work<QueryResult> {
     const keyColumn = plan.table.columns[plan.table.primaryKey[0] as number];
     const keyIndex = keyColumn?.index ?? 0;
     const kind = keyColumn?.type === 'string' ? 'string' : 'number';
@@ -218,16 +304,21 @@ export class Executor {
     let rows = matched;
     if (cursor !== '') {
       const last = decodeCursor(cursor, kind);
-      rows = matched.filter((rowId) => compareSortValues(keyOf(rowId), last, false) > 0);
+      rows = [];
+      for (let i = 0; i < matched.length; i++) {
+        const rowId = matched[i] as number;
+        if (compareSortValues(keyOf(rowId), last, false) > 0) rows.push(rowId);
+        if (this.#budget.tick()) yield;
+      }
     }
     const end = plan.limit === null ? rows.length : Math.min(rows.length, plan.offset + plan.limit);
-    const page = topK(rows, end, (a, b) => compareSortValues(keyOf(a), keyOf(b), false)).slice(
-      plan.offset,
-    );
+    this.#budget.expectRows(Math.max(0, end - plan.offset));
+    const byKey = (a: number, b: number) => compareSortValues(keyOf(a), keyOf(b), false);
+    const page = (yield* topK(rows, end, byKey, this.#budget)).slice(plan.offset);
     const more = end < rows.length && page.length > 0;
     const lastRow = page[page.length - 1];
+    yield* this.#rowsJson(snapshot, plan, page);
     return {
-      data: this.#rowsJson(snapshot, plan, page),
       count: page.length,
       totalMatched: matched.length,
       hasMore: more,
@@ -236,7 +327,8 @@ export class Executor {
     };
   }
 
-  #grouped(snapshot: TableSnapshot, sub: PlanSubQuery, grouped: Group[]): QueryResult {
+  /** Sorts and pages groups, then writes them as a JSON array. */
+  *#grouped(snapshot: TableSnapshot, sub: PlanSubQuery, grouped: Group[]): Work<QueryResult> {
     let groups = grouped;
     // Without GROUP BY keys an aggregate query has exactly one result row, even over no rows.
     if (groups.length === 0 && sub.groupBy.length === 0) {
@@ -252,19 +344,19 @@ export class Executor {
     }
     const total = groups.length;
     const end = sub.limit === null ? total : Math.min(total, sub.offset + sub.limit);
+    this.#budget.expectRows(Math.max(0, end - sub.offset));
     let page: Group[];
     if (sub.orderBy.length === 0) page = groups.slice(sub.offset, end);
     else {
-      const keys = new Map<Group, (Comparable | null)[]>();
-      for (const group of groups) {
-        keys.set(
-          group,
-          sub.orderBy.map((sort) => this.#groupSortValue(snapshot, sub, group, sort)),
-        );
+      const keys: (Comparable | null)[][] = new Array(total);
+      for (let g = 0; g < total; g++) {
+        const group = groups[g] as Group;
+        keys[g] = sub.orderBy.map((sort) => this.#groupSortValue(snapshot, sub, group, sort));
+        if (this.#budget.tick(sub.orderBy.length)) yield;
       }
-      page = topK(groups, end, (a, b) => {
-        const keysA = keys.get(a) ?? [];
-        const keysB = keys.get(b) ?? [];
+      const compare = (a: number, b: number) => {
+        const keysA = keys[a] as (Comparable | null)[];
+        const keysB = keys[b] as (Comparable | null)[];
         for (let i = 0; i < sub.orderBy.length; i++) {
           const order = compareSortValues(
             keysA[i] ?? null,
@@ -273,16 +365,21 @@ export class Executor {
           );
           if (order !== 0) return order;
         }
-        return a.firstRow - b.firstRow;
-      }).slice(sub.offset);
+        return (groups[a] as Group).firstRow - (groups[b] as Group).firstRow;
+      };
+      const best = yield* topK(Array.from(groups.keys()), end, compare, this.#budget);
+      page = best.slice(sub.offset).map((position) => groups[position] as Group);
     }
-    let data = '[';
-    page.forEach((group, i) => {
-      if (i > 0) data += ',';
-      data += this.#groupJson(snapshot, sub, group);
-    });
+    const out = this.#out;
+    out.write('[');
+    for (let i = 0; i < page.length; i++) {
+      if (i > 0) out.write(',');
+      this.#budget.addRows(1);
+      this.#groupJson(snapshot, sub, page[i] as Group);
+      if (this.#budget.tick(sub.outputs.length)) yield;
+    }
+    out.write(']');
     return {
-      data: `${data}]`,
       count: page.length,
       totalMatched: total,
       hasMore: sub.offset + page.length < total,
@@ -303,80 +400,96 @@ export class Executor {
     return a < 0 ? null : aggregateValue(sub.aggregates[a]!, a, group);
   }
 
-  #groupJson(snapshot: TableSnapshot, sub: PlanSubQuery, group: Group): string {
-    let json = '{';
+  #groupJson(snapshot: TableSnapshot, sub: PlanSubQuery, group: Group): void {
+    const out = this.#out;
+    out.write('{');
     let first = true;
     for (const output of sub.outputs) {
-      if (!first) json += ',';
+      if (!first) out.write(',');
       first = false;
-      json += keyPrefix(output.key);
+      out.write(keyPrefix(output.key));
       if (output.kind === 'column') {
-        if (group.firstRow < 0) json += 'null';
+        if (group.firstRow < 0) out.write('null');
         else {
           const chunk = snapshot.data.chunks[group.firstRow >>> CHUNK_BITS] as Chunk;
-          json += valueJson(
-            output.column,
-            chunk.columns[output.column.index] as ColumnChunk,
-            group.firstRow & OFFSET_MASK,
+          out.write(
+            valueJson(
+              output.column,
+              chunk.columns[output.column.index] as ColumnChunk,
+              group.firstRow & OFFSET_MASK,
+            ),
           );
         }
       } else if (output.kind === 'aggregate') {
         const a = sub.aggregates.indexOf(output.aggregate);
-        json += aggregateJson(output.aggregate, a, group);
+        out.write(aggregateJson(output.aggregate, a, group));
       }
     }
-    return `${json}}`;
+    out.write('}');
   }
 
-  #rowsJson(snapshot: TableSnapshot, sub: PlanSubQuery, rows: readonly number[]): string {
-    let json = '[';
+  *#rowsJson(snapshot: TableSnapshot, sub: PlanSubQuery, rows: readonly number[]): Work<void> {
+    const out = this.#out;
+    out.write('[');
     for (let i = 0; i < rows.length; i++) {
-      if (i > 0) json += ',';
-      json += this.#rowJson(snapshot, sub, rows[i] as number);
+      if (i > 0) out.write(',');
+      this.#budget.addRows(1);
+      yield* this.#rowJson(snapshot, sub, rows[i] as number);
+      if (this.#budget.tick(sub.outputs.length)) yield;
     }
-    return `${json}]`;
+    out.write(']');
   }
 
-  #rowJson(snapshot: TableSnapshot, sub: PlanSubQuery, rowId: number): string {
+  *#rowJson(snapshot: TableSnapshot, sub: PlanSubQuery, rowId: number): Work<void> {
+    const out = this.#out;
     const chunk = snapshot.data.chunks[rowId >>> CHUNK_BITS] as Chunk;
     const offset = rowId & OFFSET_MASK;
-    let json = '{';
+    out.write('{');
     const outputs = sub.outputs;
     for (let i = 0; i < outputs.length; i++) {
       const output = outputs[i]!;
-      if (i > 0) json += ',';
-      json += keyPrefix(output.key);
+      if (i > 0) out.write(',');
+      out.write(keyPrefix(output.key));
       if (output.kind === 'column') {
-        json += valueJson(output.column, chunk.columns[output.column.index] as ColumnChunk, offset);
+        out.write(
+          valueJson(output.column, chunk.columns[output.column.index] as ColumnChunk, offset),
+        );
       } else if (output.kind === 'relation') {
-        json += this.#relationJson(snapshot, output.relation.kind === 'forward', output, rowId);
+        yield* this.#relationJson(snapshot, output, rowId);
       }
     }
-    return `${json}}`;
+    out.write('}');
   }
 
-  #relationJson(
-    snapshot: TableSnapshot,
-    toOne: boolean,
-    output: {
-      relation: import('../schema/compiled-schema.ts').CompiledRelation;
-      sub: PlanSubQuery;
-    },
-    rowId: number,
-  ): string {
+  *#relationJson(snapshot: TableSnapshot, output: RelationOutput, rowId: number): Work<void> {
     const related = relatedRows(this.#generation, snapshot, output.relation, rowId);
     const target = this.#generation.table(output.relation.target);
     const sub = output.sub;
-    const matched = this.#matchingRows(target, sub.filter, related);
-    if (toOne) {
+    const matched = yield* this.#matchingRows(target, sub.filter, related);
+    if (output.relation.kind === 'forward') {
       const only = matched[0];
-      return only === undefined ? 'null' : this.#rowJson(target, sub, only);
+      if (only === undefined) this.#out.write('null');
+      else {
+        this.#budget.addRows(1);
+        yield* this.#rowJson(target, sub, only);
+      }
+      return;
     }
     if (sub.aggregates.length > 0) {
-      return this.#grouped(target, sub, aggregateRows(target, sub, matched)).data;
+      const groups = aggregateRows(target, sub, matched);
+      if (this.#budget.tick(matched.length)) yield;
+      yield* this.#grouped(target, sub, groups);
+      return;
     }
-    return this.#rowsJson(target, sub, this.#page(target, sub, matched));
+    yield* this.#rowsJson(target, sub, yield* this.#page(target, sub, matched));
   }
+}
+
+function tooManyGroups(maxGroups: number): EngineError {
+  return new EngineError(
+    'too_many_rows',
+    `The query would form more than ${maxGroups} groups (twice query.max_rows). Group by fewer or coarser fields, or narrow the filter.`,
+  );
 }
 
 /** Candidate rows from an index when the filter pins an indexed column with = or IN. */
@@ -394,7 +507,8 @@ function indexCandidates(snapshot: TableSnapshot, filter: PlanFilter): readonly 
   if (!index) return null;
   if (filter.kind === 'compare') return index.all(filter.value as Comparable);
   const rows: number[] = [];
-  for (const value of filter.values) rows.push(...index.all(value));
+  // A loop, not push(...ids): spreading a long id list overflows the call stack.
+  for (const value of filter.values) for (const rowId of index.all(value)) rows.push(rowId);
   return rows.sort((a, b) => a - b);
 }
 
@@ -415,4 +529,4 @@ function tiebreaker(snapshot: TableSnapshot): (a: number, b: number) => number {
   };
 }
 
-export type { CompiledTable };
+export type { CompiledRelation, CompiledTable };

@@ -1,11 +1,12 @@
 import type { CompareOperator } from '@replix/query';
 import type { ColumnChunk } from '../storage/column-chunk.ts';
 import { type Comparable, isNullAt, readComparable } from '../storage/column-reader.ts';
-import type { Generation, TableSnapshot } from '../storage/generation.ts';
+import type { TableSnapshot } from '../storage/generation.ts';
+import type { Key } from '../storage/key-index.ts';
+import { rowKey } from '../storage/row-key.ts';
 import { CHUNK_BITS, type Chunk, OFFSET_MASK } from '../storage/table-data.ts';
 import { compareCodePoints } from './code-point-compare.ts';
 import type { PlanFilter } from './plan.ts';
-import { relatedRows } from './relations.ts';
 
 /** Tests rows of one chunk by offset. */
 export type OffsetTest = (offset: number) => boolean;
@@ -92,17 +93,24 @@ function valueTest(
   }
 }
 
+/**
+ * For each relation filter of a query, the join keys (`relation.targetColumns`) of the related
+ * rows that pass its inner filter: computed once per query, so a row passes a relation filter
+ * when its own key (`relation.localColumns`) is in the set, whatever the chain's depth.
+ */
+export type SemiJoinKeys = ReadonlyMap<PlanFilter, ReadonlySet<Key>>;
+
 /** Compiles a plan filter for one table of one generation, chunk by chunk on demand. */
 export class RowFilter {
-  readonly #generation: Generation;
   readonly #snapshot: TableSnapshot;
   readonly #filter: PlanFilter;
+  readonly #semiJoins: SemiJoinKeys;
   readonly #byChunk: (OffsetTest | undefined)[] = [];
 
-  constructor(generation: Generation, snapshot: TableSnapshot, filter: PlanFilter) {
-    this.#generation = generation;
+  constructor(snapshot: TableSnapshot, filter: PlanFilter, semiJoins: SemiJoinKeys) {
     this.#snapshot = snapshot;
     this.#filter = filter;
+    this.#semiJoins = semiJoins;
   }
 
   /** The test for the rows of chunk `index`. */
@@ -172,19 +180,14 @@ export class RowFilter {
         };
       }
       case 'related': {
-        const target = this.#generation.table(filter.target.name);
-        const inner = new RowFilter(this.#generation, target, filter.filter);
-        const base = chunkIndex << CHUNK_BITS;
+        const keys = this.#semiJoins.get(filter);
+        if (keys === undefined) throw new Error('relation filter used before its semi-join');
+        if (keys.size === 0) return NEVER;
+        const columns = chunk.columns;
+        const local = filter.relation.localColumns;
         return (offset) => {
-          for (const related of relatedRows(
-            this.#generation,
-            this.#snapshot,
-            filter.relation,
-            base + offset,
-          )) {
-            if (inner.matches(related)) return true;
-          }
-          return false;
+          const key = rowKey(columns, local, offset);
+          return key !== null && keys.has(key);
         };
       }
     }

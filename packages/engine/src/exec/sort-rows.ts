@@ -1,5 +1,6 @@
 import type { Comparable } from '../storage/column-reader.ts';
 import { compareCodePoints } from './code-point-compare.ts';
+import type { QueryBudget, Work } from './query-budget.ts';
 
 /** Orders two sort-key values; NULLs sort last ascending and first descending (PostgreSQL). */
 export function compareSortValues(
@@ -16,13 +17,55 @@ export function compareSortValues(
   return descending ? -order : order;
 }
 
+/** Items sorted in one synchronous `Array.prototype.sort` call before the merge takes over. */
+const RUN = 4096;
+
+/**
+ * Sorts `items` (a copy) by `compare`: runs of `RUN` items sorted at once, then merged pairwise,
+ * ticking the budget as it goes, so a sort of a million rows pauses and can be stopped.
+ */
+export function* sortAll<T>(
+  items: readonly T[],
+  compare: (a: T, b: T) => number,
+  budget: QueryBudget,
+): Work<T[]> {
+  let source: T[] = [];
+  for (let start = 0; start < items.length; start += RUN) {
+    const run = items.slice(start, start + RUN).sort(compare);
+    for (let i = 0; i < run.length; i++) source.push(run[i] as T);
+    if (budget.tick(run.length * 12)) yield;
+  }
+  let target: T[] = new Array(items.length);
+  for (let width = RUN; width < source.length; width *= 2) {
+    for (let left = 0; left < source.length; left += 2 * width) {
+      const middle = Math.min(left + width, source.length);
+      const end = Math.min(left + 2 * width, source.length);
+      let i = left;
+      let j = middle;
+      for (let k = left; k < end; k++) {
+        if (i < middle && (j >= end || compare(source[i] as T, source[j] as T) <= 0))
+          target[k] = source[i++] as T;
+        else target[k] = source[j++] as T;
+        if (budget.tick()) yield;
+      }
+    }
+    [source, target] = [target, source];
+  }
+  return source;
+}
+
 /**
  * The first `count` items of `items` in `compare` order, without sorting them all when
  * `count` is small: a bounded max-heap keeps the best `count` seen so far.
  */
-export function topK<T>(items: readonly T[], count: number, compare: (a: T, b: T) => number): T[] {
+export function* topK<T>(
+  items: readonly T[],
+  count: number,
+  compare: (a: T, b: T) => number,
+  budget: QueryBudget,
+): Work<T[]> {
   if (count <= 0) return [];
-  if (count * 4 >= items.length) return [...items].sort(compare).slice(0, count);
+  if (count * 4 >= items.length) return (yield* sortAll(items, compare, budget)).slice(0, count);
   const heap: T[] = [];
   const siftUp = (start: number) => {
     let i = start;
@@ -46,7 +89,8 @@ export function topK<T>(items: readonly T[], count: number, compare: (a: T, b: T
       i = largest;
     }
   };
-  for (const item of items) {
+  for (let n = 0; n < items.length; n++) {
+    const item = items[n] as T;
     if (heap.length < count) {
       heap.push(item);
       siftUp(heap.length - 1);
@@ -54,8 +98,9 @@ export function topK<T>(items: readonly T[], count: number, compare: (a: T, b: T
       heap[0] = item;
       siftDown();
     }
+    if (budget.tick()) yield;
   }
-  return heap.sort(compare);
+  return yield* sortAll(heap, compare, budget);
 }
 
 /**
@@ -63,11 +108,12 @@ export function topK<T>(items: readonly T[], count: number, compare: (a: T, b: T
  * lower is better (NULLs last ascending, first descending), so most positions are rejected
  * against the heap's worst score without a comparator call. `tiebreak` orders equal scores.
  */
-export function topKByScore(
+export function* topKByScore(
   scores: Float64Array,
   count: number,
   tiebreak: (a: number, b: number) => number,
-): number[] {
+  budget: QueryBudget,
+): Work<number[]> {
   const n = scores.length;
   if (count <= 0 || n === 0) return [];
   const worse = (a: number, b: number) => {
@@ -75,7 +121,10 @@ export function topKByScore(
     const y = scores[b] as number;
     return x !== y ? (x > y ? 1 : -1) : tiebreak(a, b);
   };
-  if (count * 4 >= n) return Array.from(scores.keys()).sort(worse).slice(0, count);
+  if (count * 4 >= n) {
+    const positions = Array.from(scores.keys());
+    return (yield* sortAll(positions, worse, budget)).slice(0, count);
+  }
   // A max-heap of the best `count` positions so far: its root is the worst of them.
   const heap: number[] = [];
   const siftDown = () => {
@@ -94,6 +143,7 @@ export function topKByScore(
     }
   };
   for (let position = 0; position < n; position++) {
+    if (budget.tick()) yield;
     if (heap.length < count) {
       heap.push(position);
       let i = heap.length - 1;
@@ -112,5 +162,5 @@ export function topKByScore(
     heap[0] = position;
     siftDown();
   }
-  return heap.sort(worse);
+  return yield* sortAll(heap, worse, budget);
 }

@@ -1,0 +1,122 @@
+import { EngineError } from '../errors.ts';
+
+/** What one query may spend (schema config `query.*`; docs/limits.md). */
+export interface QueryLimits {
+  /** Wall-clock milliseconds from the start of execution. */
+  readonly timeoutMs: number;
+  /** Rows written into the answer, counted across every nesting level. */
+  readonly maxRows: number;
+  /** Bytes of the answer's JSON. */
+  readonly maxResponseBytes: number;
+}
+
+/**
+ * Work done by the executor: a generator that yields whenever the query has used up its time
+ * slice, so a caller may let other work run before resuming it (`runCooperatively`), or ignore
+ * the yields and run it to the end (`runToEnd`). Either way the budget's deadline holds.
+ */
+export type Work<T> = Generator<void, T, void>;
+
+/** How long a query runs before it lets the event loop serve others. */
+const SLICE_MS = 4;
+/** Work units between two looks at the clock: a clock read costs more than a unit. */
+const UNITS_PER_CHECK = 1024;
+
+/** Thrown when the query's abort signal fires (its client went away); nobody sees an answer. */
+export class QueryCancelledError extends Error {
+  constructor() {
+    super('The query was cancelled.');
+    this.name = 'QueryCancelledError';
+  }
+}
+
+/**
+ * One query's budgets: time (checked every `UNITS_PER_CHECK` units of work, so a query over its
+ * deadline stops within a few milliseconds of it), rows written and, with the JSON writer,
+ * bytes. The executor calls `tick` inside every loop that can be long.
+ */
+export class QueryBudget {
+  readonly limits: QueryLimits;
+  readonly #signal: AbortSignal | undefined;
+  readonly #deadline: number;
+  #sliceEnd: number;
+  #units = 0;
+  #rows = 0;
+
+  constructor(limits: QueryLimits, signal?: AbortSignal) {
+    this.limits = limits;
+    this.#signal = signal;
+    const now = performance.now();
+    this.#deadline = now + limits.timeoutMs;
+    this.#sliceEnd = now + SLICE_MS;
+  }
+
+  /**
+   * Counts `units` of work; throws when the query is over its time or cancelled. True when
+   * its time slice is used up: a generator should `yield` then.
+   */
+  tick(units = 1): boolean {
+    this.#units += units;
+    if (this.#units < UNITS_PER_CHECK) return false;
+    this.#units = 0;
+    return this.#lookAtClock() >= this.#sliceEnd;
+  }
+
+  /** Starts a new time slice after the query was paused. */
+  resumed(): void {
+    this.#sliceEnd = this.#lookAtClock() + SLICE_MS;
+  }
+
+  /** Counts rows written into the answer; throws `too_many_rows` past the budget. */
+  addRows(count: number): void {
+    this.#rows += count;
+    if (this.#rows > this.limits.maxRows) throw tooManyRows(this.limits.maxRows);
+  }
+
+  /** Refuses up front a page that alone would be over the rows budget. */
+  expectRows(count: number): void {
+    if (this.#rows + count > this.limits.maxRows) throw tooManyRows(this.limits.maxRows);
+  }
+
+  #lookAtClock(): number {
+    if (this.#signal?.aborted) throw new QueryCancelledError();
+    const now = performance.now();
+    if (now > this.#deadline) {
+      throw new EngineError(
+        'query_timeout',
+        `The query ran past its time budget of ${this.limits.timeoutMs} ms (query.timeout_ms) and was stopped. Narrow the filter (an indexed field with = or IN is fastest), lower LIMIT, nest fewer levels, or page with AFTER.`,
+      );
+    }
+    return now;
+  }
+}
+
+function tooManyRows(maxRows: number): EngineError {
+  return new EngineError(
+    'too_many_rows',
+    `The answer would hold more than ${maxRows} rows, counted across every nesting level (query.max_rows). Lower LIMIT, give nested selections a LIMIT, nest fewer levels, or page with AFTER.`,
+  );
+}
+
+/** Runs work to its end without pausing (tools and tests); the budget still applies. */
+export function runToEnd<T>(work: Work<T>): T {
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+  }
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Runs work, letting the event loop serve other requests each time its slice is used up: a
+ * long query costs others at most one slice of latency per turn.
+ */
+export async function runCooperatively<T>(work: Work<T>, budget: QueryBudget): Promise<T> {
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+    await nextTurn();
+    budget.resumed();
+  }
+}
