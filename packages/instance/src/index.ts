@@ -13,6 +13,13 @@ export {
   type InstanceConfigInput,
   resolveInstanceConfig,
 } from './instance-config.ts';
+export {
+  HEAP_SHARE,
+  heapFlags,
+  heapIsBounded,
+  memorySizeMb,
+  withMemorySize,
+} from './instance-memory.ts';
 export { KEYS_FILE_POLL_MS, readKeysFile, watchKeysFile } from './keys-file-watcher.ts';
 export { ChangeFollower } from './replication/change-follower.ts';
 export { mapChanges, type RowFetcher } from './replication/change-mapper.ts';

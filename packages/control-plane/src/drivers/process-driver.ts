@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { heapFlags } from '@replix/instance';
 import type { Logger } from 'pino';
 import type { Driver, InstanceHandle, LogChunk } from './driver.ts';
 import { freePort } from './free-port.ts';
@@ -35,8 +36,9 @@ export interface ProcessDriverOptions {
   readonly dataDir: string;
   readonly log: Logger;
   /**
-   * The arguments after `node` (default `replix serve --artifact <dir> --port <p> --host
-   * 127.0.0.1`); tests run other programs through this.
+   * The arguments after `node` and its heap flags (`heapFlags` of the size's `taskMemoryMb`;
+   * default `replix serve --artifact <dir> --port <p> --host 127.0.0.1`); tests run other
+   * programs through this.
    */
   readonly programArgs?: (launch: InstanceLaunch, port: number) => string[];
   readonly listenTimeoutMs?: number;
@@ -172,7 +174,9 @@ export class ProcessDriver implements Driver {
       const env: Record<string, string> = launchEnvironment(launch, join(folder, 'keys.json'));
       if (process.env.PATH) env.PATH = process.env.PATH;
       if (process.env.HOME) env.HOME = process.env.HOME;
-      child = spawn(process.execPath, this.#programArgs(launch, port), {
+      // The heap is bounded by the instance size, so a query cannot grow it past the task.
+      const nodeArgs = heapFlags(launch.settings.taskMemoryMb);
+      child = spawn(process.execPath, [...nodeArgs, ...this.#programArgs(launch, port)], {
         cwd: folder,
         env,
         detached: true,

@@ -1,0 +1,61 @@
+import type { InstanceConfig } from './instance-config.ts';
+import { InstanceConfigError } from './instance-config.ts';
+
+/**
+ * The share of an instance's memory given to V8's heap (old space plus young generation). The
+ * rest is for what lives outside it: Buffers and socket buffers, compiled code, stacks, the
+ * allocator's slack.
+ */
+export const HEAP_SHARE = 0.75;
+/** The smallest memory size an instance runs in. */
+export const MIN_MEMORY_MB = 128;
+
+/**
+ * V8 sizes each of the young generation's three semi-spaces at 64 MB by default (192 MB in all,
+ * more than a third of an `xs` instance): scale them with the instance, 1/64 of its memory,
+ * 1 to 32 MB.
+ */
+function semiSpaceMb(memoryMb: number): number {
+  return Math.min(32, Math.max(1, Math.floor(memoryMb / 64)));
+}
+
+/**
+ * The Node.js flags that bound an instance's heap to `HEAP_SHARE` of `memoryMb`:
+ * `--max-semi-space-size` (see `semiSpaceMb`) and `--max-old-space-size` for the rest, so
+ * `v8.getHeapStatistics().heap_size_limit` ends near 75% of the size (384 MB for 512 MB).
+ */
+export function heapFlags(memoryMb: number): string[] {
+  const semi = semiSpaceMb(memoryMb);
+  const oldSpace = Math.max(16, Math.floor(memoryMb * HEAP_SHARE) - 3 * semi);
+  return [`--max-old-space-size=${oldSpace}`, `--max-semi-space-size=${semi}`];
+}
+
+/** True when Node was started with a bound on its old space already (by a driver or a user). */
+export function heapIsBounded(execArgv: readonly string[]): boolean {
+  return execArgv.some((arg) => arg.startsWith('--max-old-space-size'));
+}
+
+/**
+ * The memory size `replix serve` runs in: `--memory-mb` or else `REPLIX_MEMORY_MB`, a whole
+ * number of MB of at least `MIN_MEMORY_MB`; undefined when neither is given (an unbounded heap).
+ */
+export function memorySizeMb(
+  flag: string | number | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): number | undefined {
+  const given = flag ?? (env.REPLIX_MEMORY_MB || undefined);
+  if (given === undefined) return undefined;
+  const value = Number(given);
+  if (!Number.isInteger(value) || value < MIN_MEMORY_MB) {
+    throw new InstanceConfigError(
+      `--memory-mb (or REPLIX_MEMORY_MB) must be a whole number of MB of at least ${MIN_MEMORY_MB}, not "${given}".`,
+    );
+  }
+  return value;
+}
+
+/** `config` with its snapshot capped at `memoryMb`, keeping a smaller cap the config had. */
+export function withMemorySize(config: InstanceConfig, memoryMb: number): InstanceConfig {
+  const cap = Math.min(memoryMb, config.schemaConfig.memory_cap_mb ?? Number.POSITIVE_INFINITY);
+  return { ...config, schemaConfig: { ...config.schemaConfig, memory_cap_mb: cap } };
+}

@@ -1,0 +1,70 @@
+import { parseSchemaConfig } from '@replix/engine';
+import { describe, expect, it } from 'vitest';
+import { type InstanceConfig, InstanceConfigError } from '../src/instance-config.ts';
+import { heapFlags, heapIsBounded, memorySizeMb, withMemorySize } from '../src/instance-memory.ts';
+
+function flagValue(flags: string[], name: string): number {
+  const flag = flags.find((f) => f.startsWith(`${name}=`));
+  return Number(flag?.split('=')[1]);
+}
+
+describe('heapFlags', () => {
+  it.each([512, 1024, 2048, 4096, 8192])(
+    'bound old space plus young generation to 75%% of %i MB',
+    (memoryMb) => {
+      const flags = heapFlags(memoryMb);
+      const oldSpace = flagValue(flags, '--max-old-space-size');
+      const semiSpace = flagValue(flags, '--max-semi-space-size');
+      expect(oldSpace + 3 * semiSpace).toBe(memoryMb * 0.75);
+    },
+  );
+
+  it('keep the young generation small on a small instance', () => {
+    expect(heapFlags(512)).toEqual(['--max-old-space-size=360', '--max-semi-space-size=8']);
+    expect(flagValue(heapFlags(65_536), '--max-semi-space-size')).toBe(32);
+  });
+});
+
+describe('heapIsBounded', () => {
+  it('sees a --max-old-space-size among the Node flags', () => {
+    expect(heapIsBounded(['--max-old-space-size=360'])).toBe(true);
+    expect(heapIsBounded(['--enable-source-maps'])).toBe(false);
+  });
+});
+
+describe('memorySizeMb', () => {
+  it('takes the flag over REPLIX_MEMORY_MB, and neither means unbounded', () => {
+    expect(memorySizeMb('512', { REPLIX_MEMORY_MB: '1024' })).toBe(512);
+    expect(memorySizeMb(undefined, { REPLIX_MEMORY_MB: '1024' })).toBe(1024);
+    expect(memorySizeMb(undefined, {})).toBeUndefined();
+    expect(memorySizeMb(undefined, { REPLIX_MEMORY_MB: '' })).toBeUndefined();
+  });
+
+  it('refuses what is not a whole number of MB of at least 128', () => {
+    for (const given of ['abc', '100', '512.5', '-1']) {
+      expect(() => memorySizeMb(given, {})).toThrow(InstanceConfigError);
+    }
+    expect(() => memorySizeMb(undefined, { REPLIX_MEMORY_MB: '64' })).toThrow(/at least 128/);
+  });
+});
+
+describe('withMemorySize', () => {
+  const config = (memoryCapMb: number | null): InstanceConfig => ({
+    sourceUrl: 'mysql://root@127.0.0.1/db',
+    schemaConfig: parseSchemaConfig({ memory_cap_mb: memoryCapMb }),
+    host: '127.0.0.1',
+    port: 0,
+    keySecret: Buffer.alloc(32),
+    keyIds: [],
+    adminKeyIds: [],
+    generatedKey: false,
+    buildHash: 'testbuild000',
+    logLevel: 'silent',
+  });
+
+  it('caps the snapshot at the memory size, keeping a smaller cap the config had', () => {
+    expect(withMemorySize(config(null), 512).schemaConfig.memory_cap_mb).toBe(512);
+    expect(withMemorySize(config(2048), 512).schemaConfig.memory_cap_mb).toBe(512);
+    expect(withMemorySize(config(100), 512).schemaConfig.memory_cap_mb).toBe(100);
+  });
+});
