@@ -102,7 +102,16 @@ export function addServeCommand(program: Command): void {
     .option('--log-level <level>', 'log level (trace, debug, info, warn, error)')
     .addHelpText(
       'after',
-      '\nWhen ready it prints one JSON line on stdout:\n  {"event":"ready","url":"http://127.0.0.1:PORT","apiKey":"rxk_…"}\nLogs are JSON lines on stderr.',
+      [
+        '',
+        'When ready it prints one JSON line on stdout:',
+        '  {"event":"ready","url":"http://127.0.0.1:PORT","apiKey":"rxk_…","adminKey":"rxk_…"}',
+        'apiKey is a query key (POST/GET /query, GET /schema): the one to give apps and browsers.',
+        'adminKey may also reload, pause or resume replication, and read /metrics and /health/detail.',
+        'Both are printed only when serve made them: with REPLIX_KEY_SECRET, REPLIX_KEY_IDS (query',
+        'keys) and REPLIX_ADMIN_KEY_IDS (admin keys) set, the ready line carries no key.',
+        'Logs are JSON lines on stderr.',
+      ].join('\n'),
     )
     .action(async (options: ServeOptions) => {
       let instance: RunningInstance | undefined;
@@ -129,6 +138,7 @@ export function addServeCommand(program: Command): void {
       exitOnSignals(() => running.close());
       const ready: Record<string, string> = { event: 'ready', url: running.url };
       if (running.apiKey) ready.apiKey = running.apiKey;
+      if (running.adminKey) ready.adminKey = running.adminKey;
       process.stdout.write(`${JSON.stringify(ready)}\n`);
     });
 }

@@ -43,15 +43,24 @@ describe('replix serve', () => {
     );
     const server = await serve(['--source', db.url, '--port', '0']);
     try {
-      expect(Object.keys(server.ready).sort()).toEqual(['apiKey', 'event', 'url']);
+      expect(Object.keys(server.ready).sort()).toEqual(['adminKey', 'apiKey', 'event', 'url']);
       expect(server.ready.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(server.ready.apiKey).toMatch(/^rxk_[0-9a-f]{16}\.[A-Za-z0-9_-]{43}$/);
+      expect(server.ready.adminKey).toMatch(/^rxk_[0-9a-f]{16}\.[A-Za-z0-9_-]{43}$/);
       const response = await fetch(`${server.ready.url}/query`, {
         method: 'POST',
         body: 't { id v }',
         headers: { Authorization: `Bearer ${server.ready.apiKey}` },
       });
       expect(((await response.json()) as { data: unknown }).data).toEqual([{ id: 1, v: 'a' }]);
+      // The query key may not reload; the admin key may.
+      const reload = (key: string | undefined) =>
+        fetch(`${server.ready.url}/reload`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${key}` },
+        });
+      expect((await reload(server.ready.apiKey)).status).toBe(403);
+      expect((await reload(server.ready.adminKey)).status).toBe(202);
     } finally {
       expect(await server.stop()).toBe(0);
     }

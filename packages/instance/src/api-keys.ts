@@ -3,10 +3,26 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 /**
  * Instance API keys: `rxk_<keyId>.<hmac>` where `<hmac>` is the base64url (unpadded) HMAC-SHA256
  * of the ASCII key id under the instance's key secret. An instance accepts a key when its id is
- * in the allowed set and its hmac verifies; revoking a key is removing its id from the set.
- * Key ids are 16 lowercase hex characters.
+ * in one of its allowed sets and its hmac verifies; revoking a key is removing its id from the
+ * sets. Key ids are 16 lowercase hex characters.
  */
 const KEY_PATTERN = /^rxk_([0-9a-f]{16})\.([A-Za-z0-9_-]{43})$/;
+
+/** `Bearer rxk_` + 16 + `.` + 43: no longer header value can hold a valid key. */
+const MAX_KEY_HEADER_LENGTH = 'Bearer rxk_'.length + 16 + 1 + 43;
+
+/**
+ * What a key may do. `query` keys (the ones shipped to apps and browsers) may query and read the
+ * schema; `admin` keys may also reload, pause or resume replication and read metrics and health
+ * detail.
+ */
+export type KeyScope = 'query' | 'admin';
+
+/** The key ids an instance accepts, by scope. An id in both sets is an admin key. */
+export interface AllowedKeyIds {
+  readonly keyIds: readonly string[];
+  readonly adminKeyIds: readonly string[];
+}
 
 export function newKeyId(): string {
   return randomBytes(8).toString('hex');
@@ -24,43 +40,68 @@ export function deriveApiKey(secret: Buffer, keyId: string): string {
   return `rxk_${keyId}.${mac(secret, keyId).toString('base64url')}`;
 }
 
-/** Verified header values remembered so a busy client's key is not re-hashed per request. */
-const VERIFIED_CACHE_SIZE = 1024;
+/** True when a key of scope `held` may call an endpoint that needs `needed`. */
+export function scopeGrants(held: KeyScope, needed: KeyScope): boolean {
+  return held === 'admin' || needed === 'query';
+}
+
+/**
+ * Verified header values remembered so a busy client's key is not re-hashed per request: a
+ * fixed number of entries, each at most `MAX_KEY_HEADER_LENGTH` characters, oldest evicted first.
+ */
+const VERIFIED_CACHE_SIZE = 256;
 
 export class ApiKeyVerifier {
   readonly #secret: Buffer;
-  #allowed: ReadonlySet<string>;
-  #verified = new Set<string>();
+  #scopes = new Map<string, KeyScope>();
+  #verified = new Map<string, KeyScope>();
 
-  constructor(secret: Buffer, keyIds: Iterable<string>) {
+  constructor(secret: Buffer, keyIds: Iterable<string>, adminKeyIds: Iterable<string> = []) {
     this.#secret = secret;
-    this.#allowed = new Set(keyIds);
+    this.setAllowed({ keyIds: [...keyIds], adminKeyIds: [...adminKeyIds] });
   }
 
   /** Replaces the allowed key ids (a revoked key stops working at once). */
-  setAllowed(keyIds: Iterable<string>): void {
-    this.#allowed = new Set(keyIds);
-    this.#verified = new Set();
+  setAllowed(allowed: AllowedKeyIds): void {
+    const scopes = new Map<string, KeyScope>();
+    for (const id of allowed.keyIds) scopes.set(id, 'query');
+    for (const id of allowed.adminKeyIds) scopes.set(id, 'admin');
+    this.#scopes = scopes;
+    this.#verified = new Map();
   }
 
-  /** Checks an `Authorization` header value; the comparison is constant-time. */
+  /** The scope of the key in an `Authorization` header value, or null when it holds no valid key. */
+  scopeOf(header: string | undefined): KeyScope | null {
+    if (header === undefined || header.length > MAX_KEY_HEADER_LENGTH) return null;
+    const cached = this.#verified.get(header);
+    if (cached) return cached;
+    const scope = this.#verifyUncached(header);
+    if (scope === null) return null;
+    if (this.#verified.size >= VERIFIED_CACHE_SIZE) {
+      const oldest = this.#verified.keys().next().value;
+      if (oldest !== undefined) this.#verified.delete(oldest);
+    }
+    this.#verified.set(header, scope);
+    return scope;
+  }
+
+  /** Checks an `Authorization` header value holds a valid key of any scope. */
   verifyHeader(header: string | undefined): boolean {
-    if (header === undefined) return false;
-    if (this.#verified.has(header)) return true;
-    if (!this.#verifyUncached(header)) return false;
-    if (this.#verified.size >= VERIFIED_CACHE_SIZE) this.#verified.clear();
-    this.#verified.add(header);
-    return true;
+    return this.scopeOf(header) !== null;
   }
 
-  #verifyUncached(header: string): boolean {
-    if (!header.startsWith('Bearer ')) return false;
-    const match = KEY_PATTERN.exec(header.slice(7).trim());
-    if (!match) return false;
+  /** The comparison is constant-time. */
+  #verifyUncached(header: string): KeyScope | null {
+    if (!header.startsWith('Bearer ')) return null;
+    const match = KEY_PATTERN.exec(header.slice(7));
+    if (!match) return null;
     const [, keyId, given] = match as unknown as [string, string, string];
-    if (!this.#allowed.has(keyId)) return false;
+    const scope = this.#scopes.get(keyId);
+    if (!scope) return null;
     const expected = mac(this.#secret, keyId);
     const presented = Buffer.from(given, 'base64url');
-    return presented.length === expected.length && timingSafeEqual(presented, expected);
+    return presented.length === expected.length && timingSafeEqual(presented, expected)
+      ? scope
+      : null;
   }
 }

@@ -21,7 +21,10 @@ export interface ArtifactSshSettings {
 export interface ArtifactLaunchConfig {
   readonly instance: InstanceConfig;
   readonly manifest: ArtifactManifest;
-  /** `REPLIX_KEYS_FILE`: re-read while running; it replaces `REPLIX_KEY_IDS`. */
+  /**
+   * `REPLIX_KEYS_FILE`: re-read while running; it replaces `REPLIX_KEY_IDS` and
+   * `REPLIX_ADMIN_KEY_IDS`.
+   */
   readonly keysFile: string | undefined;
   readonly replicationId: string | undefined;
   readonly replicationPaused: boolean;

@@ -19,9 +19,9 @@ export interface RunArtifactOptions extends ArtifactFlags {
 
 /**
  * Runs the instance program of the build artifact in `artifactDir` on the control plane's
- * launch environment (REPLIX_SOURCE_URL, REPLIX_KEY_SECRET, REPLIX_KEY_IDS, REPLIX_KEYS_FILE,
- * REPLIX_REPLICATION_ID, REPLIX_REPLICATION_PAUSED, REPLIX_SYNC_*, REPLIX_SAFETY_NET,
- * REPLIX_MEMORY_CAP_MB, REPLIX_LOG_LEVEL, REPLIX_SSH_*): opens the SSH tunnel when one is
+ * launch environment (REPLIX_SOURCE_URL, REPLIX_KEY_SECRET, REPLIX_KEY_IDS, REPLIX_ADMIN_KEY_IDS,
+ * REPLIX_KEYS_FILE, REPLIX_REPLICATION_ID, REPLIX_REPLICATION_PAUSED, REPLIX_SYNC_*,
+ * REPLIX_SAFETY_NET, REPLIX_MEMORY_CAP_MB, REPLIX_LOG_LEVEL, REPLIX_SSH_*): opens the SSH tunnel when one is
  * configured, starts the instance, and follows the keys file. Closing it closes all three.
  */
 export async function runArtifact(

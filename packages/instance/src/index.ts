@@ -1,4 +1,12 @@
-export { ApiKeyVerifier, deriveApiKey, newKeyId, newKeySecret } from './api-keys.ts';
+export {
+  type AllowedKeyIds,
+  ApiKeyVerifier,
+  deriveApiKey,
+  type KeyScope,
+  newKeyId,
+  newKeySecret,
+  scopeGrants,
+} from './api-keys.ts';
 export {
   type ArtifactLaunchConfig,
   applyLaunchOverrides,

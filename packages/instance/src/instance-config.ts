@@ -10,8 +10,14 @@ export interface InstanceConfig {
   readonly host: string;
   readonly port: number;
   readonly keySecret: Buffer;
+  /** Ids of the query keys: they may query and read the schema. */
   readonly keyIds: readonly string[];
-  /** True when `keyIds` were made at start (nothing given): `serve` prints the key. */
+  /** Ids of the admin keys: they may also reload, pause replication, read metrics and detail. */
+  readonly adminKeyIds: readonly string[];
+  /**
+   * True when the keys were made at start (nothing given): one query key (`keyIds[0]`) and one
+   * admin key (`adminKeyIds[0]`), which `serve` prints.
+   */
   readonly generatedKey: boolean;
   readonly buildHash: string;
   readonly logLevel: string;
@@ -62,33 +68,48 @@ export function listenPort(given: string | number | undefined): number {
 /** The key id pattern of `api-keys.ts`: 16 lowercase hex digits. */
 export const KEY_ID_PATTERN = /^[0-9a-f]{16}$/;
 
-/**
- * The instance's API key material: `REPLIX_KEY_SECRET` (64 hex digits) and `REPLIX_KEY_IDS`
- * (comma-separated), or a fresh secret and one key made at start when no secret is given.
- */
-export function keysFromEnvironment(
-  env: NodeJS.ProcessEnv,
-): Pick<InstanceConfig, 'keySecret' | 'keyIds' | 'generatedKey'> {
-  if (!env.REPLIX_KEY_SECRET) {
-    return { keySecret: newKeySecret(), keyIds: [newKeyId()], generatedKey: true };
-  }
-  if (!/^[0-9a-f]{64}$/i.test(env.REPLIX_KEY_SECRET)) {
-    throw new InstanceConfigError('REPLIX_KEY_SECRET must be 64 hex digits (32 bytes).');
-  }
-  const keyIds = (env.REPLIX_KEY_IDS ?? '')
+function keyIdList(env: NodeJS.ProcessEnv, name: string): string[] {
+  const keyIds = (env[name] ?? '')
     .split(',')
     .map((id) => id.trim())
     .filter(Boolean);
   if (keyIds.some((id) => !KEY_ID_PATTERN.test(id))) {
-    throw new InstanceConfigError('REPLIX_KEY_IDS must list key ids of 16 lowercase hex digits.');
+    throw new InstanceConfigError(`${name} must list key ids of 16 lowercase hex digits.`);
   }
-  return { keySecret: Buffer.from(env.REPLIX_KEY_SECRET, 'hex'), keyIds, generatedKey: false };
+  return keyIds;
+}
+
+/**
+ * The instance's API key material: `REPLIX_KEY_SECRET` (64 hex digits), `REPLIX_KEY_IDS` (query
+ * keys) and `REPLIX_ADMIN_KEY_IDS` (admin keys), both comma-separated; or, when no secret is
+ * given, a fresh secret with one query key and one admin key made at start.
+ */
+export function keysFromEnvironment(
+  env: NodeJS.ProcessEnv,
+): Pick<InstanceConfig, 'keySecret' | 'keyIds' | 'adminKeyIds' | 'generatedKey'> {
+  if (!env.REPLIX_KEY_SECRET) {
+    return {
+      keySecret: newKeySecret(),
+      keyIds: [newKeyId()],
+      adminKeyIds: [newKeyId()],
+      generatedKey: true,
+    };
+  }
+  if (!/^[0-9a-f]{64}$/i.test(env.REPLIX_KEY_SECRET)) {
+    throw new InstanceConfigError('REPLIX_KEY_SECRET must be 64 hex digits (32 bytes).');
+  }
+  return {
+    keySecret: Buffer.from(env.REPLIX_KEY_SECRET, 'hex'),
+    keyIds: keyIdList(env, 'REPLIX_KEY_IDS'),
+    adminKeyIds: keyIdList(env, 'REPLIX_ADMIN_KEY_IDS'),
+    generatedKey: false,
+  };
 }
 
 /**
  * Resolves an instance's configuration from command-line flags and the environment:
- * `REPLIX_SOURCE_URL`, `REPLIX_KEY_SECRET` (64 hex digits), `REPLIX_KEY_IDS` (comma-separated),
- * `REPLIX_LOG_LEVEL`. Flags win over the environment.
+ * `REPLIX_SOURCE_URL`, `REPLIX_KEY_SECRET` (64 hex digits), `REPLIX_KEY_IDS` and
+ * `REPLIX_ADMIN_KEY_IDS` (comma-separated), `REPLIX_LOG_LEVEL`. Flags win over the environment.
  */
 export function resolveInstanceConfig(
   input: InstanceConfigInput,

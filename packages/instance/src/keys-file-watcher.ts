@@ -1,22 +1,32 @@
 import { readFileSync, statSync } from 'node:fs';
 import type { Logger } from 'pino';
-import type { ApiKeyVerifier } from './api-keys.ts';
+import type { AllowedKeyIds, ApiKeyVerifier } from './api-keys.ts';
 import { KEY_ID_PATTERN } from './instance-config.ts';
 
 /** How often the keys file is looked at: a deleted key stops working within a second. */
 export const KEYS_FILE_POLL_MS = 500;
 
-/** Reads `{"keyIds": ["<16 hex>", …]}`; throws a message for the log when it is anything else. */
-export function readKeysFile(path: string): string[] {
+const FORMAT = 'expected {"keyIds": [<16 lowercase hex digits>, …], "adminKeyIds": [<same>, …]}';
+
+function isKeyIdList(value: unknown): value is string[] {
+  return (
+    Array.isArray(value) && value.every((id) => typeof id === 'string' && KEY_ID_PATTERN.test(id))
+  );
+}
+
+/**
+ * Reads `{"keyIds": [...query key ids], "adminKeyIds": [...admin key ids]}` (`adminKeyIds` may be
+ * absent: files written before scopes existed hold query keys only); throws a message for the
+ * log when it is anything else.
+ */
+export function readKeysFile(path: string): AllowedKeyIds {
   const parsed: unknown = JSON.parse(readFileSync(path, 'utf8'));
-  const keyIds = (parsed as { keyIds?: unknown } | null)?.keyIds;
-  if (
-    !Array.isArray(keyIds) ||
-    keyIds.some((id) => typeof id !== 'string' || !KEY_ID_PATTERN.test(id))
-  ) {
-    throw new Error('expected {"keyIds": [<16 lowercase hex digits>, …]}');
-  }
-  return keyIds as string[];
+  const { keyIds, adminKeyIds = [] } = (parsed ?? {}) as {
+    keyIds?: unknown;
+    adminKeyIds?: unknown;
+  };
+  if (!isKeyIdList(keyIds) || !isKeyIdList(adminKeyIds)) throw new Error(FORMAT);
+  return { keyIds, adminKeyIds };
 }
 
 /**
@@ -45,10 +55,13 @@ export function watchKeysFile(
     seen = stamp;
     try {
       if (stamp === 'missing') throw new Error('the file does not exist');
-      const keyIds = readKeysFile(path);
-      keys.setAllowed(keyIds);
+      const allowed = readKeysFile(path);
+      keys.setAllowed(allowed);
       warned = '';
-      log.info({ keys: keyIds.length }, 'API keys updated from the keys file');
+      log.info(
+        { keys: allowed.keyIds.length, adminKeys: allowed.adminKeyIds.length },
+        'API keys updated from the keys file',
+      );
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       if (reason !== warned) log.warn({ reason }, 'keys file unreadable; keeping the current keys');

@@ -2,7 +2,7 @@ import cors from '@fastify/cors';
 import { type CompiledSchema, generateOpenApi, QueryEngine } from '@replix/engine';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { ApiKeyVerifier } from './api-keys.ts';
+import { type ApiKeyVerifier, type KeyScope, scopeGrants } from './api-keys.ts';
 import { errorResponse, InstanceError } from './errors.ts';
 import { EtagCache, ifNoneMatchMatches } from './etag.ts';
 import { InstanceMetrics } from './metrics.ts';
@@ -22,8 +22,8 @@ export interface InstanceServerOptions {
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Routes that need an instance API key. */
-    auth?: boolean;
+    /** The key scope a route needs; routes without one are public. */
+    auth?: KeyScope;
   }
 }
 
@@ -60,10 +60,19 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
   app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.auth && !keys.verifyHeader(request.headers.authorization)) {
+    const needed = request.routeOptions.config.auth;
+    if (!needed) return;
+    const held = keys.scopeOf(request.headers.authorization);
+    if (!held) {
       throw new InstanceError(
         'unauthorized',
         'A valid API key is required: Authorization: Bearer rxk_<keyId>.<hmac>.',
+      );
+    }
+    if (!scopeGrants(held, needed)) {
+      throw new InstanceError(
+        'forbidden',
+        'This endpoint needs an admin key; the key given is a query key, which may only query and read the schema.',
       );
     }
   });
@@ -135,13 +144,13 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     }
   }
 
-  app.post('/query', { config: { auth: true }, logLevel: 'warn' }, (request, reply) => {
+  app.post('/query', { config: { auth: 'query' }, logLevel: 'warn' }, (request, reply) => {
     const text = typeof request.body === 'string' ? request.body : '';
     return serveQuery(text, request, reply, false);
   });
   app.get<{ Querystring: { q?: string } }>(
     '/query',
-    { config: { auth: true }, logLevel: 'warn' },
+    { config: { auth: 'query' }, logLevel: 'warn' },
     (request, reply) => {
       const text = request.query.q;
       if (typeof text !== 'string')
@@ -151,7 +160,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
   );
 
   app.get('/openapi.json', (_request, reply) => reply.type('application/json').send(openApi));
-  app.get('/schema', { config: { auth: true } }, (_request, reply) =>
+  app.get('/schema', { config: { auth: 'query' } }, (_request, reply) =>
     reply.type('application/json').send(schemaDocument),
   );
 
@@ -161,19 +170,19 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
       return reply.code(503).send(controller.detail());
     return reply.send({ status });
   });
-  app.get('/health/detail', { config: { auth: true } }, (_request, reply) => {
+  app.get('/health/detail', { config: { auth: 'admin' } }, (_request, reply) => {
     const status = controller.health();
     return reply
       .code(status === 'loading' || status === 'failed' ? 503 : 200)
       .send(controller.detail());
   });
-  app.get('/metrics', { config: { auth: true } }, async (_request, reply) => {
+  app.get('/metrics', { config: { auth: 'admin' } }, async (_request, reply) => {
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
   app.post<{ Querystring: { wait?: string } }>(
     '/reload',
-    { config: { auth: true } },
+    { config: { auth: 'admin' } },
     async (request, reply) => {
       const done = controller.reload();
       if (request.query.wait === 'true') {
@@ -190,11 +199,11 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
       return reply.code(202).send({ reloading: true });
     },
   );
-  app.post('/replication/pause', { config: { auth: true } }, (_request, reply) => {
+  app.post('/replication/pause', { config: { auth: 'admin' } }, (_request, reply) => {
     options.sync.pause();
     return reply.send({ replication_paused: true });
   });
-  app.post('/replication/resume', { config: { auth: true } }, (_request, reply) => {
+  app.post('/replication/resume', { config: { auth: 'admin' } }, (_request, reply) => {
     options.sync.resume();
     return reply.send({ replication_paused: false });
   });

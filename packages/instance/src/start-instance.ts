@@ -14,8 +14,10 @@ import { RELEASE } from './version.ts';
 
 export interface RunningInstance {
   readonly url: string;
-  /** The key made at start when none was configured. */
+  /** The query key made at start when none was configured. */
   readonly apiKey: string | undefined;
+  /** The admin key made at start when none was configured. */
+  readonly adminKey: string | undefined;
   readonly controller: SnapshotController;
   readonly keys: ApiKeyVerifier;
   readonly scheduler: SyncScheduler;
@@ -118,7 +120,7 @@ export async function startInstance(
       log,
     });
     controller.reportReplication(() => scheduler.report());
-    const keys = new ApiKeyVerifier(config.keySecret, config.keyIds);
+    const keys = new ApiKeyVerifier(config.keySecret, config.keyIds, config.adminKeyIds);
     const app = await buildInstanceServer({
       controller,
       keys,
@@ -139,11 +141,12 @@ export async function startInstance(
     }
     if (options.replicationPaused) scheduler.pause();
     scheduler.start();
+    const generated = (ids: readonly string[]) =>
+      config.generatedKey && ids[0] ? deriveApiKey(config.keySecret, ids[0]) : undefined;
     return {
       url: `http://${host}:${port}`,
-      apiKey: config.generatedKey
-        ? deriveApiKey(config.keySecret, config.keyIds[0] as string)
-        : undefined,
+      apiKey: generated(config.keyIds),
+      adminKey: generated(config.adminKeyIds),
       controller,
       keys,
       scheduler,

@@ -1,10 +1,18 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ApiKeyVerifier, deriveApiKey, newKeyId, newKeySecret } from '../src/api-keys.ts';
+import {
+  ApiKeyVerifier,
+  deriveApiKey,
+  newKeyId,
+  newKeySecret,
+  scopeGrants,
+} from '../src/api-keys.ts';
 
 describe('instance API keys', () => {
   const secret = Buffer.alloc(32, 7);
   const keyId = '0123456789abcdef';
+  const adminId = 'fedcba9876543210';
+  const bearer = (id: string, under = secret) => `Bearer ${deriveApiKey(under, id)}`;
 
   it('derive as rxk_<keyId>.<base64url HMAC-SHA256 of the key id under the secret>', () => {
     const expected = createHmac('sha256', secret).update(keyId).digest('base64url');
@@ -17,12 +25,52 @@ describe('instance API keys', () => {
     expect(verifier.verifyHeader(`Bearer ${key}`)).toBe(true);
     expect(verifier.verifyHeader(key)).toBe(false);
     expect(verifier.verifyHeader(undefined)).toBe(false);
-    expect(verifier.verifyHeader(`Bearer ${deriveApiKey(Buffer.alloc(32, 8), keyId)}`)).toBe(false);
+    expect(verifier.verifyHeader(bearer(keyId, Buffer.alloc(32, 8)))).toBe(false);
     const otherId = newKeyId();
-    expect(verifier.verifyHeader(`Bearer ${deriveApiKey(secret, otherId)}`)).toBe(false);
-    verifier.setAllowed([otherId]);
+    expect(verifier.verifyHeader(bearer(otherId))).toBe(false);
+    verifier.setAllowed({ keyIds: [otherId], adminKeyIds: [] });
     expect(verifier.verifyHeader(`Bearer ${key}`)).toBe(false);
-    expect(verifier.verifyHeader(`Bearer ${deriveApiKey(secret, otherId)}`)).toBe(true);
+    expect(verifier.verifyHeader(bearer(otherId))).toBe(true);
+  });
+
+  it('tell query keys from admin keys by the set their id is in; an id in both is admin', () => {
+    const verifier = new ApiKeyVerifier(secret, [keyId], [adminId]);
+    expect(verifier.scopeOf(bearer(keyId))).toBe('query');
+    expect(verifier.scopeOf(bearer(adminId))).toBe('admin');
+    expect(verifier.scopeOf(bearer(newKeyId()))).toBeNull();
+    verifier.setAllowed({ keyIds: [keyId, adminId], adminKeyIds: [keyId] });
+    expect(verifier.scopeOf(bearer(keyId))).toBe('admin');
+    expect(verifier.scopeOf(bearer(adminId))).toBe('query');
+  });
+
+  it('forget a cached verification when the key moves scope or is revoked', () => {
+    const verifier = new ApiKeyVerifier(secret, [], [adminId]);
+    expect(verifier.scopeOf(bearer(adminId))).toBe('admin');
+    verifier.setAllowed({ keyIds: [adminId], adminKeyIds: [] });
+    expect(verifier.scopeOf(bearer(adminId))).toBe('query');
+    verifier.setAllowed({ keyIds: [], adminKeyIds: [] });
+    expect(verifier.scopeOf(bearer(adminId))).toBeNull();
+  });
+
+  it('refuse header values longer than a key can be, even with a valid key inside', () => {
+    const verifier = new ApiKeyVerifier(secret, [keyId]);
+    expect(verifier.scopeOf(`${bearer(keyId)} `)).toBeNull();
+    expect(verifier.scopeOf(`Bearer  ${deriveApiKey(secret, keyId)}`)).toBeNull();
+    expect(verifier.scopeOf(`${bearer(keyId)}${'x'.repeat(100_000)}`)).toBeNull();
+  });
+
+  it('keep verifying correctly past the cache size, old keys included', () => {
+    const ids = Array.from({ length: 600 }, () => newKeyId());
+    const verifier = new ApiKeyVerifier(secret, ids);
+    for (const id of ids) expect(verifier.scopeOf(bearer(id))).toBe('query');
+    for (const id of ids.slice(0, 10)) expect(verifier.scopeOf(bearer(id))).toBe('query');
+  });
+
+  it('grant query endpoints to both scopes and admin endpoints to admin keys only', () => {
+    expect(scopeGrants('query', 'query')).toBe(true);
+    expect(scopeGrants('admin', 'query')).toBe(true);
+    expect(scopeGrants('admin', 'admin')).toBe(true);
+    expect(scopeGrants('query', 'admin')).toBe(false);
   });
 
   it('makes 16-hex-digit key ids and 32-byte secrets', () => {

@@ -6,7 +6,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiKeyVerifier, deriveApiKey, newKeyId, newKeySecret } from '../src/api-keys.ts';
 import { applyLaunchOverrides, resolveArtifactConfig } from '../src/artifact-config.ts';
-import { watchKeysFile } from '../src/keys-file-watcher.ts';
+import { readKeysFile, watchKeysFile } from '../src/keys-file-watcher.ts';
 
 let dir: string;
 beforeEach(() => {
@@ -118,6 +118,52 @@ describe('resolveArtifactConfig', () => {
     expect(() => resolveArtifactConfig(dir, {}, { ...source, ...env })).toThrow(message);
   });
 
+  it('reads admin key ids from REPLIX_ADMIN_KEY_IDS beside the query key ids', () => {
+    writeArtifact({});
+    const [query, adminA, adminB] = [newKeyId(), newKeyId(), newKeyId()];
+    const launch = resolveArtifactConfig(
+      dir,
+      {},
+      {
+        REPLIX_SOURCE_URL: 'mysql://u@h/db',
+        REPLIX_KEY_SECRET: secret,
+        REPLIX_KEY_IDS: query,
+        REPLIX_ADMIN_KEY_IDS: `${adminA}, ${adminB}`,
+      },
+    );
+    expect(launch.instance).toMatchObject({
+      keyIds: [query],
+      adminKeyIds: [adminA, adminB],
+      generatedKey: false,
+    });
+    const without = resolveArtifactConfig(
+      dir,
+      {},
+      { REPLIX_SOURCE_URL: 'mysql://u@h/db', REPLIX_KEY_SECRET: secret, REPLIX_KEY_IDS: query },
+    );
+    expect(without.instance.adminKeyIds).toEqual([]);
+    expect(() =>
+      resolveArtifactConfig(
+        dir,
+        {},
+        {
+          REPLIX_SOURCE_URL: 'mysql://u@h/db',
+          REPLIX_KEY_SECRET: secret,
+          REPLIX_ADMIN_KEY_IDS: 'NOT-HEX',
+        },
+      ),
+    ).toThrow('REPLIX_ADMIN_KEY_IDS must list key ids of 16 lowercase hex digits.');
+  });
+
+  it('makes one query key and one distinct admin key when no secret is given', () => {
+    writeArtifact({});
+    const { instance } = resolveArtifactConfig(dir, {}, { REPLIX_SOURCE_URL: 'mysql://u@h/db' });
+    expect(instance.generatedKey).toBe(true);
+    expect(instance.keyIds).toHaveLength(1);
+    expect(instance.adminKeyIds).toHaveLength(1);
+    expect(instance.adminKeyIds[0]).not.toBe(instance.keyIds[0]);
+  });
+
   it('refuses a folder that is not an artifact', () => {
     expect(() => resolveArtifactConfig(dir, {}, { REPLIX_SOURCE_URL: 'mysql://u@h/db' })).toThrow(
       `${dir} is not a build artifact: it has no readable manifest.json.`,
@@ -171,5 +217,54 @@ describe('watchKeysFile', () => {
     } finally {
       watcher.close();
     }
+  });
+
+  it('moves keys between scopes as the file says, admin ids included', async () => {
+    const secret = newKeySecret();
+    const [a, b] = [newKeyId(), newKeyId()];
+    const header = (id: string) => `Bearer ${deriveApiKey(secret, id)}`;
+    const keys = new ApiKeyVerifier(secret, [a, b]);
+    const path = join(dir, 'keys.json');
+    writeFileSync(path, JSON.stringify({ keyIds: [a], adminKeyIds: [b] }));
+    const watcher = watchKeysFile(path, keys, log, 50);
+    try {
+      expect(keys.scopeOf(header(a))).toBe('query');
+      expect(keys.scopeOf(header(b))).toBe('admin');
+      writeFileSync(`${path}.tmp`, JSON.stringify({ keyIds: [a, b] }));
+      renameSync(`${path}.tmp`, path);
+      expect(await waitFor(() => keys.scopeOf(header(b)) === 'query')).toBe(true);
+    } finally {
+      watcher.close();
+    }
+  });
+});
+
+describe('readKeysFile', () => {
+  const write = (content: unknown) => {
+    const path = join(dir, 'keys.json');
+    writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+    return path;
+  };
+  const [a, b] = ['0123456789abcdef', 'fedcba9876543210'];
+
+  it('reads query and admin key ids', () => {
+    expect(readKeysFile(write({ keyIds: [a], adminKeyIds: [b] }))).toEqual({
+      keyIds: [a],
+      adminKeyIds: [b],
+    });
+  });
+
+  it('reads a file written before scopes existed as query keys only', () => {
+    expect(readKeysFile(write({ keyIds: [a, b] }))).toEqual({ keyIds: [a, b], adminKeyIds: [] });
+  });
+
+  it.each([
+    [{ adminKeyIds: [a] }],
+    [{ keyIds: [a], adminKeyIds: ['NOT-HEX'] }],
+    [{ keyIds: [a], adminKeyIds: a }],
+    ['null'],
+    ['[]'],
+  ])('refuses %o, naming the expected format', (content) => {
+    expect(() => readKeysFile(write(content))).toThrow('expected {"keyIds"');
   });
 });

@@ -208,7 +208,7 @@ describe('instance HTTP contract', () => {
     const before = (await served.query(text, { method: 'GET' })).headers.get('etag') as string;
     const reload = await fetch(`${served.url}/reload?wait=true`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${served.key}` },
+      headers: { Authorization: `Bearer ${served.adminKey}` },
     });
     expect(await json(reload)).toEqual({ reloaded: true, swap_count: 1 });
     const after = await served.query(text, { method: 'GET', headers: { 'If-None-Match': before } });
@@ -253,7 +253,7 @@ describe('instance HTTP contract', () => {
 
   it('serves /health, /health/detail and /metrics', async () => {
     expect(await json(fetch(`${served.url}/health`))).toEqual({ status: 'ok' });
-    const auth = { headers: { Authorization: `Bearer ${served.key}` } };
+    const auth = { headers: { Authorization: `Bearer ${served.adminKey}` } };
     const detail = await json(fetch(`${served.url}/health/detail`, auth));
     expect(detail).toMatchObject({
       status: 'ok',
@@ -270,7 +270,7 @@ describe('instance HTTP contract', () => {
   });
 
   it('records replication pause and resume in /health/detail', async () => {
-    const auth = { method: 'POST', headers: { Authorization: `Bearer ${served.key}` } };
+    const auth = { method: 'POST', headers: { Authorization: `Bearer ${served.adminKey}` } };
     expect(await json(fetch(`${served.url}/replication/pause`, auth))).toEqual({
       replication_paused: true,
     });
@@ -290,7 +290,7 @@ describe('reload and memory cap', () => {
     );
     const served = await startTestInstance(db.url);
     try {
-      const auth = { method: 'POST', headers: { Authorization: `Bearer ${served.key}` } };
+      const auth = { method: 'POST', headers: { Authorization: `Bearer ${served.adminKey}` } };
       const first = await fetch(`${served.url}/reload`, auth);
       const second = await fetch(`${served.url}/reload`, auth);
       expect(first.status).toBe(202);
@@ -314,7 +314,7 @@ describe('reload and memory cap', () => {
       });
       const reload = await fetch(`${served.url}/reload`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${served.key}` },
+        headers: { Authorization: `Bearer ${served.adminKey}` },
       });
       expect(reload.status).toBe(409);
       expect((await json(reload)).error.code).toBe('cap_degraded');

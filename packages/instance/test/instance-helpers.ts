@@ -12,7 +12,12 @@ import { createLogger } from '../src/start-instance.ts';
 export interface TestInstance {
   readonly instance: RunningInstance;
   readonly url: string;
+  /** A query key: it may query and read the schema. */
   readonly key: string;
+  /** An admin key: it may also reload, pause replication, read metrics and health detail. */
+  readonly adminKey: string;
+  /** The instance's key secret, to make more keys (`deriveApiKey`). */
+  readonly keySecret: Buffer;
   query(
     text: string,
     init?: { method?: 'GET' | 'POST'; headers?: Record<string, string> },
@@ -25,7 +30,7 @@ export interface TestInstance {
   close(): Promise<void>;
 }
 
-/** Starts a real instance over `sourceUrl` on a free port, with one API key. */
+/** Starts a real instance over `sourceUrl` on a free port, with one query key and one admin key. */
 export async function startTestInstance(
   sourceUrl: string,
   schemaConfig: unknown = {},
@@ -33,6 +38,7 @@ export async function startTestInstance(
 ): Promise<TestInstance> {
   const keySecret = newKeySecret();
   const keyId = newKeyId();
+  const adminKeyId = newKeyId();
   const instance = await startInstance(
     {
       sourceUrl,
@@ -41,6 +47,7 @@ export async function startTestInstance(
       port: 0,
       keySecret,
       keyIds: [keyId],
+      adminKeyIds: [adminKeyId],
       generatedKey: false,
       buildHash: 'testbuild000',
       logLevel: 'silent',
@@ -63,6 +70,8 @@ export async function startTestInstance(
     instance,
     url: instance.url,
     key,
+    adminKey: deriveApiKey(keySecret, adminKeyId),
+    keySecret,
     query,
     async json(text: string) {
       const response = await query(text);

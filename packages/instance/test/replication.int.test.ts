@@ -69,7 +69,7 @@ describe.each(engines)('change data capture from $engine', ({ engine, admin }) =
     const served = await startTestInstance(db.url, replicationConfig(engine), {
       replicationId: db.name,
     });
-    const auth = { method: 'POST', headers: { Authorization: `Bearer ${served.key}` } };
+    const auth = { method: 'POST', headers: { Authorization: `Bearer ${served.adminKey}` } };
     try {
       await eventually(async () =>
         expect(await instanceRows(served, 'items')).toEqual(await sourceRows(db, 'items')),
@@ -150,7 +150,7 @@ describe.each(['mariadb', 'postgres'] as const)('a %s source that restarts', (en
         await server.restart({ crash: true });
         const detail = await json(
           fetch(`${served.url}/health/detail`, {
-            headers: { Authorization: `Bearer ${served.key}` },
+            headers: { Authorization: `Bearer ${served.adminKey}` },
           }),
         );
         expect(['ok', 'degraded']).toContain(detail.status);
@@ -167,7 +167,7 @@ describe.each(['mariadb', 'postgres'] as const)('a %s source that restarts', (en
         }, 40_000);
         const after = await json(
           fetch(`${served.url}/health/detail`, {
-            headers: { Authorization: `Bearer ${served.key}` },
+            headers: { Authorization: `Bearer ${served.adminKey}` },
           }),
         );
         expect(after.status).toBe('ok');
@@ -197,7 +197,7 @@ describe.each(['mariadb', 'postgres'] as const)(
         const served = await startTestInstance(db.url, replicationConfig(engine), {
           replicationId: db.name,
         });
-        const auth = { method: 'POST', headers: { Authorization: `Bearer ${served.key}` } };
+        const auth = { method: 'POST', headers: { Authorization: `Bearer ${served.adminKey}` } };
         try {
           await eventually(async () =>
             expect(await instanceRows(served, 'items')).toEqual(await sourceRows(db, 'items')),
@@ -320,7 +320,7 @@ describe.each(engines)('poll mode and schema changes on $engine', ({ engine, adm
       );
       const detail = await json(
         fetch(`${served.url}/health/detail`, {
-          headers: { Authorization: `Bearer ${served.key}` },
+          headers: { Authorization: `Bearer ${served.adminKey}` },
         }),
       );
       expect(detail.replication.schema_changes).toEqual([
@@ -347,7 +347,7 @@ describe('safety net and memory cap under change data capture', () => {
       await eventually(async () => {
         const detail = await json(
           fetch(`${served.url}/health/detail`, {
-            headers: { Authorization: `Bearer ${served.key}` },
+            headers: { Authorization: `Bearer ${served.adminKey}` },
           }),
         );
         expect(detail.reload.count).toBeGreaterThanOrEqual(1);
@@ -379,7 +379,7 @@ describe('safety net and memory cap under change data capture', () => {
       expect((await json(served.query('items { id }'))).data).toEqual([{ id: 1 }]);
       const reload = await fetch(`${served.url}/reload`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${served.key}` },
+        headers: { Authorization: `Bearer ${served.adminKey}` },
       });
       expect(reload.status).toBe(409);
       expect((await json(reload)).error.code).toBe('cap_degraded');
