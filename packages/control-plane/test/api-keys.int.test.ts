@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiKeyVerifier } from '@replix/instance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyIdsOf } from '../src/reconciler/instance-launch-for.ts';
 import {
   STORE_KINDS,
   startTestControlPlane,
@@ -44,6 +45,7 @@ describe.each(STORE_KINDS)('API keys on the %s store', (kind) => {
       keyId: expect.stringMatching(/^[0-9a-f]{16}$/),
       name: 'reporting',
       prefix: `rxk_${created.body.keyId}`,
+      scope: 'query',
       createdAt: expect.any(String),
       key: expect.stringMatching(new RegExp(`^rxk_${created.body.keyId}\\.[\\w-]{43}$`)),
     });
@@ -68,6 +70,7 @@ describe.each(STORE_KINDS)('API keys on the %s store', (kind) => {
         keyId: created.body.keyId,
         name: 'reporting',
         prefix: created.body.prefix,
+        scope: 'query',
         createdAt: created.body.createdAt,
       },
     ]);
@@ -94,23 +97,87 @@ describe.each(STORE_KINDS)('API keys on the %s store', (kind) => {
         entity_type: 'api_key',
         entity_id: created.body.id,
         database_id: databaseId,
-        payload: { keyId: created.body.keyId, name: 'reporting' },
+        payload: { keyId: created.body.keyId, name: 'reporting', scope: 'query' },
       },
       {
         event_type: 'api_key.deleted',
         entity_type: 'api_key',
         entity_id: created.body.id,
         database_id: databaseId,
-        payload: { keyId: created.body.keyId, name: 'reporting' },
+        payload: { keyId: created.body.keyId, name: 'reporting', scope: 'query' },
       },
     ]);
     expect(JSON.stringify(audit)).not.toContain(created.body.key);
   });
 
+  it('creates admin keys on request, lists each key with its scope, and hands the scopes to the instance', async () => {
+    const { token, databaseId } = await accountWithDatabase(cp, 'scoped-keys@example.com');
+    const path = `/v1/databases/${databaseId}/api-keys`;
+    const query = await cp.request('POST', path, { token, body: { name: 'web app' } });
+    const explicit = await cp.request('POST', path, {
+      token,
+      body: { name: 'reports', scope: 'query' },
+    });
+    const admin = await cp.request('POST', path, { token, body: { name: 'ops', scope: 'admin' } });
+    expect([query.status, explicit.status, admin.status]).toEqual([201, 201, 201]);
+    expect(query.body.scope).toBe('query');
+    expect(explicit.body.scope).toBe('query');
+    expect(admin.body).toMatchObject({
+      name: 'ops',
+      scope: 'admin',
+      prefix: `rxk_${admin.body.keyId}`,
+    });
+
+    const list = await cp.request('GET', path, { token });
+    expect(
+      (list.body as Array<{ name: string; scope: string }>).map(({ name, scope }) => ({
+        name,
+        scope,
+      })),
+    ).toEqual(
+      expect.arrayContaining([
+        { name: 'web app', scope: 'query' },
+        { name: 'reports', scope: 'query' },
+        { name: 'ops', scope: 'admin' },
+      ]),
+    );
+
+    // The instance gets query keys in keyIds and admin keys, with the control key, in adminKeyIds.
+    const controlKeyId = '0123456789abcdef';
+    const { keys } = await keyIdsOf(cp.context, databaseId, controlKeyId);
+    expect([...keys.keyIds].sort()).toEqual([query.body.keyId, explicit.body.keyId].sort());
+    expect(keys.adminKeyIds).toEqual([controlKeyId, admin.body.keyId]);
+
+    const audit = await cp.context.db
+      .selectFrom('audit_events')
+      .select(['event_type', 'payload'])
+      .where('database_id', '=', databaseId)
+      .where('entity_id', '=', admin.body.id)
+      .execute();
+    expect(audit).toEqual([
+      {
+        event_type: 'api_key.created',
+        payload: { keyId: admin.body.keyId, name: 'ops', scope: 'admin' },
+      },
+    ]);
+    const deleted = await cp.request('DELETE', `${path}/${admin.body.keyId}`, { token });
+    expect(deleted.status).toBe(204);
+    expect((await keyIdsOf(cp.context, databaseId, controlKeyId)).keys.adminKeyIds).toEqual([
+      controlKeyId,
+    ]);
+  });
+
   it('rejects bad input with validation_failed', async () => {
     const { token, databaseId } = await accountWithDatabase(cp, 'bad-keys@example.com');
     const path = `/v1/databases/${databaseId}/api-keys`;
-    for (const body of [{}, { name: '' }, { name: 'x'.repeat(101) }, { name: 'a', extra: 1 }]) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: 'x'.repeat(101) },
+      { name: 'a', extra: 1 },
+      { name: 'a', scope: 'owner' },
+      { name: 'a', scope: null },
+    ]) {
       const response = await cp.request('POST', path, { token, body });
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ error: 'validation_failed', message: expect.any(String) });

@@ -9,6 +9,7 @@ import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startThrowawaySshd } from '../../sources/test/throwaway-sshd.ts';
 import { queueBuild } from '../src/builder/queue-build.ts';
+import { type InstanceKeySet, keysFileText } from '../src/drivers/instance-key-set.ts';
 import { launchEnvironment, type SshTunnelLaunch } from '../src/drivers/instance-launch.ts';
 import { finishedBuild, testSourceDatabase } from './builder-helpers.ts';
 import { startTestControlPlane, type TestControlPlane } from './control-plane-harness.ts';
@@ -17,8 +18,8 @@ import { caller } from './lifecycle-fixtures.ts';
 const bin = fileURLToPath(new URL('../../cli/bin/replix.js', import.meta.url));
 
 /** Writes the keys file the way drivers do: a temporary file renamed over it. */
-function writeKeysFile(path: string, keyIds: string[]): void {
-  writeFileSync(`${path}.tmp`, JSON.stringify({ keyIds }));
+function writeKeysFile(path: string, keys: InstanceKeySet): void {
+  writeFileSync(`${path}.tmp`, keysFileText(keys));
   renameSync(`${path}.tmp`, path);
 }
 
@@ -59,7 +60,10 @@ describe('an artifact run with replix serve --artifact', () => {
     ssh?: SshTunnelLaunch;
   }) {
     const keysFile = join(work, `keys-${children.length}.json`);
-    writeKeysFile(keysFile, options.keyIds);
+    // An admin key beside the query keys, as the control plane's own key is.
+    const adminKeyId = newKeyId();
+    const keys = { keyIds: options.keyIds, adminKeyIds: [adminKeyId] };
+    writeKeysFile(keysFile, keys);
     const env = launchEnvironment(
       {
         instanceId: 'i',
@@ -69,7 +73,7 @@ describe('an artifact run with replix serve --artifact', () => {
         sourceUrl: source.url,
         ssh: options.ssh,
         keySecretHex: options.secret.toString('hex'),
-        keyIds: options.keyIds,
+        keys,
         replicationId: 'artifact_test',
         settings: {
           instanceSize: 'xs',
@@ -103,7 +107,13 @@ describe('an artifact run with replix serve --artifact', () => {
       );
       child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
     });
-    return { ready, keysFile, stderr: () => stderr };
+    return {
+      ready,
+      keysFile,
+      adminKeyId,
+      adminKey: deriveApiKey(options.secret, adminKeyId),
+      stderr: () => stderr,
+    };
   }
 
   const query = (url: string, key: string, text = 'items { id name }') =>
@@ -116,7 +126,7 @@ describe('an artifact run with replix serve --artifact', () => {
   it('serves with the launch keys, reports the build hash, and drops a key removed from the keys file', async () => {
     const secret = newKeySecret();
     const [kept, removed] = [newKeyId(), newKeyId()];
-    const { ready, keysFile } = await serveArtifact({
+    const { ready, keysFile, adminKeyId, adminKey } = await serveArtifact({
       paused: false,
       keyIds: [kept, removed],
       secret,
@@ -132,7 +142,7 @@ describe('an artifact run with replix serve --artifact', () => {
 
     // The launch settings override the artifact's: poll mode, the task memory as the cap.
     const detail = await fetch(`${ready.url}/health/detail`, {
-      headers: { authorization: `Bearer ${removedKey}` },
+      headers: { authorization: `Bearer ${adminKey}` },
     });
     const health = (await detail.json()) as {
       replication: { mode: string; paused: boolean };
@@ -141,7 +151,7 @@ describe('an artifact run with replix serve --artifact', () => {
     expect(health.replication).toMatchObject({ mode: 'poll', paused: false });
     expect(health.memory.cap_mb).toBe(512);
 
-    writeKeysFile(keysFile, [kept]);
+    writeKeysFile(keysFile, { keyIds: [kept], adminKeyIds: [adminKeyId] });
     const changed = Date.now();
     let status = 200;
     while (status === 200 && Date.now() - changed < 3000) {
@@ -162,14 +172,14 @@ describe('an artifact run with replix serve --artifact', () => {
     const secret = newKeySecret();
     const keyId = newKeyId();
     const key = deriveApiKey(secret, keyId);
-    const { ready } = await serveArtifact({ paused: true, keyIds: [keyId], secret });
+    const { ready, adminKey } = await serveArtifact({ paused: true, keyIds: [keyId], secret });
     await source.exec("INSERT INTO items VALUES (2, 'two')");
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const body = (await (await query(ready.url, key)).json()) as { data: unknown[] };
     expect(body.data).toHaveLength(1);
     const resumed = await fetch(`${ready.url}/replication/resume`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}` },
+      headers: { authorization: `Bearer ${adminKey}` },
     });
     expect(resumed.status).toBe(200);
     const deadline = Date.now() + 5000;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseSchemaConfig } from '@replix/engine';
 import {
+  deriveApiKey,
   newKeyId,
   newKeySecret,
   type RunningInstance,
@@ -15,7 +16,7 @@ import {
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
-import { insertAccount, insertDatabase } from './lifecycle-fixtures.ts';
+import { caller, insertAccount, insertDatabase } from './lifecycle-fixtures.ts';
 import { auditTypes, eventually } from './reconciler-fixtures.ts';
 
 type Source = Awaited<ReturnType<ReturnType<typeof testMariaDb>['createDatabase']>>;
@@ -26,7 +27,8 @@ async function realInstance(source: Source, schemaConfig: Record<string, unknown
   const controlKeyId = newKeyId();
   const config = resolveInstanceConfig(
     { source: source.url, port: 0 },
-    { REPLIX_KEY_SECRET: keySecret.toString('hex'), REPLIX_KEY_IDS: controlKeyId },
+    // The control key is an admin key: /health/detail needs that scope.
+    { REPLIX_KEY_SECRET: keySecret.toString('hex'), REPLIX_ADMIN_KEY_IDS: controlKeyId },
   );
   const instance = await startInstance(
     { ...config, schemaConfig: parseSchemaConfig(schemaConfig) },
@@ -40,9 +42,10 @@ async function runningDatabase(
   cp: TestControlPlane,
   endpoint: { url: string; keySecret: Buffer; controlKeyId: string },
   healthStatus: string | null,
+  owner: { accountId: string } = { accountId: '' },
 ) {
   const { db } = cp.context;
-  const owner = { accountId: await insertAccount(cp, 'pro') };
+  if (!owner.accountId) owner = { accountId: await insertAccount(cp, 'pro') };
   const { id: databaseId } = await insertDatabase(cp, owner, {
     status: 'running',
     syncMode: 'poll',
@@ -106,6 +109,7 @@ describe.each(STORE_KINDS)('the health monitor on the %s store', (kind) => {
   async function monitoredDatabase(
     healthStatus: string | null,
     schemaConfig: Record<string, unknown> = {},
+    owner?: { accountId: string },
   ) {
     const { instance, keySecret, controlKeyId } = await realInstance(source, {
       sync: { mode: 'poll', interval: 0.5 },
@@ -113,7 +117,7 @@ describe.each(STORE_KINDS)('the health monitor on the %s store', (kind) => {
     });
     instances.push(instance);
     const endpoint = { url: instance.url, keySecret, controlKeyId };
-    return { instance, ...(await runningDatabase(cp, endpoint, healthStatus)) };
+    return { instance, endpoint, ...(await runningDatabase(cp, endpoint, healthStatus, owner)) };
   }
 
   it('records a healthy instance without an event on the first reading', async () => {
@@ -191,6 +195,56 @@ describe.each(STORE_KINDS)('the health monitor on the %s store', (kind) => {
     expect(after.row_counts).toEqual(before.row_counts);
     await new Promise((resolve) => setTimeout(resolve, 1200));
     expect(await auditTypes(cp.context.db, databaseId)).toEqual(['instance.unhealthy']);
+  });
+
+  it('learns of replication paused and resumed at the instance with an admin key', async () => {
+    const owner = await caller(cp, 'paused-at-instance@example.com', 'pro');
+    const { databaseId, instanceId, endpoint } = await monitoredDatabase(null, {}, owner);
+    await healthReached(cp, instanceId, 'ok');
+    const status = async () =>
+      (await cp.request('GET', `/v1/databases/${databaseId}/instance`, { token: owner.token }))
+        .body as {
+        database: { replicationPaused: boolean };
+        allowedActions: Record<string, { allowed: boolean }>;
+      };
+    expect((await status()).database.replicationPaused).toBe(false);
+
+    const adminKey = deriveApiKey(endpoint.keySecret, endpoint.controlKeyId);
+    const atInstance = (path: string) =>
+      fetch(`${endpoint.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminKey}` },
+      });
+    expect((await atInstance('/replication/pause')).status).toBe(200);
+    await eventually(
+      async () => ((await status()).database.replicationPaused ? true : undefined),
+      5_000,
+      'replicationPaused true',
+    );
+    expect((await status()).allowedActions).toMatchObject({
+      'resume-replication': { allowed: true },
+    });
+
+    expect((await atInstance('/replication/resume')).status).toBe(200);
+    await eventually(
+      async () => ((await status()).database.replicationPaused ? undefined : true),
+      5_000,
+      'replicationPaused false',
+    );
+    expect(await auditTypes(cp.context.db, databaseId)).toEqual([
+      'database.replication_paused_at_instance',
+      'database.replication_resumed_at_instance',
+    ]);
+    const payloads = await cp.context.db
+      .selectFrom('audit_events')
+      .select('payload')
+      .where('database_id', '=', databaseId)
+      .orderBy('created_at')
+      .execute();
+    expect(payloads.map((row) => row.payload)).toEqual([
+      { replicationPaused: true },
+      { replicationPaused: false },
+    ]);
   });
 
   it('leaves instances of databases that are not running alone', async () => {

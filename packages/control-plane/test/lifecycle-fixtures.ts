@@ -289,8 +289,8 @@ export async function insertInstance(
 }
 
 /**
- * A real instance over a source database, accepting the control key of a seeded database (as
- * the reconciler starts one), so the immediate actions reach a real /reload and /replication.
+ * A real instance over a source database, accepting the control key of a seeded database as an
+ * admin key (as the reconciler starts one), so the immediate actions reach a real /reload and /replication.
  */
 export async function startRealInstance(
   sourceUrl: string,
@@ -304,7 +304,8 @@ export async function startRealInstance(
       host: '127.0.0.1',
       port: 0,
       keySecret,
-      keyIds: [controlKeyId],
+      keyIds: [],
+      adminKeyIds: [controlKeyId],
       generatedKey: false,
       buildHash: 'test00000000',
       logLevel: 'silent',

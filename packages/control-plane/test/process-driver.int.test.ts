@@ -37,7 +37,7 @@ function launchFor(sourceUrl: string, overrides: Partial<InstanceLaunch> = {}): 
     sourceUrl,
     ssh: undefined,
     keySecretHex: newKeySecret().toString('hex'),
-    keyIds: [newKeyId()],
+    keys: { keyIds: [newKeyId()], adminKeyIds: [newKeyId()] },
     replicationId: 'rx_test',
     settings: {
       instanceSize: 'xs',
@@ -100,18 +100,20 @@ describe('the process driver', () => {
     });
     expect(readFileSync(join(folder, 'pid'), 'utf8')).toBe(String(handle.pid));
     expect(JSON.parse(readFileSync(join(folder, 'keys.json'), 'utf8'))).toEqual({
-      keyIds: launch.keyIds,
+      keyIds: launch.keys.keyIds,
+      adminKeyIds: launch.keys.adminKeyIds,
     });
     expect(await driver.isAlive(launch.instanceId)).toBe(true);
     const environ = readFileSync(`/proc/${handle.pid}/environ`, 'utf8').split('\0');
-    expect(environ).toContain(`REPLIX_KEY_IDS=${launch.keyIds[0]}`);
+    expect(environ).toContain(`REPLIX_KEY_IDS=${launch.keys.keyIds[0]}`);
+    expect(environ).toContain(`REPLIX_ADMIN_KEY_IDS=${launch.keys.adminKeyIds[0]}`);
     expect(environ.some((entry) => entry.startsWith('REPLIX_DRIVER_TEST_MARKER='))).toBe(false);
     // It serves queries with the launch's key once the snapshot is in.
     await waitFor(async () => (await fetch(`${handle.endpointUrl}/health`)).status === 200);
     const query = await fetch(`${handle.endpointUrl}/query`, {
       method: 'POST',
       headers: {
-        authorization: `Bearer ${deriveApiKey(Buffer.from(launch.keySecretHex, 'hex'), launch.keyIds[0] as string)}`,
+        authorization: `Bearer ${deriveApiKey(Buffer.from(launch.keySecretHex, 'hex'), launch.keys.keyIds[0] as string)}`,
         'content-type': 'text/plain',
       },
       body: 'item { id name }',
@@ -177,12 +179,12 @@ describe('the process driver', () => {
 
   it('replaces the key ids file atomically', async () => {
     const instanceId = randomUUID();
-    const keyIds = [newKeyId(), newKeyId()];
-    await driver.updateKeys(instanceId, keyIds);
+    const keys = { keyIds: [newKeyId(), newKeyId()], adminKeyIds: [newKeyId()] };
+    await driver.updateKeys(instanceId, keys);
     const file = join(dataDir, 'instances', instanceId, 'keys.json');
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ keyIds });
-    await driver.updateKeys(instanceId, []);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ keyIds: [] });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(keys);
+    await driver.updateKeys(instanceId, { keyIds: [], adminKeyIds: [] });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ keyIds: [], adminKeyIds: [] });
   });
 
   it('rejects with the last log lines, without secrets, when the instance cannot start', async () => {

@@ -5,10 +5,18 @@ import { Type } from 'typebox';
 import { notFound } from '../errors.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import type { StoreDb } from '../store/open-store.ts';
+import type { ApiKeyScope } from '../store/schema.ts';
 import type { ApiServer } from './build-api.ts';
 import { DateTime, ErrorResponse, errorResponses, iso, Uuid } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
 import { ownedDatabase } from './tenancy.ts';
+
+const API_KEY_SCOPES = ['query', 'admin'] as const satisfies readonly ApiKeyScope[];
+
+const Scope = Type.Enum([...API_KEY_SCOPES], {
+  description:
+    'What the key may do on the instance. `query`: run queries and read `/schema`; safe to ship to browsers and apps. `admin`: also reload, pause and resume replication, read metrics and health detail; keep it on servers, never in a browser.',
+});
 
 const ApiKey = Type.Object(
   {
@@ -16,6 +24,7 @@ const ApiKey = Type.Object(
     keyId: Type.String({ description: 'The key id: 16 lowercase hex digits.' }),
     name: Type.String(),
     prefix: Type.String({ description: '`rxk_<keyId>`: the start of the key, to recognise it.' }),
+    scope: Scope,
     createdAt: DateTime,
   },
   { $id: 'ApiKey', description: 'An instance API key; the key itself is never returned again.' },
@@ -27,6 +36,7 @@ const CreatedApiKey = Type.Object(
     keyId: Type.String(),
     name: Type.String(),
     prefix: Type.String(),
+    scope: Scope,
     createdAt: DateTime,
     key: Type.String({
       description:
@@ -80,6 +90,7 @@ export function registerApiKeysRoutes(app: ApiServer, { db, secrets }: ApiContex
         keyId: row.key_id,
         name: row.name,
         prefix: `rxk_${row.key_id}`,
+        scope: row.scope,
         createdAt: iso(row.created_at),
       }));
     },
@@ -93,7 +104,10 @@ export function registerApiKeysRoutes(app: ApiServer, { db, secrets }: ApiContex
         summary: 'Create an API key; the key is in this response only',
         params: DbParams,
         body: Type.Object(
-          { name: Type.String({ minLength: 1, maxLength: 100 }) },
+          {
+            name: Type.String({ minLength: 1, maxLength: 100 }),
+            scope: Type.Optional(Type.Enum([...API_KEY_SCOPES], { description: 'Default query.' })),
+          },
           { additionalProperties: false },
         ),
         response: { 201: CreatedApiKey, 404: ErrorResponse, ...errorResponses() },
@@ -107,6 +121,7 @@ export function registerApiKeysRoutes(app: ApiServer, { db, secrets }: ApiContex
       const id = randomUUID();
       const createdAt = new Date();
       const { name } = request.body;
+      const scope: ApiKeyScope = request.body.scope ?? 'query';
       await db.transaction().execute(async (tx) => {
         await tx
           .insertInto('api_keys')
@@ -116,6 +131,7 @@ export function registerApiKeysRoutes(app: ApiServer, { db, secrets }: ApiContex
             account_id: accountId,
             key_id: keyId,
             name,
+            scope,
             created_at: createdAt,
           })
           .execute();
@@ -126,7 +142,7 @@ export function registerApiKeysRoutes(app: ApiServer, { db, secrets }: ApiContex
           entityType: 'api_key',
           entityId: id,
           eventType: 'api_key.created',
-          payload: { keyId, name },
+          payload: { keyId, name, scope },
         });
       });
       return reply.status(201).send({
@@ -134,6 +150,7 @@ export function registerApiKeysRoutes(app: ApiServer, { db, secrets }: ApiContex
         keyId,
         name,
         prefix: `rxk_${keyId}`,
+        scope,
         createdAt: createdAt.toISOString(),
         key,
       });
@@ -158,7 +175,7 @@ export function registerApiKeysRoutes(app: ApiServer, { db, secrets }: ApiContex
           .deleteFrom('api_keys')
           .where('database_id', '=', database.id)
           .where('key_id', '=', request.params.keyId)
-          .returning(['id', 'key_id', 'name'])
+          .returning(['id', 'key_id', 'name', 'scope'])
           .executeTakeFirst();
         if (!row) return undefined;
         await bumpKeysVersion(tx, database.id);
@@ -168,7 +185,7 @@ export function registerApiKeysRoutes(app: ApiServer, { db, secrets }: ApiContex
           entityType: 'api_key',
           entityId: row.id,
           eventType: 'api_key.deleted',
-          payload: { keyId: row.key_id, name: row.name },
+          payload: { keyId: row.key_id, name: row.name, scope: row.scope },
         });
         return row;
       });

@@ -1,3 +1,4 @@
+import type { InstanceKeySet } from './instance-key-set.ts';
 import type { InstanceLaunch } from './instance-launch.ts';
 
 /** A started instance, as the driver knows it. */
@@ -29,7 +30,7 @@ export interface Driver {
   /** Whether the instance's process/container is alive (not whether it is healthy). */
   isAlive(instanceId: string): Promise<boolean>;
   /** Replaces the key ids the running instance accepts (it re-reads them within a second). */
-  updateKeys(instanceId: string, keyIds: readonly string[]): Promise<void>;
+  updateKeys(instanceId: string, keys: InstanceKeySet): Promise<void>;
   /** Recent log lines of the instance from `token` on (undefined: the last 200 lines). */
   readLogs(instanceId: string, token: string | undefined): Promise<LogChunk>;
   /**

@@ -1,4 +1,5 @@
 import type { DeployedInstanceConfig } from '../store/schema.ts';
+import type { InstanceKeySet } from './instance-key-set.ts';
 
 /** An SSH tunnel the instance opens to reach its source. */
 export interface SshTunnelLaunch {
@@ -20,8 +21,8 @@ export interface InstanceLaunch {
   readonly ssh: SshTunnelLaunch | undefined;
   /** The database's instance key secret (32 bytes hex); API keys are derived from it. */
   readonly keySecretHex: string;
-  /** Key ids the instance accepts at start: the API keys and the control plane's own key. */
-  readonly keyIds: readonly string[];
+  /** Key ids the instance accepts at start, by scope (the control plane's own key is admin). */
+  readonly keys: InstanceKeySet;
   /** Names the source-side replication state (PostgreSQL slot and publication). */
   readonly replicationId: string;
   readonly settings: DeployedInstanceConfig;
@@ -39,7 +40,8 @@ export function launchEnvironment(
   const env: Record<string, string> = {
     REPLIX_SOURCE_URL: launch.sourceUrl,
     REPLIX_KEY_SECRET: launch.keySecretHex,
-    REPLIX_KEY_IDS: launch.keyIds.join(','),
+    REPLIX_KEY_IDS: launch.keys.keyIds.join(','),
+    REPLIX_ADMIN_KEY_IDS: launch.keys.adminKeyIds.join(','),
     REPLIX_KEYS_FILE: keysFile,
     REPLIX_REPLICATION_ID: launch.replicationId,
     REPLIX_LOG_LEVEL: launch.settings.logLevel,

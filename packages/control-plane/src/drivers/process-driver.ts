@@ -16,6 +16,7 @@ import { heapFlags } from '@replix/instance';
 import type { Logger } from 'pino';
 import type { Driver, InstanceHandle, LogChunk } from './driver.ts';
 import { freePort } from './free-port.ts';
+import { type InstanceKeySet, keysFileText } from './instance-key-set.ts';
 import { type InstanceLaunch, launchEnvironment } from './instance-launch.ts';
 import { lastLogLines, readLogChunk } from './log-file.ts';
 import { processRunsIn } from './process-identity.ts';
@@ -102,7 +103,7 @@ function writeAtomically(path: string, text: string, mode = 0o600): void {
 
 /**
  * Runs each instance as a child process on this machine, in its own folder
- * `<dataDir>/instances/<instanceId>/`: `keys.json` (the key ids it accepts), `instance.log`
+ * `<dataDir>/instances/<instanceId>/`: `keys.json` (the key ids it accepts, by scope), `instance.log`
  * (its stdout and stderr), `pid` and `port`. Children are detached, so they outlive a crashed
  * control plane; the next one adopts them by pid, checking that the process still runs in the
  * instance's folder.
@@ -151,7 +152,7 @@ export class ProcessDriver implements Driver {
       // Running but its address is unknown: replace it.
       await this.stop(launch.instanceId);
     }
-    this.#writeKeys(folder, launch.keyIds);
+    this.#writeKeys(folder, launch.keys);
     let preferredPort = knownPort;
     for (let attempt = 1; ; attempt++) {
       const port = await freePort(preferredPort);
@@ -281,14 +282,14 @@ export class ProcessDriver implements Driver {
     return pid !== null && processRunsIn(pid, this.folderOf(instanceId));
   }
 
-  async updateKeys(instanceId: string, keyIds: readonly string[]): Promise<void> {
+  async updateKeys(instanceId: string, keys: InstanceKeySet): Promise<void> {
     const folder = this.folderOf(instanceId);
     mkdirSync(folder, { recursive: true, mode: 0o700 });
-    this.#writeKeys(folder, keyIds);
+    this.#writeKeys(folder, keys);
   }
 
-  #writeKeys(folder: string, keyIds: readonly string[]): void {
-    writeAtomically(join(folder, 'keys.json'), `${JSON.stringify({ keyIds })}\n`);
+  #writeKeys(folder: string, keys: InstanceKeySet): void {
+    writeAtomically(join(folder, 'keys.json'), keysFileText(keys));
   }
 
   readLogs(instanceId: string, token: string | undefined): Promise<LogChunk> {

@@ -10,6 +10,7 @@ export interface HealthDetail {
     readonly swap_count?: unknown;
     readonly row_counts?: unknown;
   } | null;
+  readonly replication?: { readonly paused?: unknown } | null;
 }
 
 export interface HealthReading {
@@ -17,6 +18,8 @@ export interface HealthReading {
   readonly snapshotAgeMs: number | null;
   readonly swapCount: number | null;
   readonly rowCounts: Record<string, number> | null;
+  /** Whether the instance's replication is paused, as it says; null when it did not say. */
+  readonly replicationPaused: boolean | null;
 }
 
 const UNREACHABLE: HealthReading = {
@@ -24,6 +27,7 @@ const UNREACHABLE: HealthReading = {
   snapshotAgeMs: null,
   swapCount: null,
   rowCounts: null,
+  replicationPaused: null,
 };
 
 const numberOrNull = (value: unknown) => (typeof value === 'number' ? value : null);
@@ -50,5 +54,7 @@ export function classifyHealth(
     swapCount: numberOrNull(body.snapshot?.swap_count),
     rowCounts:
       rowCounts && typeof rowCounts === 'object' ? (rowCounts as Record<string, number>) : null,
+    replicationPaused:
+      typeof body.replication?.paused === 'boolean' ? body.replication.paused : null,
   };
 }

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { InstanceClient } from '../drivers/instance-client.ts';
 import type { RoleContext, RunningRole } from '../roles/role.ts';
 import { classifyHealth, type HealthDetail, type HealthReading } from './classify-health.ts';
+import { recordReplicationPaused } from './record-replication-paused.ts';
 
 interface Checked {
   readonly instanceId: string;
@@ -10,13 +11,16 @@ interface Checked {
   readonly accountId: string;
   readonly databaseId: string;
   readonly databaseName: string;
+  readonly replicationPaused: boolean;
 }
 
 /**
  * The health-monitor role: every `healthIntervalMs` it asks each live instance of a `running`
  * database for `/health/detail` and records its health, snapshot age, swap count and row
  * counts. Leaving `ok` emits `instance.unhealthy`; coming back to `ok` from an unhealthy
- * status emits `instance.recovered`; the first reading of an instance emits nothing.
+ * status emits `instance.recovered`; the first reading of an instance emits nothing. A
+ * replication pause state that differs from the store's (paused or resumed at the instance
+ * with an admin key) is recorded, so the two always agree within a period.
  */
 export async function startHealthMonitor(context: RoleContext): Promise<RunningRole> {
   const { db, log } = context;
@@ -24,6 +28,14 @@ export async function startHealthMonitor(context: RoleContext): Promise<RunningR
 
   const record = async (checked: Checked, reading: HealthReading) => {
     await db.transaction().execute(async (tx) => {
+      if (reading.replicationPaused !== null) {
+        await recordReplicationPaused(tx, {
+          accountId: checked.accountId,
+          databaseId: checked.databaseId,
+          storedPaused: checked.replicationPaused,
+          observedPaused: reading.replicationPaused,
+        });
+      }
       // Conditional on the status we read: of two monitors, only one reports a transition.
       const updated = await tx
         .updateTable('instances')
@@ -81,6 +93,7 @@ export async function startHealthMonitor(context: RoleContext): Promise<RunningR
         'databases.account_id as accountId',
         'databases.name as databaseName',
         'databases.key_secret_enc as keySecretEnc',
+        'databases.replication_paused as replicationPaused',
       ])
       .where('instances.removed_at', 'is', null)
       .where('instances.endpoint_url', 'is not', null)

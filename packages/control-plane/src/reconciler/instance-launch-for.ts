@@ -1,7 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import type { ApiContext } from '../api/context.ts';
 import { connectionTarget } from '../connections/connection-target.ts';
+import type { InstanceKeySet } from '../drivers/instance-key-set.ts';
 import type { InstanceLaunch } from '../drivers/instance-launch.ts';
+import type { ApiKeyScope } from '../store/schema.ts';
 import { deployedConfigOf } from './deployed-config.ts';
 import type { DatabaseRow } from './leases.ts';
 import { replicationIdFor } from './replication-id.ts';
@@ -12,12 +14,15 @@ export interface PreparedLaunch {
   readonly keysVersion: number;
 }
 
-/** The key ids an instance of the database accepts: its control key and every API key. */
+/**
+ * The key ids an instance of the database accepts, by scope: its API keys as created, and the
+ * control plane's own key as an admin key (it reloads, pauses and reads health detail).
+ */
 export async function keyIdsOf(
   context: Pick<ApiContext, 'db'>,
   databaseId: string,
   controlKeyId: string,
-): Promise<{ keyIds: string[]; keysVersion: number }> {
+): Promise<{ keys: InstanceKeySet; keysVersion: number }> {
   // The version is read first: a key added meanwhile makes it stale, and the key sync fixes it.
   const { keys_version: keysVersion } = await context.db
     .selectFrom('databases')
@@ -26,11 +31,16 @@ export async function keyIdsOf(
     .executeTakeFirstOrThrow();
   const keys = await context.db
     .selectFrom('api_keys')
-    .select('key_id')
+    .select(['key_id', 'scope'])
     .where('database_id', '=', databaseId)
     .orderBy('created_at')
     .execute();
-  return { keyIds: [controlKeyId, ...keys.map((key) => key.key_id)], keysVersion };
+  const idsOf = (scope: ApiKeyScope) =>
+    keys.filter((key) => key.scope === scope).map((key) => key.key_id);
+  return {
+    keys: { keyIds: idsOf('query'), adminKeyIds: [controlKeyId, ...idsOf('admin')] },
+    keysVersion,
+  };
 }
 
 /**
@@ -59,7 +69,7 @@ export async function instanceLaunchFor(
     .executeTakeFirst();
   if (!connection) throw new LaunchError("The database's connection no longer exists.");
   const target = connectionTarget(connection, context.secrets, database.source_schema);
-  const { keyIds, keysVersion } = await keyIdsOf(context, database.id, instance.control_key_id);
+  const { keys, keysVersion } = await keyIdsOf(context, database.id, instance.control_key_id);
   return {
     keysVersion,
     launch: {
@@ -70,7 +80,7 @@ export async function instanceLaunchFor(
       sourceUrl: target.sourceUrl,
       ssh: target.ssh,
       keySecretHex: context.secrets.openBuffer(database.key_secret_enc).toString('hex'),
-      keyIds,
+      keys,
       replicationId: replicationIdFor(database.id),
       settings: deployedConfigOf(database),
       replicationPaused: database.replication_paused,

@@ -109,8 +109,8 @@ export class Maintenance {
     controlKeyId: string,
     fromVersion: number,
   ): Promise<void> {
-    const { keyIds, keysVersion } = await keyIdsOf(this.#context, databaseId, controlKeyId);
-    await this.#context.driver.updateKeys(instanceId, keyIds);
+    const { keys, keysVersion } = await keyIdsOf(this.#context, databaseId, controlKeyId);
+    await this.#context.driver.updateKeys(instanceId, keys);
     await this.#context.db
       .updateTable('instances')
       .set({ keys_version: keysVersion })

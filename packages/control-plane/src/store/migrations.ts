@@ -368,6 +368,18 @@ const MIGRATIONS: Record<string, Migration> = {
       );
     },
   },
+  '008-api-key-scopes': {
+    async up(db: Kysely<unknown>) {
+      // A key's scope on its instance: 'query' (queries and /schema) or 'admin' (everything).
+      // Keys made before scopes existed could do everything, but were made to query: they
+      // become query keys.
+      await runStatements(
+        db,
+        `ALTER TABLE api_keys ADD COLUMN scope text NOT NULL DEFAULT 'query'
+          CHECK (scope IN ('query', 'admin'))`,
+      );
+    },
+  },
 };
 
 /** Runs `;`-separated DDL one statement at a time (PGlite's extended protocol takes one). */

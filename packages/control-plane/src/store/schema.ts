@@ -229,8 +229,13 @@ export interface ApiKeyTable {
   account_id: string;
   key_id: string;
   name: string;
+  /** What the key may do on the instance (migration 008). */
+  scope: Defaulted<ApiKeyScope>;
   created_at: DefaultTimestamp;
 }
+
+/** `query`: queries and `/schema`; `admin`: also reload, replication, metrics, health detail. */
+export type ApiKeyScope = 'query' | 'admin';
 
 export interface AuditEventTable {
   id: string;

@@ -1,0 +1,44 @@
+import type { Kysely } from 'kysely';
+import { recordAudit } from '../events/audit-log.ts';
+import type { Store } from '../store/schema.ts';
+
+export interface ReplicationPausedObservation {
+  readonly accountId: string;
+  readonly databaseId: string;
+  /** The store's `replication_paused` as read before the instance was asked. */
+  readonly storedPaused: boolean;
+  /** What the instance's `/health/detail` said. */
+  readonly observedPaused: boolean;
+}
+
+/**
+ * Makes the store agree with an instance whose replication was paused or resumed directly
+ * (an admin key calling `/replication/pause|resume`). The update is conditional on the stored
+ * value read before asking the instance, so a pause or resume the control plane made meanwhile
+ * is never undone by an answer read before it. Returns whether the store changed.
+ */
+export async function recordReplicationPaused(
+  tx: Kysely<Store>,
+  observation: ReplicationPausedObservation,
+): Promise<boolean> {
+  const { accountId, databaseId, storedPaused, observedPaused } = observation;
+  if (storedPaused === observedPaused) return false;
+  const updated = await tx
+    .updateTable('databases')
+    .set({ replication_paused: observedPaused, updated_at: new Date() })
+    .where('id', '=', databaseId)
+    .where('replication_paused', '=', storedPaused)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) === 0) return false;
+  await recordAudit(tx, {
+    accountId,
+    databaseId,
+    entityType: 'database',
+    entityId: databaseId,
+    eventType: observedPaused
+      ? 'database.replication_paused_at_instance'
+      : 'database.replication_resumed_at_instance',
+    payload: { replicationPaused: observedPaused },
+  });
+  return true;
+}
