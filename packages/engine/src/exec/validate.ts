@@ -15,6 +15,8 @@ import type {
   CompiledTable,
 } from '../schema/compiled-schema.ts';
 import type { Comparable } from '../storage/column-reader.ts';
+import { checkQueryLimits } from './check-query-limits.ts';
+import { distinctSorts } from './distinct-sorts.ts';
 import { compileLike } from './like-pattern.ts';
 import { literalValue } from './literal-value.ts';
 import type {
@@ -276,7 +278,7 @@ class Validator {
         `A to-one relation yields one object: ORDER BY, LIMIT, OFFSET and aggregates do not apply to it.`,
       );
     }
-    const orderBy = sub.orderBy.map((sort): PlanSort => {
+    const orderBy = distinctSorts(sub.orderBy).map((sort): PlanSort => {
       const descending = sort.direction === 'DESC';
       const segments = sort.field.segments;
       if (aggregates.length > 0) {
@@ -428,15 +430,18 @@ function echoSelection(items: readonly SelectionItem[]): {
 }
 
 /**
- * Checks a parsed query against the schema and resolves it into a plan: unknown table → 404
+ * Checks a parsed query against the schema and resolves it into a plan: over a structural limit
+ * (`QUERY_LIMITS`) → 400 `query_too_complex`, checked first; unknown table → 404
  * `unknown_table`; unknown fields (in the selection unless `@lenient`, in filters and ORDER BY
- * always), type mismatches and misuse of AFTER → 400 `executor_error`.
+ * always), type mismatches and misuse of AFTER → 400 `executor_error`. Repeated ORDER BY keys
+ * are dropped, in the plan and in `meta.query.order_by` alike.
  */
 export function validateQuery(
   schema: CompiledSchema,
   query: Query,
   options: ValidateOptions,
 ): QueryPlan {
+  checkQueryLimits(query);
   const table = schema.tablesByName.get(query.table.name);
   if (!table) {
     throw new EngineError(
@@ -476,7 +481,7 @@ export function validateQuery(
   if (aggregates.length) echo.aggregates = aggregates;
   if (query.filter) echo.filter = renderCondition(query.filter);
   if (query.orderBy.length) {
-    echo.order_by = query.orderBy.map((sort) => ({
+    echo.order_by = distinctSorts(query.orderBy).map((sort) => ({
       field: sort.field.segments.join('.'),
       direction: sort.direction,
     }));
