@@ -408,6 +408,10 @@ export type Def8 = {
      * `rxk_<keyId>`: the start of the key, to recognise it.
      */
     prefix: string;
+    /**
+     * What the key may do on the instance. `query`: run queries and read `/schema`; safe to ship to browsers and apps. `admin`: also reload, pause and resume replication, read metrics and health detail; keep it on servers, never in a browser.
+     */
+    scope: 'query' | 'admin';
     createdAt: string;
 };
 
@@ -3020,6 +3024,10 @@ export type GetV1DatabasesByDbIdApiKeysResponse = GetV1DatabasesByDbIdApiKeysRes
 export type PostV1DatabasesByDbIdApiKeysData = {
     body: {
         name: string;
+        /**
+         * Default query.
+         */
+        scope?: 'query' | 'admin';
     };
     path: {
         dbId: string;
@@ -3063,6 +3071,10 @@ export type PostV1DatabasesByDbIdApiKeysResponses = {
         keyId: string;
         name: string;
         prefix: string;
+        /**
+         * What the key may do on the instance. `query`: run queries and read `/schema`; safe to ship to browsers and apps. `admin`: also reload, pause and resume replication, read metrics and health detail; keep it on servers, never in a browser.
+         */
+        scope: 'query' | 'admin';
         createdAt: string;
         /**
          * The whole key, `rxk_<keyId>.<hmac>`, for `Authorization: Bearer …` on the instance. Shown once.
