@@ -52,3 +52,5 @@ export {
   type SshTunnelOptions,
   type SshTunnelTarget,
 } from './ssh-tunnel.ts';
+export { validateWherePredicate } from './where/validate-where-predicate.ts';
+export type { WhereProblem } from './where/where-dialect.ts';
