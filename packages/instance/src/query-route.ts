@@ -1,0 +1,139 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { getHeapStatistics } from 'node:v8';
+import { QueryCancelledError, type QueryEngine, type QueryLimits } from '@replix/engine';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
+import type { Logger } from 'pino';
+import { InstanceError } from './errors.ts';
+import { type EtagCache, ifNoneMatchMatches } from './etag.ts';
+import type { InstanceMetrics } from './metrics.ts';
+import { QueryAdmission } from './query-admission.ts';
+import type { SnapshotController } from './snapshot-controller.ts';
+
+export interface QueryRouteOptions {
+  readonly engine: QueryEngine;
+  readonly controller: SnapshotController;
+  readonly etags: EtagCache;
+  readonly metrics: InstanceMetrics;
+  readonly admission: QueryAdmission;
+  readonly version: string;
+  readonly maxBodyBytes: number;
+  /** Lowers the schema config's budgets (the instance size's cap on query time). */
+  readonly limits?: Partial<QueryLimits>;
+}
+
+/**
+ * Working memory a query holds while it runs, as the admission gate counts it: its answer may
+ * grow to the response budget, and its row lists and sort keys need room beside that.
+ */
+const WORKING_BYTES_BESIDE_ANSWER = 8 * 1024 * 1024;
+
+/** Seconds a client refused with `too_many_requests` should wait (`Retry-After`). */
+const RETRY_AFTER_SECONDS = 1;
+
+/** Queries of one instance that may run at once (interleaved), and that may wait for a turn. */
+export const QUERY_CONCURRENCY = { maxConcurrent: 32, maxQueued: 256 } as const;
+
+/** The heap not in use now: what queries may hold beside the snapshot. */
+function freeHeapBytes(): number {
+  const heap = getHeapStatistics();
+  return heap.heap_size_limit - heap.used_heap_size;
+}
+
+export function defaultAdmission(workingMemoryBytes: () => number = freeHeapBytes): QueryAdmission {
+  return new QueryAdmission({ ...QUERY_CONCURRENCY, workingMemoryBytes });
+}
+
+/**
+ * `POST /query` and `GET /query?q=`: parse and validate first (an invalid query costs no ETag
+ * and no place in any cache), then wait for admission, then run the query cooperatively under
+ * its budgets and send the answer's chunks as a stream, with backpressure. A client that goes
+ * away cancels its query, queued or running.
+ */
+/** The instance's Fastify app, logging with pino. */
+type InstanceApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
+
+export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions): void {
+  const { engine, controller, etags, metrics, admission, version, maxBodyBytes } = options;
+  const reservation = engine.limits.maxResponseBytes + WORKING_BYTES_BESIDE_ANSWER;
+
+  async function serveQuery(
+    text: string,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    cacheable: boolean,
+  ) {
+    const served = controller.current();
+    if (!served) return reply.code(503).send(controller.detail());
+    if (Buffer.byteLength(text) > maxBodyBytes) {
+      throw new InstanceError(
+        'payload_too_large',
+        `The query is larger than the limit of ${maxBodyBytes} bytes.`,
+      );
+    }
+    const started = performance.now();
+    const timeoutMs = Math.min(engine.limits.timeoutMs, options.limits?.timeoutMs ?? Infinity);
+    try {
+      // Parse and validate first: an invalid query costs no ETag and no admission.
+      engine.plan(text);
+      if (cacheable) {
+        const etag = etags.get(served.generation.id, text);
+        reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
+        if (ifNoneMatchMatches(request.headers['if-none-match'], etag))
+          return reply.code(304).send();
+      }
+      const cancel = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) cancel.abort();
+      });
+      const waiting = AbortSignal.any([cancel.signal, AbortSignal.timeout(timeoutMs)]);
+      const admitted = await admission.acquire(reservation, waiting).catch((error: unknown) => {
+        if (cancel.signal.aborted) throw new QueryCancelledError();
+        if (waiting.aborted) {
+          throw new InstanceError(
+            'too_many_requests',
+            `This instance was busy with other queries for the whole time budget of ${timeoutMs} ms; retry shortly.`,
+          );
+        }
+        throw error;
+      });
+      reply.raw.once('close', () => admitted.release());
+      const answer = await engine.answer(
+        served.generation,
+        text,
+        { version, swapCount: served.swapCount, ageMs: served.ageMs },
+        { signal: cancel.signal, ...(options.limits ? { limits: options.limits } : {}) },
+      );
+      metrics.recordQuery(true, (performance.now() - started) / 1000);
+      reply.header('Content-Length', answer.bytes).type('application/json');
+      return reply.send(Readable.from(answer.chunks));
+    } catch (error) {
+      if (error instanceof QueryCancelledError) {
+        // Nobody is left to answer: end the exchange without a response.
+        request.log.info('query cancelled: the client went away');
+        reply.hijack();
+        reply.raw.destroy();
+        return reply;
+      }
+      metrics.recordQuery(false, 0);
+      if (error instanceof InstanceError && error.code === 'too_many_requests')
+        reply.header('Retry-After', String(RETRY_AFTER_SECONDS));
+      throw error;
+    }
+  }
+
+  app.post('/query', { config: { auth: 'query' }, logLevel: 'warn' }, (request, reply) => {
+    const text = typeof request.body === 'string' ? request.body : '';
+    return serveQuery(text, request, reply, false);
+  });
+  app.get<{ Querystring: { q?: string } }>(
+    '/query',
+    { config: { auth: 'query' }, logLevel: 'warn' },
+    (request, reply) => {
+      const text = request.query.q;
+      if (typeof text !== 'string')
+        throw new InstanceError('bad_request', 'GET /query needs the query in the q parameter.');
+      return serveQuery(text, request, reply, true);
+    },
+  );
+}
