@@ -300,6 +300,24 @@ describe('hostile queries', () => {
     );
   });
 
+  it('a 60 KB unknown name is shown cut to 60 characters', () => {
+    const name = 'x'.repeat(60_000);
+    const cut = `${'x'.repeat(60)}...`;
+    expect(refusal(`customers { "${name}" }`).message).toBe(
+      `Unknown field "${cut}" on table "customers".`,
+    );
+    expect(refusal(`"${name}" { id }`).message).toBe(`Unknown table "${cut}".`);
+    expect(refusal(`orders (customer."${name}" = 1) { id }`).message).toBe(
+      `Unknown field "${cut}" on table "customers".`,
+    );
+    expect(refusal(`orders { status COUNT(*) } ORDER BY "${name}"`).message).toBe(
+      `ORDER BY "${cut}" must name a selected field or aggregate of a grouped query.`,
+    );
+    expect(refusal(`orders (status."${name}" = 1) { id }`).message).toBe(
+      `"status" on table "orders" is a field, not a relation: it has no "${cut}".`,
+    );
+  });
+
   it('a 4,000-value IN list is refused', () => {
     expectTooComplex(
       `customers (id IN (${list(4_000, String, ', ')})) { id }`,

@@ -38,6 +38,14 @@ export interface ValidateOptions {
 const NUMERIC = new Set(['int', 'bigint', 'float', 'decimal', 'time']);
 const TEXT = new Set(['string', 'json']);
 
+/** Names the schema does not know are cut here in messages, so a huge one cannot flood them. */
+const MAX_SHOWN_NAME = 60;
+
+/** A name from the query text as a message shows it: at most MAX_SHOWN_NAME characters. */
+function shown(name: string): string {
+  return name.length > MAX_SHOWN_NAME ? `${name.slice(0, MAX_SHOWN_NAME)}...` : name;
+}
+
 function didYouMean(name: string, candidates: readonly string[]): string {
   const guess = suggest(name, candidates);
   return guess ? ` Did you mean "${guess}"?` : '';
@@ -50,7 +58,7 @@ function fieldNames(table: CompiledTable): string[] {
 function unknownField(table: CompiledTable, name: string): EngineError {
   return new EngineError(
     'executor_error',
-    `Unknown field "${name}" on table "${table.name}".${didYouMean(name, fieldNames(table))}`,
+    `Unknown field "${shown(name)}" on table "${table.name}".${didYouMean(name, fieldNames(table))}`,
   );
 }
 
@@ -123,7 +131,7 @@ class Validator {
         if (current.columnsByName.has(name)) {
           throw new EngineError(
             'executor_error',
-            `"${name}" on table "${current.name}" is a field, not a relation: it has no "${segments[i + 1]}".`,
+            `"${name}" on table "${current.name}" is a field, not a relation: it has no "${shown(segments[i + 1] as string)}".`,
           );
         }
         throw unknownField(current, name);
@@ -290,7 +298,7 @@ class Validator {
         if (output?.kind !== 'column') {
           throw new EngineError(
             'executor_error',
-            `ORDER BY "${name}" must name a selected field or aggregate of a grouped query.`,
+            `ORDER BY "${shown(name)}" must name a selected field or aggregate of a grouped query.`,
           );
         }
         return { source: { kind: 'column', via: [], column: output.column }, descending };
@@ -446,7 +454,7 @@ export function validateQuery(
   if (!table) {
     throw new EngineError(
       'unknown_table',
-      `Unknown table "${query.table.name}".${didYouMean(
+      `Unknown table "${shown(query.table.name)}".${didYouMean(
         query.table.name,
         schema.tables.map((t) => t.name),
       )}`,
