@@ -13,7 +13,7 @@ import { QueryParseError, QueryTooComplexError } from './errors.ts';
 import { Lexer } from './lexer.ts';
 import { DEFAULT_PARSE_LIMITS, type ParseLimits } from './parse-limits.ts';
 import { suggest } from './suggest.ts';
-import { describeToken, type Token } from './token.ts';
+import { describeToken, shorten, type Token } from './token.ts';
 
 /** Any limit left out takes its value from `DEFAULT_PARSE_LIMITS`. */
 export type ParseOptions = Partial<ParseLimits>;
@@ -141,7 +141,7 @@ class Parser {
     if (KNOWN_PRAGMAS.includes(token.value.toLowerCase())) return;
     const suggestion = suggest(token.value, KNOWN_PRAGMAS);
     const hint = suggestion === undefined ? '' : ` Did you mean @${suggestion}?`;
-    this.fail(at.span.start, `Unknown pragma @${token.value}.${hint}`);
+    this.fail(at.span.start, `Unknown pragma @${shorten(token.value)}.${hint}`);
   }
 
   /**

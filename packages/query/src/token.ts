@@ -47,7 +47,7 @@ function sourceText(token: Token, source: string): string {
 }
 
 /** First line only (a message's first line must stay one line), at most MAX_DESCRIBED_LENGTH. */
-function shorten(text: string): string {
+export function shorten(text: string): string {
   const chars = Array.from(text);
   const lineBreak = chars.findIndex((char) => char === '\n' || char === '\r');
   const limit = lineBreak === -1 ? MAX_DESCRIBED_LENGTH : Math.min(lineBreak, MAX_DESCRIBED_LENGTH);

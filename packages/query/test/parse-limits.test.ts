@@ -151,6 +151,18 @@ describe('hostile query text', () => {
     expect(filter.value.value).toBe("'".repeat(50_000));
   });
 
+  it('shows a 60 KB unknown pragma cut to 40 characters', () => {
+    const error = (() => {
+      try {
+        parseQuery(`@${'l'.repeat(60_000)} t { id }`);
+      } catch (caught) {
+        return caught as QueryParseError;
+      }
+      throw new Error('expected a parse error');
+    })();
+    expect(error.detail).toBe(`Unknown pragma @${'l'.repeat(40)}....`);
+  });
+
   it('keeps text around doubled quotes in strings and quoted names', () => {
     const query = parseQuery(`t ("a""b" = 'x''y''''z') { id }`);
     expect(query.filter).toMatchObject({
