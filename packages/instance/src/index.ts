@@ -28,6 +28,7 @@ export {
   memorySizeMb,
   withMemorySize,
 } from './instance-memory.ts';
+export { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
 export { KEYS_FILE_POLL_MS, readKeysFile, watchKeysFile } from './keys-file-watcher.ts';
 export { ChangeFollower } from './replication/change-follower.ts';
 export { mapChanges, type RowFetcher } from './replication/change-mapper.ts';

@@ -2,6 +2,7 @@ import { compileSchema } from '@replix/engine';
 import { connectorFromUrl } from '@replix/sources';
 import pino, { type Logger } from 'pino';
 import { ApiKeyVerifier, deriveApiKey } from './api-keys.ts';
+import type { HttpLimits } from './http-limits.ts';
 import { type InstanceConfig, InstanceConfigError } from './instance-config.ts';
 import { ChangeFollower } from './replication/change-follower.ts';
 import type { RowFetcher } from './replication/change-mapper.ts';
@@ -38,6 +39,8 @@ export interface StartInstanceOptions {
   readonly replicationId?: string;
   /** Start with replication paused (the control plane's `replication_paused`). */
   readonly replicationPaused?: boolean;
+  /** The HTTP server's header size and timeouts, when not `HTTP_LIMITS` (tests shorten them). */
+  readonly httpLimits?: HttpLimits;
 }
 
 /**
@@ -128,6 +131,7 @@ export async function startInstance(
       maxBodyBytes: config.schemaConfig.query.max_body_bytes,
       sync: scheduler,
       log,
+      httpLimits: options.httpLimits,
     });
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();

@@ -1,0 +1,24 @@
+/**
+ * The limits of the instance's HTTP server, enforced by Node before a request reaches a route
+ * (docs/limits.md lists them). Refusals answer with the error envelope
+ * (`client-error-response.ts`).
+ */
+export const HTTP_LIMITS = {
+  /**
+   * Request line plus headers, in bytes: 431 `request_header_too_large` over it. Room for a GET
+   * of a query of the default `query.max_body_bytes` (64 KiB) even when every byte is
+   * URL-encoded (3 bytes each, 192 KiB), plus 64 KiB of other headers.
+   */
+  max_header_bytes: 256 * 1024,
+  /** Time to receive the request line and headers: 408 `request_timeout` after it. */
+  headers_timeout_ms: 20_000,
+  /** Time to receive the whole request, body included: 408 `request_timeout` after it. */
+  request_timeout_ms: 30_000,
+  /**
+   * How often Node looks for requests over their timeout (its default is 30 s, which would let
+   * a timeout fire up to 30 s late).
+   */
+  timeout_check_interval_ms: 1_000,
+} as const;
+
+export type HttpLimits = { readonly [Name in keyof typeof HTTP_LIMITS]: number };
