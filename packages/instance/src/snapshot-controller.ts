@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { getHeapStatistics } from 'node:v8';
 import {
   type CompiledSchema,
   type Generation,
@@ -9,7 +10,24 @@ import {
 import type { SourceConnector, SourcePosition } from '@replix/sources';
 import type { Logger } from 'pino';
 import { InstanceError } from './errors.ts';
+import {
+  type MemoryLimits,
+  processHeapLimitBytes,
+  queryWorkingMemoryBytes,
+} from './query-working-memory.ts';
 import { type LoadProgress, loadSnapshot } from './snapshot-loader.ts';
+
+const MiB = 1024 * 1024;
+/**
+ * How long a new generation that fits the cap on its own waits for running queries to
+ * free their working memory before it is swapped in regardless: longer than a query's time
+ * budget, so they have finished by then.
+ */
+const ROOM_WAIT_MS = 5_000;
+const ROOM_POLL_MS = 20;
+
+/** Where a generation stands against the memory cap. */
+type CapFit = 'fits' | 'over_cap' | 'crowded_by_queries';
 
 /** `ok`, `degraded` and `cap_exceeded` are the spec's health values; the others are phases. */
 export type HealthStatus = 'loading' | 'ok' | 'degraded' | 'cap_exceeded' | 'failed';
@@ -24,6 +42,8 @@ export interface SnapshotControllerOptions {
   readonly memoryCapMb: number | null;
   readonly syncMode: 'cdc' | 'poll';
   readonly log: Logger;
+  /** V8's heap limit; default this process's (`v8.getHeapStatistics().heap_size_limit`). */
+  readonly heapLimitBytes?: number;
 }
 
 /** What replication reports about itself for health and `/health/detail`. */
@@ -59,6 +79,11 @@ export class SnapshotController {
   #reloads = 0;
   #lastReloadReason: ReloadReason | null = null;
   #replication: () => ReplicationReport = () => ({ degradedReason: null, detail: {} });
+  #queryBytesInFlight: () => number = () => 0;
+  /** A generation built and waiting for running queries to make room for it. */
+  #pending: Generation | null = null;
+  readonly #byteSizes = new WeakMap<Generation, number>();
+  readonly #limits: MemoryLimits;
   readonly #reloadListeners: ((position: SourcePosition | null) => void)[] = [];
 
   constructor(
@@ -70,6 +95,41 @@ export class SnapshotController {
     this.schema = schema;
     this.#options = options;
     this.#progress = { tablesDone: 0, tablesTotal: schema.tables.length, rowsLoaded: 0 };
+    this.#limits = {
+      heapLimitBytes: options.heapLimitBytes ?? processHeapLimitBytes(),
+      memoryCapBytes: options.memoryCapMb === null ? null : options.memoryCapMb * MiB,
+    };
+  }
+
+  /**
+   * The query admission gate reports the working memory of the queries running through this
+   * (`QueryAdmission.inFlightBytes`): the memory cap counts it beside the snapshot.
+   */
+  countQueryMemory(inFlightBytes: () => number): void {
+    this.#queryBytesInFlight = inFlightBytes;
+  }
+
+  /** Bytes of the served snapshot plus a generation waiting to be swapped in. */
+  snapshotBytes(): number {
+    return (
+      (this.#generation ? this.#bytesOf(this.#generation) : 0) +
+      (this.#pending ? this.#bytesOf(this.#pending) : 0)
+    );
+  }
+
+  /** The working memory queries may hold together now (`QueryAdmission`'s budget). */
+  queryWorkingBytes(): number {
+    return queryWorkingMemoryBytes(this.#limits, this.snapshotBytes());
+  }
+
+  /** Generations never change, so each one's size is summed once. */
+  #bytesOf(generation: Generation): number {
+    let bytes = this.#byteSizes.get(generation);
+    if (bytes === undefined) {
+      bytes = generation.byteSize();
+      this.#byteSizes.set(generation, bytes);
+    }
+    return bytes;
   }
 
   /** Replication reports its state through this (health, `/health/detail`). */
@@ -124,8 +184,39 @@ export class SnapshotController {
   }
 
   #overCap(generation: Generation): boolean {
-    const cap = this.#options.memoryCapMb;
-    return cap !== null && generation.byteSize() > cap * 1024 * 1024;
+    return this.#capFit(generation) === 'over_cap';
+  }
+
+  /**
+   * The memory cap holds the snapshot and the working memory of the queries running beside
+   * it. A generation over the cap on its own is refused (`cap_exceeded`); one that fits alone
+   * but not beside the running queries is `crowded_by_queries`: it waits for them to finish
+   * (`#roomFor`) before it is swapped in.
+   */
+  #capFit(generation: Generation): CapFit {
+    const cap = this.#limits.memoryCapBytes;
+    if (cap === null) return 'fits';
+    const bytes = this.#bytesOf(generation);
+    if (bytes > cap) return 'over_cap';
+    return bytes + this.#queryBytesInFlight() > cap ? 'crowded_by_queries' : 'fits';
+  }
+
+  /**
+   * Waits, at most `ROOM_WAIT_MS`, until the running queries leave room for a new
+   * generation. Meanwhile it counts as snapshot, so queries admitted meanwhile get less working
+   * memory. The generation is already built: after the wait it is swapped in even if crowded,
+   * which frees the previous one as its last queries end.
+   */
+  async #roomFor(generation: Generation): Promise<void> {
+    this.#pending = generation;
+    try {
+      const deadline = performance.now() + ROOM_WAIT_MS;
+      while (this.#capFit(generation) === 'crowded_by_queries' && performance.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, ROOM_POLL_MS));
+      }
+    } finally {
+      this.#pending = null;
+    }
   }
 
   #install(generation: Generation, isSwap: boolean): void {
@@ -184,6 +275,9 @@ export class SnapshotController {
     try {
       const loaded = await this.#load();
       position = loaded.position;
+      if (this.#capFit(loaded.generation) === 'crowded_by_queries') {
+        await this.#roomFor(loaded.generation);
+      }
       if (this.#overCap(loaded.generation)) {
         this.#capExceeded = true;
         this.#options.log.warn(
@@ -235,10 +329,11 @@ export class SnapshotController {
       for (const tableChanges of changes.values()) count += tableChanges.length;
       if (count > 0) {
         const next = nextGeneration(current, changes, this.#nextGenerationId++);
+        if (this.#capFit(next) === 'crowded_by_queries') await this.#roomFor(next);
         if (this.#overCap(next)) {
           if (!this.#capExceeded)
             this.#options.log.warn(
-              { bytes: next.byteSize() },
+              { bytes: this.#bytesOf(next) },
               'next generation is over the memory cap; keeping the last good one',
             );
           this.#capExceeded = true;
@@ -261,6 +356,22 @@ export class SnapshotController {
     if (this.#capExceeded) return 'cap_exceeded';
     if (this.#lastReloadError || this.#replication().degradedReason) return 'degraded';
     return 'ok';
+  }
+
+  /**
+   * `memory` of `/health/detail`: the cap and whether the snapshot broke it; the heap limit and
+   * use; the working memory queries hold now and may hold in all.
+   */
+  #memoryDetail(): Record<string, unknown> {
+    const heap = getHeapStatistics();
+    return {
+      cap_mb: this.#options.memoryCapMb,
+      cap_exceeded: this.#capExceeded,
+      heap_limit_mb: Math.round(this.#limits.heapLimitBytes / MiB),
+      heap_used_mb: Math.round(heap.used_heap_size / MiB),
+      query_working_bytes: this.#queryBytesInFlight(),
+      query_working_limit_bytes: this.queryWorkingBytes(),
+    };
   }
 
   /** The status document of `/health/detail` (and of 503 answers while loading). */
@@ -287,11 +398,11 @@ export class SnapshotController {
             generation: served.generation.id,
             swap_count: served.swapCount,
             age_ms: served.ageMs,
-            bytes: served.generation.byteSize(),
+            bytes: this.#bytesOf(served.generation),
             row_counts: served.generation.rowCounts(),
           }
         : null,
-      memory: { cap_mb: this.#options.memoryCapMb, cap_exceeded: this.#capExceeded },
+      memory: this.#memoryDetail(),
       reload: {
         running: this.#cycle === 'reload',
         count: this.#reloads,
