@@ -1,13 +1,20 @@
 import cors from '@fastify/cors';
-import { type CompiledSchema, generateOpenApi, QueryEngine } from '@replix/engine';
-import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
+import {
+  type CompiledSchema,
+  generateOpenApi,
+  QueryEngine,
+  type QueryLimits,
+} from '@replix/engine';
+import Fastify from 'fastify';
 import type { Logger } from 'pino';
 import { type ApiKeyVerifier, type KeyScope, scopeGrants } from './api-keys.ts';
 import { createClientErrorHandler } from './client-error-response.ts';
 import { errorResponse, InstanceError } from './errors.ts';
-import { EtagCache, ifNoneMatchMatches } from './etag.ts';
+import { EtagCache } from './etag.ts';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
 import { InstanceMetrics } from './metrics.ts';
+import type { QueryAdmission } from './query-admission.ts';
+import { defaultAdmission, registerQueryRoutes } from './query-route.ts';
 import { describeSchema } from './schema-document.ts';
 import type { SnapshotController } from './snapshot-controller.ts';
 
@@ -20,6 +27,10 @@ export interface InstanceServerOptions {
   /** Replication pause and resume (they take effect at the next sync tick). */
   readonly sync: { pause(): void; resume(): void; readonly paused: boolean };
   readonly log: Logger;
+  /** The gate queries pass before they run (`defaultAdmission()` unless given). */
+  readonly admission?: QueryAdmission;
+  /** Lowers the schema config's query budgets (the instance size's cap on query time). */
+  readonly queryLimits?: Partial<QueryLimits>;
   /** The HTTP server's header size and timeouts (`HTTP_LIMITS` unless given). */
   readonly httpLimits?: HttpLimits;
 }
@@ -122,54 +133,16 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     });
   });
 
-  function serveQuery(
-    text: string,
-    request: FastifyRequest,
-    reply: FastifyReply,
-    cacheable: boolean,
-  ) {
-    const served = controller.current();
-    if (!served) return reply.code(503).send(controller.detail());
-    if (Buffer.byteLength(text) > maxBodyBytes) {
-      throw new InstanceError(
-        'payload_too_large',
-        `The query is larger than the limit of ${maxBodyBytes} bytes.`,
-      );
-    }
-    if (cacheable) {
-      const etag = etags.get(served.generation.id, text);
-      reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
-      if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();
-    }
-    const started = performance.now();
-    try {
-      const body = engine.execute(served.generation, text, {
-        version,
-        swapCount: served.swapCount,
-        ageMs: served.ageMs,
-      });
-      metrics.recordQuery(true, (performance.now() - started) / 1000);
-      return reply.type('application/json').send(body);
-    } catch (error) {
-      metrics.recordQuery(false, 0);
-      throw error;
-    }
-  }
-
-  app.post('/query', { config: { auth: 'query' }, logLevel: 'warn' }, (request, reply) => {
-    const text = typeof request.body === 'string' ? request.body : '';
-    return serveQuery(text, request, reply, false);
+  registerQueryRoutes(app, {
+    engine,
+    controller,
+    etags,
+    metrics,
+    admission: options.admission ?? defaultAdmission(),
+    version,
+    maxBodyBytes,
+    ...(options.queryLimits ? { limits: options.queryLimits } : {}),
   });
-  app.get<{ Querystring: { q?: string } }>(
-    '/query',
-    { config: { auth: 'query' }, logLevel: 'warn' },
-    (request, reply) => {
-      const text = request.query.q;
-      if (typeof text !== 'string')
-        throw new InstanceError('bad_request', 'GET /query needs the query in the q parameter.');
-      return serveQuery(text, request, reply, true);
-    },
-  );
 
   app.get('/openapi.json', (_request, reply) => reply.type('application/json').send(openApi));
   app.get('/schema', { config: { auth: 'query' } }, (_request, reply) =>
