@@ -119,6 +119,10 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
         'bad_request',
         'The request body could not be read as query text.',
       );
+    } else if (code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH' || code === 'ECONNRESET') {
+      // The body ended short of its Content-Length, or the connection closed mid-body (the
+      // client left, or the request timeout ended it): the client's doing, not an internal one.
+      mapped = new InstanceError('bad_request', 'The request body was not received completely.');
     }
     const { status, body } = errorResponse(mapped);
     if (status >= 500) request.log.error({ err: error }, 'request failed');

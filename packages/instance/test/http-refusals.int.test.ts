@@ -12,9 +12,9 @@ interface RawResponse {
 
 /**
  * Sends `request` as raw bytes over TCP (so it can be malformed) and reads until the server
- * closes the connection. `finish: false` leaves the request open after sending it.
+ * closes the connection. `halfClose` ends the sending side right after the request.
  */
-function sendRaw(url: string, request: string): Promise<RawResponse> {
+function sendRaw(url: string, request: string, { halfClose = false } = {}): Promise<RawResponse> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
@@ -39,6 +39,7 @@ function sendRaw(url: string, request: string): Promise<RawResponse> {
       });
     });
     socket.write(request);
+    if (halfClose) socket.end();
   });
 }
 
@@ -133,6 +134,15 @@ describe('HTTP-level refusals', () => {
       `POST /query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slow.key}\r\nContent-Length: 100\r\n\r\nt { id }`,
     );
     expectEnvelope(response, 408, 'request_timeout');
+  });
+
+  it('answers 400 bad_request to a body cut short by the client closing its side', async () => {
+    const response = await sendRaw(
+      served.url,
+      `POST /query HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${served.key}\r\nContent-Length: 100\r\n\r\nt { id }`,
+      { halfClose: true },
+    );
+    expectEnvelope(response, 400, 'bad_request');
   });
 
   it('keeps serving after every refusal', async () => {
