@@ -1,4 +1,6 @@
+import { getHeapStatistics } from 'node:v8';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { QueryAdmission } from './query-admission.ts';
 import type { SnapshotController } from './snapshot-controller.ts';
 
 /**
@@ -6,14 +8,15 @@ import type { SnapshotController } from './snapshot-controller.ts';
  * them: queriesOk/queriesErr ← `replix_queries_total{outcome}`, snapshotBytes ←
  * `replix_snapshot_bytes`, snapshotAgeSeconds ← `replix_snapshot_age_seconds`, swapCount ←
  * `replix_swap_count`, tableRows ← `replix_table_rows{table}`, queryDurationSum/Count ←
- * `replix_query_duration_seconds_sum` / `_count`.
+ * `replix_query_duration_seconds_sum` / `_count`. With the admission gate: queries running and
+ * queued, and the working memory they hold against what they may hold.
  */
 export class InstanceMetrics {
   readonly registry = new Registry();
   readonly #queries: Counter<'outcome'>;
   readonly #duration: Histogram;
 
-  constructor(controller: SnapshotController) {
+  constructor(controller: SnapshotController, admission?: QueryAdmission) {
     const registers = [this.registry];
     this.#queries = new Counter({
       name: 'replix_queries_total',
@@ -61,6 +64,54 @@ export class InstanceMetrics {
       collect() {
         const counts = controller.current()?.generation.rowCounts() ?? {};
         for (const [table, rows] of Object.entries(counts)) this.set({ table }, rows);
+      },
+    });
+    this.#admissionGauges(controller, admission, registers);
+  }
+
+  #admissionGauges(
+    controller: SnapshotController,
+    admission: QueryAdmission | undefined,
+    registers: Registry[],
+  ): void {
+    new Gauge({
+      name: 'replix_queries_running',
+      help: 'Queries running now.',
+      registers,
+      collect() {
+        this.set(admission?.running ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'replix_queries_queued',
+      help: 'Queries waiting for a slot.',
+      registers,
+      collect() {
+        this.set(admission?.queued ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'replix_query_working_bytes',
+      help: 'Estimated working memory held by the queries running now.',
+      registers,
+      collect() {
+        this.set(admission?.inFlightBytes ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'replix_query_working_limit_bytes',
+      help: 'Working memory queries may hold together: min(heap limit, cap) - snapshot - headroom.',
+      registers,
+      collect() {
+        this.set(controller.queryWorkingBytes());
+      },
+    });
+    new Gauge({
+      name: 'replix_heap_limit_bytes',
+      help: "V8's heap limit (75% of the instance size when it is given).",
+      registers,
+      collect() {
+        this.set(getHeapStatistics().heap_size_limit);
       },
     });
   }

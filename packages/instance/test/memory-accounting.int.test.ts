@@ -2,6 +2,7 @@ import { compileSchema, parseSchemaConfig } from '@replix/engine';
 import { connectorFromUrl, type SourceConnector } from '@replix/sources';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InstanceMetrics } from '../src/metrics.ts';
 import { QueryAdmission } from '../src/query-admission.ts';
 import { queryWorkingMemoryBytes } from '../src/query-working-memory.ts';
 import { SnapshotController } from '../src/snapshot-controller.ts';
@@ -120,5 +121,26 @@ describe('the memory cap counts query working memory', () => {
     expect(memory.heap_used_mb).toEqual(expect.any(Number));
     held.release();
     expect((controller.detail().memory as Record<string, unknown>).query_working_bytes).toBe(0);
+  });
+
+  it('exports queries running and queued and their working memory in /metrics', async () => {
+    const controller = await startController(null, 512 * MiB);
+    const admission = new QueryAdmission({
+      maxConcurrent: 1,
+      maxQueued: 4,
+      workingMemoryBytes: () => controller.queryWorkingBytes(),
+    });
+    const metrics = new InstanceMetrics(controller, admission);
+    const held = await admission.acquire(5 * MiB, never());
+    const waiting = admission.acquire(MiB, never());
+    const text = await metrics.registry.metrics();
+    const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(value('replix_queries_running')).toBe(1);
+    expect(value('replix_queries_queued')).toBe(1);
+    expect(value('replix_query_working_bytes')).toBe(5 * MiB);
+    expect(value('replix_query_working_limit_bytes')).toBe(controller.queryWorkingBytes());
+    expect(value('replix_heap_limit_bytes')).toBeGreaterThan(0);
+    held.release();
+    (await waiting).release();
   });
 });
