@@ -12,7 +12,7 @@ export const ENGINE_ERRORS = {
   unknown_table: { status: 404, doc: 'The queried table is not in the schema.' },
   query_too_complex: {
     status: 400,
-    doc: 'The query is over a structural limit: ORDER BY keys, AND/OR terms, IN-list values, nesting depth or query length (docs/limits.md).',
+    doc: 'The query is over a structural limit: tokens, nesting of selections or parentheses, ORDER BY keys, filter conditions, IN-list values, relations in one path, or selection items (docs/limits.md).',
   },
   query_timeout: {
     status: 400,

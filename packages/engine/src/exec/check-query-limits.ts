@@ -1,7 +1,7 @@
 import type { Condition, Path, Query, SubQuery } from '@replix/query';
 import { EngineError } from '../errors.ts';
 import { distinctSorts } from './distinct-sorts.ts';
-import { QUERY_LIMITS, type QueryLimits } from './query-limits.ts';
+import { QUERY_LIMITS, type StructuralLimits } from './query-limits.ts';
 
 /** Paths quoted in a message are cut here: a path of huge quoted names must not flood it. */
 const MAX_QUOTED_PATH = 60;
@@ -17,11 +17,11 @@ function quotePath(path: Path): string {
 
 /** One walk over the syntax tree; counters that span the whole query live here. */
 class LimitChecker {
-  readonly #limits: QueryLimits;
+  readonly #limits: StructuralLimits;
   #filterTerms = 0;
   #selectionItems = 0;
 
-  constructor(limits: QueryLimits) {
+  constructor(limits: StructuralLimits) {
     this.#limits = limits;
   }
 
@@ -84,6 +84,6 @@ class LimitChecker {
  * enforces the others) with `query_too_complex`, naming the limit, its value and a way under it.
  * Needs no schema, so an oversized query costs one linear walk and nothing more.
  */
-export function checkQueryLimits(query: Query, limits: QueryLimits = QUERY_LIMITS): void {
+export function checkQueryLimits(query: Query, limits: StructuralLimits = QUERY_LIMITS): void {
   new LimitChecker(limits).subQuery(query);
 }

@@ -26,4 +26,4 @@ export const QUERY_LIMITS = Object.freeze({
   selectionItems: 2000,
 });
 
-export type QueryLimits = typeof QUERY_LIMITS;
+export type StructuralLimits = typeof QUERY_LIMITS;
