@@ -5,12 +5,15 @@ import { SchemaConfigError } from '@replix/engine';
 import {
   ARTIFACT_FILES,
   InstanceConfigError,
+  memorySizeMb,
   type RunningInstance,
   resolveInstanceConfig,
   type runArtifact,
   startInstance,
+  withMemorySize,
 } from '@replix/instance';
 import type { Command } from 'commander';
+import { runInBoundedHeap } from './bounded-heap.ts';
 
 export interface ServeOptions {
   source?: string;
@@ -19,6 +22,7 @@ export interface ServeOptions {
   port?: string;
   host?: string;
   logLevel?: string;
+  memoryMb?: string;
 }
 
 /**
@@ -100,6 +104,10 @@ export function addServeCommand(program: Command): void {
     .option('--port <n>', 'port to listen on; 0 picks a free one', '0')
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
     .option('--log-level <level>', 'log level (trace, debug, info, warn, error)')
+    .option(
+      '--memory-mb <n>',
+      "the instance's memory size in MB (or REPLIX_MEMORY_MB): the heap gets 75% of it and the snapshot is capped at it",
+    )
     .addHelpText(
       'after',
       [
@@ -120,6 +128,9 @@ export function addServeCommand(program: Command): void {
         (instance ? instance.close() : Promise.resolve()).finally(() => process.exit(1));
       };
       try {
+        const memoryMb = memorySizeMb(options.memoryMb);
+        const relaunched = runInBoundedHeap(memoryMb);
+        if (relaunched) process.exit(await relaunched);
         if (options.artifact) {
           if (options.config) {
             throw new InstanceConfigError(
@@ -128,7 +139,9 @@ export function addServeCommand(program: Command): void {
           }
           instance = await startFromArtifact(options.artifact, options, onFatal);
         } else {
-          instance = await startInstance(resolveInstanceConfig(options), undefined, { onFatal });
+          const config = resolveInstanceConfig(options);
+          const sized = memoryMb === undefined ? config : withMemorySize(config, memoryMb);
+          instance = await startInstance(sized, undefined, { onFatal });
         }
       } catch (error) {
         process.stderr.write(`replix serve: ${describeStartError(error)}\n`);
