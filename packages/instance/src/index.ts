@@ -15,6 +15,7 @@ export {
 export type { RunArtifactOptions, runArtifact } from './artifact-main.ts';
 export { ARTIFACT_FILES, type ArtifactManifest, artifactEntryPoint } from './artifact-manifest.ts';
 export { errorResponse, INSTANCE_ERRORS, InstanceError, type InstanceErrorCode } from './errors.ts';
+export { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
 export {
   type InstanceConfig,
   InstanceConfigError,
@@ -28,7 +29,6 @@ export {
   memorySizeMb,
   withMemorySize,
 } from './instance-memory.ts';
-export { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
 export { KEYS_FILE_POLL_MS, readKeysFile, watchKeysFile } from './keys-file-watcher.ts';
 export { ChangeFollower } from './replication/change-follower.ts';
 export { mapChanges, type RowFetcher } from './replication/change-mapper.ts';
