@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseSchemaConfig, type SchemaConfig } from '@replix/engine';
+import { parseSourceUrl, schemaConfigWhereProblems } from '@replix/sources';
 import { newKeyId, newKeySecret } from './api-keys.ts';
 import { sourceBuildHash } from './version.ts';
 
@@ -54,6 +55,25 @@ function readSchemaConfigFile(path: string): SchemaConfig {
     );
   }
   return parseSchemaConfig(parsed);
+}
+
+/**
+ * A config file bypasses the control plane's checks, so its `where` predicates are checked here
+ * too, in the source's dialect. An unusable source URL is left to the connector to report.
+ */
+function refuseUnsafeWheres(sourceUrl: string, config: SchemaConfig): void {
+  let engine: ReturnType<typeof parseSourceUrl>['engine'];
+  try {
+    engine = parseSourceUrl(sourceUrl).engine;
+  } catch {
+    return;
+  }
+  const problems = schemaConfigWhereProblems(engine, config);
+  if (problems.length > 0) {
+    throw new InstanceConfigError(
+      `The schema config is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}.`,
+    );
+  }
 }
 
 /** The `--port` flag: an integer from 0 (a free port) to 65535. */
@@ -121,9 +141,11 @@ export function resolveInstanceConfig(
       'A source is required: --source mysql://… or postgres://… (or REPLIX_SOURCE_URL).',
     );
   const port = listenPort(input.port);
+  const schemaConfig = input.config ? readSchemaConfigFile(input.config) : parseSchemaConfig({});
+  refuseUnsafeWheres(sourceUrl, schemaConfig);
   return {
     sourceUrl,
-    schemaConfig: input.config ? readSchemaConfigFile(input.config) : parseSchemaConfig({}),
+    schemaConfig,
     host: input.host ?? '127.0.0.1',
     port,
     ...keysFromEnvironment(env),

@@ -52,5 +52,9 @@ export {
   type SshTunnelOptions,
   type SshTunnelTarget,
 } from './ssh-tunnel.ts';
+export {
+  schemaConfigWhereProblems,
+  type WhereConfigIssue,
+} from './where/schema-config-where-problems.ts';
 export { validateWherePredicate } from './where/validate-where-predicate.ts';
 export type { WhereProblem } from './where/where-dialect.ts';

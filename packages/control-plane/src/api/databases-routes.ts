@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { SourceEngine } from '@replix/sources';
 import { Type } from 'typebox';
 import { accountPlan } from '../connections/account-plan.ts';
 import { Database, databaseResource } from '../connections/database-resource.ts';
@@ -128,7 +129,7 @@ export function registerDatabasesRoutes(app: ApiServer, { db, secrets }: ApiCont
       const { accountId } = request.principal;
       const connection = await ownedConnection(db, accountId, body.connectionId);
       const schemaConfig = body.schemaConfig ?? {};
-      const config = validSchemaConfig(schemaConfig);
+      const config = validSchemaConfig(schemaConfig, connection.backend as SourceEngine);
       const plan = await accountPlan(db, accountId);
       const { limits } = plan;
       const region = body.region ?? connection.default_region;
@@ -236,7 +237,12 @@ export function registerDatabasesRoutes(app: ApiServer, { db, secrets }: ApiCont
       const current = await ownedDatabase(db, accountId, request.params.id);
       const { changes, changed, set } = fieldChanges<DatabaseTable>();
       if (body.schemaConfig !== undefined) {
-        validSchemaConfig(body.schemaConfig);
+        const { backend } = await db
+          .selectFrom('connections')
+          .select('backend')
+          .where('id', '=', current.connection_id)
+          .executeTakeFirstOrThrow();
+        validSchemaConfig(body.schemaConfig, backend as SourceEngine);
         set('schemaConfig', 'schema_config', JSON.stringify(body.schemaConfig));
       }
       if (body.name !== undefined) set('name', 'name', body.name);
