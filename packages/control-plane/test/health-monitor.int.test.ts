@@ -232,8 +232,8 @@ describe.each(STORE_KINDS)('the health monitor on the %s store', (kind) => {
       'replicationPaused false',
     );
     expect(await auditTypes(cp.context.db, databaseId)).toEqual([
-      'database.replication_paused_at_instance',
-      'database.replication_resumed_at_instance',
+      'database.replication_paused',
+      'database.replication_resumed',
     ]);
     const payloads = await cp.context.db
       .selectFrom('audit_events')
@@ -242,8 +242,8 @@ describe.each(STORE_KINDS)('the health monitor on the %s store', (kind) => {
       .orderBy('created_at')
       .execute();
     expect(payloads.map((row) => row.payload)).toEqual([
-      { replicationPaused: true },
-      { replicationPaused: false },
+      { replicationPaused: true, source: 'instance' },
+      { replicationPaused: false, source: 'instance' },
     ]);
   });
 

@@ -35,10 +35,9 @@ export async function recordReplicationPaused(
     databaseId,
     entityType: 'database',
     entityId: databaseId,
-    eventType: observedPaused
-      ? 'database.replication_paused_at_instance'
-      : 'database.replication_resumed_at_instance',
-    payload: { replicationPaused: observedPaused },
+    // Not database.pause_replication (an action the control plane took): found at the instance.
+    eventType: observedPaused ? 'database.replication_paused' : 'database.replication_resumed',
+    payload: { replicationPaused: observedPaused, source: 'instance' },
   });
   return true;
 }

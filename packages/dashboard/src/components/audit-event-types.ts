@@ -21,6 +21,8 @@ export const AUDIT_EVENT_TYPES = [
   'database.reload',
   'database.pause_replication',
   'database.resume_replication',
+  'database.replication_paused',
+  'database.replication_resumed',
   'database.cancel_goal',
   'database.provisioned',
   'database.rebuilt',
