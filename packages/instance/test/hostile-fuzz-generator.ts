@@ -230,12 +230,15 @@ const GENERATORS: Record<string, (random: Random, method: 'GET' | 'POST') => str
 };
 const KINDS = Object.keys(GENERATORS);
 
-/** `count` cases, alternating POST and GET; about half are mutations of valid queries. */
+/**
+ * `count` cases, alternating POST and GET; about two in three are mutations of valid queries
+ * (cheap to answer), the rest attack patterns, many of which run to the time budget.
+ */
 export function generateFuzzCases(seed: number, count: number): FuzzCase[] {
   const random = mulberry32(seed);
   return Array.from({ length: count }, (_, i) => {
     const method = i % 2 === 0 ? 'POST' : 'GET';
-    const kind = random() < 0.5 ? 'mutation' : pick(random, KINDS);
+    const kind = random() < 0.65 ? 'mutation' : pick(random, KINDS);
     return { text: GENERATORS[kind]!(random, method), method, kind };
   });
 }

@@ -1,0 +1,162 @@
+/**
+ * `npm run bench:hostile`: does a cheap query keep its latency while hostile queries run
+ * (issue 12, "Tests and benchmark")? Over the hostile fixture (1,000,000 rows; see
+ * packages/instance/test/hostile-fixture.ts) served by `replix serve` held to an `xs` instance
+ * (512 MB):
+ *
+ *   node bench/hostile.ts [--seconds S] [--clients N]
+ *
+ * 1. Baseline: a primary-key lookup sent every 50 ms for S seconds, alone.
+ * 2. The same while N clients send issue 12's hostile shapes back to back.
+ *
+ * Prints the cheap query's p50/p95/p99 in both phases and their ratio against the goal
+ * (p99 ≤ 50 ms), the hostile answers by status and code, and the instance's peak RSS.
+ */
+import { parseArgs } from 'node:util';
+import { mariaDbAdmin, startTestServers } from '@replix/testkit';
+import {
+  type Answer,
+  CHEAP_QUERY,
+  CHEAP_ROWS,
+  createHostileDatabase,
+  INSTANCE_MEMORY_MB,
+  isErrorEnvelope,
+  type ServeChild,
+  startServeChild,
+} from '../packages/instance/test/hostile-fixture.ts';
+import { HOSTILE_SHAPES } from '../packages/instance/test/hostile-shapes.ts';
+import { percentile } from './lib/percentile.ts';
+import { printTable } from './lib/report.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '20' },
+    clients: { type: 'string', default: '3' },
+  },
+});
+const seconds = Number(args.seconds);
+const clients = Number(args.clients);
+const CHEAP_EVERY_MS = 50;
+const GOAL_P99_MS = 50;
+const log = (message: string) => process.stderr.write(`${message}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface CheapRun {
+  latencies: number[];
+  /** Answers that were not the correct row (errors, 429s, no answer). */
+  wrong: number;
+}
+
+/** Sends the cheap query every 50 ms for `ms`, not waiting for earlier ones: a stall shows. */
+async function cheapEvery50ms(child: ServeChild, ms: number): Promise<CheapRun> {
+  const run: CheapRun = { latencies: [], wrong: 0 };
+  const inFlight: Promise<void>[] = [];
+  const record = (answer: Answer) => {
+    const rows = (answer.body as { data?: unknown } | undefined)?.data;
+    if (answer.status === 200 && JSON.stringify(rows) === JSON.stringify(CHEAP_ROWS))
+      run.latencies.push(answer.ms);
+    else run.wrong++;
+  };
+  const timer = setInterval(
+    () => inFlight.push(child.query(CHEAP_QUERY).then(record)),
+    CHEAP_EVERY_MS,
+  );
+  await sleep(ms);
+  clearInterval(timer);
+  await Promise.all(inFlight);
+  return run;
+}
+
+/** Hostile shapes back to back from `count` clients until `stop()`; answers by status and code. */
+function hostileClients(child: ServeChild, count: number) {
+  const outcomes = new Map<string, number>();
+  let stopping = false;
+  const client = async (offset: number) => {
+    for (let i = offset; !stopping; i++) {
+      const shape = HOSTILE_SHAPES[i % HOSTILE_SHAPES.length]!;
+      const answer = await child.query(shape.text);
+      const code = isErrorEnvelope(answer.body) ? answer.body.error.code : '';
+      const key = answer.status === 0 ? 'no answer' : `${answer.status} ${code}`.trim();
+      outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+    }
+  };
+  const running = Array.from({ length: count }, (_, i) => client(i * 3));
+  return {
+    outcomes,
+    async stop() {
+      stopping = true;
+      await Promise.all(running);
+    },
+  };
+}
+
+function latencyRow(phase: string, run: CheapRun) {
+  return {
+    phase,
+    answered: run.latencies.length,
+    wrong: run.wrong,
+    p50_ms: percentile(run.latencies, 50),
+    p95_ms: percentile(run.latencies, 95),
+    p99_ms: percentile(run.latencies, 99),
+  };
+}
+
+const servers = await startTestServers();
+let child: ServeChild | undefined;
+try {
+  log('fixture: p 1,000 rows, c 1,000,000 rows, pay 25,000 rows → s with 36 KB pictures…');
+  const database = await createHostileDatabase(mariaDbAdmin(servers.mariadb.url));
+  log('starting replix serve (heap bounded to an xs instance)…');
+  child = await startServeChild(database.url);
+  await cheapEvery50ms(child, 1000); // warm-up
+
+  log(`phase 1: the cheap query alone for ${seconds} s…`);
+  const baseline = await cheapEvery50ms(child, seconds * 1000);
+  log(`phase 2: the same with ${clients} hostile clients for ${seconds} s…`);
+  const hostile = hostileClients(child, clients);
+  const underAttack = await cheapEvery50ms(child, seconds * 1000);
+  await hostile.stop();
+  const alive = child.alive();
+  const peakRss = alive ? child.peakRssMb() : Number.NaN;
+
+  const before = latencyRow('alone', baseline);
+  const during = latencyRow(`with ${clients} hostile clients`, underAttack);
+  printTable(`Cheap query (${CHEAP_QUERY}) every ${CHEAP_EVERY_MS} ms, ${seconds} s per phase`, [
+    before,
+    during,
+  ]);
+  printTable('Goals', [
+    {
+      measure: 'cheap p99 under attack ÷ alone',
+      value: during.p99_ms / before.p99_ms,
+      goal: '-',
+      met: '-',
+    },
+    {
+      measure: 'cheap p99 under attack (ms)',
+      value: during.p99_ms,
+      goal: `≤ ${GOAL_P99_MS}`,
+      met: during.p99_ms <= GOAL_P99_MS && during.wrong === 0 ? 'yes' : 'no',
+    },
+    {
+      measure: 'instance peak RSS, VmHWM (MB)',
+      value: peakRss,
+      goal: `≤ ${INSTANCE_MEMORY_MB}`,
+      met: alive && peakRss <= INSTANCE_MEMORY_MB ? 'yes' : 'no',
+    },
+    {
+      measure: 'instance alive at the end',
+      value: alive ? 'yes' : 'no',
+      goal: 'yes',
+      met: alive ? 'yes' : 'no',
+    },
+  ]);
+  printTable(
+    'Hostile answers by status and code',
+    [...hostile.outcomes].sort((a, b) => b[1] - a[1]).map(([answer, count]) => ({ answer, count })),
+  );
+  await database.drop();
+} finally {
+  await child?.stop();
+  await servers.stop();
+}
