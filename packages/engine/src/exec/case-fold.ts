@@ -3,6 +3,14 @@ import { CASE_FOLD_RUNS } from './case-fold-table.ts';
 /** Non-ASCII code points that do not fold to themselves, and what they fold to. */
 const FOLDS = foldsFromRuns(CASE_FOLD_RUNS);
 
+/** Code points that lower case leaves alone but folding does not (ς, ſ, µ, ͅ, …). */
+const FOLDS_AFTER_LOWER_CASE = new RegExp(
+  `[${Array.from(FOLDS.keys(), (cp) => String.fromCodePoint(cp))
+    .filter((char) => char.toLowerCase() === char)
+    .join('')}]`,
+  'u',
+);
+
 /**
  * Unicode simple case folding of one code point, as `/…/iu` compares characters: two code
  * points match case-insensitively exactly when they fold to the same code point.
@@ -14,20 +22,21 @@ export function foldCodePoint(cp: number): number {
 
 /**
  * Folds every code point of `text`. The result has the same code points in the same places
- * (only their values change), so `_` still counts one per character; lone surrogates stay.
+ * and the same length (no case class mixes BMP and astral characters), so `_` still counts one
+ * per character; lone surrogates stay.
  */
 export function foldCase(text: string): string {
-  for (let i = 0; i < text.length; i++) {
-    if (text.charCodeAt(i) >= 0x80) return text.slice(0, i).toLowerCase() + foldFrom(text, i);
-  }
-  // ASCII folds to lower case; the native conversion is the fast way there.
-  return text.toLowerCase();
+  // The native lower case already folds almost every character; it changes the length only
+  // for characters it expands (İ), and then the slow path takes the original text.
+  const lower = text.toLowerCase();
+  if (lower.length !== text.length) return foldEach(text);
+  return FOLDS_AFTER_LOWER_CASE.test(lower) ? foldEach(lower) : lower;
 }
 
-function foldFrom(text: string, from: number): string {
+function foldEach(text: string): string {
   let folded = '';
-  let copiedTo = from;
-  for (let i = from; i < text.length; i++) {
+  let copiedTo = 0;
+  for (let i = 0; i < text.length; i++) {
     const cp = text.codePointAt(i) as number;
     const width = cp > 0xffff ? 2 : 1;
     const fold = foldCodePoint(cp);

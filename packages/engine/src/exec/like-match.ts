@@ -16,24 +16,43 @@ interface MiddleSearch {
 }
 
 /**
- * A test of whether the whole of a text matches `segments` (see `splitLikePattern`), with
- * fast paths for a literal, a prefix and/or suffix, and a contained literal.
+ * A test of whether the whole of a text matches `segments` (see `splitLikePattern`). `fold`
+ * (ILIKE) maps text to the form of the segments' literals, keeping its length; a literal, a
+ * prefix and a suffix fold only the characters they compare.
  */
-export function compileSegments(segments: readonly LikeSegment[]): (text: string) => boolean {
+export function compileSegments(
+  segments: readonly LikeSegment[],
+  fold?: (text: string) => string,
+): (text: string) => boolean {
+  const prefix = literalOf(segments[0] as LikeSegment);
+  const suffix = literalOf(segments[segments.length - 1] as LikeSegment);
+  if (segments.length === 1 && prefix !== null) {
+    if (fold === undefined) return (text) => text === prefix;
+    return (text) => text.length === prefix.length && fold(text) === prefix;
+  }
+  if (segments.length === 2 && prefix !== null && suffix !== null) {
+    if (fold === undefined) return (text) => hasEnds(text, prefix, suffix, text, text);
+    return (text) =>
+      text.length >= prefix.length + suffix.length &&
+      hasEnds(
+        text,
+        prefix,
+        suffix,
+        fold(text.slice(0, prefix.length)),
+        fold(text.slice(text.length - suffix.length)),
+      );
+  }
+  const matches = compileGeneral(segments);
+  return fold === undefined ? matches : (text) => matches(fold(text));
+}
+
+function compileGeneral(segments: readonly LikeSegment[]): (text: string) => boolean {
   const first = segments[0] as LikeSegment;
+  if (segments.length === 1) return (text) => matchAt(text, 0, first.pieces) === text.length;
   const last = segments[segments.length - 1] as LikeSegment;
-  const literalFirst = literalOf(first);
-  if (segments.length === 1) {
-    if (literalFirst !== null) return (text) => text === literalFirst;
-    return (text) => matchAt(text, 0, first.pieces) === text.length;
-  }
-  const literalLast = literalOf(last);
-  if (segments.length === 2 && literalFirst !== null && literalLast !== null) {
-    return (text) => hasPrefixAndSuffix(text, literalFirst, literalLast);
-  }
   const middles = segments.slice(1, -1).filter((segment) => segment.pieces.length > 0);
   const onlyMiddle = middles.length === 1 ? literalOf(middles[0] as LikeSegment) : null;
-  if (literalFirst === '' && literalLast === '' && onlyMiddle !== null) {
+  if (first.pieces.length === 0 && last.pieces.length === 0 && onlyMiddle !== null) {
     return (text) => contains(text, onlyMiddle);
   }
   const searches = middles.map(searchFor);
@@ -65,12 +84,19 @@ function searchFor(segment: LikeSegment): MiddleSearch {
   return { skip: head.count, needle: needle?.kind === 'text' ? needle.text : null, pieces: rest };
 }
 
-function hasPrefixAndSuffix(text: string, prefix: string, suffix: string): boolean {
+/** `head` and `tail` are the text's first and last characters, in the form to compare. */
+function hasEnds(
+  text: string,
+  prefix: string,
+  suffix: string,
+  head: string,
+  tail: string,
+): boolean {
   const suffixStart = text.length - suffix.length;
   return (
     suffixStart >= prefix.length &&
-    text.startsWith(prefix) &&
-    text.endsWith(suffix) &&
+    head.startsWith(prefix) &&
+    tail.endsWith(suffix) &&
     !splitsPair(text, prefix.length) &&
     !splitsPair(text, suffixStart)
   );

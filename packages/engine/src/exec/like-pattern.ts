@@ -13,6 +13,5 @@ import { splitLikePattern } from './like-segments.ts';
  */
 export function compileLike(pattern: string, caseInsensitive: boolean): (text: string) => boolean {
   if (!caseInsensitive) return compileSegments(splitLikePattern(pattern, (text) => text));
-  const matches = compileSegments(splitLikePattern(pattern, foldCase));
-  return (text) => matches(foldCase(text));
+  return compileSegments(splitLikePattern(pattern, foldCase), foldCase);
 }
