@@ -122,7 +122,8 @@ export class QueryEngine {
     const started = performance.now();
     const limits = { ...this.limits };
     const lower = options.limits ?? {};
-    if (lower.timeoutMs !== undefined) limits.timeoutMs = Math.min(limits.timeoutMs, lower.timeoutMs);
+    if (lower.timeoutMs !== undefined)
+      limits.timeoutMs = Math.min(limits.timeoutMs, lower.timeoutMs);
     if (lower.maxRows !== undefined) limits.maxRows = Math.min(limits.maxRows, lower.maxRows);
     if (lower.maxResponseBytes !== undefined)
       limits.maxResponseBytes = Math.min(limits.maxResponseBytes, lower.maxResponseBytes);

@@ -86,9 +86,9 @@ describe('query budgets', () => {
     expect(codeOf(() => engine.execute(generation, 'c { id v } LIMIT 1000', TEST_META))).toBe(
       'response_too_large',
     );
-    expect(JSON.parse(engine.execute(generation, 'c { id } LIMIT 10', TEST_META)).data).toHaveLength(
-      10,
-    );
+    expect(
+      JSON.parse(engine.execute(generation, 'c { id } LIMIT 10', TEST_META)).data,
+    ).toHaveLength(10);
   });
 
   it('stops a query past its time budget with query_timeout', () => {

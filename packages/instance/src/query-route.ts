@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { getHeapStatistics } from 'node:v8';
 import { QueryCancelledError, type QueryEngine, type QueryLimits } from '@replix/engine';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
 import type { Logger } from 'pino';
@@ -34,13 +33,8 @@ const RETRY_AFTER_SECONDS = 1;
 /** Queries of one instance that may run at once (interleaved), and that may wait for a turn. */
 export const QUERY_CONCURRENCY = { maxConcurrent: 32, maxQueued: 256 } as const;
 
-/** The heap not in use now: what queries may hold beside the snapshot. */
-function freeHeapBytes(): number {
-  const heap = getHeapStatistics();
-  return heap.heap_size_limit - heap.used_heap_size;
-}
-
-export function defaultAdmission(workingMemoryBytes: () => number = freeHeapBytes): QueryAdmission {
+/** The admission gate of one instance, over the working memory its snapshot leaves queries. */
+export function defaultAdmission(workingMemoryBytes: () => number): QueryAdmission {
   return new QueryAdmission({ ...QUERY_CONCURRENCY, workingMemoryBytes });
 }
 

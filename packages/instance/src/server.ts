@@ -27,7 +27,7 @@ export interface InstanceServerOptions {
   /** Replication pause and resume (they take effect at the next sync tick). */
   readonly sync: { pause(): void; resume(): void; readonly paused: boolean };
   readonly log: Logger;
-  /** The gate queries pass before they run (`defaultAdmission()` unless given). */
+  /** The gate queries pass before they run (`defaultAdmission()` over the working memory unless given). */
   readonly admission?: QueryAdmission;
   /** Lowers the schema config's query budgets (the instance size's cap on query time). */
   readonly queryLimits?: Partial<QueryLimits>;
@@ -47,7 +47,11 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
   const { controller, keys, version, maxBodyBytes } = options;
   const schema: CompiledSchema = controller.schema;
   const engine = new QueryEngine(schema);
-  const metrics = new InstanceMetrics(controller);
+  // Queries and the snapshot share the instance's memory: the gate admits queries into what the
+  // snapshot leaves, and the cap counts the queries in flight.
+  const admission = options.admission ?? defaultAdmission(() => controller.queryWorkingBytes());
+  controller.countQueryMemory(() => admission.inFlightBytes);
+  const metrics = new InstanceMetrics(controller, admission);
   const openApi = JSON.stringify(generateOpenApi(schema, { version }));
   const schemaDocument = JSON.stringify(describeSchema(schema));
   const etags = new EtagCache(controller.bootId);
@@ -142,7 +146,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     controller,
     etags,
     metrics,
-    admission: options.admission ?? defaultAdmission(),
+    admission,
     version,
     maxBodyBytes,
     ...(options.queryLimits ? { limits: options.queryLimits } : {}),
