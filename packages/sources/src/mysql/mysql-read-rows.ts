@@ -1,17 +1,39 @@
-import type { Pool } from 'mysql2/promise';
+import type { Pool, PoolConnection } from 'mysql2/promise';
 import { keyGroups, type RowsRequest, rowsWhereClause } from '../rows-request.ts';
 import { mySqlSelectSql, quoteMySqlIdentifier } from './mysql-sql.ts';
 import { mySqlRowConverter } from './mysql-types.ts';
 
-/** Reads a rows request on a pool whose sessions run in UTC (see `MySqlConnector`). */
+/**
+ * Reads a rows request on a pool whose sessions run in UTC (see `MySqlConnector`), inside one
+ * `START TRANSACTION READ ONLY`, as snapshot reads are: whatever the config's `where` calls
+ * cannot write to the source.
+ */
 export async function readMySqlRows(pool: Pool, request: RowsRequest): Promise<unknown[][]> {
   if (request.keys?.length === 0) return [];
+  const connection = await pool.getConnection();
+  try {
+    await connection.query('START TRANSACTION READ ONLY');
+    const rows = await readInTransaction(connection, request);
+    await connection.query('COMMIT');
+    connection.release();
+    return rows;
+  } catch (error) {
+    // The transaction's state is unknown after a failure: never hand the session back.
+    connection.destroy();
+    throw error;
+  }
+}
+
+async function readInTransaction(
+  connection: PoolConnection,
+  request: RowsRequest,
+): Promise<unknown[][]> {
   const convert = mySqlRowConverter(request.columns);
   const select = mySqlSelectSql(request.table, request.columns, undefined);
   const rows: unknown[][] = [];
   for (const keys of keyGroups(request.keys)) {
     const { clause, params } = rowsWhereClause(request, keys, quoteMySqlIdentifier, () => '?');
-    const [result] = await pool.query({
+    const [result] = await connection.query({
       sql: `${select}${clause}`,
       values: params,
       rowsAsArray: true,

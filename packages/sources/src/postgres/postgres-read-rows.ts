@@ -4,16 +4,36 @@ import { postgresSelectSql, quotePostgresIdentifier } from './postgres-sql.ts';
 import { postgresRowConverter } from './postgres-types.ts';
 
 /**
- * Reads a rows request on a client whose session has the value text settings and the text
- * type parsers of the snapshot (see `SNAPSHOT_SESSION_SQL`, `TEXT_TYPES`), so values convert
- * exactly as the snapshot's do.
+ * Reads a rows request on a pool whose sessions have the value text settings and the text type
+ * parsers of the snapshot (see `SNAPSHOT_SESSION_SQL`, `TEXT_TYPES`), so values convert exactly
+ * as the snapshot's do, inside one `BEGIN READ ONLY`, as snapshot reads are: whatever the
+ * config's `where` calls cannot write to the source.
  */
 export async function readPostgresRows(
-  client: pg.Pool | pg.ClientBase,
+  pool: pg.Pool,
   schema: string,
   request: RowsRequest,
 ): Promise<unknown[][]> {
   if (request.keys?.length === 0) return [];
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN READ ONLY');
+    const rows = await readInTransaction(client, schema, request);
+    await client.query('COMMIT');
+    client.release();
+    return rows;
+  } catch (error) {
+    // The transaction's state is unknown after a failure: never hand the session back.
+    client.release(true);
+    throw error;
+  }
+}
+
+async function readInTransaction(
+  client: pg.ClientBase,
+  schema: string,
+  request: RowsRequest,
+): Promise<unknown[][]> {
   const convert = postgresRowConverter(request.columns);
   const select = postgresSelectSql(schema, request.table, request.columns, undefined);
   const rows: unknown[][] = [];
