@@ -23,29 +23,43 @@ export function addKeysCommands(program: Command): void {
           getV1DatabasesByDbIdApiKeys({ client: apiClient(), path: { dbId } }),
         );
         if (options.json) return printJson(rows);
-        printTable(rows, ['keyId', 'name', 'prefix', 'createdAt'], '(no API keys)');
+        printTable(rows, ['keyId', 'name', 'prefix', 'scope', 'createdAt'], '(no API keys)');
       }),
     );
 
   keys
     .command('create <dbId>')
-    .description('create an API key; the key is printed once, keep it')
+    .description(
+      'create an API key; the key is printed once, keep it. A query key (the default) may query and read the schema: fit for browsers and apps',
+    )
     .requiredOption('--name <name>', 'a name for the key')
+    .option(
+      '--admin',
+      'an admin key: may also reload, pause/resume replication, read metrics and health detail; keep it on servers, never in a browser or app',
+      false,
+    )
     .option('--json', 'print the API’s JSON', false)
     .action(
-      apiAction('keys create', async (dbId: string, options: { name: string; json: boolean }) => {
-        const created = await unwrap(
-          postV1DatabasesByDbIdApiKeys({
-            client: apiClient(),
-            path: { dbId },
-            body: { name: options.name },
-          }),
-        );
-        if (options.json) return printJson(created);
-        process.stdout.write(
-          `Created API key ${created.keyId} (${created.name}). It is shown only now:\n${created.key}\n`,
-        );
-      }),
+      apiAction(
+        'keys create',
+        async (dbId: string, options: { name: string; admin: boolean; json: boolean }) => {
+          const created = await unwrap(
+            postV1DatabasesByDbIdApiKeys({
+              client: apiClient(),
+              path: { dbId },
+              body: { name: options.name, scope: options.admin ? 'admin' : 'query' },
+            }),
+          );
+          if (options.json) return printJson(created);
+          const warning =
+            created.scope === 'admin'
+              ? ', an admin key: keep it on servers, never in a browser or app'
+              : '';
+          process.stdout.write(
+            `Created API key ${created.keyId} (${created.name})${warning}. It is shown only now:\n${created.key}\n`,
+          );
+        },
+      ),
     );
 
   keys

@@ -241,6 +241,7 @@ describe('replix commands over the control-plane API', () => {
     const list = await replix(['keys', 'list', databaseId]);
     expect(list.stdout).toMatch(new RegExp(`^${keyId} +reader +rxk_${keyId} `, 'm'));
     expect(list.stdout).not.toMatch(/rxk_[0-9a-f]{16}\./);
+    expect(list.stdout).toMatch(new RegExp(`^${keyId} +reader +rxk_${keyId} +query `, 'm'));
 
     const deleted = await replix(['keys', 'delete', databaseId, keyId as string]);
     expect(deleted).toEqual({ code: 0, stdout: `Deleted API key ${keyId}.\n`, stderr: '' });
@@ -248,6 +249,34 @@ describe('replix commands over the control-plane API', () => {
     const again = await replix(['keys', 'delete', databaseId, keyId as string]);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^replix keys delete: not_found: /);
+  });
+
+  it('creates admin keys with --admin, with a warning, and lists their scope', async () => {
+    const created = await replix(['keys', 'create', databaseId, '--name', 'ops', '--admin']);
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const keyId =
+      /^Created API key ([0-9a-f]{16}) \(ops\), an admin key: keep it on servers, never in a browser or app\. It is shown only now:$/m.exec(
+        created.stdout,
+      )?.[1];
+    expect(keyId, created.stdout).toBeDefined();
+    expect(created.stdout).toMatch(new RegExp(`^rxk_${keyId}\\.\\S+$`, 'm'));
+
+    const list = await replix(['keys', 'list', databaseId]);
+    expect(list.stdout).toMatch(/ +scope +/);
+    expect(list.stdout).toMatch(new RegExp(`^${keyId} +ops +rxk_${keyId} +admin `, 'm'));
+    const listed = (await json(['keys', 'list', databaseId])) as Array<{
+      keyId: string;
+      scope: string;
+    }>;
+    expect(listed.find((key) => key.keyId === keyId)?.scope).toBe('admin');
+    const web = (await json(['keys', 'create', databaseId, '--name', 'web'])) as {
+      keyId: string;
+      scope: string;
+    };
+    expect(web.scope).toBe('query');
+    for (const id of [keyId as string, web.keyId]) {
+      expect((await replix(['keys', 'delete', databaseId, id])).code).toBe(0);
+    }
   });
 
   it('provisions, lists the build and prints its log', async () => {
