@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { keysFileText } from '../src/drivers/instance-key-set.ts';
+import { type InstanceLaunch, launchEnvironment } from '../src/drivers/instance-launch.ts';
+
+const launch: InstanceLaunch = {
+  instanceId: 'i',
+  databaseId: 'd',
+  buildId: 'b',
+  artifactDir: '/artifact',
+  sourceUrl: 'mysql://reader@db.internal/shop',
+  ssh: undefined,
+  keySecretHex: 'ab'.repeat(32),
+  keys: {
+    keyIds: ['1111111111111111', '2222222222222222'],
+    adminKeyIds: ['cccccccccccccccc', '3333333333333333'],
+  },
+  replicationId: 'rx_d',
+  settings: {
+    instanceSize: 'xs',
+    taskCpu: 0.25,
+    taskMemoryMb: 512,
+    syncMode: 'cdc',
+    syncInterval: 1,
+    logLevel: 'info',
+    safetyNet: 3600,
+  },
+  replicationPaused: true,
+};
+
+describe('the launch contract with the instance', () => {
+  it('passes query and admin key ids apart, and the stored replication state', () => {
+    const env = launchEnvironment(launch, '/data/keys.json');
+    expect(env).toMatchObject({
+      REPLIX_KEY_IDS: '1111111111111111,2222222222222222',
+      REPLIX_ADMIN_KEY_IDS: 'cccccccccccccccc,3333333333333333',
+      REPLIX_KEYS_FILE: '/data/keys.json',
+      REPLIX_REPLICATION_PAUSED: '1',
+    });
+    const running = launchEnvironment({ ...launch, replicationPaused: false }, '/k');
+    expect(running.REPLIX_REPLICATION_PAUSED).toBe('0');
+    const noAdmins = launchEnvironment({ ...launch, keys: { keyIds: [], adminKeyIds: [] } }, '/k');
+    expect([noAdmins.REPLIX_KEY_IDS, noAdmins.REPLIX_ADMIN_KEY_IDS]).toEqual(['', '']);
+  });
+
+  it('writes the keys file as {"keyIds": […], "adminKeyIds": […]}, one line', () => {
+    const text = keysFileText(launch.keys);
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(text.trimEnd()).not.toContain('\n');
+    expect(JSON.parse(text)).toEqual({
+      keyIds: ['1111111111111111', '2222222222222222'],
+      adminKeyIds: ['cccccccccccccccc', '3333333333333333'],
+    });
+  });
+});
