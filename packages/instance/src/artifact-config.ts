@@ -72,7 +72,8 @@ function numberFromEnv(
 /**
  * The artifact's schema config with the launch environment's overrides: `REPLIX_SYNC_MODE`,
  * `REPLIX_SYNC_INTERVAL` and `REPLIX_SAFETY_NET` replace the sync settings baked in at build
- * time (so a reconfigure needs no rebuild); `REPLIX_MEMORY_CAP_MB` (the task's memory) caps the
+ * time (so a reconfigure needs no rebuild); `REPLIX_QUERY_TIMEOUT_MAX_MS` (the instance size's longest query) caps
+ * `query.timeout_ms`; `REPLIX_MEMORY_CAP_MB` (the task's memory) caps the
  * snapshot, keeping a smaller cap the config already had.
  */
 export function applyLaunchOverrides(config: SchemaConfig, env: NodeJS.ProcessEnv): SchemaConfig {
@@ -98,8 +99,20 @@ export function applyLaunchOverrides(config: SchemaConfig, env: NodeJS.ProcessEn
     (v) => v > 0,
     'a positive number of MB',
   );
+  const timeoutCap = numberFromEnv(
+    env,
+    'REPLIX_QUERY_TIMEOUT_MAX_MS',
+    (v) => Number.isInteger(v) && v >= 10,
+    'an integer number of milliseconds >= 10',
+  );
   return parseSchemaConfig({
     ...config,
+    query: {
+      ...config.query,
+      ...(timeoutCap !== undefined
+        ? { timeout_ms: Math.min(timeoutCap, config.query.timeout_ms) }
+        : {}),
+    },
     sync: {
       ...config.sync,
       ...(mode ? { mode } : {}),

@@ -108,6 +108,10 @@ describe('resolveArtifactConfig', () => {
     [{ REPLIX_SYNC_INTERVAL: '0' }, 'REPLIX_SYNC_INTERVAL must be a positive number of seconds'],
     [{ REPLIX_SAFETY_NET: '-1' }, 'REPLIX_SAFETY_NET must be a number of seconds >= 0'],
     [{ REPLIX_MEMORY_CAP_MB: 'lots' }, 'REPLIX_MEMORY_CAP_MB must be a positive number of MB'],
+    [
+      { REPLIX_QUERY_TIMEOUT_MAX_MS: '2.5' },
+      'REPLIX_QUERY_TIMEOUT_MAX_MS must be an integer number of milliseconds >= 10',
+    ],
     [{ REPLIX_REPLICATION_PAUSED: 'maybe' }, 'REPLIX_REPLICATION_PAUSED must be 0 or 1'],
     [{ REPLIX_REPLICATION_ID: 'Bad-Id' }, 'REPLIX_REPLICATION_ID must be 1 to 56'],
     [{ REPLIX_KEY_SECRET: 'xyz' }, 'REPLIX_KEY_SECRET must be 64 hex digits'],
@@ -172,6 +176,14 @@ describe('resolveArtifactConfig', () => {
     expect(() => resolveArtifactConfig(dir, {}, { REPLIX_SOURCE_URL: 'mysql://u@h/db' })).toThrow(
       'no valid buildHash',
     );
+  });
+
+  it("caps query.timeout_ms by the instance size's longest query", () => {
+    const cap = { REPLIX_QUERY_TIMEOUT_MAX_MS: '5000' };
+    expect(applyLaunchOverrides(parseSchemaConfig({}), cap).query.timeout_ms).toBe(2000);
+    const long = parseSchemaConfig({ query: { timeout_ms: 30_000 } });
+    expect(applyLaunchOverrides(long, cap).query.timeout_ms).toBe(5000);
+    expect(applyLaunchOverrides(long, {}).query.timeout_ms).toBe(30_000);
   });
 
   it('applies the task memory as the cap when the config has none', () => {

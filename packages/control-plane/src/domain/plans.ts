@@ -1,10 +1,13 @@
-/** Instance sizes, smallest first: what each one gets and costs in compute units. */
+/**
+ * Instance sizes, smallest first: what each one gets and costs in compute units, and the
+ * longest a query may run on it (`maxQueryMs` caps the schema config's `query.timeout_ms`).
+ */
 export const INSTANCE_SIZES = {
-  xs: { taskCpu: 0.25, taskMemoryMb: 512, computeUnits: 1 },
-  s: { taskCpu: 0.5, taskMemoryMb: 1024, computeUnits: 2 },
-  m: { taskCpu: 1, taskMemoryMb: 2048, computeUnits: 4 },
-  l: { taskCpu: 2, taskMemoryMb: 4096, computeUnits: 8 },
-  xl: { taskCpu: 4, taskMemoryMb: 8192, computeUnits: 16 },
+  xs: { taskCpu: 0.25, taskMemoryMb: 512, computeUnits: 1, maxQueryMs: 5_000 },
+  s: { taskCpu: 0.5, taskMemoryMb: 1024, computeUnits: 2, maxQueryMs: 10_000 },
+  m: { taskCpu: 1, taskMemoryMb: 2048, computeUnits: 4, maxQueryMs: 15_000 },
+  l: { taskCpu: 2, taskMemoryMb: 4096, computeUnits: 8, maxQueryMs: 30_000 },
+  xl: { taskCpu: 4, taskMemoryMb: 8192, computeUnits: 16, maxQueryMs: 60_000 },
 } as const;
 
 export type InstanceSize = keyof typeof INSTANCE_SIZES;

@@ -1,3 +1,4 @@
+import { INSTANCE_SIZES, type InstanceSize } from '../domain/plans.ts';
 import type { DeployedInstanceConfig } from '../store/schema.ts';
 import type { InstanceKeySet } from './instance-key-set.ts';
 
@@ -29,6 +30,11 @@ export interface InstanceLaunch {
   readonly replicationPaused: boolean;
 }
 
+/** The longest a query may run on an instance of `size` (the smallest size's when unknown). */
+function maxQueryMsOf(size: string): number {
+  return (INSTANCE_SIZES[size as InstanceSize] ?? INSTANCE_SIZES.xs).maxQueryMs;
+}
+
 /**
  * The environment of `replix serve --artifact`: the contract between drivers and the instance
  * program (docs/control-plane/builds.md).
@@ -49,6 +55,7 @@ export function launchEnvironment(
     REPLIX_SYNC_INTERVAL: String(launch.settings.syncInterval),
     REPLIX_SAFETY_NET: String(launch.settings.safetyNet),
     REPLIX_MEMORY_CAP_MB: String(launch.settings.taskMemoryMb),
+    REPLIX_QUERY_TIMEOUT_MAX_MS: String(maxQueryMsOf(launch.settings.instanceSize)),
     REPLIX_REPLICATION_PAUSED: launch.replicationPaused ? '1' : '0',
   };
   if (launch.ssh) {
