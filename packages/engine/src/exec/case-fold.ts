@@ -1,23 +1,30 @@
 import { CASE_FOLD_RUNS } from './case-fold-table.ts';
 
-/** Non-ASCII code points that do not fold to themselves, and what they fold to. */
-const FOLDS = foldsFromRuns(CASE_FOLD_RUNS);
+/** Astral code points that do not fold to themselves, and what they fold to. */
+const ASTRAL_FOLDS = new Map<number, number>();
+/** What each BMP code unit folds to (surrogates to themselves): a lookup with no hashing. */
+const BMP_FOLDS = new Uint16Array(0x10000).map((_, unit) => unit);
+for (let r = 0; r < CASE_FOLD_RUNS.length; r += 4) {
+  const [start, count, step, delta] = CASE_FOLD_RUNS.slice(r, r + 4) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  for (let cp = start; cp < start + count * step; cp += step) {
+    if (cp > 0xffff) ASTRAL_FOLDS.set(cp, cp + delta);
+    else BMP_FOLDS[cp] = cp + delta;
+  }
+}
 
-/** Code points that lower case leaves alone but folding does not (ς, ſ, µ, ͅ, …). */
-const FOLDS_AFTER_LOWER_CASE = new RegExp(
-  `[${Array.from(FOLDS.keys(), (cp) => String.fromCodePoint(cp))
-    .filter((char) => char.toLowerCase() === char)
-    .join('')}]`,
-  'u',
-);
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * Unicode simple case folding of one code point, as `/…/iu` compares characters: two code
  * points match case-insensitively exactly when they fold to the same code point.
  */
 export function foldCodePoint(cp: number): number {
-  if (cp < 0x80) return cp >= 0x41 && cp <= 0x5a ? cp + 0x20 : cp;
-  return FOLDS.get(cp) ?? cp;
+  return cp > 0xffff ? (ASTRAL_FOLDS.get(cp) ?? cp) : (BMP_FOLDS[cp] as number);
 }
 
 /**
@@ -26,11 +33,36 @@ export function foldCodePoint(cp: number): number {
  * per character; lone surrogates stay.
  */
 export function foldCase(text: string): string {
-  // The native lower case already folds almost every character; it changes the length only
-  // for characters it expands (İ), and then the slow path takes the original text.
+  // The native lower case already folds almost every character (and all of ASCII); it changes
+  // the length only for the one it expands (İ), and then the original text is folded instead.
   const lower = text.toLowerCase();
   if (lower.length !== text.length) return foldEach(text);
-  return FOLDS_AFTER_LOWER_CASE.test(lower) ? foldEach(lower) : lower;
+  return NON_ASCII.test(lower) ? foldEach(lower) : lower;
+}
+
+/** Whether `text` from `at` on starts with what folds to `folded`, with no string built. */
+export function startsWithFolded(text: string, folded: string, at: number): boolean {
+  if (at < 0 || at + folded.length > text.length) return false;
+  for (let i = 0; i < folded.length; i++) {
+    const unit = text.charCodeAt(at + i);
+    const expected = folded.charCodeAt(i);
+    if (unit === expected) continue;
+    if (unit < 0xd800 || unit > 0xdfff) {
+      if (BMP_FOLDS[unit] !== expected) return false;
+      continue;
+    }
+    // A surrogate: compare the whole code point, which may have begun one unit earlier.
+    const start =
+      i > 0 && unit >= 0xdc00 && isHighSurrogate(text.charCodeAt(at + i - 1)) ? i - 1 : i;
+    const cp = text.codePointAt(at + start) as number;
+    if (foldCodePoint(cp) !== folded.codePointAt(start)) return false;
+    i = start + (cp > 0xffff ? 1 : 0);
+  }
+  return true;
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
 }
 
 function foldEach(text: string): string {
@@ -38,25 +70,12 @@ function foldEach(text: string): string {
   let copiedTo = 0;
   for (let i = 0; i < text.length; i++) {
     const cp = text.codePointAt(i) as number;
-    const width = cp > 0xffff ? 2 : 1;
     const fold = foldCodePoint(cp);
     if (fold !== cp) {
       folded += text.slice(copiedTo, i) + String.fromCodePoint(fold);
-      copiedTo = i + width;
+      copiedTo = i + (cp > 0xffff ? 2 : 1);
     }
-    i += width - 1;
+    if (cp > 0xffff) i++;
   }
-  return folded + text.slice(copiedTo);
-}
-
-function foldsFromRuns(runs: readonly number[]): Map<number, number> {
-  const folds = new Map<number, number>();
-  for (let r = 0; r < runs.length; r += 4) {
-    const [start, count, step, delta] = runs.slice(r, r + 4) as [number, number, number, number];
-    for (let i = 0; i < count; i++) {
-      const cp = start + i * step;
-      if (cp >= 0x80) folds.set(cp, cp + delta);
-    }
-  }
-  return folds;
+  return copiedTo === 0 ? text : folded + text.slice(copiedTo);
 }

@@ -4,6 +4,7 @@
  * code point, as a `u` RegExp would, while literal runs still use the native `startsWith` and
  * `indexOf`.
  */
+import { foldCase, startsWithFolded } from './case-fold.ts';
 import type { LikePiece, LikeSegment } from './like-segments.ts';
 
 /** A middle segment ready to search for: skip its leading `_`s, then look for its first text. */
@@ -16,34 +17,39 @@ interface MiddleSearch {
 }
 
 /**
- * A test of whether the whole of a text matches `segments` (see `splitLikePattern`). `fold`
- * (ILIKE) maps text to the form of the segments' literals, keeping its length; a literal, a
- * prefix and a suffix fold only the characters they compare.
+ * A test of whether the whole of a text matches `segments` (see `splitLikePattern`). With
+ * `caseInsensitive` (ILIKE), the segments' literals are folded already and the text is folded
+ * to match; a literal, a prefix and a suffix compare folded characters without building text.
  */
 export function compileSegments(
   segments: readonly LikeSegment[],
-  fold?: (text: string) => string,
+  caseInsensitive: boolean,
 ): (text: string) => boolean {
   const prefix = literalOf(segments[0] as LikeSegment);
   const suffix = literalOf(segments[segments.length - 1] as LikeSegment);
+  const startsWith = caseInsensitive ? startsWithFolded : startsWithExactly;
   if (segments.length === 1 && prefix !== null) {
-    if (fold === undefined) return (text) => text === prefix;
-    return (text) => text.length === prefix.length && fold(text) === prefix;
+    if (!caseInsensitive) return (text) => text === prefix;
+    return (text) => text.length === prefix.length && startsWithFolded(text, prefix, 0);
   }
   if (segments.length === 2 && prefix !== null && suffix !== null) {
-    if (fold === undefined) return (text) => hasEnds(text, prefix, suffix, text, text);
-    return (text) =>
-      text.length >= prefix.length + suffix.length &&
-      hasEnds(
-        text,
-        prefix,
-        suffix,
-        fold(text.slice(0, prefix.length)),
-        fold(text.slice(text.length - suffix.length)),
+    return (text) => {
+      const suffixStart = text.length - suffix.length;
+      return (
+        suffixStart >= prefix.length &&
+        startsWith(text, prefix, 0) &&
+        startsWith(text, suffix, suffixStart) &&
+        !splitsPair(text, prefix.length) &&
+        !splitsPair(text, suffixStart)
       );
+    };
   }
   const matches = compileGeneral(segments);
-  return fold === undefined ? matches : (text) => matches(fold(text));
+  return caseInsensitive ? (text) => matches(foldCase(text)) : matches;
+}
+
+function startsWithExactly(text: string, literal: string, at: number): boolean {
+  return text.startsWith(literal, at);
 }
 
 function compileGeneral(segments: readonly LikeSegment[]): (text: string) => boolean {
@@ -82,24 +88,6 @@ function searchFor(segment: LikeSegment): MiddleSearch {
   if (head?.kind !== 'any') return { skip: 0, needle: head?.text ?? null, pieces: segment.pieces };
   const [needle] = rest;
   return { skip: head.count, needle: needle?.kind === 'text' ? needle.text : null, pieces: rest };
-}
-
-/** `head` and `tail` are the text's first and last characters, in the form to compare. */
-function hasEnds(
-  text: string,
-  prefix: string,
-  suffix: string,
-  head: string,
-  tail: string,
-): boolean {
-  const suffixStart = text.length - suffix.length;
-  return (
-    suffixStart >= prefix.length &&
-    head.startsWith(prefix) &&
-    tail.endsWith(suffix) &&
-    !splitsPair(text, prefix.length) &&
-    !splitsPair(text, suffixStart)
-  );
 }
 
 function contains(text: string, needle: string): boolean {

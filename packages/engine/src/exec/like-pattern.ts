@@ -12,6 +12,6 @@ import { splitLikePattern } from './like-segments.ts';
  * regular expression, so no pattern can make it explode.
  */
 export function compileLike(pattern: string, caseInsensitive: boolean): (text: string) => boolean {
-  if (!caseInsensitive) return compileSegments(splitLikePattern(pattern, (text) => text));
-  return compileSegments(splitLikePattern(pattern, foldCase), foldCase);
+  const segments = splitLikePattern(pattern, caseInsensitive ? foldCase : (text) => text);
+  return compileSegments(segments, caseInsensitive);
 }
