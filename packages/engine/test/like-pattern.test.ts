@@ -202,5 +202,9 @@ describe('compileLike', () => {
     expect(ilike('\u0131', 'I')).toBe(false);
     expect(ilike('STRAẞE', 'straße')).toBe(true);
     expect(ilike('𐐀𐐁', '𐐨_')).toBe(true);
+    expect(ilike('𐐀', '𐐨')).toBe(true);
+    expect(ilike('𐐀x', '𐐨X%')).toBe(true);
+    expect(ilike('x𐐀', '%X𐐨')).toBe(true);
+    expect(ilike('x𐐀', '%X\uD801')).toBe(false);
   });
 });
