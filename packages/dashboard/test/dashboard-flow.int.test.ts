@@ -115,6 +115,23 @@ describe('the dashboard, end to end', () => {
     const secret = (await page.locator('code.secret').first().textContent())?.trim() ?? '';
     expect(secret).toMatch(/^rxk_[0-9a-f]{16}\./);
     await screenshot('api-keys');
+    // A query key by default; an admin key on request, with a warning, marked in the list.
+    const keysTable = page.getByRole('table', { name: 'API keys of shop' });
+    const keyRow = (name: string) => keysTable.getByRole('row').filter({ hasText: name });
+    await expect.poll(() => keyRow('browser test').textContent(), EVENTUALLY).toContain('query');
+    const warning = page.getByRole('note').filter({ hasText: 'Never ship an admin key' });
+    expect(await warning.count()).toBe(0);
+    await page.getByRole('radio', { name: /Admin key/ }).check();
+    await expect.poll(() => warning.count(), EVENTUALLY).toBe(1);
+    await page.getByLabel('Key name').fill('ops server');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect
+      .poll(() => page.getByText('Admin API key “ops server”').count(), EVENTUALLY)
+      .toBe(1);
+    await expect.poll(() => keyRow('ops server').textContent(), EVENTUALLY).toContain('admin');
+    // The form goes back to a query key, so the next key is not an admin key by accident.
+    expect(await page.getByRole('radio', { name: /Query key/ }).isChecked()).toBe(true);
+    await screenshot('api-keys-admin');
 
     await page.getByRole('link', { name: 'Query playground' }).first().click();
     await page.getByLabel('API key').fill(secret);

@@ -12,13 +12,18 @@ import { ConfirmDeleteButton } from '../../components/confirm.tsx';
 import { ACTIONS, DataTable } from '../../components/data-table.tsx';
 import { TextField } from '../../components/fields.tsx';
 import { GuardedButton } from '../../components/guarded-button.tsx';
+import {
+  type KeyScope,
+  KeyScopeBadge,
+  KeyScopeChoice,
+} from '../../components/key-scope-choice.tsx';
 import { Empty, ErrorNotice, Panel, QueryList } from '../../components/page.tsx';
 import { StoredSecret } from '../../components/stored-secret.tsx';
 import { ReadOnlyNotice, useWriteBlock } from '../../components/write-access.tsx';
 import { useDatabase } from './database-layout.tsx';
 import './keys-webhooks.css';
 
-/** The database's API keys: the instance accepts any of them (no scopes). */
+/** The database's API keys: query keys (for browsers and apps) and admin keys (for servers). */
 export function KeysTab() {
   const database = useDatabase();
   const blocked = useWriteBlock();
@@ -34,8 +39,9 @@ export function KeysTab() {
       <Panel title="Keys">
         <p className="muted">
           Clients send a key as <code>Authorization: Bearer rxk_…</code> to the database’s instance.
-          Every key may run every query. A key is shown only when it is made; here you see its
-          start, to recognise it. Try one in the{' '}
+          A query key may run every query and read the schema; an admin key may also reload the
+          instance, pause replication and read its metrics, so it must stay on servers. A key is
+          shown only when it is made; here you see its start, to recognise it. Try one in the{' '}
           <Link to={`/query?database=${database.id}`}>query playground</Link>.
         </p>
         <QueryList
@@ -50,13 +56,16 @@ export function KeysTab() {
           {(list) => (
             <DataTable
               caption={`API keys of ${database.name}`}
-              columns={['Name', 'Key starts with', 'Created', ACTIONS]}
+              columns={['Name', 'Key starts with', 'Scope', 'Created', ACTIONS]}
             >
               {list.map((key) => (
                 <tr key={key.keyId}>
                   <td>{key.name}</td>
                   <td>
                     <code>{key.prefix}…</code>
+                  </td>
+                  <td>
+                    <KeyScopeBadge scope={key.scope} />
                   </td>
                   <td>
                     <Time value={key.createdAt} />
@@ -81,7 +90,10 @@ export function KeysTab() {
 
 function CreateKey(props: { databaseId: string; blocked: string | undefined }) {
   const [name, setName] = useState('');
-  const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
+  const [scope, setScope] = useState<KeyScope>('query');
+  const [created, setCreated] = useState<{ name: string; key: string; scope: KeyScope } | null>(
+    null,
+  );
   const queryClient = useQueryClient();
   const create = useMutation({
     mutationFn: (keyName: string) =>
@@ -89,12 +101,13 @@ function CreateKey(props: { databaseId: string; blocked: string | undefined }) {
         postV1DatabasesByDbIdApiKeys({
           client: api,
           path: { dbId: props.databaseId },
-          body: { name: keyName },
+          body: { name: keyName, scope },
         }),
       ),
     onSuccess: (made) => {
-      setCreated({ name: made.name, key: made.key });
+      setCreated({ name: made.name, key: made.key, scope: made.scope });
       setName('');
+      setScope('query');
       queryClient.invalidateQueries({ queryKey: ['api-keys', props.databaseId] });
     },
   });
@@ -109,7 +122,7 @@ function CreateKey(props: { databaseId: string; blocked: string | undefined }) {
     <Panel title="Create an API key">
       {created && (
         <StoredSecret
-          label={`API key “${created.name}”`}
+          label={`${created.scope === 'admin' ? 'Admin API key' : 'API key'} “${created.name}”`}
           value={created.key}
           onStored={() => setCreated(null)}
         />
@@ -125,6 +138,7 @@ function CreateKey(props: { databaseId: string; blocked: string | undefined }) {
           disabled={Boolean(props.blocked)}
           onChange={(event) => setName(event.target.value)}
         />
+        <KeyScopeChoice value={scope} disabled={Boolean(props.blocked)} onChange={setScope} />
         <GuardedButton
           type="submit"
           className="button button-primary"
