@@ -20,13 +20,13 @@ function isExecutable(path: string): boolean {
   }
 }
 
-function findOnPath(name: string, extraDirs: string[]): string | undefined {
+export function findOnPath(name: string, extraDirs: string[]): string | undefined {
   const dirs = [...(process.env.PATH ?? '').split(':'), ...extraDirs].filter(Boolean);
   return dirs.map((dir) => join(dir, name)).find(isExecutable);
 }
 
 /** Debian puts PostgreSQL's server binaries in a versioned folder that is not on PATH. */
-function postgresBinDirs(): string[] {
+export function postgresBinDirs(): string[] {
   try {
     return readdirSync('/usr/lib/postgresql')
       .sort((a, b) => Number(b) - Number(a))
