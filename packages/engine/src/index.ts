@@ -29,6 +29,7 @@ export type {
   SourceForeignKey,
   SourceSchema,
   SourceTable,
+  SourceTableKind,
 } from './source-schema.ts';
 export { COLUMN_TYPES } from './source-schema.ts';
 export type { RowChange } from './storage/apply-changes.ts';

@@ -69,8 +69,16 @@ export interface SourceForeignKey {
   readonly referencedColumns: readonly string[];
 }
 
+/**
+ * What a source relation is. A view or materialized view has no change stream, no primary key
+ * and no foreign keys: an instance serves one only when the config names it, and re-reads it.
+ */
+export type SourceTableKind = 'table' | 'view' | 'materialized_view';
+
 export interface SourceTable {
   readonly name: string;
+  /** Absent for a base table (every connector's `tables`); set on each of `views`. */
+  readonly kind?: SourceTableKind;
   /** In the source's ordinal order. */
   readonly columns: readonly SourceColumn[];
   /** Primary-key columns in key order; empty when the table has none. */
@@ -85,4 +93,9 @@ export interface SourceTable {
 export interface SourceSchema {
   /** Base tables only (no views), sorted by name. */
   readonly tables: readonly SourceTable[];
+  /**
+   * Views and materialized views, sorted by name, apart from `tables` so that whatever
+   * follows base tables (publications, change streams) never meets one. Absent: none known.
+   */
+  readonly views?: readonly SourceTable[];
 }

@@ -307,7 +307,10 @@ describe('compileSchema: tables and columns', () => {
         ],
       }),
     ).toEqual([
-      { path: 'tables[1].name', message: 'the source has no table "ghosts"' },
+      {
+        path: 'tables[1].name',
+        message: 'the source has no table or view "ghosts" (it has 5 tables and 0 views)',
+      },
       { path: 'tables[0].columns.include[1]', message: 'table "orders" has no column "nope"' },
       {
         path: 'tables[2].columns.exclude[1]',

@@ -45,7 +45,8 @@ export async function loadSnapshot(
   const builder = new GenerationBuilder(schema);
   const reader = await connector.openSnapshot({
     withPosition: options.withPosition ?? false,
-    tables: schema.tables.map((table) => table.sourceName),
+    // A view has no change stream to follow (PostgreSQL cannot publish one): base tables only.
+    tables: schema.tables.filter((table) => table.kind === 'table').map((t) => t.sourceName),
   });
   const position = reader.position;
   const signal = options.signal;

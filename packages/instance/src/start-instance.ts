@@ -8,6 +8,7 @@ import { ChangeFollower } from './replication/change-follower.ts';
 import type { RowFetcher } from './replication/change-mapper.ts';
 import { IncrementalPoller } from './replication/incremental-poller.ts';
 import { SyncScheduler } from './replication/sync-scheduler.ts';
+import { ViewRefresher, withViewReport } from './replication/view-refresher.ts';
 import { buildInstanceServer } from './server.ts';
 import { SnapshotController } from './snapshot-controller.ts';
 import { sourceColumnsOf } from './snapshot-loader.ts';
@@ -110,9 +111,21 @@ export async function startInstance(
               }),
           })
         : null;
+    const views = schema.tables.filter((table) => table.kind !== 'table');
+    const refresher =
+      views.length > 0
+        ? new ViewRefresher({
+            controller,
+            views,
+            readView: (view) => fetchRows(view, null),
+            paused: () => scheduler.paused,
+            log,
+          })
+        : null;
     controller.onSnapshot((position) => {
       follower?.follow(position);
       poller?.reset();
+      refresher?.snapshotLoaded();
     });
     const scheduler = new SyncScheduler({
       controller,
@@ -122,7 +135,7 @@ export async function startInstance(
       safetyNetMs: sync.safety_net * 1000,
       log,
     });
-    controller.reportReplication(() => scheduler.report());
+    controller.reportReplication(() => withViewReport(scheduler.report(), refresher));
     const keys = new ApiKeyVerifier(config.keySecret, config.keyIds, config.adminKeyIds);
     const app = await buildInstanceServer({
       controller,
@@ -145,6 +158,7 @@ export async function startInstance(
     }
     if (options.replicationPaused) scheduler.pause();
     scheduler.start();
+    refresher?.start();
     const generated = (ids: readonly string[]) =>
       config.generatedKey && ids[0] ? deriveApiKey(config.keySecret, ids[0]) : undefined;
     return {
@@ -156,6 +170,7 @@ export async function startInstance(
       scheduler,
       async close() {
         scheduler.stop();
+        refresher?.stop();
         await app.close();
         await connector.close();
       },

@@ -6,7 +6,8 @@ import type {
   CompiledSchema,
   CompiledTable,
 } from './compiled-schema.ts';
-import type { SchemaConfig } from './schema-config.ts';
+import { type SchemaConfig, VIEW_REFRESH_DEFAULT_S } from './schema-config.ts';
+import { unknownTableMessage } from './unknown-table-message.ts';
 
 type Issue = { path: string; message: string };
 
@@ -20,6 +21,8 @@ interface DraftRelation {
   targetColumns: readonly string[];
   constraintName: string;
 }
+
+const isBaseTable = (table: SourceTable) => (table.kind ?? 'table') === 'table';
 
 /** `customer_id` → `customer`; any other column list names the relation after `fallback`. */
 export function forwardName(columns: readonly string[], fallback: string): string {
@@ -65,14 +68,22 @@ function selectColumns(
  */
 export function compileSchema(source: SourceSchema, config: SchemaConfig): CompiledSchema {
   const issues: Issue[] = [];
-  const sourceTables = new Map(source.tables.map((table) => [table.name, table]));
+  const views = source.views ?? [];
+  // Views are served only when the config names them; the default is every base table.
+  const sourceTables = new Map([...source.tables, ...views].map((table) => [table.name, table]));
   const entries = config.tables ?? source.tables.map((table) => ({ name: table.name }));
   const selected = new Map<string, { table: SourceTable; columns: string[]; index: number }>();
   config.tables?.forEach((entry, index) => {
-    if (!sourceTables.has(entry.name)) {
+    const table = sourceTables.get(entry.name);
+    if (!table) {
       issues.push({
         path: `tables[${index}].name`,
-        message: `the source has no table "${entry.name}"`,
+        message: unknownTableMessage(entry.name, source.tables, views),
+      });
+    } else if (entry.refresh_interval !== undefined && isBaseTable(table)) {
+      issues.push({
+        path: `tables[${index}].refresh_interval`,
+        message: `"${entry.name}" is a table, which follows the change stream: only a view is re-read at an interval`,
       });
     }
   });
@@ -201,6 +212,10 @@ export function compileSchema(source: SourceSchema, config: SchemaConfig): Compi
     tables.push({
       name: apiName,
       sourceName: table.name,
+      kind: table.kind ?? 'table',
+      refreshIntervalS: isBaseTable(table)
+        ? null
+        : (entry?.refresh_interval ?? VIEW_REFRESH_DEFAULT_S),
       columns: compiledColumns,
       columnsByName: new Map(compiledColumns.map((c) => [c.name, c])),
       primaryKey: table.primaryKey.map(columnIndex),

@@ -1,4 +1,4 @@
-import type { ColumnType } from '../source-schema.ts';
+import type { ColumnType, SourceTableKind } from '../source-schema.ts';
 import type { SchemaConfig } from './schema-config.ts';
 
 export interface CompiledColumn {
@@ -31,6 +31,13 @@ export interface CompiledRelation {
 export interface CompiledTable {
   readonly name: string;
   readonly sourceName: string;
+  /**
+   * A `view` or `materialized_view` is loaded with the snapshot but has no change stream: it is
+   * re-read whole every `refreshIntervalS` seconds instead.
+   */
+  readonly kind: SourceTableKind;
+  /** Seconds between re-reads of a view; null for a base table. */
+  readonly refreshIntervalS: number | null;
   readonly columns: readonly CompiledColumn[];
   readonly columnsByName: ReadonlyMap<string, CompiledColumn>;
   /** Primary-key column positions; empty when the table has no primary key. */

@@ -16,6 +16,11 @@ export const QUERY_DEFAULTS = {
   max_response_bytes: 16 * 1024 * 1024,
 } as const;
 
+/** Seconds between re-reads of a served view when its entry gives no `refresh_interval`. */
+export const VIEW_REFRESH_DEFAULT_S = 60;
+/** The shortest `refresh_interval`: a view is re-read whole, so not more often than this. */
+export const VIEW_REFRESH_MIN_S = 1;
+
 const identifierList = z.array(z.string().min(1)).min(1);
 
 const tableEntry = z
@@ -23,6 +28,11 @@ const tableEntry = z
     name: z.string().min(1),
     where: z.string().min(1).optional(),
     where_columns: identifierList.optional(),
+    /** Views only: seconds between re-reads (a view has no change stream). */
+    refresh_interval: z
+      .number()
+      .min(VIEW_REFRESH_MIN_S, `a view is re-read at most once a second`)
+      .optional(),
     columns: z
       .object({ include: identifierList.optional(), exclude: identifierList.optional() })
       .strict()

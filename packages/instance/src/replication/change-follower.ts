@@ -88,10 +88,13 @@ export class ChangeFollower {
     // A flush in flight may still advance the position: start from where it leaves it.
     await this.#tick;
     let attempt = 0;
-    const tables = schema.tables.map((table) => ({
-      table: table.sourceName,
-      columns: sourceColumnsOf(table),
-    }));
+    // Views have no change stream; `ViewRefresher` re-reads them.
+    const tables = schema.tables
+      .filter((table) => table.kind === 'table')
+      .map((table) => ({
+        table: table.sourceName,
+        columns: sourceColumnsOf(table),
+      }));
     while (run === this.#run && this.#position) {
       const abort = new AbortController();
       this.#abort = abort;

@@ -48,6 +48,8 @@ export class IncrementalPoller {
       const changes = new Map<string, RowChange[]>();
       if (!served) return changes;
       for (const table of this.#schema.tables) {
+        // Views are re-read at their own interval by `ViewRefresher`.
+        if (table.kind !== 'table') continue;
         const column = table.columns.find((c) => c.sourceName === this.#column);
         if (!column) {
           const rows = await this.#fetchAll(table, null);

@@ -4,6 +4,7 @@ import { groupBy } from '../group-by.ts';
 import { byName } from '../sort-by-name.ts';
 import { type MsSqlRow, msSqlQuery, nameParameter } from './mssql-query.ts';
 import { msSqlColumnType, msSqlSourceType } from './mssql-types.ts';
+import { introspectMsSqlViews } from './mssql-view-introspector.ts';
 
 // Every query takes the schema as the parameter @schema. Base tables are sys.tables without
 // the ones SQL Server ships itself (is_ms_shipped), such as the dbo.systranschemas table that
@@ -164,5 +165,8 @@ export async function introspectMsSql(pool: ConnectionPool, schema: string): Pro
     msSqlQuery(pool, UNIQUE_INDEXES_SQL, parameters),
     msSqlQuery(pool, FOREIGN_KEYS_SQL, parameters),
   ]);
-  return msSqlSchemaFromRows({ tables, columns, uniqueIndexes, foreignKeys });
+  return {
+    ...msSqlSchemaFromRows({ tables, columns, uniqueIndexes, foreignKeys }),
+    views: await introspectMsSqlViews(pool, schema, msSqlColumnsByTable),
+  };
 }

@@ -3,6 +3,7 @@ import type { Pool } from 'mysql2/promise';
 import { decimalScale } from '../decimal-scale.ts';
 import { groupBy } from '../group-by.ts';
 import { byName } from '../sort-by-name.ts';
+import { introspectMySqlViews } from './mysql-view-introspector.ts';
 import { mySqlColumnType } from './mysql-types.ts';
 
 type Row = Record<string, unknown>;
@@ -144,5 +145,9 @@ export async function introspectMySql(pool: Pool): Promise<SourceSchema> {
       estimatedRows: Number.isFinite(estimate) && estimate >= 0 ? estimate : null,
     };
   });
-  return { tables: tables.sort((a, b) => byName(a.name, b.name)) };
+  return {
+    tables: tables.sort((a, b) => byName(a.name, b.name)),
+    // A view's JSON column shows as its LONGTEXT alias on MariaDB: no check marks it there.
+    views: await introspectMySqlViews(pool, (row) => column(row, undefined)),
+  };
 }

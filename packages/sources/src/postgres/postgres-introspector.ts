@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import { decimalScale } from '../decimal-scale.ts';
 import { groupBy } from '../group-by.ts';
 import { byName } from '../sort-by-name.ts';
+import { introspectPostgresViews } from './postgres-view-introspector.ts';
 import { postgresColumnType } from './postgres-types.ts';
 
 type Row = Record<string, unknown>;
@@ -69,7 +70,8 @@ WHERE con.contype = 'f' AND con.conparentid = 0 AND n.nspname = $1 AND rn.nspnam
 /** Kinds of type whose name says nothing about their values: enum, composite, range, multirange. */
 const USER_NAMED_KINDS = new Set(['e', 'c', 'r', 'm']);
 
-function column(row: Row): SourceColumn {
+/** One column row (see `COLUMNS_SQL`) as a source column; views describe theirs the same way. */
+export function postgresColumn(row: Row): SourceColumn {
   const name = String(row.name);
   const sourceType = String(row.source_type);
   const baseType = String(row.base_type);
@@ -100,7 +102,7 @@ export async function introspectPostgres(pool: Pool, schema: string): Promise<So
 
   const tables = tableRows.map((tableRow): SourceTable => {
     const name = String(tableRow.name);
-    const columns = (columnsByTable.get(name) ?? []).sort(byPosition).map(column);
+    const columns = (columnsByTable.get(name) ?? []).sort(byPosition).map(postgresColumn);
 
     let primaryKey: string[] = [];
     const uniqueKeys: string[][] = [];
@@ -136,5 +138,8 @@ export async function introspectPostgres(pool: Pool, schema: string): Promise<So
       estimatedRows: Number.isFinite(estimate) && estimate >= 0 ? Math.round(estimate) : null,
     };
   });
-  return { tables: tables.sort((a, b) => byName(a.name, b.name)) };
+  return {
+    tables: tables.sort((a, b) => byName(a.name, b.name)),
+    views: await introspectPostgresViews(pool, schema, postgresColumn),
+  };
 }
