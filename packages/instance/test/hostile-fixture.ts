@@ -70,7 +70,7 @@ export interface ServeChild {
   alive(): boolean;
   /** Why the child exited, when it did (code or signal, and its last stderr). */
   exitReport(): string | undefined;
-  /** Current and peak resident set size in MB, from /proc (VmRSS, VmHWM). */
+  /** Current and peak resident set size in MB, from /proc (VmRSS, VmHWM); NaN once gone. */
   rssMb(): number;
   peakRssMb(): number;
   /** Sends a query; never throws: no answer within `timeoutMs` is status NO_ANSWER. */
@@ -83,11 +83,16 @@ export interface ServeChild {
 const replixBin = fileURLToPath(new URL('../../cli/bin/replix.js', import.meta.url));
 const KEEP_STDERR_CHARS = 8192;
 
+/** A memory figure of a process in MB; NaN once it is gone (a zombie has no memory lines). */
 function procStatusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return Number.NaN;
+  }
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
-  if (!match) throw new Error(`/proc/${pid}/status has no ${field}`);
-  return Number(match[1]) / 1024;
+  return match ? Number(match[1]) / 1024 : Number.NaN;
 }
 
 async function send(url: string, init: RequestInit, timeoutMs: number): Promise<Answer> {

@@ -17,6 +17,7 @@ import {
   INSTANCE_MEMORY_MB,
   isErrorEnvelope,
   isSuccessEnvelope,
+  NO_ANSWER,
   type ServeChild,
   startServeChild,
 } from './hostile-fixture.ts';
@@ -56,7 +57,7 @@ function send(fuzz: FuzzCase): Promise<Answer> {
 
 /** Why an answer breaks the contract, or undefined when it keeps it. */
 function violation(answer: Answer): string | undefined {
-  if (answer.status === 0) return 'no answer';
+  if (answer.status === NO_ANSWER) return 'no answer';
   if (answer.status >= 500) return 'a 5xx';
   const envelope =
     answer.status === 200 ? isSuccessEnvelope(answer.body) : isErrorEnvelope(answer.body);

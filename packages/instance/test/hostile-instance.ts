@@ -36,7 +36,8 @@ export async function startHostileInstance(database: TestDatabase): Promise<Host
   const replaced: string[] = [];
   let peak = 0;
   const samplePeak = () => {
-    if (child.alive()) peak = Math.max(peak, child.peakRssMb());
+    const reading = child.peakRssMb();
+    if (Number.isFinite(reading)) peak = Math.max(peak, reading);
   };
   const sampler = setInterval(samplePeak, 250);
   return {

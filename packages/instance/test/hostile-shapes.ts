@@ -66,6 +66,19 @@ export const HOSTILE_SHAPES: readonly HostileShape[] = [
     sql: RELATION_CHAIN_SQL,
   },
   {
+    // The two shapes above match nothing; these prove the fast paths still find rows.
+    name: "LIKE 'v%1%a' (matching) over 200 rows",
+    text: "c (id < 201 AND v LIKE 'v%1%a') { id }",
+    codes: [],
+    sql: "SELECT id FROM c WHERE id < 201 AND v LIKE BINARY 'v%1%a' ORDER BY id",
+  },
+  {
+    name: 'relation filter chain p.c.p.c.p.c (matching) from two rows',
+    text: 'c (id < 3 AND p.c.p.c.p.c.n = 5) { id }',
+    codes: [],
+    sql: RELATION_CHAIN_SQL.replace('c1.id < 2', 'c1.id < 3').replace('c4.n = -1', 'c4.n = 5'),
+  },
+  {
     name: '2,400-term OR chain',
     text: `c (${repeatJoined(2400, (i) => `id = ${i + 1}`, ' OR ')}) { id }`,
     codes: ['query_too_complex', 'query_timeout'],
