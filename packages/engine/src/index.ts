@@ -25,6 +25,7 @@ export {
 } from './schema/schema-config.ts';
 export type {
   ColumnType,
+  ElementType,
   SourceColumn,
   SourceForeignKey,
   SourceSchema,

@@ -5,7 +5,7 @@ import type {
   CompiledSchema,
   CompiledTable,
 } from './schema/compiled-schema.ts';
-import type { ColumnType } from './source-schema.ts';
+import type { ColumnType, ElementType } from './source-schema.ts';
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -62,7 +62,10 @@ function modelNames(tables: readonly CompiledTable[]): Map<string, string> {
 }
 
 /** The JSON Schema of a non-null value of each column type (spec §2 "Query data types"). */
-function valueSchema(type: ColumnType): { type: string; extra: JsonObject; note: string } {
+function valueSchema(
+  type: ColumnType,
+  elementType?: ElementType,
+): { type: string; extra: JsonObject; note: string } {
   switch (type) {
     case 'int':
     case 'float':
@@ -105,11 +108,21 @@ function valueSchema(type: ColumnType): { type: string; extra: JsonObject; note:
         extra: { pattern: '^(?:[0-9a-f]{2})*$' },
         note: 'The bytes as lowercase hex, two digits per byte.',
       };
+    case 'array': {
+      // A PostgreSQL array may have any number of dimensions: an item is an element or a
+      // nested array of them.
+      const element = valueSchema(elementType ?? 'string');
+      return {
+        type: 'array',
+        extra: { items: { type: [element.type, 'array', 'null'], ...element.extra } },
+        note: `An array of ${elementType ?? 'string'} elements${element.note ? ` (${element.note.replace(/\.$/, '')})` : ''}; a multidimensional array nests arrays; a NULL element is null.`,
+      };
+    }
   }
 }
 
 function columnProperty(table: CompiledTable, column: CompiledColumn): JsonObject {
-  const value = valueSchema(column.type);
+  const value = valueSchema(column.type, column.elementType);
   const parts = [`Source column \`${column.sourceName}\` (${column.sourceType}).`];
   const keyPosition = table.primaryKey.indexOf(column.index);
   if (keyPosition >= 0) {

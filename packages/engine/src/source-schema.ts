@@ -21,6 +21,12 @@
  * | `timestamp` | DATETIME, TIMESTAMP, TIMESTAMPTZ                 | number, epoch milliseconds UTC | string, ISO 8601 UTC with ms |
  * | `time`      | TIME, TIMETZ                                     | number, seconds            | number |
  * | `binary`    | BINARY, VARBINARY, BLOB, BYTEA                   | Uint8Array                 | string, lowercase hex |
+ * | `array`     | PostgreSQL arrays (`text[]`, `integer[][]`)     | string, the JSON array text | array, written as is |
+ *
+ * An `array` column's elements follow the table by its `elementType` (a bigint element is a
+ * JSON number with every digit, a bytea element a hex string, a NULL element null; a
+ * multidimensional array nests). The connector writes that JSON text; the engine stores it
+ * and writes it out unchanged, and compares arrays only with IS NULL / IS NOT NULL.
  */
 export type ColumnType =
   | 'int'
@@ -33,7 +39,8 @@ export type ColumnType =
   | 'date'
   | 'timestamp'
   | 'time'
-  | 'binary';
+  | 'binary'
+  | 'array';
 
 export const COLUMN_TYPES: readonly ColumnType[] = [
   'int',
@@ -47,7 +54,11 @@ export const COLUMN_TYPES: readonly ColumnType[] = [
   'timestamp',
   'time',
   'binary',
+  'array',
 ];
+
+/** The types an array's elements may have: any column type but an array. */
+export type ElementType = Exclude<ColumnType, 'array'>;
 
 export interface SourceColumn {
   readonly name: string;
@@ -57,6 +68,8 @@ export interface SourceColumn {
   readonly sourceType: string;
   /** Digits after the point for `decimal` columns with a declared scale. */
   readonly scale?: number;
+  /** The type of an `array` column's elements (absent for other types). */
+  readonly elementType?: ElementType;
 }
 
 export interface SourceForeignKey {

@@ -5,14 +5,20 @@ import { QueryEngine } from '../src/query-engine.ts';
 import { compileSchema } from '../src/schema/compile-schema.ts';
 import type { CompiledSchema } from '../src/schema/compiled-schema.ts';
 import { parseSchemaConfig } from '../src/schema/schema-config.ts';
-import type { ColumnType, SourceColumn, SourceSchema } from '../src/source-schema.ts';
+import type { ColumnType, ElementType, SourceColumn, SourceSchema } from '../src/source-schema.ts';
 import { loadGeneration, table } from './fixtures.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: a parsed JSON document is walked freely.
 type Doc = any;
 
 /** Every column type with a source type a connector might report, and a canonical value. */
-const TYPES: readonly { type: ColumnType; sourceType: string; value: unknown; scale?: number }[] = [
+const TYPES: readonly {
+  type: ColumnType;
+  sourceType: string;
+  value: unknown;
+  scale?: number;
+  elementType?: ElementType;
+}[] = [
   { type: 'int', sourceType: 'int(11)', value: 7 },
   { type: 'bigint', sourceType: 'bigint unsigned', value: '9007199254740993' },
   { type: 'float', sourceType: 'double', value: 1.5 },
@@ -24,11 +30,24 @@ const TYPES: readonly { type: ColumnType; sourceType: string; value: unknown; sc
   { type: 'timestamp', sourceType: 'timestamptz', value: 1_700_000_000_123 },
   { type: 'time', sourceType: 'time', value: 3661 },
   { type: 'binary', sourceType: 'bytea', value: new Uint8Array([0, 171, 255]) },
+  {
+    type: 'array',
+    sourceType: 'bigint[]',
+    value: '[[1,null],[9007199254740993,2]]',
+    elementType: 'bigint',
+  },
 ];
 
 function col(name: string, type: ColumnType, nullable: boolean, sourceType: string = type) {
-  const scale = TYPES.find((t) => t.type === type)?.scale;
-  return { name, type, nullable, sourceType, ...(scale === undefined ? {} : { scale }) };
+  const { scale, elementType } = TYPES.find((t) => t.type === type) ?? {};
+  return {
+    name,
+    type,
+    nullable,
+    sourceType,
+    ...(scale === undefined ? {} : { scale }),
+    ...(elementType === undefined ? {} : { elementType }),
+  };
 }
 
 const factColumns: SourceColumn[] = [
@@ -313,6 +332,7 @@ describe('generateOpenApi', () => {
       date: { type: 'string', format: 'date' },
       timestamp: { type: 'string', format: 'date-time' },
       binary: { type: 'string' },
+      array: { type: 'array', items: { type: ['number', 'array', 'null'] } },
     };
     for (const { type, sourceType } of TYPES) {
       const { type: jsonType, ...extra } = expected[type];
@@ -325,6 +345,7 @@ describe('generateOpenApi', () => {
     expect(model.properties.bigint_req.description).toContain('every digit');
     expect(model.properties.decimal_opt.description).toContain('every digit');
     expect(model.properties.binary_req.description).toContain('lowercase hex');
+    expect(model.properties.array_req.description).toContain('array of bigint elements');
     expect(model.properties.id.description).toContain('primary key');
     expect(model.properties.int_req.description).not.toContain('primary key');
     expect(model.required).toEqual(factColumns.map((c) => c.name));

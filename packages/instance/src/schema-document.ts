@@ -14,6 +14,7 @@ export function describeSchema(schema: CompiledSchema): object {
         type: column.type,
         nullable: column.nullable,
         sourceType: column.sourceType,
+        ...(column.elementType !== undefined ? { elementType: column.elementType } : {}),
         ...(table.primaryKey.length === 1 && table.primaryKey[0] === column.index
           ? { primaryKey: true }
           : {}),

@@ -21,6 +21,7 @@ export function sourceColumnsOf(table: CompiledTable): SourceColumn[] {
     nullable: column.nullable,
     sourceType: column.sourceType,
     ...(column.scale !== undefined ? { scale: column.scale } : {}),
+    ...(column.elementType !== undefined ? { elementType: column.elementType } : {}),
   }));
 }
 

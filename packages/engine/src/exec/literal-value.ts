@@ -15,6 +15,11 @@ export function parseTimestamp(text: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
+/** Why an array column cannot take part in a comparison, sort or grouping. */
+export function arrayMisuse(name: string): string {
+  return `Field "${name}" is an array: it can only be tested with IS NULL or IS NOT NULL, not compared, sorted, grouped or aggregated.`;
+}
+
 function describe(literal: Literal): string {
   switch (literal.kind) {
     case 'string':
@@ -69,5 +74,8 @@ export function literalValue(column: CompiledColumn, literal: Literal): Comparab
     case 'json':
       if (literal.kind !== 'string') throw mismatch("text (quote the value: '…')");
       return literal.value;
+    case 'array':
+      // validate.ts refuses every comparison on an array before a literal is converted.
+      throw new EngineError('executor_error', arrayMisuse(column.name));
   }
 }

@@ -18,7 +18,7 @@ import type { Comparable } from '../storage/column-reader.ts';
 import { checkQueryLimits } from './check-query-limits.ts';
 import { distinctSorts } from './distinct-sorts.ts';
 import { compileLike } from './like-pattern.ts';
-import { literalValue } from './literal-value.ts';
+import { arrayMisuse, literalValue } from './literal-value.ts';
 import type {
   PlanAggregate,
   PlanFilter,
@@ -174,6 +174,9 @@ class Validator {
     column: CompiledColumn,
     condition: Exclude<Condition, { kind: 'and' | 'or' }>,
   ): PlanFilter {
+    if (column.type === 'array' && condition.kind !== 'isNull') {
+      throw new EngineError('executor_error', arrayMisuse(column.name));
+    }
     switch (condition.kind) {
       case 'compare':
         if (
@@ -277,6 +280,8 @@ class Validator {
     const groupBy = aggregates.length
       ? outputs.flatMap((o) => (o.kind === 'column' ? [o.column] : []))
       : [];
+    const arrayKey = groupBy.find((column) => column.type === 'array');
+    if (arrayKey) throw new EngineError('executor_error', arrayMisuse(arrayKey.name));
     if (
       toOne &&
       (sub.orderBy.length || sub.limit !== null || sub.offset !== null || aggregates.length)
@@ -304,6 +309,8 @@ class Validator {
         return { source: { kind: 'column', via: [], column: output.column }, descending };
       }
       const { via, column } = this.resolvePath(table, sort.field);
+      if (column.type === 'array')
+        throw new EngineError('executor_error', arrayMisuse(column.name));
       const toMany = via.find((relation) => relation.kind === 'reverse');
       if (toMany) {
         throw new EngineError(
@@ -389,6 +396,8 @@ class Validator {
             if (this.#lenient) return;
             throw unknownField(table, item.field);
           }
+          if (found.type === 'array')
+            throw new EngineError('executor_error', arrayMisuse(found.name));
           if (item.fn !== 'COUNT' && !NUMERIC.has(found.type)) {
             throw new EngineError(
               'executor_error',

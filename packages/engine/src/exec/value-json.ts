@@ -56,12 +56,15 @@ export function valueJson(column: CompiledColumn, chunk: ColumnChunk, offset: nu
     case 'bool':
       return chunk.values[offset] === 1 ? 'true' : 'false';
     case 'dict':
+      // An array's stored text already is its JSON: written as is, not as a string.
+      if (column.type === 'array') return chunk.dictionary[chunk.codes[offset] as number] as string;
       return quotedDictionary(chunk)[chunk.codes[offset] as number] as string;
     case 'bytes': {
       const start = chunk.offsets[offset] as number;
       const end = chunk.offsets[offset + 1] as number;
       if (chunk.encoding === 'raw') return `"${chunk.bytes.toString('hex', start, end)}"`;
-      return JSON.stringify(chunk.bytes.toString('utf8', start, end));
+      const text = chunk.bytes.toString('utf8', start, end);
+      return column.type === 'array' ? text : JSON.stringify(text);
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { ColumnType, SourceTableKind } from '../source-schema.ts';
+import type { ColumnType, ElementType, SourceTableKind } from '../source-schema.ts';
 import type { SchemaConfig } from './schema-config.ts';
 
 export interface CompiledColumn {
@@ -10,6 +10,8 @@ export interface CompiledColumn {
   readonly sourceType: string;
   /** Declared scale of a `decimal` column. */
   readonly scale: number | undefined;
+  /** The element type of an `array` column. */
+  readonly elementType?: ElementType | undefined;
   /** Position among the table's stored columns. */
   readonly index: number;
 }

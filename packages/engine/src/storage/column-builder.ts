@@ -24,6 +24,7 @@ function initialMode(type: ColumnType): Mode {
       return 'bool';
     case 'string':
     case 'json':
+    case 'array':
       return 'dict';
     case 'binary':
       return 'bytes';
@@ -109,6 +110,7 @@ export class ColumnBuilder {
         return;
       case 'string':
       case 'json':
+      case 'array':
         this.#appendText(row, typeof value === 'string' ? value : String(value));
         return;
       case 'binary':

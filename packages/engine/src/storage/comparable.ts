@@ -36,6 +36,7 @@ export function canonicalToComparable(type: ColumnType, value: unknown): Compara
       return value instanceof Uint8Array ? Buffer.from(value).toString('hex') : String(value);
     case 'string':
     case 'json':
+    case 'array':
       return String(value);
   }
 }

@@ -97,6 +97,7 @@ export function compareValues(type: ColumnType, a: unknown, b: unknown): number 
       return (a ? 1 : 0) - (b ? 1 : 0);
     case 'string':
     case 'json':
+    case 'array':
       return sign(compareText(a as string, b as string));
     case 'binary':
       return sign(compareBytes(a as Uint8Array, b as Uint8Array));

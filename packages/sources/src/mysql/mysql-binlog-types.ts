@@ -55,6 +55,8 @@ const FITS: Readonly<Record<ColumnType, ReadonlySet<number>>> = {
   timestamp: new Set([T.DATETIME, T.DATETIME2, T.TIMESTAMP, T.TIMESTAMP2]),
   time: new Set([T.TIME, T.TIME2]),
   binary: new Set([...STRINGS, ...BLOBS]),
+  // MySQL has no array type.
+  array: new Set(),
 };
 
 /** Per-column metadata of a table-map event, as zongji reads it. */

@@ -101,6 +101,8 @@ export function binlogValueConverter(
     case 'binary':
       // A copy: zongji's Buffer may be a view of the whole network packet, which it would pin.
       return (value) => Buffer.from(bytes(value));
+    case 'array':
+      return null; // MySQL has no array type: no column is one
   }
 }
 
