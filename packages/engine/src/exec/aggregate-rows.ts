@@ -1,17 +1,65 @@
+import { formatStoredNumber } from '../storage/column-builder.ts';
 import type { ColumnChunk } from '../storage/column-chunk.ts';
-import { type Comparable, readComparable } from '../storage/column-reader.ts';
+import { type Comparable, isNullAt, readComparable } from '../storage/column-reader.ts';
 import type { TableSnapshot } from '../storage/generation.ts';
 import { CHUNK_BITS, type Chunk, OFFSET_MASK } from '../storage/table-data.ts';
+import {
+  type Decimal,
+  divideFloor,
+  divideRounded,
+  ExactSum,
+  formatDecimal,
+  parseDecimal,
+  powerOfTen,
+  rescale,
+} from './exact-decimal.ts';
 import type { PlanAggregate, PlanSubQuery } from './plan.ts';
+import { type SumRule, sumRule } from './sum-rule.ts';
+
+/** What the groups of one aggregation share: how each aggregate adds, and its widest scale. */
+export interface AggregateScope {
+  readonly rules: readonly SumRule[];
+  /** Per aggregate, the largest scale of any group's exact sum, so ORDER BY compares at one. */
+  readonly maxScales: Int32Array;
+  /** Rows added (the most any group can count), which bounds how close two averages can be. */
+  rows: number;
+}
 
 /** One GROUP BY group: a representative row for the key fields, and the running aggregates. */
 export interface Group {
   readonly firstRow: number;
   count: number;
+  /**
+   * Per aggregate, a double sum (`float` rule), or the exact part of the sum that a double
+   * holds: integer units of 10^-unitScale, moved to `exact` before they could reach 2^53.
+   */
   readonly sums: Float64Array;
   readonly nonNull: Float64Array;
-  /** Exact sums of BIGINT columns, which doubles cannot carry past 2^53, by aggregate. */
-  readonly bigSums: (bigint | undefined)[];
+  /** Per aggregate, the part of the sum a double could not hold exactly. */
+  readonly exact: (ExactSum | undefined)[];
+  readonly scope: AggregateScope;
+}
+
+function newScope(aggregates: readonly PlanAggregate[]): AggregateScope {
+  const rules = aggregates.map(sumRule);
+  return { rules, maxScales: Int32Array.from(rules, (rule) => rule.unitScale), rows: 0 };
+}
+
+function newGroup(firstRow: number, scope: AggregateScope): Group {
+  const length = scope.rules.length;
+  return {
+    firstRow,
+    count: 0,
+    sums: new Float64Array(length),
+    nonNull: new Float64Array(length),
+    exact: [],
+    scope,
+  };
+}
+
+/** The single result row of an aggregate query without GROUP BY keys over no rows. */
+export function emptyGroup(sub: PlanSubQuery): Group {
+  return newGroup(-1, newScope(sub.aggregates));
 }
 
 /** One value of a composite GROUP BY key, length-prefixed when text, so parts never run together. */
@@ -21,14 +69,9 @@ function compositePart(value: Comparable | null): string {
   return `${typeof value}:${String(value)};`;
 }
 
-/** Decimals with a small declared scale are summed as scaled integers: exact while below 2^53. */
-function sumScale(aggregate: PlanAggregate): number {
-  const column = aggregate.column;
-  if (aggregate.fn === 'COUNT' || column?.type !== 'decimal') return 0;
-  return column.scale !== undefined && column.scale <= 9 ? column.scale : 0;
-}
-
 const TWO_53 = 2 ** 53;
+/** Scaled decimals below this are rounded to their exact units with room to spare. */
+const TWO_50 = 2 ** 50;
 
 /**
  * Groups rows by the plan's GROUP BY columns and accumulates its aggregates, in first-seen
@@ -39,9 +82,8 @@ const TWO_53 = 2 ** 53;
 export class Aggregator {
   readonly #snapshot: TableSnapshot;
   readonly #aggregates: readonly PlanAggregate[];
-  readonly #scales: readonly number[];
+  readonly #scope: AggregateScope;
   readonly #keyColumns: readonly number[];
-  readonly #bigint: readonly boolean[];
   // NULL is a key of its own; several key columns join into text that no two rows share.
   readonly #groups = new Map<Comparable | null, Group>();
   readonly #ordered: Group[] = [];
@@ -49,8 +91,7 @@ export class Aggregator {
   constructor(snapshot: TableSnapshot, sub: PlanSubQuery) {
     this.#snapshot = snapshot;
     this.#aggregates = sub.aggregates;
-    this.#scales = sub.aggregates.map((aggregate) => 10 ** sumScale(aggregate));
-    this.#bigint = sub.aggregates.map((aggregate) => aggregate.column?.type === 'bigint');
+    this.#scope = newScope(sub.aggregates);
     this.#keyColumns = sub.groupBy.map((column) => column.index);
   }
 
@@ -61,13 +102,7 @@ export class Aggregator {
   #group(key: Comparable | null, rowId: number): Group {
     let group = this.#groups.get(key);
     if (!group) {
-      group = {
-        firstRow: rowId,
-        count: 0,
-        sums: new Float64Array(this.#aggregates.length),
-        nonNull: new Float64Array(this.#aggregates.length),
-        bigSums: [],
-      };
+      group = newGroup(rowId, this.#scope);
       this.#groups.set(key, group);
       this.#ordered.push(group);
     }
@@ -87,20 +122,75 @@ export class Aggregator {
     return key;
   }
 
-  #accumulate(group: Group, a: number, value: Comparable): void {
+  /** Adds one non-NULL value: a stored double, or the source text a double could not carry. */
+  #accumulate(group: Group, a: number, value: number | string): void {
     group.nonNull[a] = (group.nonNull[a] as number) + 1;
-    if (typeof value === 'bigint') {
-      group.bigSums[a] = (group.bigSums[a] ?? 0n) + value;
-    } else if (typeof value === 'number') {
-      const scale = this.#scales[a] as number;
-      const sum = (group.sums[a] as number) + (scale === 1 ? value : Math.round(value * scale));
-      // Integer sums move to an exact bigint before a double would start to round them.
-      if (this.#bigint[a] && (sum > TWO_53 || sum < -TWO_53)) {
-        group.bigSums[a] =
-          (group.bigSums[a] ?? 0n) + BigInt(group.sums[a] as number) + BigInt(value);
-        group.sums[a] = 0;
-      } else group.sums[a] = sum;
+    const rule = this.#scope.rules[a] as SumRule;
+    switch (rule.kind) {
+      case 'count':
+        return;
+      case 'float':
+        group.sums[a] = (group.sums[a] as number) + Number(value);
+        return;
+      case 'integer':
+        if (typeof value === 'number' && value < TWO_53 && value > -TWO_53) {
+          this.#addUnits(group, a, value);
+        } else this.#addText(group, a, String(value));
+        return;
+      case 'scaled':
+        if (typeof value === 'number') {
+          const scaled = value * rule.factor;
+          if (scaled < TWO_50 && scaled > -TWO_50) this.#addUnits(group, a, Math.round(scaled));
+          else this.#addText(group, a, this.#storedText(a, value));
+        } else this.#addText(group, a, value);
+        return;
+      case 'decimal':
+        if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) < TWO_53) {
+          this.#addUnits(group, a, value);
+        } else {
+          this.#addText(group, a, typeof value === 'number' ? this.#storedText(a, value) : value);
+        }
+        return;
     }
+  }
+
+  /** Adds integer units to the double part, moving it to the exact part before it could round. */
+  #addUnits(group: Group, a: number, units: number): void {
+    const sum = (group.sums[a] as number) + units;
+    if (sum < TWO_53 && sum > -TWO_53) {
+      group.sums[a] = sum;
+      return;
+    }
+    const rule = this.#scope.rules[a] as SumRule;
+    this.#exactOf(group, a).add(BigInt(group.sums[a] as number) + BigInt(units), rule.unitScale);
+    group.sums[a] = 0;
+  }
+
+  #addText(group: Group, a: number, text: string): void {
+    const exact = this.#exactOf(group, a);
+    const value = parseDecimal(text);
+    if (value === null) {
+      exact.nonFinite += Number(text);
+      return;
+    }
+    exact.add(value.units, value.scale);
+    const maxScales = this.#scope.maxScales;
+    if (exact.scale > (maxScales[a] as number)) maxScales[a] = exact.scale;
+  }
+
+  #exactOf(group: Group, a: number): ExactSum {
+    let exact = group.exact[a];
+    if (exact === undefined) {
+      exact = new ExactSum((this.#scope.rules[a] as SumRule).unitScale);
+      group.exact[a] = exact;
+    }
+    return exact;
+  }
+
+  /** The source text of a stored double that needed no text of its own (column-builder). */
+  #storedText(a: number, value: number): string {
+    const column = (this.#aggregates[a] as PlanAggregate).column;
+    return formatStoredNumber(value, column?.type ?? 'decimal', column?.scale);
   }
 
   addRow(rowId: number): void {
@@ -108,10 +198,11 @@ export class Aggregator {
     const offset = rowId & OFFSET_MASK;
     const group = this.#group(this.#keyAt(chunk, offset), rowId);
     group.count++;
+    this.#scope.rows++;
     for (let a = 0; a < this.#aggregates.length; a++) {
       const column = (this.#aggregates[a] as PlanAggregate).column;
       if (column === null) continue;
-      const value = readComparable(chunk.columns[column.index] as ColumnChunk, offset);
+      const value = summandAt(chunk.columns[column.index] as ColumnChunk, offset);
       if (value !== null) this.#accumulate(group, a, value);
     }
   }
@@ -125,7 +216,7 @@ export class Aggregator {
     const readers = this.#aggregates.map((aggregate) =>
       aggregate.column === null
         ? null
-        : numberReader(chunk.columns[aggregate.column.index] as ColumnChunk),
+        : summandReader(chunk.columns[aggregate.column.index] as ColumnChunk),
     );
     for (let offset = 0; offset < chunk.length; offset++) {
       if (deleted !== null && ((deleted[offset >>> 3] as number) & (1 << (offset & 7))) !== 0)
@@ -133,6 +224,7 @@ export class Aggregator {
       if (test !== undefined && !test(offset)) continue;
       const group = groupOf(offset);
       group.count++;
+      this.#scope.rows++;
       for (let a = 0; a < readers.length; a++) {
         const reader = readers[a];
         if (reader === null || reader === undefined) continue;
@@ -169,8 +261,25 @@ export class Aggregator {
   }
 }
 
-/** Reads a column chunk's values for aggregation: typed arrays directly when no value is exact. */
-function numberReader(column: ColumnChunk): (offset: number) => Comparable | null {
+/**
+ * The value at `offset` as a sum needs it (null for NULL): the stored double, or the source text
+ * kept beside it when the double does not carry every digit (column-chunk `exact`).
+ */
+function summandAt(column: ColumnChunk, offset: number): number | string | null {
+  if (isNullAt(column, offset)) return null;
+  switch (column.kind) {
+    case 'int32':
+      return column.values[offset] as number;
+    case 'float64':
+      return column.exact?.get(offset) ?? (column.values[offset] as number);
+    default:
+      // Only COUNT reads other columns, and it counts without looking.
+      return 0;
+  }
+}
+
+/** `summandAt` for one chunk: straight from the typed array when no value has source text. */
+function summandReader(column: ColumnChunk): (offset: number) => number | string | null {
   const nulls = column.nulls;
   if (column.kind === 'int32' || (column.kind === 'float64' && column.exact === null)) {
     const values = column.values;
@@ -180,7 +289,7 @@ function numberReader(column: ColumnChunk): (offset: number) => Comparable | nul
         ? null
         : (values[offset] as number);
   }
-  return (offset) => readComparable(column, offset);
+  return (offset) => summandAt(column, offset);
 }
 
 /** Groups `rows` by the plan's GROUP BY columns and accumulates its aggregates, in first-seen order. */
@@ -194,39 +303,81 @@ export function aggregateRows(
   return aggregator.groups();
 }
 
-/** The JSON text of aggregate `a` of `group`. */
+/** The JSON text of aggregate `a` of `group` (docs/instance-api.md, Aggregates). */
 export function aggregateJson(aggregate: PlanAggregate, a: number, group: Group): string {
   const nonNull = group.nonNull[a] as number;
+  if (aggregate.fn === 'COUNT') return String(aggregate.column === null ? group.count : nonNull);
+  if (nonNull === 0) return 'null';
+  const rule = group.scope.rules[a] as SumRule;
   const sum = group.sums[a] as number;
-  switch (aggregate.fn) {
-    case 'COUNT':
-      return String(aggregate.column === null ? group.count : nonNull);
-    case 'SUM': {
-      if (nonNull === 0) return 'null';
-      const big = group.bigSums[a];
-      if (big !== undefined) return String(big + BigInt(sum));
-      const scale = sumScale(aggregate);
-      return scale > 0 ? formatScaled(sum, scale) : String(sum);
-    }
-    case 'AVG': {
-      if (nonNull === 0) return 'null';
-      const big = group.bigSums[a];
-      if (big !== undefined) return String(Number(big + BigInt(sum)) / nonNull);
-      const scale = sumScale(aggregate);
-      return String(scale > 0 ? sum / 10 ** scale / nonNull : sum / nonNull);
-    }
+  const exact = group.exact[a];
+  if (rule.kind === 'float') return numberJson(aggregate.fn === 'SUM' ? sum : sum / nonNull);
+  if (exact !== undefined && exact.nonFinite !== 0) return 'null';
+  if (rule.kind === 'integer') {
+    if (exact === undefined) return aggregate.fn === 'SUM' ? String(sum) : String(sum / nonNull);
+    const total = exactTotal(rule, sum, exact).units;
+    if (aggregate.fn === 'SUM') return total.toString();
+    // Below 2^53 the double quotient is the correctly rounded one; past it, a double would
+    // drop digits of the sum: the exact quotient, to 4 decimals (as MySQL prints it).
+    if (total < BIG_TWO_53 && total > -BIG_TWO_53) return String(Number(total) / nonNull);
+    return formatDecimal(divideRounded(total * INTEGER_AVG_FACTOR, BigInt(nonNull)), 4);
   }
+  const total = exactTotal(rule, sum, exact);
+  // SUM prints the declared scale (or the values' largest); AVG four more digits, rounded.
+  const declared = rule.kind === 'scaled' || rule.kind === 'decimal' ? rule.outputScale : 0;
+  const scale = Math.max(total.scale, declared ?? 0);
+  const units = rescale(total.units, total.scale, scale);
+  if (aggregate.fn === 'SUM') return formatDecimal(units, scale);
+  return formatDecimal(
+    divideRounded(units * powerOfTen(AVG_EXTRA_SCALE), BigInt(nonNull)),
+    scale + AVG_EXTRA_SCALE,
+  );
 }
 
-/** The value of aggregate `a` of `group` as a number, for ORDER BY. */
-export function aggregateValue(aggregate: PlanAggregate, a: number, group: Group): number | null {
-  const text = aggregateJson(aggregate, a, group);
-  return text === 'null' ? null : Number(text);
+/**
+ * The value of aggregate `a` of `group` for ORDER BY. Exact sums compare as integers at the
+ * widest scale among the groups; exact averages as their quotients floored at enough digits
+ * that two different ones never meet (they differ by at least 1 / (count₁ × count₂) units).
+ */
+export function aggregateValue(
+  aggregate: PlanAggregate,
+  a: number,
+  group: Group,
+): Comparable | null {
+  const nonNull = group.nonNull[a] as number;
+  if (aggregate.fn === 'COUNT') return aggregate.column === null ? group.count : nonNull;
+  if (nonNull === 0) return null;
+  const rule = group.scope.rules[a] as SumRule;
+  const sum = group.sums[a] as number;
+  const exact = group.exact[a];
+  if (rule.kind === 'float') return aggregate.fn === 'SUM' ? sum : sum / nonNull;
+  if (exact !== undefined && exact.nonFinite !== 0) return exact.nonFinite;
+  const total = exactTotal(rule, sum, exact);
+  const scale = group.scope.maxScales[a] as number;
+  let units = rescale(total.units, total.scale, scale);
+  if (aggregate.fn === 'AVG') {
+    const digits = 2 * String(group.scope.rows).length;
+    units = divideFloor(units * powerOfTen(digits), BigInt(nonNull));
+  }
+  const asNumber = Number(units);
+  return Number.isSafeInteger(asNumber) ? asNumber : units;
 }
 
-function formatScaled(scaled: number, scale: number): string {
-  const negative = scaled < 0;
-  const digits = String(Math.abs(scaled)).padStart(scale + 1, '0');
-  const text = `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
-  return negative ? `-${text}` : text;
+/** AVG of DECIMAL(p, s) prints s + 4 decimals (MySQL's default `div_precision_increment`). */
+const AVG_EXTRA_SCALE = 4;
+const INTEGER_AVG_FACTOR = powerOfTen(4);
+const BIG_TWO_53 = 2n ** 53n;
+
+/** The whole exact sum: the exact part plus the double's integer units. */
+function exactTotal(rule: SumRule, sum: number, exact: ExactSum | undefined): Decimal {
+  if (exact === undefined) return { units: BigInt(sum), scale: rule.unitScale };
+  const scale = Math.max(exact.scale, rule.unitScale);
+  return {
+    units: rescale(exact.units, exact.scale, scale) + rescale(BigInt(sum), rule.unitScale, scale),
+    scale,
+  };
+}
+
+function numberJson(value: number): string {
+  return Number.isFinite(value) ? String(value) : 'null';
 }

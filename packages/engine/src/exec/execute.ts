@@ -11,6 +11,7 @@ import {
   aggregateJson,
   aggregateRows,
   aggregateValue,
+  emptyGroup,
   type Group,
 } from './aggregate-rows.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
@@ -332,15 +333,7 @@ export class Executor {
     let groups = grouped;
     // Without GROUP BY keys an aggregate query has exactly one result row, even over no rows.
     if (groups.length === 0 && sub.groupBy.length === 0) {
-      groups = [
-        {
-          firstRow: -1,
-          count: 0,
-          sums: new Float64Array(sub.aggregates.length),
-          nonNull: new Float64Array(sub.aggregates.length),
-          bigSums: [],
-        },
-      ];
+      groups = [emptyGroup(sub)];
     }
     const total = groups.length;
     const end = sub.limit === null ? total : Math.min(total, sub.offset + sub.limit);

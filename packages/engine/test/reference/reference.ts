@@ -28,7 +28,13 @@ import {
 } from '@replix/query';
 import type { ColumnType, SourceSchema, SourceTable } from '../../src/source-schema.ts';
 import { like } from './like.ts';
-import { compareValues, exactSum, literalToCanonical, valueToJson } from './values.ts';
+import {
+  compareValues,
+  exactAverage,
+  exactSum,
+  literalToCanonical,
+  valueToJson,
+} from './values.ts';
 
 export interface ReferenceOptions {
   /** Top-level LIMIT when the query has none. */
@@ -421,10 +427,16 @@ export class ReferenceDb {
       .filter((v) => v !== null);
     if (output.fn === 'COUNT') return values.length;
     if (values.length === 0) return null;
-    let sum: number;
-    if (type === 'int' || type === 'bigint' || type === 'decimal')
-      sum = Number(exactSum(values.map(String)));
-    else sum = values.reduce((total: number, v) => total + (v as number), 0);
+    if (type === 'int' || type === 'bigint' || type === 'decimal') {
+      const texts = values.map(String);
+      const sum = Number(exactSum(texts));
+      if (output.fn === 'SUM') return sum;
+      // AVG: DECIMAL to 4 more decimals; integers as a double quotient while the sum is below
+      // 2^53, else exactly to 4 decimals.
+      if (type === 'decimal' || Math.abs(sum) >= 2 ** 53) return Number(exactAverage(texts, 4));
+      return sum / values.length;
+    }
+    const sum = values.reduce((total: number, v) => total + (v as number), 0);
     return output.fn === 'SUM' ? sum : sum / values.length;
   }
 }

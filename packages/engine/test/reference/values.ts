@@ -47,14 +47,39 @@ export function exactSum(texts: readonly string[]): string {
       scale,
     };
   }
-  const negative = total.numerator < 0n;
-  const digits = (negative ? -total.numerator : total.numerator)
+  return exactText(total);
+}
+
+function exactSumOf(texts: readonly string[]): Exact {
+  return exactNumber(exactSum(texts));
+}
+
+/**
+ * The average of exact decimal texts as text with `extraDigits` more decimals than the widest
+ * value, rounded half away from zero (docs/instance-api.md, Aggregates).
+ */
+export function exactAverage(texts: readonly string[], extraDigits: number): string {
+  const total = exactSumOf(texts);
+  const scaled = total.numerator * 10n ** BigInt(extraDigits);
+  const count = BigInt(texts.length);
+  const magnitude = scaled < 0n ? -scaled : scaled;
+  // Half away from zero: add half the divisor to the magnitude, then truncate.
+  const rounded = (2n * magnitude + count) / (2n * count);
+  return exactText({
+    numerator: scaled < 0n ? -rounded : rounded,
+    scale: total.scale + extraDigits,
+  });
+}
+
+function exactText(value: Exact): string {
+  const negative = value.numerator < 0n;
+  const digits = (negative ? -value.numerator : value.numerator)
     .toString()
-    .padStart(total.scale + 1, '0');
+    .padStart(value.scale + 1, '0');
   const text =
-    total.scale === 0
+    value.scale === 0
       ? digits
-      : `${digits.slice(0, digits.length - total.scale)}.${digits.slice(digits.length - total.scale)}`;
+      : `${digits.slice(0, digits.length - value.scale)}.${digits.slice(digits.length - value.scale)}`;
   return negative ? `-${text}` : text;
 }
 
