@@ -18,8 +18,8 @@
  * | `string`    | CHAR, VARCHAR, TEXT, ENUM, SET, UUID, INET, CIDR, MACADDR, INTERVAL, other text-like | string | string |
  * | `json`      | JSON, JSONB                                      | string, the JSON text      | string |
  * | `date`      | DATE                                             | string `YYYY-MM-DD`        | string |
- * | `timestamp` | DATETIME, TIMESTAMP, TIMESTAMPTZ                 | number, epoch milliseconds UTC | string, ISO 8601 UTC with ms |
- * | `time`      | TIME, TIMETZ                                     | number, seconds            | number |
+ * | `timestamp` | DATETIME, TIMESTAMP, TIMESTAMPTZ                 | number, epoch microseconds UTC | string, ISO 8601 UTC: 3 fraction digits for precision 0..3, 6 for 4..6 |
+ * | `time`      | TIME, TIMETZ                                     | number, seconds with a µs fraction | number, up to 6 decimals |
  * | `binary`    | BINARY, VARBINARY, BLOB, BYTEA                   | Uint8Array                 | string, lowercase hex |
  * | `array`     | PostgreSQL arrays (`text[]`, `integer[][]`)     | string, the JSON array text | array, written as is |
  *
@@ -27,6 +27,10 @@
  * JSON number with every digit, a bytea element a hex string, a NULL element null; a
  * multidimensional array nests). The connector writes that JSON text; the engine stores it
  * and writes it out unchanged, and compares arrays only with IS NULL / IS NOT NULL.
+ *
+ * A `timestamp` is exact to the microsecond within ±2^53 µs of 1970 (years 1685…2255) and the
+ * nearest double outside; finer source ticks (SQL Server's 100 ns) are cut to the microsecond.
+ * Without a known `precision` it prints 3 digits, or 6 when it has a sub-millisecond part.
  */
 export type ColumnType =
   | 'int'
@@ -68,6 +72,12 @@ export interface SourceColumn {
   readonly sourceType: string;
   /** Digits after the point for `decimal` columns with a declared scale. */
   readonly scale?: number;
+  /**
+   * Fractional-second digits (0…6) a `timestamp` or `time` column keeps: MySQL's fsp,
+   * PostgreSQL's precision (6 when undeclared), SQL Server's scale capped at 6. It sets how many
+   * digits a timestamp prints (see `ColumnType`); absent when the connector does not know it.
+   */
+  readonly precision?: number;
   /** The type of an `array` column's elements (absent for other types). */
   readonly elementType?: ElementType;
 }

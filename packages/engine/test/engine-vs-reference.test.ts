@@ -13,7 +13,7 @@ import type { Generation } from '../src/storage/generation.ts';
 import { nextGeneration } from '../src/storage/generation-builder.ts';
 import { buildGeneration, column, runQuery, shopRows, shopSource, table } from './fixtures.ts';
 import { ReferenceDb, type ReferenceRelation, referenceRelations } from './reference/reference.ts';
-import { bytesToHex } from './reference/values.ts';
+import { bytesToHex, referenceIso } from './reference/values.ts';
 
 // ---------------------------------------------------------------------------------------------
 // The schema: people 1-n notes, through one foreign key or two (whose reverse names collide).
@@ -157,8 +157,18 @@ const bigintArb = fc
     fc.bigInt({ min: 2n ** 53n, max: 2n ** 60n }).map((v) => v - (v % 10n)),
   )
   .map(String);
-const timestampArb = fc.integer({ min: -2_208_988_800_000, max: 4_102_444_800_000 });
-const timeArb = fc.oneof(fc.integer({ min: 0, max: 86_399 }), fc.constantFrom(0.5, 3600.25));
+// Epoch microseconds, 1900…2100: whole milliseconds and values with a microsecond part.
+const timestampArb = fc.oneof(
+  fc.integer({ min: -2_208_988_800_000, max: 4_102_444_800_000 }).map((ms) => ms * 1000),
+  fc
+    .tuple(fc.integer({ min: -2_208_988_800_000, max: 4_102_444_800_000 }), fc.nat(999))
+    .map(([ms, micros]) => ms * 1000 + micros),
+);
+const timeArb = fc.oneof(
+  fc.integer({ min: 0, max: 86_399 }),
+  fc.constantFrom(0.5, 3600.25, 0.000001, 86_399.999999),
+  fc.integer({ min: 0, max: 86_399_999_999 }).map((micros) => micros / 1_000_000),
+);
 const jsonArb = fc.constantFrom('{"a":1}', '[1,2]', '"x"', 'null', '{"b":"é"}');
 const binaryArb = fc.uint8Array({ maxLength: 3 });
 
@@ -291,7 +301,7 @@ class QueryGen {
         break;
       case 'timestamp':
         fresh = timestampArb;
-        render = (v) => fc.constant(quote(new Date(v as number).toISOString()));
+        render = (v) => fc.constant(quote(referenceIso(v as number)));
         break;
       case 'date':
         fresh = dateArb;

@@ -143,11 +143,11 @@ describe('JSON text of each column type', () => {
     ]);
   });
 
-  it('timestamp: ISO 8601 UTC with milliseconds', () => {
+  it('timestamp: ISO 8601 UTC with milliseconds (epoch microseconds stored)', () => {
     expectJson('timestamp', [
       [0, '"1970-01-01T00:00:00.000Z"'],
-      [Date.UTC(2024, 4, 1, 12, 30, 5, 7), '"2024-05-01T12:30:05.007Z"'],
-      [-1, '"1969-12-31T23:59:59.999Z"'],
+      [Date.UTC(2024, 4, 1, 12, 30, 5, 7) * 1000, '"2024-05-01T12:30:05.007Z"'],
+      [-1000, '"1969-12-31T23:59:59.999Z"'],
       [null, 'null'],
     ]);
   });

@@ -133,7 +133,7 @@ describe('every type of spec §2 from PostgreSQL', () => {
       c_jsonb: '{"a": [1, 2]}',
       c_date: '2024-02-29',
       c_timestamp: '2024-01-02T03:04:05.678Z',
-      c_timestamptz: '2024-01-02T01:04:05.678Z',
+      c_timestamptz: '2024-01-02T01:04:05.678000Z',
       c_time: 45296.5,
       c_timetz: 36000,
       c_bytea: '0aff',

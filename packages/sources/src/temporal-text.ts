@@ -72,19 +72,29 @@ function offsetAt(text: string, start: number): { seconds: number; end: number }
   return { seconds: sign === '-' ? -seconds : seconds, end: i };
 }
 
-/** Milliseconds in the fraction digits `text[start, end)`, truncated (never rounded up). */
-function millisOf(text: string, start: number, end: number): number {
-  const digits = Math.min(end - start, 3);
-  const value = digitsAt(text, start, start + digits);
-  return digits === 3 ? value : digits === 2 ? value * 10 : value * 100;
+/** Microseconds in the fraction digits `text[start, end)`, cut after six digits (never rounded up). */
+function microsOf(text: string, start: number, end: number): number {
+  const digits = Math.min(end - start, 6);
+  return digitsAt(text, start, start + digits) * 10 ** (6 - digits);
 }
 
 /**
- * `YYYY-MM-DD[ T]HH:MM:SS[.ffffff][offset][ BC]` to epoch milliseconds UTC. Text without an
+ * Epoch microseconds of a UTC day number, second of that day and microsecond. Every path that
+ * builds a timestamp (source text, binlog bytes, query literals) uses this same arithmetic, so
+ * equal instants give the identical double; it is exact within ±2^53 µs (years 1685…2255) and
+ * the nearest double beyond.
+ */
+export function epochMicros(days: number, secondOfDay: number, micros: number): number {
+  return (days * SECONDS_PER_DAY + secondOfDay) * 1_000_000 + micros;
+}
+
+/**
+ * `YYYY-MM-DD[ T]HH:MM:SS[.ffffff][offset][ BC]` to epoch microseconds UTC. Text without an
  * offset is taken as UTC: the connectors set the session time zone to UTC, so MySQL's TIMESTAMP
  * and PostgreSQL's timestamptz print in UTC, and DATETIME / timestamp (no zone) are read as UTC
- * wall clocks. Returns null for values that name no instant: MySQL zero dates (`0000-00-00 …`,
- * and any date with a zero month or day) and PostgreSQL's `infinity` / `-infinity`.
+ * wall clocks. Digits past the sixth fractional one are cut. Returns null for values that name
+ * no instant: MySQL zero dates (`0000-00-00 …`, and any date with a zero month or day) and
+ * PostgreSQL's `infinity` / `-infinity`.
  */
 export function parseTimestampText(text: string): number | null {
   if (text === 'infinity' || text === '-infinity') return null;
@@ -100,10 +110,10 @@ export function parseTimestampText(text: string): number | null {
   const minutes = digitsAt(text, t + 3, t + 5);
   const seconds = digitsAt(text, t + 6, t + 8);
   let i = t + 8;
-  let millis = 0;
+  let micros = 0;
   if (text[i] === '.') {
     const fractionEnd = digitsEnd(text, i + 1);
-    millis = millisOf(text, i + 1, fractionEnd);
+    micros = microsOf(text, i + 1, fractionEnd);
     i = fractionEnd;
   }
   const offset = offsetAt(text, i);
@@ -113,14 +123,11 @@ export function parseTimestampText(text: string): number | null {
     astronomicalYear = 1 - year; // 1 BC is year 0
     i += 3;
   }
-  const total =
-    (daysFromCivil(astronomicalYear, month, day) * SECONDS_PER_DAY +
-      hours * 3600 +
-      minutes * 60 +
-      seconds -
-      offset.seconds) *
-      1000 +
-    millis;
+  const total = epochMicros(
+    daysFromCivil(astronomicalYear, month, day),
+    hours * 3600 + minutes * 60 + seconds - offset.seconds,
+    micros,
+  );
   if (
     i !== text.length ||
     (separator !== ' ' && separator !== 'T') ||
@@ -148,9 +155,18 @@ export function parseDateText(text: string): string | null {
 }
 
 /**
- * `[-]H…H:MM:SS[.ffffff][offset]` to seconds. MySQL TIME is a duration: it may be negative or
- * beyond 24 hours (`-838:59:59` … `838:59:59`), and keeps its fraction. With an offset
- * (PostgreSQL timetz) the time of day is converted to UTC and normalised into [0, 86400).
+ * Seconds with a microsecond fraction, as the one double nearest to `micros / 10^6`: the value
+ * `Number()` gives for the decimal text, so a query literal `45296.000001` equals it exactly.
+ */
+export function secondsFromMicros(micros: number): number {
+  return micros / 1_000_000;
+}
+
+/**
+ * `[-]H…H:MM:SS[.ffffff][offset]` to seconds with a microsecond fraction (digits past the sixth
+ * are cut). MySQL TIME is a duration: it may be negative or beyond 24 hours (`-838:59:59` …
+ * `838:59:59`). With an offset (PostgreSQL timetz) the time of day is converted to UTC and
+ * normalised into [0, 86400).
  */
 export function parseTimeText(text: string): number {
   const negative = text[0] === '-';
@@ -163,16 +179,17 @@ export function parseTimeText(text: string): number {
   let fraction = 0;
   if (text[i] === '.') {
     const fractionEnd = digitsEnd(text, i + 1);
-    // Microseconds at most: a double holds them exactly enough for any TIME value.
-    fraction = Number(text.slice(i, fractionEnd));
+    fraction = microsOf(text, i + 1, fractionEnd);
     i = fractionEnd;
   }
   const offset = offsetAt(text, i);
-  const magnitude = hours * 3600 + minutes * 60 + wholeSeconds + fraction;
+  const magnitude = (hours * 3600 + minutes * 60 + wholeSeconds) * 1_000_000 + fraction;
   if (offset.end !== text.length || text[hoursEnd + 3] !== ':' || Number.isNaN(magnitude)) {
     throw invalid('time', text);
   }
-  if (offset.end === i) return negative ? -magnitude : magnitude;
-  const utc = (negative ? -magnitude : magnitude) - offset.seconds;
-  return ((utc % SECONDS_PER_DAY) + SECONDS_PER_DAY) % SECONDS_PER_DAY;
+  const signed = negative ? -magnitude : magnitude;
+  if (offset.end === i) return secondsFromMicros(signed);
+  const microsPerDay = SECONDS_PER_DAY * 1_000_000;
+  const utc = signed - offset.seconds * 1_000_000;
+  return secondsFromMicros(((utc % microsPerDay) + microsPerDay) % microsPerDay);
 }

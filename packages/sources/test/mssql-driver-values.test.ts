@@ -44,17 +44,25 @@ describe('tedious values through the converters', () => {
       littleEndian(120n, 2),
     ]);
     const value = decode('DateTimeOffset', wire, { scale: 7 });
-    expect(msSqlTimestamp(value)).toBe(Date.UTC(2024, 2, 10, 10, 30, 0, 123));
+    expect(msSqlTimestamp(value)).toBe(Date.UTC(2024, 2, 10, 10, 30, 0, 123) * 1000 + 456);
   });
 
-  it('reads a DATETIME2 as a UTC wall clock, truncated to the millisecond', () => {
+  it('reads a DATETIME2 as a UTC wall clock, 100 ns ticks cut to the microsecond', () => {
     const wire = Buffer.concat([
       Buffer.from([8]),
       littleEndian(TICKS(23, 59, 59, 9_999_999n), 5),
       littleEndian(days(1999, 12, 31), 3),
     ]);
     expect(msSqlTimestamp(decode('DateTime2', wire, { scale: 7 }))).toBe(
-      Date.UTC(1999, 11, 31, 23, 59, 59, 999),
+      Date.UTC(1999, 11, 31, 23, 59, 59, 999) * 1000 + 999,
+    );
+    const six = Buffer.concat([
+      Buffer.from([8]),
+      littleEndian(TICKS(16, 46, 3, 9_057_950n) / 10n, 5),
+      littleEndian(days(2022, 9, 10), 3),
+    ]);
+    expect(msSqlTimestamp(decode('DateTime2', six, { scale: 6 }))).toBe(
+      Date.UTC(2022, 8, 10, 16, 46, 3, 905) * 1000 + 795,
     );
   });
 
@@ -64,7 +72,9 @@ describe('tedious values through the converters', () => {
       littleEndian(45_000n, 4), // 45,000 days after 1900-01-01: 2023-03-17
       littleEndian(BigInt(12 * 3600 * 300 + 1), 4), // 12:00:00.003
     ]);
-    expect(msSqlTimestamp(decode('DateTimeN', wire))).toBe(Date.UTC(2023, 2, 17, 12, 0, 0, 3));
+    expect(msSqlTimestamp(decode('DateTimeN', wire))).toBe(
+      Date.UTC(2023, 2, 17, 12, 0, 0, 3) * 1000,
+    );
   });
 
   it('reads DATE at both ends of its range', () => {
@@ -74,9 +84,9 @@ describe('tedious values through the converters', () => {
     expect(msSqlDate(decode('Date', wire(days(2024, 2, 29))))).toBe('2024-02-29');
   });
 
-  it('reads TIME with all seven fractional digits, and at lower scales', () => {
+  it('reads TIME to the microsecond (the seventh digit cut), and at lower scales', () => {
     const time7 = Buffer.concat([Buffer.from([5]), littleEndian(TICKS(12, 34, 56, 1_234_567n), 5)]);
-    expect(msSqlTimeSeconds(decode('Time', time7, { scale: 7 }))).toBe(45296.1234567);
+    expect(msSqlTimeSeconds(decode('Time', time7, { scale: 7 }))).toBe(45296.123456);
     const time3 = Buffer.concat([Buffer.from([4]), littleEndian(45_296_123n, 4)]);
     expect(msSqlTimeSeconds(decode('Time', time3, { scale: 3 }))).toBe(45296.123);
     const time0 = Buffer.concat([Buffer.from([3]), littleEndian(86_399n, 3)]);

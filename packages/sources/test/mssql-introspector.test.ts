@@ -108,6 +108,12 @@ describe('msSqlSchemaFromRows', () => {
       ['money', 'decimal', 4],
       ['datetime2(3)', 'timestamp', undefined],
     ]);
+    expect(schema.tables[2]!.columns.map((c) => c.precision)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      3,
+    ]);
   });
 
   it('reads composite primary keys in key order and unique keys by index name', () => {

@@ -47,7 +47,7 @@ describe('msSqlRowsWhereClause', () => {
         keyColumns: ['region', 'id'],
         keys: null,
         where: 'active = 1',
-        after: { column: 'updated', value: Date.UTC(2024, 0, 1) },
+        after: { column: 'updated', value: Date.UTC(2024, 0, 1) * 1000 },
       },
       [
         ['eu', 1],
@@ -79,10 +79,14 @@ describe('msSqlValueParameter', () => {
     factoryOf(msSqlValueParameter('p', column, value).type);
 
   it('turns timestamps back into dates of the column type', () => {
-    const at = Date.UTC(2024, 1, 29, 23, 59, 59, 997);
+    const at = Date.UTC(2024, 1, 29, 23, 59, 59, 997) * 1000;
     expect(msSqlValueParameter('p', col('c', 'timestamp', 'datetime'), at)).toMatchObject({
-      value: new Date(at),
+      value: new Date(at / 1000),
     });
+    // Microseconds past the millisecond ride in tedious's nanosecondDelta.
+    const precise = msSqlValueParameter('p', col('c', 'timestamp', 'datetime2(6)'), -1).value;
+    expect((precise as Date).getTime()).toBe(-1);
+    expect((precise as { nanosecondDelta: number }).nanosecondDelta).toBe(0.000999);
     expect(typeOf(col('c', 'timestamp', 'datetime'), at)).toBe(mssql.DateTime);
     expect(typeOf(col('c', 'timestamp', 'smalldatetime'), at)).toBe(mssql.SmallDateTime);
     expect(typeOf(col('c', 'timestamp', 'datetime2(3)'), at)).toBe(mssql.DateTime2);
@@ -90,10 +94,13 @@ describe('msSqlValueParameter', () => {
   });
 
   it('passes times, dates, bigints and decimals as text SQL Server converts exactly', () => {
-    expect(msSqlValueParameter('p', col('c', 'time', 'time(7)'), 45296.1234567).value).toBe(
-      '12:34:56.1234567',
+    expect(msSqlValueParameter('p', col('c', 'time', 'time(7)'), 45296.123456).value).toBe(
+      '12:34:56.123456',
     );
-    expect(msSqlValueParameter('p', col('c', 'time', 'time(0)'), 0).value).toBe('00:00:00.0000000');
+    expect(msSqlValueParameter('p', col('c', 'time', 'time(6)'), 86_399.999999).value).toBe(
+      '23:59:59.999999',
+    );
+    expect(msSqlValueParameter('p', col('c', 'time', 'time(0)'), 0).value).toBe('00:00:00.000000');
     expect(msSqlValueParameter('p', col('c', 'date', 'date'), '2024-02-29').value).toBe(
       '2024-02-29',
     );

@@ -153,18 +153,30 @@ describe('SQL Server value conversion', () => {
     expect(msSqlDate(new Date(Date.UTC(9999, 11, 31)))).toBe('9999-12-31');
   });
 
-  it('gives timestamps as epoch milliseconds', () => {
+  it('gives timestamps as epoch microseconds, the seventh digit of 100 ns ticks cut', () => {
     expect(msSqlTimestamp(new Date(Date.UTC(2024, 2, 10, 10, 30, 0, 123)))).toBe(
-      Date.UTC(2024, 2, 10, 10, 30, 0, 123),
+      Date.UTC(2024, 2, 10, 10, 30, 0, 123) * 1000,
     );
-    expect(msSqlTimestamp(new Date(Date.UTC(1900, 0, 1)))).toBe(-2208988800000);
+    expect(msSqlTimestamp(new Date(Date.UTC(1900, 0, 1)))).toBe(-2208988800000 * 1000);
+    const precise = Object.assign(new Date(Date.UTC(2024, 2, 10, 10, 30, 0, 123)), {
+      nanosecondsDelta: 0.0004567,
+    });
+    expect(msSqlTimestamp(precise)).toBe(Date.UTC(2024, 2, 10, 10, 30, 0, 123) * 1000 + 456);
+    const early = Object.assign(new Date(Date.UTC(1969, 11, 31, 23, 59, 59, 999)), {
+      nanosecondsDelta: 0.0009999,
+    });
+    expect(msSqlTimestamp(early)).toBe(-1);
   });
 
-  it('gives times as seconds, with the ticks tedious keeps beside the milliseconds', () => {
+  it('gives times as seconds with microseconds, the ticks tedious keeps beside the milliseconds cut to µs', () => {
     const time = Object.assign(new Date(Date.UTC(1970, 0, 1, 12, 34, 56, 123)), {
       nanosecondsDelta: 0.0004567,
     });
-    expect(msSqlTimeSeconds(time)).toBe(45296.1234567);
+    expect(msSqlTimeSeconds(time)).toBe(45296.123456);
+    const last = Object.assign(new Date(Date.UTC(1970, 0, 1, 23, 59, 59, 999)), {
+      nanosecondsDelta: 0.0009999,
+    });
+    expect(msSqlTimeSeconds(last)).toBe(86_399.999999);
     expect(msSqlTimeSeconds(new Date(Date.UTC(1970, 0, 1, 23, 59, 59)))).toBe(86399);
     expect(msSqlTimeSeconds(new Date(0))).toBe(0);
   });

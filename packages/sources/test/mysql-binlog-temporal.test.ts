@@ -5,7 +5,7 @@ import {
   decodeTime2,
   decodeTimestamp2,
 } from '../src/mysql/mysql-binlog-temporal.ts';
-import { parseTimeText } from '../src/temporal-text.ts';
+import { parseTimestampText, parseTimeText } from '../src/temporal-text.ts';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 
@@ -56,17 +56,33 @@ describe('decodeClassicTime', () => {
 });
 
 describe('decodeDatetime2', () => {
-  it('reads a wall clock as UTC epoch milliseconds, the fraction truncated to ms', () => {
+  it('reads a wall clock as UTC epoch microseconds, every fraction digit kept', () => {
     const at = datetime2(2024, 2, 29, 23, 59, 59);
-    expect(decodeDatetime2(bytes(...at), 0)).toBe(Date.UTC(2024, 1, 29, 23, 59, 59));
-    expect(decodeDatetime2(bytes(...at, ...be(1230, 2)), 3)).toBe(
-      Date.UTC(2024, 1, 29, 23, 59, 59, 123),
+    const second = Date.UTC(2024, 1, 29, 23, 59, 59) * 1000;
+    expect(decodeDatetime2(bytes(...at), 0)).toBe(second);
+    expect(decodeDatetime2(bytes(...at, ...be(1230, 2)), 3)).toBe(second + 123_000);
+    expect(decodeDatetime2(bytes(...at, ...be(1234, 2)), 4)).toBe(second + 123_400);
+    expect(decodeDatetime2(bytes(...at, ...be(123_450, 3)), 5)).toBe(second + 123_450);
+    expect(decodeDatetime2(bytes(...at, ...be(999_999, 3)), 6)).toBe(second + 999_999);
+    expect(decodeDatetime2(bytes(...at, 50), 1)).toBe(second + 500_000);
+    expect(decodeDatetime2(bytes(...at, 12), 2)).toBe(second + 120_000);
+    expect(
+      decodeDatetime2(bytes(...datetime2(1969, 12, 31, 23, 59, 59), ...be(999_999, 3)), 6),
+    ).toBe(-1);
+    expect(decodeDatetime2(bytes(...datetime2(1000, 1, 1, 0, 0, 0)), 0)).toBe(
+      Date.UTC(1000, 0, 1) * 1000,
     );
-    expect(decodeDatetime2(bytes(...at, ...be(999_999, 3)), 6)).toBe(
-      Date.UTC(2024, 1, 29, 23, 59, 59, 999),
+  });
+
+  it('gives the identical double the snapshot text gives', () => {
+    const at = datetime2(2022, 9, 10, 16, 46, 3);
+    expect(decodeDatetime2(bytes(...at, ...be(905_795, 3)), 6)).toBe(
+      parseTimestampText('2022-09-10 16:46:03.905795'),
     );
-    expect(decodeDatetime2(bytes(...at, 50), 1)).toBe(Date.UTC(2024, 1, 29, 23, 59, 59, 500));
-    expect(decodeDatetime2(bytes(...datetime2(1000, 1, 1, 0, 0, 0)), 0)).toBe(Date.UTC(1000, 0, 1));
+    const far = datetime2(9999, 12, 31, 23, 59, 59);
+    expect(decodeDatetime2(bytes(...far, ...be(999_999, 3)), 6)).toBe(
+      parseTimestampText('9999-12-31 23:59:59.999999'),
+    );
   });
 
   it('gives null for zero dates', () => {
@@ -78,11 +94,12 @@ describe('decodeDatetime2', () => {
 
 describe('decodeTimestamp2', () => {
   it('reads unsigned epoch seconds and the fraction', () => {
-    expect(decodeTimestamp2(bytes(...be(2_147_483_647, 4)), 0)).toBe(2_147_483_647_000);
+    expect(decodeTimestamp2(bytes(...be(2_147_483_647, 4)), 0)).toBe(2_147_483_647_000_000);
     // Past 2038 (MariaDB 11.5+ stores up to 2106): unsigned, not negative.
-    expect(decodeTimestamp2(bytes(...be(4_294_967_295, 4)), 0)).toBe(4_294_967_295_000);
-    expect(decodeTimestamp2(bytes(...be(1, 4), ...be(123_456, 3)), 6)).toBe(1123);
-    expect(decodeTimestamp2(bytes(...be(1, 4), 7), 1)).toBe(1070);
+    expect(decodeTimestamp2(bytes(...be(4_294_967_295, 4)), 0)).toBe(4_294_967_295_000_000);
+    expect(decodeTimestamp2(bytes(...be(1, 4), ...be(123_456, 3)), 6)).toBe(1_123_456);
+    expect(decodeTimestamp2(bytes(...be(1, 4), 7), 1)).toBe(1_070_000);
+    expect(decodeTimestamp2(bytes(...be(1, 4), ...be(1_234, 2)), 3)).toBe(1_123_400);
   });
 
   it('gives null for the zero timestamp', () => {

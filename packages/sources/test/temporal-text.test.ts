@@ -23,43 +23,57 @@ describe('daysFromCivil', () => {
   });
 });
 
+/** Epoch microseconds of a UTC wall clock, by way of Date.UTC for the milliseconds. */
+function utcMicros(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, us = 0): number {
+  return Date.UTC(y, mo - 1, d, h, mi, s) * 1000 + us;
+}
+
 describe('parseTimestampText', () => {
-  it('reads a wall clock as UTC epoch milliseconds', () => {
+  it('reads a wall clock as UTC epoch microseconds', () => {
     expect(parseTimestampText('1970-01-01 00:00:00')).toBe(0);
-    expect(parseTimestampText('2024-06-01 12:34:56')).toBe(Date.UTC(2024, 5, 1, 12, 34, 56));
-    expect(parseTimestampText('2024-06-01T12:34:56Z')).toBe(Date.UTC(2024, 5, 1, 12, 34, 56));
+    expect(parseTimestampText('2024-06-01 12:34:56')).toBe(utcMicros(2024, 6, 1, 12, 34, 56));
+    expect(parseTimestampText('2024-06-01T12:34:56Z')).toBe(utcMicros(2024, 6, 1, 12, 34, 56));
   });
 
-  it('truncates fractions to milliseconds, never rounding up', () => {
-    expect(parseTimestampText('2024-06-01 12:34:56.1')).toBe(Date.UTC(2024, 5, 1, 12, 34, 56, 100));
-    expect(parseTimestampText('2024-06-01 12:34:56.12')).toBe(
-      Date.UTC(2024, 5, 1, 12, 34, 56, 120),
-    );
-    expect(parseTimestampText('2024-06-01 12:34:56.999999')).toBe(
-      Date.UTC(2024, 5, 1, 12, 34, 56, 999),
-    );
-    expect(parseTimestampText('1969-12-31 23:59:59.9999')).toBe(-1);
+  it('keeps every fractional digit up to six (fsp 0..6), cutting any beyond', () => {
+    const at = utcMicros(2024, 6, 1, 12, 34, 56);
+    expect(parseTimestampText('2024-06-01 12:34:56.1')).toBe(at + 100_000);
+    expect(parseTimestampText('2024-06-01 12:34:56.12')).toBe(at + 120_000);
+    expect(parseTimestampText('2024-06-01 12:34:56.123')).toBe(at + 123_000);
+    expect(parseTimestampText('2024-06-01 12:34:56.1234')).toBe(at + 123_400);
+    expect(parseTimestampText('2024-06-01 12:34:56.12345')).toBe(at + 123_450);
+    expect(parseTimestampText('2024-06-01 12:34:56.999999')).toBe(at + 999_999);
+    expect(parseTimestampText('2024-06-01 12:34:56.9999999')).toBe(at + 999_999);
+    expect(parseTimestampText('1969-12-31 23:59:59.9999')).toBe(-100);
+    expect(parseTimestampText('1969-12-31 23:59:59.999999')).toBe(-1);
+    expect(parseTimestampText('2024-02-29 23:59:59.999999')).toBe(utcMicros(2024, 3, 1) - 1);
   });
 
-  it('applies offsets', () => {
-    const utc = Date.UTC(2024, 0, 1, 10, 0, 0);
+  it('applies offsets of timestamptz text', () => {
+    const utc = utcMicros(2024, 1, 1, 10);
     expect(parseTimestampText('2024-01-01 10:00:00+00')).toBe(utc);
     expect(parseTimestampText('2024-01-01 12:00:00+02')).toBe(utc);
     expect(parseTimestampText('2024-01-01 05:30:00-04:30')).toBe(utc);
-    expect(parseTimestampText('2024-01-01 10:00:10.5+00:00:10')).toBe(utc + 500);
+    expect(parseTimestampText('2024-01-01 10:00:10.5+00:00:10')).toBe(utc + 500_000);
+    expect(parseTimestampText('2022-09-10 16:46:03.905795+00')).toBe(
+      utcMicros(2022, 9, 10, 16, 46, 3, 905_795),
+    );
+    expect(parseTimestampText('2022-09-10 18:46:03.905795+02')).toBe(
+      utcMicros(2022, 9, 10, 16, 46, 3, 905_795),
+    );
   });
 
   it('handles years before 1970, before 100 and BC, and beyond 9999', () => {
     const early = new Date(Date.UTC(2000, 0, 1));
     early.setUTCFullYear(50);
-    expect(parseTimestampText('0050-01-01 00:00:00')).toBe(early.getTime());
+    expect(parseTimestampText('0050-01-01 00:00:00')).toBe(early.getTime() * 1000);
     const bc = new Date(Date.UTC(2000, 2, 15));
     bc.setUTCFullYear(-43); // 44 BC
-    expect(parseTimestampText('0044-03-15 00:00:00 BC')).toBe(bc.getTime());
-    expect(parseTimestampText('0044-03-15 00:00:00+00 BC')).toBe(bc.getTime());
+    expect(parseTimestampText('0044-03-15 00:00:00 BC')).toBe(bc.getTime() * 1000);
+    expect(parseTimestampText('0044-03-15 00:00:00+00 BC')).toBe(bc.getTime() * 1000);
     const far = new Date(Date.UTC(2000, 0, 1));
     far.setUTCFullYear(10000);
-    expect(parseTimestampText('10000-01-01 00:00:00')).toBe(far.getTime());
+    expect(parseTimestampText('10000-01-01 00:00:00')).toBe(far.getTime() * 1000);
   });
 
   it('makes MySQL zero dates and PostgreSQL infinities null', () => {
@@ -85,6 +99,18 @@ describe('parseTimestampText', () => {
 });
 
 describe('parseTimeText', () => {
+  it('keeps microseconds as the double nearest to the decimal text', () => {
+    for (const text of ['23:59:59.999999', '12:34:56.000001', '838:59:59.999999', '00:00:00.1']) {
+      const seconds = text.split(':').reduce((total, part) => total * 60 + Number(part), 0);
+      expect(parseTimeText(text)).toBe(Number(seconds.toFixed(6)));
+    }
+    expect(parseTimeText('23:59:59.999999')).toBe(86_399.999999);
+    expect(parseTimeText('-00:00:00.000001')).toBe(-0.000001);
+    expect(parseTimeText('12:00:00.1234567')).toBe(43_200.123456);
+    expect(parseTimeText('23:59:59.999999+01')).toBe(82_799.999999);
+    expect(parseTimeText('00:00:00.000001+00:00:01')).toBe(86_399.000001);
+  });
+
   it('reads times of day and MySQL durations as seconds', () => {
     expect(parseTimeText('00:00:00')).toBe(0);
     expect(parseTimeText('12:34:56')).toBe(45_296);

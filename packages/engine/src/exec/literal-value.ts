@@ -1,19 +1,9 @@
 import type { Literal } from '@replix/query';
 import { EngineError } from '../errors.ts';
 import type { CompiledColumn } from '../schema/compiled-schema.ts';
-import { parseCivilDate } from '../storage/civil-date.ts';
+import { parseCivilDate, parseIsoTimestamp } from '../storage/civil-date.ts';
 import type { Comparable } from '../storage/column-reader.ts';
 import { numericComparable } from '../storage/comparable.ts';
-
-const ZONE = /(Z|[+-]\d{2}(:?\d{2})?)$/i;
-
-/** Parses an ISO 8601 date or date-time; without a zone it is read as UTC. */
-export function parseTimestamp(text: string): number | undefined {
-  let iso = text.trim().replace(' ', 'T');
-  if (iso.includes('T') && !ZONE.test(iso)) iso += 'Z';
-  const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? undefined : ms;
-}
 
 /** Why an array column cannot take part in a comparison, sort or grouping. */
 export function arrayMisuse(name: string): string {
@@ -63,9 +53,11 @@ export function literalValue(column: CompiledColumn, literal: Literal): Comparab
       return days;
     }
     case 'timestamp': {
-      const ms = literal.kind === 'string' ? parseTimestamp(literal.value) : undefined;
-      if (ms === undefined) throw mismatch("timestamps (ISO 8601, e.g. '2024-05-01T12:00:00Z')");
-      return ms;
+      const micros = literal.kind === 'string' ? parseIsoTimestamp(literal.value) : undefined;
+      if (micros === undefined) {
+        throw mismatch("timestamps (ISO 8601, e.g. '2024-05-01T12:00:00Z')");
+      }
+      return micros;
     }
     case 'binary':
       if (literal.kind !== 'string') throw mismatch("binary values (lowercase hex, e.g. '0aff')");

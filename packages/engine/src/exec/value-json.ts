@@ -1,5 +1,5 @@
 import type { CompiledColumn } from '../schema/compiled-schema.ts';
-import { civilFromDays } from '../storage/civil-date.ts';
+import { civilFromDays, timestampDigits, timestampText } from '../storage/civil-date.ts';
 import { formatStoredNumber } from '../storage/column-builder.ts';
 import type { ColumnChunk, DictChunk } from '../storage/column-chunk.ts';
 import { isNullAt } from '../storage/column-reader.ts';
@@ -22,8 +22,9 @@ function numberJson(value: number): string {
 
 /**
  * The JSON text of one stored value (spec §2 "Query data types"): numbers with every digit
- * the source had, dates as `YYYY-MM-DD`, timestamps as ISO 8601 UTC with milliseconds, times
- * as seconds, binary as lowercase hex, JSON columns as their text in a string.
+ * the source had, dates as `YYYY-MM-DD`, timestamps as ISO 8601 UTC with milliseconds (or
+ * microseconds for a column of precision 4..6), times as seconds with up to six decimals,
+ * binary as lowercase hex, JSON columns as their text in a string.
  */
 export function valueJson(column: CompiledColumn, chunk: ColumnChunk, offset: number): string {
   if (isNullAt(chunk, offset)) return 'null';
@@ -35,10 +36,10 @@ export function valueJson(column: CompiledColumn, chunk: ColumnChunk, offset: nu
     case 'float64': {
       const value = chunk.values[offset] as number;
       switch (column.type) {
-        case 'timestamp': {
-          const date = new Date(value);
-          return Number.isNaN(date.getTime()) ? 'null' : `"${date.toISOString()}"`;
-        }
+        case 'timestamp':
+          return Number.isFinite(value)
+            ? `"${timestampText(value, timestampDigits(column.precision, value))}"`
+            : 'null';
         case 'date':
           return `"${civilFromDays(value)}"`;
         case 'bigint':

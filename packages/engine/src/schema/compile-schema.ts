@@ -155,6 +155,7 @@ export function compileSchema(source: SourceSchema, config: SchemaConfig): Compi
         nullable: column.nullable,
         sourceType: column.sourceType,
         scale: column.scale,
+        precision: column.precision,
         ...(column.elementType !== undefined ? { elementType: column.elementType } : {}),
         index,
       };

@@ -10,6 +10,8 @@ export interface CompiledColumn {
   readonly sourceType: string;
   /** Declared scale of a `decimal` column. */
   readonly scale: number | undefined;
+  /** Fractional-second digits of a `timestamp` or `time` column, when the source says. */
+  readonly precision?: number | undefined;
   /** The element type of an `array` column. */
   readonly elementType?: ElementType | undefined;
   /** Position among the table's stored columns. */

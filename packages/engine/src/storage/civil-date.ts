@@ -47,3 +47,69 @@ export function parseCivilDate(text: string): number | undefined {
   const days = daysFromCivil(year, month, day);
   return civilFromDays(days).endsWith(`${match[2]}-${match[3]}`) ? days : undefined;
 }
+
+const MICROS_PER_DAY = 86_400_000_000;
+
+function pad(value: number, width: number): string {
+  return String(value).padStart(width, '0');
+}
+
+/**
+ * Epoch microseconds of a day number, second of that day and microsecond: the same arithmetic
+ * the connectors use (`@replix/sources` temporal-text), so a literal and a source value naming
+ * one instant are the identical double.
+ */
+export function epochMicros(days: number, secondOfDay: number, micros: number): number {
+  return (days * 86_400 + secondOfDay) * 1_000_000 + micros;
+}
+
+/**
+ * ISO 8601 UTC text of epoch microseconds with `fractionDigits` (3: milliseconds, cut; 6:
+ * microseconds), e.g. `2022-09-10T16:46:03.905795Z`. Years outside 0..9999 keep their sign.
+ */
+export function timestampText(micros: number, fractionDigits: 3 | 6): string {
+  const days = Math.floor(micros / MICROS_PER_DAY);
+  // Exact: both terms are integers and the difference is below 2^37.
+  const ofDay = micros - days * MICROS_PER_DAY;
+  const seconds = Math.floor(ofDay / 1_000_000);
+  const fraction = ofDay - seconds * 1_000_000;
+  const clock = `${pad(Math.floor(seconds / 3600), 2)}:${pad(Math.floor(seconds / 60) % 60, 2)}:${pad(seconds % 60, 2)}`;
+  const digits = fractionDigits === 6 ? pad(fraction, 6) : pad(Math.floor(fraction / 1000), 3);
+  return `${civilFromDays(days)}T${clock}.${digits}Z`;
+}
+
+/** How many fraction digits a timestamp column prints (see `ColumnType`). */
+export function timestampDigits(precision: number | undefined, micros: number): 3 | 6 {
+  if (precision !== undefined) return precision > 3 ? 6 : 3;
+  return micros % 1000 === 0 ? 3 : 6;
+}
+
+const ISO_TIMESTAMP =
+  /^([+-]?\d{4,6})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)? ?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/**
+ * An ISO 8601 date or date-time (`2024-05-01`, `2024-05-01T12:00`, `2024-05-01 12:00:00.123456`,
+ * with `Z` or `±HH[:MM]`; UTC without one) to epoch microseconds. Digits past the sixth
+ * fractional one are cut, as the connectors cut them. Undefined for other shapes and impossible
+ * dates or times.
+ */
+export function parseIsoTimestamp(text: string): number | undefined {
+  const match = ISO_TIMESTAMP.exec(text.trim());
+  if (!match) return undefined;
+  const [, year, month, day, hh, mm, ss, fraction, zone] = match;
+  const days = parseCivilDate(`${year?.replace('+', '')}-${month}-${day}`);
+  const hours = Number(hh ?? 0);
+  const minutes = Number(mm ?? 0);
+  const seconds = Number(ss ?? 0);
+  if (days === undefined || hours > 23 || minutes > 59 || seconds > 59) return undefined;
+  const micros = fraction ? Number(fraction.slice(0, 6).padEnd(6, '0')) : 0;
+  return epochMicros(days, hours * 3600 + minutes * 60 + seconds - zoneSeconds(zone), micros);
+}
+
+/** Seconds east of UTC of `Z`, `±HH`, `±HHMM` or `±HH:MM` (none: UTC). */
+function zoneSeconds(zone: string | undefined): number {
+  if (zone === undefined || zone.toUpperCase() === 'Z') return 0;
+  const digits = zone.slice(1).replace(':', '');
+  const seconds = Number(digits.slice(0, 2)) * 3600 + Number(digits.slice(2) || 0) * 60;
+  return zone[0] === '-' ? -seconds : seconds;
+}

@@ -159,7 +159,7 @@ export function literalToCanonical(type: ColumnType, literal: Literal): unknown 
       return Number(literal.text);
     case 'timestamp':
       if (literal.kind !== 'string') throw wrong();
-      return Date.parse(literal.value);
+      return referenceMicros(literal.value);
     case 'date':
     case 'string':
     case 'json':
@@ -186,10 +186,27 @@ export function valueToJson(type: ColumnType, value: unknown): unknown {
     case 'decimal':
       return Number(value);
     case 'timestamp':
-      return new Date(value as number).toISOString();
+      return referenceIso(value as number);
     case 'binary':
       return bytesToHex(value as Uint8Array);
     default:
       return value;
   }
+}
+
+/**
+ * Epoch microseconds of ISO text, by way of `Date.parse` for the milliseconds and the text's
+ * fourth to sixth fractional digits for the rest.
+ */
+export function referenceMicros(text: string): number {
+  const digits = /\.(\d+)/.exec(text)?.[1] ?? '';
+  const ms = Date.parse(text.replace(/\.\d+/, `.${digits.slice(0, 3).padEnd(3, '0')}`));
+  return ms * 1000 + Number(digits.slice(3, 6).padEnd(3, '0'));
+}
+
+/** ISO text of epoch microseconds: milliseconds, plus three digits when there are µs. */
+export function referenceIso(micros: number): string {
+  const sub = ((micros % 1000) + 1000) % 1000;
+  const iso = new Date((micros - sub) / 1000).toISOString();
+  return sub === 0 ? iso : `${iso.slice(0, -1)}${String(sub).padStart(3, '0')}Z`;
 }

@@ -60,11 +60,8 @@ export class IncrementalPoller {
           continue;
         }
         if (!this.#high.has(table.name)) {
-          const max = served.generation.maxValue(table.name, column.index);
-          this.#high.set(
-            table.name,
-            column.type === 'timestamp' && typeof max === 'number' ? new Date(max) : max,
-          );
+          // Canonical values throughout: the connector turns them into parameters itself.
+          this.#high.set(table.name, served.generation.maxValue(table.name, column.index));
         }
         const rows = await this.#rowsSince(
           table,
@@ -78,9 +75,7 @@ export class IncrementalPoller {
         );
         let high = this.#high.get(table.name) ?? null;
         for (const row of rows) {
-          const raw = row[column.index];
-          const value =
-            column.type === 'timestamp' && typeof raw === 'number' ? new Date(raw) : raw;
+          const value = row[column.index];
           if (
             value !== null &&
             value !== undefined &&

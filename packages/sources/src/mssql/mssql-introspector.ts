@@ -2,6 +2,7 @@ import type { SourceColumn, SourceForeignKey, SourceSchema, SourceTable } from '
 import type { ConnectionPool } from 'mssql';
 import { groupBy } from '../group-by.ts';
 import { byName } from '../sort-by-name.ts';
+import { precisionField } from '../temporal-precision.ts';
 import { type MsSqlRow, msSqlQuery, nameParameter } from './mssql-query.ts';
 import { msSqlColumnType, msSqlSourceType } from './mssql-types.ts';
 import { introspectMsSqlViews } from './mssql-view-introspector.ts';
@@ -78,9 +79,11 @@ export function msSqlColumnFromRow(row: MsSqlRow): SourceColumn {
   const type = msSqlColumnType(sourceType);
   const nullable = row.is_nullable === true;
   // decimal, numeric, money (4) and smallmoney (4) all carry their scale in sys.columns.
+  // DATETIME (1/300 s) declares no scale and keeps milliseconds; SMALLDATETIME whole minutes.
+  const undeclared = sourceType === 'datetime' ? 3 : 0;
   return type === 'decimal'
     ? { name, type, nullable, sourceType, scale }
-    : { name, type, nullable, sourceType };
+    : { name, type, nullable, sourceType, ...precisionField(type, sourceType, undeclared) };
 }
 
 const byNumber = (field: string) => (a: MsSqlRow, b: MsSqlRow) =>

@@ -1,6 +1,7 @@
 import type { SourceColumn } from '@replix/engine';
 import mssql, { type ConnectionPool } from 'mssql';
 import { KEYS_PER_QUERY, type RowsRequest } from '../rows-request.ts';
+import { timeParameterText } from '../temporal-parameter.ts';
 import { type MsSqlParameter, msSqlArrayRows } from './mssql-query.ts';
 import { msSqlSelectSql, quoteMsSqlIdentifier } from './mssql-sql.ts';
 import { msSqlBaseType, msSqlRowConverter } from './mssql-types.ts';
@@ -13,12 +14,14 @@ const MAX_PARAMETERS = 2000;
 
 const VARCHAR_TYPES = new Set(['char', 'varchar', 'text']);
 
-/** seconds → `HH:MM:SS.fffffff`, which SQL Server converts to `time` exactly. */
-function timeText(seconds: number): string {
-  const whole = Math.floor(seconds);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  const fraction = (seconds - whole).toFixed(7).slice(1);
-  return `${pad(Math.floor(whole / 3600))}:${pad(Math.floor(whole / 60) % 60)}:${pad(whole % 60)}${fraction}`;
+/**
+ * Epoch microseconds as a `Date` of the whole milliseconds carrying the rest in tedious's
+ * `nanosecondDelta` (seconds), which tedious adds when it encodes a DATETIME2 or DATETIMEOFFSET.
+ */
+function microsDate(micros: number): Date {
+  const rest = ((micros % 1000) + 1000) % 1000;
+  const date = new Date((micros - rest) / 1000);
+  return Object.assign(date, { nanosecondDelta: rest / 1_000_000 });
 }
 
 /**
@@ -37,14 +40,14 @@ export function msSqlValueParameter(
   if (value === null || value === undefined) return { name, type: mssql.NVarChar(1), value: null };
   switch (column?.type) {
     case 'timestamp': {
-      const date = new Date(Number(value));
+      const date = microsDate(Number(value));
       if (base === 'datetime') return { name, type: mssql.DateTime, value: date };
       if (base === 'smalldatetime') return { name, type: mssql.SmallDateTime, value: date };
       if (base === 'datetimeoffset') return { name, type: mssql.DateTimeOffset(7), value: date };
       return { name, type: mssql.DateTime2(7), value: date };
     }
     case 'time':
-      return { name, type: mssql.VarChar(16), value: timeText(Number(value)) };
+      return { name, type: mssql.VarChar(16), value: timeParameterText(Number(value)) };
     case 'date':
     case 'bigint':
     case 'decimal':

@@ -122,26 +122,38 @@ export const msSqlDate: ValueConverter = (value) => {
   return `${year}-${twoDigits(date.getUTCMonth() + 1)}-${twoDigits(date.getUTCDate())}`;
 };
 
+const TICKS_PER_MICROSECOND = 10;
+
+/**
+ * The 100 ns ticks past the whole millisecond that tedious keeps beside a DATETIME2,
+ * DATETIMEOFFSET or TIME value (`nanosecondsDelta`, in seconds), as whole microseconds, cut:
+ * the canonical forms hold microseconds, and cutting never moves a value into the next second.
+ */
+function extraMicros(date: Date): number {
+  const delta = (date as Date & { nanosecondsDelta?: unknown }).nanosecondsDelta;
+  if (typeof delta !== 'number') return 0;
+  return Math.floor(Math.round(delta * 10_000_000) / TICKS_PER_MICROSECOND);
+}
+
 /**
  * DATETIME, SMALLDATETIME and DATETIME2 arrive as their wall clock read as UTC; DATETIMEOFFSET
  * as its UTC instant (tedious decodes the UTC value the server sends and ignores the offset).
- * tedious truncates DATETIME2's 100 ns ticks to whole milliseconds, as the canonical form does.
+ * Epoch microseconds: tedious's whole milliseconds plus the microseconds of its
+ * `nanosecondsDelta`; a seventh fractional digit (100 ns) is cut.
  */
-export const msSqlTimestamp: ValueConverter = (value) => asDate(value, 'timestamp').getTime();
-
-const TICKS_PER_SECOND = 10_000_000;
-const TICKS_PER_MILLISECOND = 10_000;
+export const msSqlTimestamp: ValueConverter = (value) => {
+  const date = asDate(value, 'timestamp');
+  return date.getTime() * 1000 + extraMicros(date);
+};
 
 /**
  * TIME arrives as a `Date` on 1970-01-01 UTC holding the whole milliseconds, with the rest of
- * its 100 ns ticks in a `nanosecondsDelta` property (in seconds). Counted in ticks first and
- * divided once, so `12:34:56.1234567` gives 45296.1234567 exactly as a double can hold it.
+ * its 100 ns ticks in `nanosecondsDelta`. Seconds with a microsecond fraction (the seventh
+ * digit cut), divided once so `12:34:56.123456` gives the double of `45296.123456`.
  */
 export const msSqlTimeSeconds: ValueConverter = (value) => {
   const date = asDate(value, 'time');
-  const delta = (date as Date & { nanosecondsDelta?: unknown }).nanosecondsDelta;
-  const extraTicks = typeof delta === 'number' ? Math.round(delta * TICKS_PER_SECOND) : 0;
-  return (date.getTime() * TICKS_PER_MILLISECOND + extraTicks) / TICKS_PER_SECOND;
+  return (date.getTime() * 1000 + extraMicros(date)) / 1_000_000;
 };
 
 /**

@@ -1,4 +1,4 @@
-import { daysFromCivil } from '../temporal-text.ts';
+import { daysFromCivil, epochMicros, secondsFromMicros } from '../temporal-text.ts';
 
 /**
  * Decoders for the binlog's own encodings of temporal values (MySQL 5.6+ `TIME2`, `DATETIME2`,
@@ -57,8 +57,8 @@ function fromPackedTime(packed: number): number {
   const minutes = Math.floor(hms / 64) % 64;
   const seconds = hms % 64;
   // The same arithmetic as parsing `HHH:MM:SS.ffffff`, so both give the identical double.
-  const value = hours * 3600 + minutes * 60 + seconds + micros / 1e6;
-  return packed < 0 ? -value : value;
+  const value = (hours * 3600 + minutes * 60 + seconds) * 1_000_000 + micros;
+  return secondsFromMicros(packed < 0 ? -value : value);
 }
 
 /** Classic TIME: a 3-byte little-endian signed integer `±HHMMSS`; seconds. */
@@ -75,8 +75,8 @@ export function decodeClassicTime(bytes: Uint8Array): number {
 
 /**
  * DATETIME(fsp): 5 bytes of `0x8000000000 + (year*13+month) << 22 | day << 17 | h << 12 |
- * m << 6 | s`, then the fraction. A wall clock read as UTC, in epoch milliseconds (truncated);
- * null for zero dates, which name no instant.
+ * m << 6 | s`, then the fraction. A wall clock read as UTC, in epoch microseconds; null for
+ * zero dates, which name no instant.
  */
 export function decodeDatetime2(bytes: Uint8Array, fsp: number): number | null {
   const integer = unsignedBE(bytes, 0, 5) - 0x80_0000_0000;
@@ -90,20 +90,20 @@ export function decodeDatetime2(bytes: Uint8Array, fsp: number): number | null {
   const hours = Math.floor(hms / 4096);
   const minutes = Math.floor(hms / 64) % 64;
   const seconds = hms % 64;
-  const millis = Math.floor(microseconds(bytes, 5, fsp) / 1000);
-  return (
-    (daysFromCivil(year, month, day) * 86_400 + hours * 3600 + minutes * 60 + seconds) * 1000 +
-    millis
+  return epochMicros(
+    daysFromCivil(year, month, day),
+    hours * 3600 + minutes * 60 + seconds,
+    microseconds(bytes, 5, fsp),
   );
 }
 
 /**
  * TIMESTAMP(fsp): 4 bytes of big-endian unsigned epoch seconds, then the fraction; epoch
- * milliseconds (truncated), or null for the zero timestamp.
+ * microseconds, or null for the zero timestamp.
  */
 export function decodeTimestamp2(bytes: Uint8Array, fsp: number): number | null {
   const seconds = unsignedBE(bytes, 0, 4);
   const micros = microseconds(bytes, 4, fsp);
   if (seconds === 0 && micros === 0) return null;
-  return seconds * 1000 + Math.floor(micros / 1000);
+  return epochMicros(0, seconds, micros);
 }

@@ -3,6 +3,7 @@ import type { Pool } from 'mysql2/promise';
 import { decimalScale } from '../decimal-scale.ts';
 import { groupBy } from '../group-by.ts';
 import { byName } from '../sort-by-name.ts';
+import { precisionField } from '../temporal-precision.ts';
 import { introspectMySqlViews } from './mysql-view-introspector.ts';
 import { mySqlColumnType } from './mysql-types.ts';
 
@@ -82,7 +83,7 @@ function column(row: Row, jsonColumns: Set<string> | undefined): SourceColumn {
   const type = mySqlColumnType(columnType);
   const scale = type === 'decimal' ? decimalScale(columnType) : undefined;
   return scale === undefined
-    ? { name, type, nullable, sourceType: columnType }
+    ? { name, type, nullable, sourceType: columnType, ...precisionField(type, columnType, 0) }
     : { name, type, nullable, sourceType: columnType, scale };
 }
 

@@ -1,5 +1,6 @@
 import type { Pool, PoolConnection } from 'mysql2/promise';
 import { keyGroups, type RowsRequest, rowsWhereClause } from '../rows-request.ts';
+import { withTemporalParameters } from '../temporal-parameter.ts';
 import { mySqlSelectSql, quoteMySqlIdentifier } from './mysql-sql.ts';
 import { mySqlRowConverter } from './mysql-types.ts';
 
@@ -31,8 +32,9 @@ async function readInTransaction(
   const convert = mySqlRowConverter(request.columns);
   const select = mySqlSelectSql(request.table, request.columns, undefined);
   const rows: unknown[][] = [];
-  for (const keys of keyGroups(request.keys)) {
-    const { clause, params } = rowsWhereClause(request, keys, quoteMySqlIdentifier, () => '?');
+  const parameters = withTemporalParameters(request);
+  for (const keys of keyGroups(parameters.keys)) {
+    const { clause, params } = rowsWhereClause(parameters, keys, quoteMySqlIdentifier, () => '?');
     const [result] = await connection.query({
       sql: `${select}${clause}`,
       values: params,

@@ -3,6 +3,7 @@ import type { Pool } from 'pg';
 import { decimalScale } from '../decimal-scale.ts';
 import { groupBy } from '../group-by.ts';
 import { byName } from '../sort-by-name.ts';
+import { precisionField } from '../temporal-precision.ts';
 import { introspectPostgresViews } from './postgres-view-introspector.ts';
 import { postgresColumnType } from './postgres-types.ts';
 
@@ -81,7 +82,7 @@ export function postgresColumn(row: Row): SourceColumn {
     : postgresColumnType(baseType);
   const scale = type === 'decimal' ? decimalScale(baseType) : undefined;
   return scale === undefined
-    ? { name, type, nullable, sourceType }
+    ? { name, type, nullable, sourceType, ...precisionField(type, baseType, 6) }
     : { name, type, nullable, sourceType, scale };
 }
 

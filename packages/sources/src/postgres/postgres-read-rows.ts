@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { keyGroups, type RowsRequest, rowsWhereClause } from '../rows-request.ts';
+import { withTemporalParameters } from '../temporal-parameter.ts';
 import { postgresSelectSql, quotePostgresIdentifier } from './postgres-sql.ts';
 import { postgresRowConverter } from './postgres-types.ts';
 
@@ -37,9 +38,10 @@ async function readInTransaction(
   const convert = postgresRowConverter(request.columns);
   const select = postgresSelectSql(schema, request.table, request.columns, undefined);
   const rows: unknown[][] = [];
-  for (const keys of keyGroups(request.keys)) {
+  const parameters = withTemporalParameters(request);
+  for (const keys of keyGroups(parameters.keys)) {
     const { clause, params } = rowsWhereClause(
-      request,
+      parameters,
       keys,
       quotePostgresIdentifier,
       (i) => `$${i}`,
