@@ -1280,6 +1280,10 @@ export type GetV1ConnectionsByIdSchemaResponses = {
     200: {
         tables: Array<{
             name: string;
+            /**
+             * A view or materialized view has no change stream: it is served only when the config names it, and re-read every `refresh_interval` seconds.
+             */
+            kind: 'table' | 'view' | 'materialized_view';
             columns: Array<{
                 name: string;
                 /**
@@ -1741,6 +1745,10 @@ export type GetV1DatabasesByIdSchemaResponses = {
     200: {
         tables: Array<{
             name: string;
+            /**
+             * A view or materialized view has no change stream: it is served only when the config names it, and re-read every `refresh_interval` seconds.
+             */
+            kind: 'table' | 'view' | 'materialized_view';
             columns: Array<{
                 name: string;
                 /**

@@ -4,12 +4,15 @@ import {
   forwardRelationName,
   type SourceSchema,
   type SourceTable,
+  type SourceTableKind,
 } from '@replix/engine';
 
 /** The spec's schema introspection response (GET /databases/{id}/schema). */
 export interface SchemaIntrospection {
   tables: {
     name: string;
+    /** A view or materialized view is served only when the config names it, and re-read. */
+    kind: SourceTableKind;
     columns: { name: string; type: string; nullable: boolean; key: string }[];
     relations: {
       column: string;
@@ -56,12 +59,16 @@ function derivedNames(source: SourceSchema): Map<string, string> {
   return names;
 }
 
-/** Maps an introspected source schema to the spec's response, one relation per key column. */
+/**
+ * Maps an introspected source schema to the spec's response, one relation per key column: the
+ * base tables by name, then the views (which have no keys or relations) by name.
+ */
 export function schemaIntrospection(source: SourceSchema): SchemaIntrospection {
   const names = derivedNames(source);
   return {
-    tables: source.tables.map((table) => ({
+    tables: [...source.tables, ...(source.views ?? [])].map((table) => ({
       name: table.name,
+      kind: table.kind ?? 'table',
       columns: table.columns.map((column) => ({
         name: column.name,
         type: column.sourceType,

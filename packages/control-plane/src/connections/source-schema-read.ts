@@ -11,6 +11,13 @@ export const SchemaIntrospectionResponse = Type.Object(
     tables: Type.Array(
       Type.Object({
         name: Type.String(),
+        kind: Type.Union(
+          [Type.Literal('table'), Type.Literal('view'), Type.Literal('materialized_view')],
+          {
+            description:
+              'A view or materialized view has no change stream: it is served only when the config names it, and re-read every `refresh_interval` seconds.',
+          },
+        ),
         columns: Type.Array(
           Type.Object({
             name: Type.String(),
