@@ -1,4 +1,9 @@
-import type { ColumnType, ElementType, SourceTableKind } from '../source-schema.ts';
+import type {
+  ColumnType,
+  ElementType,
+  SourceSchema,
+  SourceTableKind,
+} from '../source-schema.ts';
 import type { SchemaConfig } from './schema-config.ts';
 
 export interface CompiledColumn {
@@ -60,4 +65,9 @@ export interface CompiledSchema {
   readonly tables: readonly CompiledTable[];
   readonly tablesByName: ReadonlyMap<string, CompiledTable>;
   readonly config: SchemaConfig;
+  /**
+   * The introspected source the schema was compiled from: every table with its foreign keys
+   * and their rules, served or not (foreign-key actions reach through unserved tables).
+   */
+  readonly source?: SourceSchema;
 }

@@ -1,4 +1,10 @@
-import type { SourceColumn, SourceForeignKey, SourceSchema, SourceTable } from '@replix/engine';
+import type {
+  ForeignKeyRule,
+  SourceColumn,
+  SourceForeignKey,
+  SourceSchema,
+  SourceTable,
+} from '@replix/engine';
 import type { Pool } from 'pg';
 import { decimalScale } from '../decimal-scale.ts';
 import { groupBy } from '../group-by.ts';
@@ -57,7 +63,8 @@ WHERE n.nspname = $1 AND i.indisunique AND i.indisvalid
 // partitions; the constraint on the parent is the one that counts.
 const FOREIGN_KEYS_SQL = `
 SELECT c.relname AS table_name, con.conname AS name, rc.relname AS referenced_table,
-  k.ord AS position, a.attname AS column_name, ra.attname AS referenced_column
+  k.ord AS position, a.attname AS column_name, ra.attname AS referenced_column,
+  con.confdeltype AS delete_rule, con.confupdtype AS update_rule
 FROM pg_catalog.pg_constraint con
 JOIN pg_catalog.pg_class c ON c.oid = con.conrelid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
@@ -67,6 +74,19 @@ CROSS JOIN LATERAL unnest(con.conkey, con.confkey) WITH ORDINALITY AS k(attnum, 
 JOIN pg_catalog.pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
 JOIN pg_catalog.pg_attribute ra ON ra.attrelid = con.confrelid AND ra.attnum = k.refattnum
 WHERE con.contype = 'f' AND con.conparentid = 0 AND n.nspname = $1 AND rn.nspname = $1`;
+
+/** pg_constraint's one-letter action codes (confdeltype, confupdtype). */
+const FOREIGN_KEY_RULES: Readonly<Record<string, ForeignKeyRule>> = {
+  a: 'no action',
+  r: 'restrict',
+  c: 'cascade',
+  n: 'set null',
+  d: 'set default',
+};
+
+function postgresForeignKeyRule(code: unknown): ForeignKeyRule {
+  return FOREIGN_KEY_RULES[String(code)] ?? 'no action';
+}
 
 /** Kinds of type whose name says nothing about their values: enum, composite, range, multirange. */
 const USER_NAMED_KINDS = new Set(['e', 'c', 'r', 'm']);
@@ -125,6 +145,8 @@ export async function introspectPostgres(pool: Pool, schema: string): Promise<So
         columns: parts.map((part) => String(part.column_name)),
         referencedTable,
         referencedColumns: parts.map((part) => String(part.referenced_column)),
+        onDelete: postgresForeignKeyRule(parts[0]!.delete_rule),
+        onUpdate: postgresForeignKeyRule(parts[0]!.update_rule),
       });
     }
 
