@@ -26,6 +26,7 @@ export {
 export type {
   ColumnType,
   ElementType,
+  ForeignKeyRule,
   SourceColumn,
   SourceForeignKey,
   SourceSchema,
@@ -38,4 +39,6 @@ export { timestampText } from './storage/civil-date.ts';
 export { canonicalToComparable } from './storage/comparable.ts';
 export { Generation } from './storage/generation.ts';
 export { GenerationBuilder, nextGeneration } from './storage/generation-builder.ts';
+export { forEachRowKeyed, rowsWithValues } from './storage/generation-rows.ts';
+export { valuesKey } from './storage/row-key.ts';
 export { sameContent } from './storage/same-content.ts';

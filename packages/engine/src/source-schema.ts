@@ -90,7 +90,18 @@ export interface SourceForeignKey {
   readonly referencedTable: string;
   /** Columns of the referenced table, matching `columns` one to one. */
   readonly referencedColumns: readonly string[];
+  /** What the source does to referencing rows when the referenced row is deleted. */
+  readonly onDelete?: ForeignKeyRule;
+  /** What the source does to referencing rows when the referenced columns change. */
+  readonly onUpdate?: ForeignKeyRule;
 }
+
+/**
+ * A foreign key's referential action. `restrict` and `no action` change no row (the source
+ * refuses the parent's change instead); the others change the referencing rows inside the
+ * source, which some change streams (MySQL's binary log) do not carry.
+ */
+export type ForeignKeyRule = 'cascade' | 'set null' | 'set default' | 'restrict' | 'no action';
 
 /**
  * What a source relation is. A view or materialized view has no change stream, no primary key

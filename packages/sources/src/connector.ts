@@ -56,6 +56,12 @@ export interface SnapshotOptions {
 /** Everything the engine needs from a source database, whatever its engine. */
 export interface SourceConnector {
   readonly engine: SourceEngine;
+  /**
+   * Whether the change stream carries the rows a foreign key's ON DELETE / ON UPDATE action
+   * changes. PostgreSQL's logical replication and SQL Server's CDC do; MySQL/MariaDB's binary
+   * log does not (InnoDB applies them below the log), so the follower derives them itself.
+   */
+  readonly changesIncludeForeignKeyActions: boolean;
   /** Base tables of the connection's database (MySQL) or schema (PostgreSQL). */
   introspect(): Promise<SourceSchema>;
   /** Opens a dedicated connection holding a consistent, read-only snapshot transaction. */

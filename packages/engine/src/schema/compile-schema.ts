@@ -246,5 +246,5 @@ export function compileSchema(source: SourceSchema, config: SchemaConfig): Compi
   if (issues.length > 0) throw new SchemaConfigError(issues);
 
   tables.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { tables, tablesByName: new Map(tables.map((t) => [t.name, t])), config };
+  return { tables, tablesByName: new Map(tables.map((t) => [t.name, t])), config, source };
 }

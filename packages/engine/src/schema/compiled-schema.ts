@@ -1,9 +1,4 @@
-import type {
-  ColumnType,
-  ElementType,
-  SourceSchema,
-  SourceTableKind,
-} from '../source-schema.ts';
+import type { ColumnType, ElementType, SourceSchema, SourceTableKind } from '../source-schema.ts';
 import type { SchemaConfig } from './schema-config.ts';
 
 export interface CompiledColumn {

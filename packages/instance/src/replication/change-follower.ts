@@ -1,6 +1,7 @@
 import type { CompiledSchema } from '@replix/engine';
 import {
   type ChangeBatch,
+  type ChangeStreamRequest,
   PositionExpiredError,
   type SourceConnector,
   type SourcePosition,
@@ -9,6 +10,7 @@ import type { Logger } from 'pino';
 import type { ReplicationReport, SnapshotController } from '../snapshot-controller.ts';
 import { sourceColumnsOf } from '../snapshot-loader.ts';
 import { mapChanges, type RowFetcher } from './change-mapper.ts';
+import { ForeignKeyGraph } from './foreign-key-graph.ts';
 
 export interface ChangeFollowerOptions {
   readonly connector: SourceConnector;
@@ -62,9 +64,15 @@ export class ChangeFollower {
   #lastReceivedAt: number | null = null;
   #tick: Promise<void> | null = null;
   readonly #schemaChanges = new Map<string, string>();
+  /** The source's foreign-key actions, when its change stream leaves their effects out. */
+  readonly #foreignKeys: ForeignKeyGraph | null;
 
   constructor(options: ChangeFollowerOptions) {
     this.#options = options;
+    const graph = options.connector.changesIncludeForeignKeyActions
+      ? null
+      : new ForeignKeyGraph(options.schema);
+    this.#foreignKeys = graph && !graph.empty ? graph : null;
   }
 
   /** (Re)starts following from `position`, the position of the snapshot just installed. */
@@ -89,12 +97,14 @@ export class ChangeFollower {
     await this.#tick;
     let attempt = 0;
     // Views have no change stream; `ViewRefresher` re-reads them.
-    const tables = schema.tables
+    const tables: ChangeStreamRequest['tables'] = schema.tables
       .filter((table) => table.kind === 'table')
-      .map((table) => ({
+      .map((table): ChangeStreamRequest['tables'][number] => ({
         table: table.sourceName,
         columns: sourceColumnsOf(table),
-      }));
+      }))
+      // Deletes and key changes of these unserved tables set off actions on served ones.
+      .concat(this.#foreignKeys?.unservedParents() ?? []);
     while (run === this.#run && this.#position) {
       const abort = new AbortController();
       this.#abort = abort;
@@ -205,7 +215,23 @@ export class ChangeFollower {
           batches.flatMap((batch) => batch.changes),
           this.#options.fetchRows,
           (table, row) => controller.current()?.generation.hasKey(table.name, row) ?? false,
+          this.#foreignKeys
+            ? {
+                graph: this.#foreignKeys,
+                generation: controller.current()?.generation ?? null,
+              }
+            : undefined,
         );
+        if (mapped.foreignKeyReReads.size > 0) {
+          log.info(
+            {
+              constraints: Object.fromEntries(
+                [...mapped.foreignKeyReReads].map(([name, tables]) => [name, [...tables]]),
+              ),
+            },
+            'foreign-key actions re-read from the source: their effect is not derivable from served rows',
+          );
+        }
         for (const { table, detail } of mapped.schemaChanges) {
           if (!this.#schemaChanges.has(table))
             log.warn({ table, detail }, 'source schema changed; serving the compiled schema');

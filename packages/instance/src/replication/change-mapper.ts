@@ -2,9 +2,13 @@ import {
   type CompiledSchema,
   type CompiledTable,
   canonicalToComparable,
+  type Generation,
   type RowChange,
 } from '@replix/engine';
 import type { SourceChange } from '@replix/sources';
+import { ForeignKeyActions } from './foreign-key-actions.ts';
+import type { ForeignKeyGraph } from './foreign-key-graph.ts';
+import { TickRows } from './tick-rows.ts';
 
 /**
  * Reads the current rows of `table` that satisfy its `where` predicate, either those with the
@@ -21,6 +25,15 @@ export interface MappedChanges {
   readonly changes: Map<string, RowChange[]>;
   /** Tables whose columns changed at the source; their changes are left out. */
   readonly schemaChanges: readonly { readonly table: string; readonly detail: string }[];
+  /** Constraint name → API names of the tables its action made this tick re-read. */
+  readonly foreignKeyReReads: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/** For sources whose change stream leaves out what foreign-key actions change (MySQL). */
+export interface ForeignKeyActionOptions {
+  readonly graph: ForeignKeyGraph;
+  /** The generation served when the tick started. */
+  readonly generation: Generation | null;
 }
 
 /** A primary key's values as one string, equal for equal keys whatever their source form. */
@@ -47,22 +60,28 @@ function sameValue(
  * predicate (one query per table per tick) and replaced or removed accordingly; an update
  * that changed none of the `where_columns` of a row already served skips that re-check. A
  * filtered table without a primary key is re-read whole when it changes.
+ *
+ * With `foreignKeys`, the effects of the source's foreign-key actions are added right after
+ * each parent change (see `ForeignKeyActions`).
  */
 export async function mapChanges(
   schema: CompiledSchema,
   sourceChanges: readonly SourceChange[],
   fetchRows: RowFetcher,
   isServed: (table: CompiledTable, row: readonly unknown[]) => boolean,
+  foreignKeys?: ForeignKeyActionOptions,
 ): Promise<MappedChanges> {
   const bySource = new Map(schema.tables.map((table) => [table.sourceName, table]));
   const changes = new Map<string, RowChange[]>();
   const recheck = new Map<CompiledTable, Map<string, unknown[]>>();
   const refresh = new Set<CompiledTable>();
   const schemaChanges: { table: string; detail: string }[] = [];
+  const tickRows = foreignKeys ? new TickRows(foreignKeys.generation) : null;
   const push = (table: CompiledTable, change: RowChange) => {
     const list = changes.get(table.name) ?? [];
     if (list.length === 0) changes.set(table.name, list);
     list.push(change);
+    tickRows?.record(table, change);
   };
   const keyOf = (table: CompiledTable, row: readonly unknown[]) =>
     table.primaryKey.map((c) => row[c]);
@@ -72,13 +91,25 @@ export async function mapChanges(
     recheck.set(table, keys);
     keys.set(keyId(table, key), key);
   };
+  const actions =
+    foreignKeys && tickRows && !foreignKeys.graph.empty
+      ? new ForeignKeyActions(foreignKeys.graph, tickRows, {
+          push,
+          recheck: markRecheck,
+          refresh: (table) => refresh.add(table),
+        })
+      : null;
 
   for (const change of sourceChanges) {
     const table = bySource.get(change.table);
-    if (!table) continue;
+    if (table) mapOne(table, change);
+    actions?.afterChange(change);
+  }
+
+  function mapOne(table: CompiledTable, change: SourceChange): void {
     if (change.op === 'schemaChange') {
       schemaChanges.push({ table: table.name, detail: change.detail });
-      continue;
+      return;
     }
     if (!table.where) {
       push(
@@ -89,11 +120,11 @@ export async function mapChanges(
             ? { op: 'update', before: change.before, after: change.after }
             : { op: change.op, row: change.row },
       );
-      continue;
+      return;
     }
     if (table.primaryKey.length === 0) {
       refresh.add(table);
-      continue;
+      return;
     }
     switch (change.op) {
       case 'truncate':
@@ -153,5 +184,5 @@ export async function mapChanges(
       ...rows.map((row): RowChange => ({ op: 'insert', row })),
     ]);
   }
-  return { changes, schemaChanges };
+  return { changes, schemaChanges, foreignKeyReReads: actions?.reReads ?? new Map() };
 }

@@ -30,6 +30,8 @@ import { openMsSqlSnapshot } from './mssql-snapshot.ts';
  */
 export class MsSqlConnector implements SourceConnector {
   readonly engine = 'mssql';
+  /** CDC captures cascaded changes like any other. */
+  readonly changesIncludeForeignKeyActions = true;
   readonly #options: MsSqlConnectorOptions;
   readonly #readers = new Set<SnapshotReader>();
   #pool: Promise<ConnectionPool> | undefined;

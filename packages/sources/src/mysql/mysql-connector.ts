@@ -28,6 +28,8 @@ import { openMySqlSnapshot } from './mysql-snapshot.ts';
 /** A MySQL or MariaDB database as a Replix source. */
 export class MySqlConnector implements SourceConnector {
   readonly engine = 'mysql';
+  /** InnoDB applies foreign-key actions below the binary log. */
+  readonly changesIncludeForeignKeyActions = false;
   readonly #options: MySqlConnectorOptions;
   readonly #tls: TlsNegotiation;
   readonly #readers = new Set<SnapshotReader>();

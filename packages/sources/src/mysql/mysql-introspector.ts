@@ -1,11 +1,17 @@
-import type { SourceColumn, SourceForeignKey, SourceSchema, SourceTable } from '@replix/engine';
+import type {
+  ForeignKeyRule,
+  SourceColumn,
+  SourceForeignKey,
+  SourceSchema,
+  SourceTable,
+} from '@replix/engine';
 import type { Pool } from 'mysql2/promise';
 import { decimalScale } from '../decimal-scale.ts';
 import { groupBy } from '../group-by.ts';
 import { byName } from '../sort-by-name.ts';
 import { precisionField } from '../temporal-precision.ts';
-import { introspectMySqlViews } from './mysql-view-introspector.ts';
 import { mySqlColumnType } from './mysql-types.ts';
+import { introspectMySqlViews } from './mysql-view-introspector.ts';
 
 type Row = Record<string, unknown>;
 
@@ -42,12 +48,29 @@ FROM information_schema.STATISTICS
 WHERE TABLE_SCHEMA = DATABASE() AND NON_UNIQUE = 0`;
 
 const FOREIGN_KEYS_SQL = `
-SELECT TABLE_NAME AS table_name, CONSTRAINT_NAME AS constraint_name,
-  ORDINAL_POSITION AS ordinal_position, COLUMN_NAME AS column_name,
-  REFERENCED_TABLE_NAME AS referenced_table, REFERENCED_COLUMN_NAME AS referenced_column
-FROM information_schema.KEY_COLUMN_USAGE
-WHERE TABLE_SCHEMA = DATABASE() AND REFERENCED_TABLE_SCHEMA = DATABASE()
-  AND REFERENCED_TABLE_NAME IS NOT NULL`;
+SELECT k.TABLE_NAME AS table_name, k.CONSTRAINT_NAME AS constraint_name,
+  k.ORDINAL_POSITION AS ordinal_position, k.COLUMN_NAME AS column_name,
+  k.REFERENCED_TABLE_NAME AS referenced_table, k.REFERENCED_COLUMN_NAME AS referenced_column,
+  r.DELETE_RULE AS delete_rule, r.UPDATE_RULE AS update_rule
+FROM information_schema.KEY_COLUMN_USAGE k
+LEFT JOIN information_schema.REFERENTIAL_CONSTRAINTS r
+  ON r.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND r.TABLE_NAME = k.TABLE_NAME
+  AND r.CONSTRAINT_NAME = k.CONSTRAINT_NAME
+WHERE k.TABLE_SCHEMA = DATABASE() AND k.REFERENCED_TABLE_SCHEMA = DATABASE()
+  AND k.REFERENCED_TABLE_NAME IS NOT NULL`;
+
+const FOREIGN_KEY_RULES: ReadonlyMap<string, ForeignKeyRule> = new Map([
+  ['CASCADE', 'cascade'],
+  ['SET NULL', 'set null'],
+  ['SET DEFAULT', 'set default'],
+  ['RESTRICT', 'restrict'],
+  ['NO ACTION', 'no action'],
+]);
+
+/** REFERENTIAL_CONSTRAINTS' rule text as a rule; an unknown one counts as no action. */
+function foreignKeyRule(value: unknown): ForeignKeyRule {
+  return FOREIGN_KEY_RULES.get(text(value).toUpperCase()) ?? 'no action';
+}
 
 // MariaDB's JSON is an alias of LONGTEXT with a json_valid() check; the check is how to tell.
 const MARIADB_JSON_CHECKS_SQL = `
@@ -132,6 +155,8 @@ export async function introspectMySql(pool: Pool): Promise<SourceSchema> {
         columns: parts.map((part) => text(part.column_name)),
         referencedTable,
         referencedColumns: parts.map((part) => text(part.referenced_column)),
+        onDelete: foreignKeyRule(parts[0]!.delete_rule),
+        onUpdate: foreignKeyRule(parts[0]!.update_rule),
       });
     }
 

@@ -61,6 +61,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** One schema of a PostgreSQL database as a Replix source. */
 export class PostgresConnector implements SourceConnector {
   readonly engine = 'postgres';
+  /** Logical replication carries the cascaded rows. */
+  readonly changesIncludeForeignKeyActions = true;
   /** The replication slot's and the publication's name (`replix_…`). */
   readonly replicationName: string;
   readonly #options: PostgresConnectorOptions;
