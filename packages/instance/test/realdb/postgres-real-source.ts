@@ -17,7 +17,9 @@ function canonicalExpression(column: string, type: string): string {
   }
   if (type === 'date') return `to_char(${c}, 'YYYY-MM-DD')`;
   if (type === 'bytea') return `encode(${c}, 'hex')`;
-  // Everything else as PostgreSQL prints it: character(n) keeps its padding, numeric its scale.
+  // character(n) as PostgreSQL converts it to text, whose comparisons ignore the padding.
+  if (type.startsWith('character(')) return `${c}::text`;
+  // Everything else as PostgreSQL prints it: numeric keeps its scale, enums their label.
   return c;
 }
 
