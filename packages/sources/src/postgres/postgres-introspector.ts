@@ -1,4 +1,5 @@
 import type {
+  ElementType,
   ForeignKeyRule,
   SourceColumn,
   SourceForeignKey,
@@ -10,8 +11,8 @@ import { decimalScale } from '../decimal-scale.ts';
 import { groupBy } from '../group-by.ts';
 import { byName } from '../sort-by-name.ts';
 import { precisionField } from '../temporal-precision.ts';
+import { postgresColumnType, postgresElementType } from './postgres-types.ts';
 import { introspectPostgresViews } from './postgres-view-introspector.ts';
-import { postgresColumnType } from './postgres-types.ts';
 
 type Row = Record<string, unknown>;
 
@@ -36,12 +37,16 @@ SELECT c.relname AS table_name, a.attname AS name, a.attnum AS position,
   CASE WHEN t.typtype = 'd' THEN format_type(t.typbasetype, t.typtypmod)
     ELSE format_type(a.atttypid, a.atttypmod) END AS base_type,
   bt.typtype AS base_kind,
+  et.typtype AS element_kind,
+  CASE WHEN et.typtype = 'd' THEN format_type(et.typbasetype, et.typtypmod) END
+    AS element_base_type,
   a.attnotnull OR (t.typtype = 'd' AND t.typnotnull) AS not_null
 FROM pg_catalog.pg_attribute a
 JOIN pg_catalog.pg_class c ON c.oid = a.attrelid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
 JOIN pg_catalog.pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+LEFT JOIN pg_catalog.pg_type et ON et.oid = bt.typelem AND bt.typcategory = 'A'
 WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND NOT c.relispartition
   AND a.attnum > 0 AND NOT a.attisdropped`;
 
@@ -101,9 +106,20 @@ export function postgresColumn(row: Row): SourceColumn {
     ? 'string'
     : postgresColumnType(baseType);
   const scale = type === 'decimal' ? decimalScale(baseType) : undefined;
+  if (type === 'array') return { name, type, nullable, sourceType, elementType: elementOf(row) };
   return scale === undefined
     ? { name, type, nullable, sourceType, ...precisionField(type, baseType, 6) }
     : { name, type, nullable, sourceType, scale };
+}
+
+/**
+ * An array column's element type: by the element's kind and domain base where the row has them
+ * (`COLUMNS_SQL`), else by the array type's name (`integer[]`).
+ */
+function elementOf(row: Row): ElementType {
+  if (USER_NAMED_KINDS.has(String(row.element_kind))) return 'string';
+  const domainBase = row.element_base_type;
+  return postgresElementType(typeof domainBase === 'string' ? domainBase : String(row.base_type));
 }
 
 const byPosition = (a: Row, b: Row) => Number(a.position) - Number(b.position);

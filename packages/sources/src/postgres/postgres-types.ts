@@ -1,6 +1,8 @@
-import type { ColumnType, SourceColumn } from '@replix/engine';
+import type { ColumnType, ElementType, SourceColumn } from '@replix/engine';
 import { type RowConverter, rowConverter, type ValueConverter } from '../row-converter.ts';
 import { parseDateText, parseTimestampText, parseTimeText } from '../temporal-text.ts';
+import { postgresArrayConverter } from './postgres-array-json.ts';
+import { isBlankPadded, withoutPadding } from './postgres-blank-padding.ts';
 
 /**
  * PostgreSQL column types in engine terms, and the converters from their text output (every
@@ -48,17 +50,24 @@ const BY_NAME: Readonly<Record<string, ColumnType>> = {
 /**
  * The engine type for a type as `format_type()` prints it (`integer`, `numeric(12,2)`,
  * `timestamp(3) without time zone`, `character varying(20)`, `text[]`) or as its internal name
- * (`int8`, `float4`, `timetz`). Arrays, text types, uuid, inet, interval, enums and anything
+ * (`int8`, `float4`, `timetz`). Arrays (`text[]`, whatever their dimensions) are `array`, their
+ * element type is `postgresElementType`'s. Text types, uuid, inet, interval, enums and anything
  * unknown are `string`, delivered in their text form.
  */
 export function postgresColumnType(sourceType: string): ColumnType {
   const text = sourceType.trim().toLowerCase();
-  if (text.endsWith(']')) return 'string';
+  if (text.endsWith(']')) return 'array';
   const args = /\(([^)]*)\)/.exec(text)?.[1]?.trim();
   const name = text.replace(/\s*\([^)]*\)/g, '').trim();
   // bit(1) is a flag; wider bit strings stay strings of 0s and 1s.
   if (name === 'bit') return args === undefined || args === '1' ? 'boolean' : 'string';
   return BY_NAME[name] ?? 'string';
+}
+
+/** The element type of an array type as `format_type` prints it (`numeric(5,2)[]`). */
+export function postgresElementType(sourceType: string): ElementType {
+  const type = postgresColumnType(sourceType.replace(/(\s*\[\d*\])+$/, ''));
+  return type === 'array' ? 'string' : type;
 }
 
 const toNumber: ValueConverter = (value) => Number(value);
@@ -76,6 +85,7 @@ const toBytes: ValueConverter = (value) => Buffer.from(String(value).slice(2), '
 const toDate: ValueConverter = (value) => parseDateText(String(value));
 const toTimestamp: ValueConverter = (value) => parseTimestampText(String(value));
 const toTime: ValueConverter = (value) => parseTimeText(String(value));
+const unpadded: ValueConverter = (value) => withoutPadding(String(value));
 
 /**
  * The converter for one column, or null when the text already is canonical (bigint digits, JSON
@@ -98,6 +108,11 @@ export function postgresValueConverter(column: SourceColumn): ValueConverter | n
       return toTime;
     case 'binary':
       return toBytes;
+    case 'string':
+      // character(n) without its padding, compared as PostgreSQL compares it.
+      return isBlankPadded(column.sourceType) ? unpadded : null;
+    case 'array':
+      return postgresArrayConverter(column);
     default:
       return null;
   }
