@@ -235,7 +235,8 @@ describe('MySqlConnector introspection of keys', () => {
         PRIMARY KEY (order_id, line_no),
         UNIQUE KEY uq_line_product (order_id, region, sku),
         UNIQUE KEY uq_prefix (sku(3), line_no),
-        CONSTRAINT fk_lines_order FOREIGN KEY (order_id) REFERENCES orders (id),
+        CONSTRAINT fk_lines_order FOREIGN KEY (order_id) REFERENCES orders (id)
+          ON DELETE CASCADE ON UPDATE CASCADE,
         CONSTRAINT fk_lines_product FOREIGN KEY (region, sku) REFERENCES products (region, sku)
       );
       CREATE TABLE audit_log (at DATETIME, message TEXT);
@@ -275,6 +276,8 @@ describe('MySqlConnector introspection of keys', () => {
         columns: ['customer_id'],
         referencedTable: 'customers',
         referencedColumns: ['id'],
+        onDelete: 'restrict',
+        onUpdate: 'restrict',
       },
     ]);
     const lines = tableNamed(tables, 'order_lines');
@@ -286,12 +289,16 @@ describe('MySqlConnector introspection of keys', () => {
         columns: ['order_id'],
         referencedTable: 'orders',
         referencedColumns: ['id'],
+        onDelete: 'cascade',
+        onUpdate: 'cascade',
       },
       {
         name: 'fk_lines_product',
         columns: ['region', 'sku'],
         referencedTable: 'products',
         referencedColumns: ['region', 'sku'],
+        onDelete: 'restrict',
+        onUpdate: 'restrict',
       },
     ]);
     expect(tableNamed(tables, 'audit_log')).toMatchObject({

@@ -227,7 +227,8 @@ describe('PostgresConnector introspection of keys', () => {
         region char(2) NOT NULL,
         PRIMARY KEY (order_id, line_no),
         CONSTRAINT uq_line_product UNIQUE (order_id, region, sku),
-        CONSTRAINT fk_lines_order FOREIGN KEY (order_id) REFERENCES orders (id),
+        CONSTRAINT fk_lines_order FOREIGN KEY (order_id) REFERENCES orders (id)
+          ON DELETE CASCADE ON UPDATE CASCADE,
         CONSTRAINT fk_lines_product FOREIGN KEY (region, sku) REFERENCES products (region, sku)
       );
       CREATE TABLE audit_log (at timestamptz, message text);
@@ -272,6 +273,8 @@ describe('PostgresConnector introspection of keys', () => {
           columns: ['customer_id'],
           referencedTable: 'customers',
           referencedColumns: ['id'],
+          onDelete: 'no action',
+          onUpdate: 'no action',
         },
       ]);
       const lines = tableNamed(tables, 'order_lines');
@@ -283,12 +286,16 @@ describe('PostgresConnector introspection of keys', () => {
           columns: ['order_id'],
           referencedTable: 'orders',
           referencedColumns: ['id'],
+          onDelete: 'cascade',
+          onUpdate: 'cascade',
         },
         {
           name: 'fk_lines_product',
           columns: ['region', 'sku'],
           referencedTable: 'products',
           referencedColumns: ['region', 'sku'],
+          onDelete: 'no action',
+          onUpdate: 'no action',
         },
       ]);
     } finally {
