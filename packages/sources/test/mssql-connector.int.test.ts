@@ -234,11 +234,11 @@ describe.skipIf(!MSSQL_URL)('MsSqlConnector against SQL Server (MSSQL_URL)', () 
         c_hierarchyid: '/1/2/',
         c_json: '{"a":[1,2.50]}',
         c_date: '2024-02-29',
-        c_datetime: Date.UTC(2024, 1, 29, 23, 59, 59, 997),
-        c_datetime2: Date.UTC(2024, 1, 29, 23, 59, 59, 123),
-        c_smalldatetime: Date.UTC(2024, 1, 29, 23, 59),
-        c_datetimeoffset: Date.UTC(2024, 2, 10, 10, 30, 0, 123),
-        c_time: 45296.1234567,
+        c_datetime: Date.UTC(2024, 1, 29, 23, 59, 59, 997) * 1000,
+        c_datetime2: Date.UTC(2024, 1, 29, 23, 59, 59, 123) * 1000 + 456,
+        c_smalldatetime: Date.UTC(2024, 1, 29, 23, 59) * 1000,
+        c_datetimeoffset: Date.UTC(2024, 2, 10, 10, 30, 0, 123) * 1000 + 456,
+        c_time: 45296.123456,
       });
       expect(full.c_binary).toEqual(Buffer.from([0, 1, 2, 3]));
       expect(full.c_varbinary).toEqual(Buffer.from([10, 11]));

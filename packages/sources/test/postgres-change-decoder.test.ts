@@ -56,7 +56,7 @@ describe('PostgresChangeDecoder', () => {
         after: ['hi', '7', '2024-01-02 03:04:05.5+00'],
       }),
     ).toEqual([
-      { op: 'insert', table: 'events', row: [7, Date.UTC(2024, 0, 2, 3, 4, 5, 500), 'hi'] },
+      { op: 'insert', table: 'events', row: [7, Date.UTC(2024, 0, 2, 3, 4, 5, 500) * 1000, 'hi'] },
     ]);
   });
 

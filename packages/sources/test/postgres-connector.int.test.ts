@@ -169,8 +169,8 @@ describe('PostgresConnector', () => {
         '{"a": [1, 2.50], "b": 1}',
         '2024-02-29',
         // timestamp(3) rounds on the way in; reading truncates nothing further.
-        Date.UTC(2024, 1, 29, 23, 59, 59, 124),
-        Date.UTC(2024, 1, 29, 18, 29, 59, 123),
+        Date.UTC(2024, 1, 29, 23, 59, 59, 124) * 1000,
+        Date.UTC(2024, 1, 29, 18, 29, 59, 123) * 1000 + 456,
         86_399.999999,
         84_600,
         Buffer.from([0xde, 0xad, 0xbe, 0xef]),
