@@ -61,6 +61,16 @@ export async function mariaDbRealSource(url: string): Promise<RealSource> {
         ORDER BY c.TABLE_NAME, c.ORDINAL_POSITION`);
       return groupTables(columns);
     },
+    async relation(name, key) {
+      const columns = await rows(`
+        SELECT TABLE_NAME AS t, COLUMN_NAME AS c, COLUMN_TYPE AS type, NULL AS pk
+        FROM information_schema.COLUMNS
+        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '${name}'
+        ORDER BY ORDINAL_POSITION`);
+      const [table] = groupTables(columns);
+      if (!table) throw new Error(`the source has no relation ${name}`);
+      return { ...table, primaryKey: key };
+    },
     async tableRows(table) {
       const select = table.columns
         .map((column) => `${canonicalExpression(column.name, column.type)} AS \`${column.name}\``)

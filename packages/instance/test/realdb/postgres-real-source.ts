@@ -50,6 +50,19 @@ export async function postgresRealSource(url: string): Promise<RealSource> {
         ORDER BY c.relname, a.attnum`);
       return groupTables(columns);
     },
+    async relation(name, key) {
+      const columns = await rows(`
+        SELECT c.relname AS t, a.attname AS c, format_type(a.atttypid, a.atttypmod) AS type,
+          NULL AS pk
+        FROM pg_class c
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+        WHERE n.nspname = 'public' AND c.relname = '${name}'
+        ORDER BY a.attnum`);
+      const [table] = groupTables(columns);
+      if (!table) throw new Error(`the source has no relation ${name}`);
+      return { ...table, primaryKey: key };
+    },
     async tableRows(table) {
       const select = table.columns
         .map((column) => `${canonicalExpression(column.name, column.type)} AS "${column.name}"`)

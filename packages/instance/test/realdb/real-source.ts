@@ -22,6 +22,8 @@ export type CanonicalRow = Record<string, Canonical>;
 export interface RealSource {
   /** Base tables (for PostgreSQL, partitioned parents but not their partitions). */
   tables(): Promise<SourceTable[]>;
+  /** A view (or table) by name, its rows keyed by `key`, which must be unique in it. */
+  relation(name: string, key: readonly string[]): Promise<SourceTable>;
   /** Every row of `table`, keyed by its primary-key values. */
   tableRows(table: SourceTable): Promise<Map<string, CanonicalRow>>;
   /** Any query, each value canonical (write the SQL so values arrive as text). */
