@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EngineError } from '../src/errors.ts';
 import { QueryCancelledError } from '../src/exec/query-budget.ts';
 import { QueryEngine } from '../src/query-engine.ts';
@@ -6,6 +6,9 @@ import { compileSchema } from '../src/schema/compile-schema.ts';
 import { parseSchemaConfig } from '../src/schema/schema-config.ts';
 import type { SourceSchema } from '../src/source-schema.ts';
 import { column, loadGeneration, TEST_META, table } from './fixtures.ts';
+
+// 200,000 rows make each test a real workload; a busy machine must not turn that into a failure.
+vi.setConfig({ testTimeout: 60_000 });
 
 /** `p` 1-n `c`: 1,000 parents, 200,000 children spread over them. */
 const source: SourceSchema = {

@@ -122,16 +122,13 @@ export class Executor {
     }
     if (filter.kind !== 'related' || this.#semiJoins.has(filter)) return;
     const target = this.#generation.table(filter.target.name);
-    const rows = yield* this.#matchingRows(target, filter.filter, null);
     const keys = new Set<Key>();
     const joinColumns = filter.relation.targetColumns;
-    for (let i = 0; i < rows.length; i++) {
-      const rowId = rows[i] as number;
+    yield* this.#eachMatchingRow(target, filter.filter, null, (rowId) => {
       const chunk = target.data.chunks[rowId >>> CHUNK_BITS] as Chunk;
       const key = rowKey(chunk.columns, joinColumns, rowId & OFFSET_MASK);
       if (key !== null) keys.add(key);
-      if (this.#budget.tick()) yield;
-    }
+    });
     this.#semiJoins.set(filter, keys);
   }
 
@@ -141,17 +138,31 @@ export class Executor {
     filter: PlanFilter | null,
     candidates: readonly number[] | null,
   ): Work<number[]> {
+    if (filter === null && candidates !== null) return candidates.slice();
+    const rows: number[] = [];
+    yield* this.#eachMatchingRow(snapshot, filter, candidates, (rowId) => rows.push(rowId));
+    return rows;
+  }
+
+  /**
+   * Calls `visit` with each row id matching `filter` in row order, taken from `candidates` or,
+   * without them, from an index or a chunk-by-chunk scan.
+   */
+  *#eachMatchingRow(
+    snapshot: TableSnapshot,
+    filter: PlanFilter | null,
+    candidates: readonly number[] | null,
+    visit: (rowId: number) => void,
+  ): Work<void> {
     const filterRows = filter ? yield* this.#rowFilter(snapshot, filter) : null;
     const from = candidates ?? (filter ? indexCandidates(snapshot, filter) : null);
-    const rows: number[] = [];
     if (from) {
-      if (!filterRows) return from.slice();
       for (let i = 0; i < from.length; i++) {
         const rowId = from[i] as number;
-        if (filterRows.matches(rowId)) rows.push(rowId);
+        if (!filterRows || filterRows.matches(rowId)) visit(rowId);
         if (this.#budget.tick()) yield;
       }
-      return rows;
+      return;
     }
     const chunks = snapshot.data.chunks;
     for (let c = 0; c < chunks.length; c++) {
@@ -162,11 +173,10 @@ export class Executor {
       for (let offset = 0; offset < chunk.length; offset++) {
         if (deleted !== null && ((deleted[offset >>> 3] as number) & (1 << (offset & 7))) !== 0)
           continue;
-        if (test === undefined || test(offset)) rows.push(base + offset);
+        if (test === undefined || test(offset)) visit(base + offset);
       }
       if (this.#budget.tick(chunk.length)) yield;
     }
-    return rows;
   }
 
   /** Groups the rows matching the plan's filter, scanning chunk by chunk when no index helps. */
