@@ -65,15 +65,29 @@ WHERE n.nspname = $1 AND i.indisunique AND i.indisvalid
   AND i.indpred IS NULL AND i.indexprs IS NULL AND k.ord <= i.indnkeyatts`;
 
 // Foreign keys within the schema. conparentid <> 0 marks the copies PostgreSQL makes for
-// partitions; the constraint on the parent is the one that counts.
+// partitions; the constraint on the parent is the one that counts. A partition is served as its
+// partitioned root (see TABLES_SQL), so a key declared on a partition itself, or referencing
+// one, is reported on or to that root; \`roots\` maps every table to it (pg_partition_root
+// needs PostgreSQL 12).
 const FOREIGN_KEYS_SQL = `
-SELECT c.relname AS table_name, con.conname AS name, rc.relname AS referenced_table,
+WITH RECURSIVE roots(relid, root) AS (
+  SELECT c.oid, c.oid FROM pg_catalog.pg_class c
+  WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
+  UNION ALL
+  SELECT i.inhrelid, r.root FROM pg_catalog.pg_inherits i
+  JOIN roots r ON r.relid = i.inhparent
+  JOIN pg_catalog.pg_class pc ON pc.oid = i.inhrelid AND pc.relispartition
+)
+SELECT c.relname AS table_name, con.oid AS constraint_id, con.conname AS name,
+  rc.relname AS referenced_table,
   k.ord AS position, a.attname AS column_name, ra.attname AS referenced_column,
   con.confdeltype AS delete_rule, con.confupdtype AS update_rule
 FROM pg_catalog.pg_constraint con
-JOIN pg_catalog.pg_class c ON c.oid = con.conrelid
+JOIN roots cr ON cr.relid = con.conrelid
+JOIN pg_catalog.pg_class c ON c.oid = cr.root
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-JOIN pg_catalog.pg_class rc ON rc.oid = con.confrelid
+JOIN roots rr ON rr.relid = con.confrelid
+JOIN pg_catalog.pg_class rc ON rc.oid = rr.root
 JOIN pg_catalog.pg_namespace rn ON rn.oid = rc.relnamespace
 CROSS JOIN LATERAL unnest(con.conkey, con.confkey) WITH ORDINALITY AS k(attnum, refattnum, ord)
 JOIN pg_catalog.pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
@@ -150,17 +164,29 @@ export async function introspectPostgres(pool: Pool, schema: string): Promise<So
       else uniqueKeys.push(keyColumns);
     }
 
-    const constraints = groupBy(foreignKeysByTable.get(name) ?? [], (row) => String(row.name));
+    // By constraint: partitions of one root may each have a constraint of the same name.
+    const constraints = groupBy(foreignKeysByTable.get(name) ?? [], (row) =>
+      String(row.constraint_id),
+    );
     const foreignKeys: SourceForeignKey[] = [];
-    for (const [constraintName, parts] of [...constraints].sort(([a], [b]) => byName(a, b))) {
+    // The same key declared on every partition is one key of the root: the first name wins.
+    const seen = new Set<string>();
+    const byConstraintName = ([, a]: [string, Row[]], [, b]: [string, Row[]]) =>
+      byName(String(a[0]!.name), String(b[0]!.name));
+    for (const [, parts] of [...constraints].sort(byConstraintName)) {
       parts.sort(byPosition);
       const referencedTable = String(parts[0]!.referenced_table);
       if (!tableNames.has(referencedTable)) continue;
+      const columns = parts.map((part) => String(part.column_name));
+      const referencedColumns = parts.map((part) => String(part.referenced_column));
+      const shape = JSON.stringify([columns, referencedTable, referencedColumns]);
+      if (seen.has(shape)) continue;
+      seen.add(shape);
       foreignKeys.push({
-        name: constraintName,
-        columns: parts.map((part) => String(part.column_name)),
+        name: String(parts[0]!.name),
+        columns,
         referencedTable,
-        referencedColumns: parts.map((part) => String(part.referenced_column)),
+        referencedColumns,
         onDelete: postgresForeignKeyRule(parts[0]!.delete_rule),
         onUpdate: postgresForeignKeyRule(parts[0]!.update_rule),
       });
