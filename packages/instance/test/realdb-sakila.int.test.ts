@@ -122,4 +122,21 @@ describe('Sakila on MariaDB, served by change data capture', () => {
       await viewServed.close();
     }
   });
+
+  it('notices children a cascade changed when the instance has not applied them', async () => {
+    const admin = { method: 'POST', headers: { Authorization: `Bearer ${served.adminKey}` } };
+    expect((await fetch(`${served.url}/replication/pause`, admin)).status).toBe(200);
+    try {
+      await source.exec('UPDATE actor SET actor_id = 2000 WHERE actor_id = 4');
+      const stale = await compareEveryValue(
+        source,
+        served,
+        tables.filter((table) => table.name === 'actor' || table.name === 'film_actor'),
+      );
+      expect(stale.differences.some((line) => line.startsWith('actor ["4"]'))).toBe(true);
+      expect(stale.differences.some((line) => line.startsWith('film_actor ["2000",'))).toBe(true);
+    } finally {
+      expect((await fetch(`${served.url}/replication/resume`, admin)).status).toBe(200);
+    }
+  });
 });
