@@ -67,7 +67,7 @@ WHERE n.nspname = $1 AND i.indisunique AND i.indisvalid
 // Foreign keys within the schema. conparentid <> 0 marks the copies PostgreSQL makes for
 // partitions; the constraint on the parent is the one that counts. A partition is served as its
 // partitioned root (see TABLES_SQL), so a key declared on a partition itself, or referencing
-// one, is reported on or to that root; \`roots\` maps every table to it (pg_partition_root
+// one, is reported on or to that root; `roots` maps every table to it (pg_partition_root
 // needs PostgreSQL 12).
 const FOREIGN_KEYS_SQL = `
 WITH RECURSIVE roots(relid, root) AS (
