@@ -1,9 +1,9 @@
 /**
- * A PostgreSQL partitioned table served as one table, with the foreign keys declared on its
- * partitions (as Pagila's `payment` has them), followed by CDC across partitions.
+ * Partitioned tables served as one table: PostgreSQL's with the foreign keys declared on its
+ * partitions (as Pagila's `payment` has them) and MariaDB's, followed by CDC across partitions.
  */
 import type { TestDatabase } from '@replix/testkit';
-import { testPostgres } from '@replix/testkit/vitest';
+import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestInstance, type TestInstance } from './instance-helpers.ts';
 import { eventually } from './replication-harness.ts';
@@ -139,5 +139,44 @@ describe('a PostgreSQL partitioned table', () => {
     expect(ada.data).toEqual([
       { payment: [{ payment_id: 1 }, { payment_id: 3 }, { payment_id: 4 }] },
     ]);
+  });
+});
+
+describe('a MariaDB partitioned table', () => {
+  it('is one table already, followed by CDC across its partitions', async () => {
+    const db = await testMariaDb().createDatabase(`
+      CREATE TABLE payment (payment_id INT NOT NULL, amount DECIMAL(5,2) NOT NULL,
+        payment_date DATE NOT NULL, PRIMARY KEY (payment_id, payment_date))
+        PARTITION BY RANGE COLUMNS (payment_date) (
+          PARTITION p1 VALUES LESS THAN ('2022-02-01'),
+          PARTITION p2 VALUES LESS THAN ('2022-03-01'));
+      INSERT INTO payment VALUES (1, 1.99, '2022-01-05'), (2, 2.99, '2022-02-07');
+    `);
+    const served = await startTestInstance(
+      db.url,
+      { sync: { mode: 'cdc', interval: 0.1 } },
+      { replicationId: db.name },
+    );
+    try {
+      const schema = await json(
+        fetch(`${served.url}/schema`, { headers: { Authorization: `Bearer ${served.key}` } }),
+      );
+      expect(schema.tables.map((table: { name: string }) => table.name)).toEqual(['payment']);
+      await db.exec(`
+        INSERT INTO payment VALUES (3, 3.50, '2022-01-20');
+        UPDATE payment SET payment_date = '2022-02-11' WHERE payment_id = 3;
+        DELETE FROM payment WHERE payment_id = 2;
+      `);
+      await eventually(async () => {
+        const body = await served.json('payment { payment_id payment_date } ORDER BY payment_id');
+        expect(body.data).toEqual([
+          { payment_id: 1, payment_date: '2022-01-05' },
+          { payment_id: 3, payment_date: '2022-02-11' },
+        ]);
+      });
+    } finally {
+      await served.close();
+      await db.drop();
+    }
   });
 });
