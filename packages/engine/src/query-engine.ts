@@ -37,6 +37,11 @@ export interface ExecuteOptions {
   readonly limits?: Partial<QueryLimits>;
   /** Cancels the query (its client went away). */
   readonly signal?: AbortSignal;
+  /**
+   * When the query's time budget started (`performance.now()`): a server starts it when the
+   * request arrived, so time spent waiting for a turn counts too. Now, when absent.
+   */
+  readonly startedAt?: number;
 }
 
 /**
@@ -127,7 +132,7 @@ export class QueryEngine {
     if (lower.maxRows !== undefined) limits.maxRows = Math.min(limits.maxRows, lower.maxRows);
     if (lower.maxResponseBytes !== undefined)
       limits.maxResponseBytes = Math.min(limits.maxResponseBytes, lower.maxResponseBytes);
-    const budget = new QueryBudget(limits, options.signal);
+    const budget = new QueryBudget(limits, options.signal, options.startedAt);
     const plan = this.plan(text);
     const out = new JsonWriter(limits.maxResponseBytes);
     function* work(): Work<QueryAnswer> {

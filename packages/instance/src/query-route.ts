@@ -96,7 +96,11 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         served.generation,
         text,
         { version, swapCount: served.swapCount, ageMs: served.ageMs },
-        { signal: cancel.signal, ...(options.limits ? { limits: options.limits } : {}) },
+        {
+          signal: cancel.signal,
+          startedAt: started,
+          ...(options.limits ? { limits: options.limits } : {}),
+        },
       );
       metrics.recordQuery(true, (performance.now() - started) / 1000);
       reply.header('Content-Length', answer.bytes).type('application/json');

@@ -43,11 +43,12 @@ export class QueryBudget {
   #units = 0;
   #rows = 0;
 
-  constructor(limits: QueryLimits, signal?: AbortSignal) {
+  /** `startedAt`: when the query's clock started (`performance.now()`), if before now. */
+  constructor(limits: QueryLimits, signal?: AbortSignal, startedAt?: number) {
     this.limits = limits;
     this.#signal = signal;
     const now = performance.now();
-    this.#deadline = now + limits.timeoutMs;
+    this.#deadline = (startedAt ?? now) + limits.timeoutMs;
     this.#sliceEnd = now + SLICE_MS;
   }
 
