@@ -112,10 +112,15 @@ function valueSchema(
       // A PostgreSQL array may have any number of dimensions: an item is an element or a
       // nested array of them.
       const element = valueSchema(elementType ?? 'string');
+      // The connector writes array timestamps with microseconds unless declared coarser.
+      const elementNote =
+        elementType === 'timestamp'
+          ? 'instants in ISO 8601 UTC, with 6 fraction digits unless the type declares 0 to 3'
+          : element.note.replace(/\.$/, '');
       return {
         type: 'array',
         extra: { items: { type: [element.type, 'array', 'null'], ...element.extra } },
-        note: `An array of ${elementType ?? 'string'} elements${element.note ? ` (${element.note.replace(/\.$/, '')})` : ''}; a multidimensional array nests arrays; a NULL element is null.`,
+        note: `An array of ${elementType ?? 'string'} elements${elementNote ? ` (${elementNote})` : ''}; a multidimensional array nests arrays; a NULL element is null.`,
       };
     }
   }
