@@ -322,6 +322,11 @@ describe('exact SUM and AVG at the edges', () => {
         '0.01',
       ]),
     ).toEqual([{ sum_v: '90071992547409.93', avg_v: '30023997515803.310000' }]);
+    // Values the double path takes (below 2^50 units each) whose running sum meets 2^53.
+    const nearTwo50 = Array.from({ length: 8 }, () => '11258999068426.23');
+    expect(
+      aggregates({ kind: 'decimal', precision: 18, scale: 2 }, [...nearTwo50, '0.08', '0.01']),
+    ).toEqual([{ sum_v: '90071992547409.93', avg_v: '9007199254740.993000' }]);
     // Back below 2^53 the integer average is the double quotient again.
     expect(aggregates({ kind: 'bigint' }, ['9007199254740991', '2', '-4'])).toEqual([
       { sum_v: '9007199254740989', avg_v: String(9007199254740989 / 3) },

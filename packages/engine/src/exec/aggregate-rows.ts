@@ -70,6 +70,21 @@ function compositePart(value: Comparable | null): string {
 }
 
 const TWO_53 = 2 ** 53;
+const COUNT_ONLY = 0;
+const FLOAT_SUM = -1;
+
+function factorOf(rule: SumRule): number {
+  switch (rule.kind) {
+    case 'count':
+      return COUNT_ONLY;
+    case 'float':
+      return FLOAT_SUM;
+    case 'scaled':
+      return rule.factor;
+    default:
+      return 1;
+  }
+}
 /** Scaled decimals below this are rounded to their exact units with room to spare. */
 const TWO_50 = 2 ** 50;
 
@@ -83,6 +98,10 @@ export class Aggregator {
   readonly #snapshot: TableSnapshot;
   readonly #aggregates: readonly PlanAggregate[];
   readonly #scope: AggregateScope;
+  /** Per aggregate: 10^unitScale for exact sums, or COUNT_ONLY / FLOAT_SUM. */
+  readonly #factors: Float64Array;
+  /** Per aggregate: 1 where a scaled value rounds to its units (a declared scale). */
+  readonly #rounds: Uint8Array;
   readonly #keyColumns: readonly number[];
   // NULL is a key of its own; several key columns join into text that no two rows share.
   readonly #groups = new Map<Comparable | null, Group>();
@@ -92,6 +111,8 @@ export class Aggregator {
     this.#snapshot = snapshot;
     this.#aggregates = sub.aggregates;
     this.#scope = newScope(sub.aggregates);
+    this.#factors = Float64Array.from(this.#scope.rules, factorOf);
+    this.#rounds = Uint8Array.from(this.#scope.rules, (rule) => (rule.kind === 'scaled' ? 1 : 0));
     this.#keyColumns = sub.groupBy.map((column) => column.index);
   }
 
@@ -122,47 +143,41 @@ export class Aggregator {
     return key;
   }
 
-  /** Adds one non-NULL value: a stored double, or the source text a double could not carry. */
+  /**
+   * Adds one non-NULL value: a stored double, or the source text a double could not carry.
+   * The common case stays on doubles: a value whose exact units (value × 10^scale) are known
+   * below 2^50, added to a sum still below 2^53. Everything else takes `#addExact`.
+   */
   #accumulate(group: Group, a: number, value: number | string): void {
     group.nonNull[a] = (group.nonNull[a] as number) + 1;
-    const rule = this.#scope.rules[a] as SumRule;
-    switch (rule.kind) {
-      case 'count':
-        return;
-      case 'float':
-        group.sums[a] = (group.sums[a] as number) + Number(value);
-        return;
-      case 'integer':
-        if (typeof value === 'number' && value < TWO_53 && value > -TWO_53) {
-          this.#addUnits(group, a, value);
-        } else this.#addText(group, a, String(value));
-        return;
-      case 'scaled':
-        if (typeof value === 'number') {
-          const scaled = value * rule.factor;
-          if (scaled < TWO_50 && scaled > -TWO_50) this.#addUnits(group, a, Math.round(scaled));
-          else this.#addText(group, a, this.#storedText(a, value));
-        } else this.#addText(group, a, value);
-        return;
-      case 'decimal':
-        if (typeof value === 'number' && Number.isInteger(value) && Math.abs(value) < TWO_53) {
-          this.#addUnits(group, a, value);
-        } else {
-          this.#addText(group, a, typeof value === 'number' ? this.#storedText(a, value) : value);
-        }
-        return;
-    }
-  }
-
-  /** Adds integer units to the double part, moving it to the exact part before it could round. */
-  #addUnits(group: Group, a: number, units: number): void {
-    const sum = (group.sums[a] as number) + units;
-    if (sum < TWO_53 && sum > -TWO_53) {
-      group.sums[a] = sum;
+    const factor = this.#factors[a] as number;
+    if (factor === COUNT_ONLY) return;
+    if (factor === FLOAT_SUM) {
+      group.sums[a] = (group.sums[a] as number) + Number(value);
       return;
     }
-    const rule = this.#scope.rules[a] as SumRule;
-    this.#exactOf(group, a).add(BigInt(group.sums[a] as number) + BigInt(units), rule.unitScale);
+    if (typeof value === 'number') {
+      const scaled = value * factor;
+      const units = Math.round(scaled);
+      // Below 2^50 a stored decimal rounds to its own digits; an unconstrained NUMERIC's
+      // fractions have no fixed scale, so only its whole values qualify.
+      if (scaled < TWO_50 && scaled > -TWO_50 && (units === scaled || this.#rounds[a] === 1)) {
+        const sum = (group.sums[a] as number) + units;
+        if (sum < TWO_53 && sum > -TWO_53) {
+          group.sums[a] = sum;
+          return;
+        }
+        this.#spill(group, a, units);
+        return;
+      }
+      this.#addText(group, a, this.#storedText(a, value));
+    } else this.#addText(group, a, value);
+  }
+
+  /** The double part would reach 2^53: it moves to the exact part, with `units`. */
+  #spill(group: Group, a: number, units: number): void {
+    const unitScale = (this.#scope.rules[a] as SumRule).unitScale;
+    this.#exactOf(group, a).add(BigInt(group.sums[a] as number) + BigInt(units), unitScale);
     group.sums[a] = 0;
   }
 
@@ -218,13 +233,14 @@ export class Aggregator {
         ? null
         : summandReader(chunk.columns[aggregate.column.index] as ColumnChunk),
     );
+    let added = 0;
     for (let offset = 0; offset < chunk.length; offset++) {
       if (deleted !== null && ((deleted[offset >>> 3] as number) & (1 << (offset & 7))) !== 0)
         continue;
       if (test !== undefined && !test(offset)) continue;
       const group = groupOf(offset);
       group.count++;
-      this.#scope.rows++;
+      added++;
       for (let a = 0; a < readers.length; a++) {
         const reader = readers[a];
         if (reader === null || reader === undefined) continue;
@@ -232,6 +248,7 @@ export class Aggregator {
         if (value !== null) this.#accumulate(group, a, value);
       }
     }
+    this.#scope.rows += added;
   }
 
   /** Resolves a row of `chunk` to its group, by dictionary code where the key allows it. */
