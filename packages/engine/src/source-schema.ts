@@ -113,6 +113,11 @@ export interface SourceTable {
   readonly name: string;
   /** Absent for a base table (every connector's `tables`); set on each of `views`. */
   readonly kind?: SourceTableKind;
+  /**
+   * False for a materialized view never refreshed (PostgreSQL's `WITH NO DATA`): reading it
+   * fails until `REFRESH MATERIALIZED VIEW`. Absent otherwise.
+   */
+  readonly populated?: boolean;
   /** In the source's ordinal order. */
   readonly columns: readonly SourceColumn[];
   /** Primary-key columns in key order; empty when the table has none. */

@@ -117,6 +117,24 @@ describe('compileSchema with views', () => {
     ]);
   });
 
+  it('refuses a materialized view never populated, saying what to run', () => {
+    const unpopulated: SourceSchema = {
+      tables: source.tables,
+      views: [
+        table('rental_by_category', [column('category', 'string')], {
+          kind: 'materialized_view',
+          populated: false,
+          primaryKey: [],
+        }),
+      ],
+    };
+    expect(() =>
+      compileSchema(unpopulated, parseSchemaConfig({ tables: [{ name: 'rental_by_category' }] })),
+    ).toThrow(
+      'tables[0].name: the materialized view "rental_by_category" has never been populated: run REFRESH MATERIALIZED VIEW on the source first',
+    );
+  });
+
   it('counts what exists when no name is close', () => {
     expect(issuesOf({ tables: [{ name: 'inventory' }] })).toEqual([
       {

@@ -80,6 +80,11 @@ export function compileSchema(source: SourceSchema, config: SchemaConfig): Compi
         path: `tables[${index}].name`,
         message: unknownTableMessage(entry.name, source.tables, views),
       });
+    } else if (table.populated === false) {
+      issues.push({
+        path: `tables[${index}].name`,
+        message: `the materialized view "${entry.name}" has never been populated: run REFRESH MATERIALIZED VIEW on the source first`,
+      });
     } else if (entry.refresh_interval !== undefined && isBaseTable(table)) {
       issues.push({
         path: `tables[${index}].refresh_interval`,

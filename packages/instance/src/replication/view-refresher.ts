@@ -23,6 +23,8 @@ export interface ViewRefreshState {
   readonly refresh_interval: number;
   /** ISO time the served rows were read (a refresh or a full snapshot); null before any. */
   readonly last_refresh_at: string | null;
+  /** How long the last refresh took to read the view, in ms; null before any. */
+  readonly last_read_ms: number | null;
   readonly refreshes: number;
   readonly last_error: string | null;
 }
@@ -47,7 +49,7 @@ export class ViewRefresher {
   readonly #options: ViewRefresherOptions;
   readonly #state = new Map<
     string,
-    { readAt: number | null; count: number; error: string | null }
+    { readAt: number | null; readMs: number | null; count: number; error: string | null }
   >();
   readonly #timers = new Map<string, NodeJS.Timeout>();
   #stopped = false;
@@ -55,7 +57,7 @@ export class ViewRefresher {
   constructor(options: ViewRefresherOptions) {
     this.#options = options;
     for (const view of options.views) {
-      this.#state.set(view.name, { readAt: null, count: 0, error: null });
+      this.#state.set(view.name, { readAt: null, readMs: null, count: 0, error: null });
     }
   }
 
@@ -85,9 +87,11 @@ export class ViewRefresher {
     if (!state || this.#options.paused()) return false;
     const { controller, log } = this.#options;
     const readAt = Date.now();
+    const started = performance.now();
     let rows: unknown[][];
     try {
       rows = await this.#options.readView(view);
+      state.readMs = Math.round(performance.now() - started);
     } catch (error) {
       state.error = describe(error);
       log.warn({ view: view.sourceName, reason: state.error }, 'view refresh failed');
@@ -121,6 +125,7 @@ export class ViewRefresher {
         kind: view.kind,
         refresh_interval: view.refreshIntervalS ?? 60,
         last_refresh_at: state?.readAt ? new Date(state.readAt).toISOString() : null,
+        last_read_ms: state?.readMs ?? null,
         refreshes: state?.count ?? 0,
         last_error: state?.error ?? null,
       };

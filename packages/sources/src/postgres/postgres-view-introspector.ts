@@ -8,7 +8,8 @@ type Row = Record<string, unknown>;
 // Views ('v') and materialized views ('m') of the schema, with their columns described the same
 // way as a table's (domains by their base type, user-named kinds as text).
 const VIEWS_SQL = `
-SELECT c.relname AS name, c.relkind AS kind, c.reltuples::float8 AS reltuples
+SELECT c.relname AS name, c.relkind AS kind, c.reltuples::float8 AS reltuples,
+  c.relispopulated AS populated
 FROM pg_catalog.pg_class c
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = $1 AND c.relkind IN ('v', 'm')`;
@@ -54,6 +55,7 @@ export async function introspectPostgresViews(
       return {
         name,
         kind,
+        ...(viewRow.populated === false ? { populated: false } : {}),
         columns,
         primaryKey: [],
         uniqueKeys: [],
