@@ -83,7 +83,7 @@ function valueSchema(
         note: 'An exact decimal written with every digit kept (scale included): parse it with an exact-decimal JSON reader.',
       };
     case 'time':
-      return { type: 'number', extra: {}, note: 'A time in seconds.' };
+      return { type: 'number', extra: {}, note: 'A time in seconds, with up to six decimals.' };
     case 'boolean':
       return { type: 'boolean', extra: {}, note: '' };
     case 'string':
@@ -100,7 +100,7 @@ function valueSchema(
       return {
         type: 'string',
         extra: { format: 'date-time' },
-        note: 'An instant in ISO 8601 UTC with milliseconds, e.g. `2024-01-02T03:04:05.000Z`.',
+        note: 'An instant in ISO 8601 UTC: with milliseconds (`2024-01-02T03:04:05.000Z`) when the source column keeps 0 to 3 fractional digits, with microseconds (`2024-01-02T03:04:05.000000Z`) when it keeps 4 to 6.',
       };
     case 'binary':
       return {
