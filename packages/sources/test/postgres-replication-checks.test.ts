@@ -16,7 +16,7 @@ import {
   postgresReplicationIssues,
   postgresReplicationReadiness,
 } from '../src/postgres/postgres-replication-readiness.ts';
-import { identityIssues } from '../src/postgres/postgres-replication-setup.ts';
+import { identityIssues, partitionIssues } from '../src/postgres/postgres-replication-setup.ts';
 import { type SlotState, slotProblem } from '../src/postgres/postgres-slot-check.ts';
 
 const READY: PostgresReplicationFacts = {
@@ -150,6 +150,27 @@ describe('identityIssues', () => {
       'Table "nothing" has no replica identity: add a primary key or set REPLICA IDENTITY FULL on it, so that its updates and deletes can be streamed.',
       'Table "gone" does not exist in the schema.',
     ]);
+  });
+});
+
+describe('partitionIssues', () => {
+  const found = [
+    {
+      name: 'payment',
+      identity: 'd',
+      hasPrimaryKey: true,
+      hasIdentityIndex: false,
+      partitioned: true,
+    },
+    { name: 'customer', identity: 'd', hasPrimaryKey: true, hasIdentityIndex: false },
+  ];
+
+  it('needs PostgreSQL 13 to publish a partitioned table through its root', () => {
+    expect(partitionIssues(found, 120_017)).toEqual([
+      'Table "payment" is partitioned: following it needs PostgreSQL 13 or later, which publishes its partitions\' changes as its own.',
+    ]);
+    expect(partitionIssues(found, 130_000)).toEqual([]);
+    expect(partitionIssues(found, 150_010)).toEqual([]);
   });
 });
 

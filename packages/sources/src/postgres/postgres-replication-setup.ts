@@ -13,7 +13,7 @@ import { quotePostgresIdentifier } from './postgres-sql.ts';
  */
 
 const IDENTITY_SQL = `
-SELECT c.relname AS name, c.relreplident AS identity,
+SELECT c.relname AS name, c.relreplident AS identity, c.relkind = 'p' AS partitioned,
   EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND i.indisprimary)
     AS has_primary_key,
   EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND i.indisreplident)
@@ -28,6 +28,27 @@ export interface TableIdentity {
   readonly identity: string;
   readonly hasPrimaryKey: boolean;
   readonly hasIdentityIndex: boolean;
+  /** A partitioned table (relkind `p`), whose rows live in its partitions. */
+  readonly partitioned?: boolean;
+}
+
+/**
+ * Partitioned tables the server cannot publish as themselves, as sentences. Replix serves a
+ * partitioned table as one table, so its partitions' changes must come under its name:
+ * `publish_via_partition_root`, which PostgreSQL 13 introduced (12 and older publish them under
+ * each partition's name, or refuse the partitioned table).
+ */
+export function partitionIssues(
+  found: readonly TableIdentity[],
+  serverVersionNum: number,
+): string[] {
+  if (serverVersionNum >= 130_000) return [];
+  return found
+    .filter((table) => table.partitioned === true)
+    .map(
+      (table) =>
+        `Table "${table.name}" is partitioned: following it needs PostgreSQL 13 or later, which publishes its partitions' changes as its own.`,
+    );
 }
 
 /**
@@ -62,7 +83,10 @@ export function identityIssues(
 
 /**
  * (Re)creates publication `name` for exactly `tables` of `schema`, in one transaction. Changes
- * of a partition are published as the partitioned table's, which is what snapshots read.
+ * of a partition are published as the partitioned table's, which is what snapshots read. It is
+ * dropped first, so one left by an older Replix without `publish_via_partition_root` is made
+ * anew with it; a stream resumed on such a publication finds the partitioned table missing from
+ * `pg_publication_tables` (it lists the partitions) and asks for a new snapshot (`slotProblem`).
  */
 export async function createPublication(
   pool: Pool,
@@ -72,15 +96,14 @@ export async function createPublication(
   serverVersionNum: number,
 ): Promise<void> {
   const { rows } = await pool.query<Record<string, unknown>>(IDENTITY_SQL, [schema, tables]);
-  const issues = identityIssues(
-    tables,
-    rows.map((row) => ({
-      name: String(row.name),
-      identity: String(row.identity),
-      hasPrimaryKey: row.has_primary_key === true,
-      hasIdentityIndex: row.has_identity_index === true,
-    })),
-  );
+  const found = rows.map((row) => ({
+    name: String(row.name),
+    identity: String(row.identity),
+    hasPrimaryKey: row.has_primary_key === true,
+    hasIdentityIndex: row.has_identity_index === true,
+    partitioned: row.partitioned === true,
+  }));
+  const issues = [...identityIssues(tables, found), ...partitionIssues(found, serverVersionNum)];
   if (issues.length > 0) {
     throw new ReplicationError(
       'replication_not_ready',
