@@ -3,7 +3,8 @@
  * served text equals the source's, filters and ORDER BY on microsecond differences agree with
  * SQL, after the snapshot and after CDC and poll-mode changes.
  */
-import { type TestDatabase, testMariaDb, testPostgres } from '@replix/testkit/vitest';
+import type { TestDatabase } from '@replix/testkit';
+import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import { describe, expect, it } from 'vitest';
 import { startTestInstance, type TestInstance } from './instance-helpers.ts';
 import { eventually } from './replication-harness.ts';

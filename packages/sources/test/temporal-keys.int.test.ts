@@ -3,7 +3,8 @@
  * values a snapshot delivered find the same rows again on the real servers.
  */
 import type { SourceColumn } from '@replix/engine';
-import { type TestDatabase, testMariaDb, testPostgres } from '@replix/testkit/vitest';
+import type { TestDatabase } from '@replix/testkit';
+import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SourceConnector } from '../src/connector.ts';
 import { parseTimestampText, parseTimeText } from '../src/temporal-text.ts';
