@@ -2,6 +2,7 @@ import type { CompiledTable, RowChange } from '@replix/engine';
 import { SourceError } from '@replix/sources';
 import type { Logger } from 'pino';
 import type { ReplicationReport, SnapshotController } from '../snapshot-controller.ts';
+import { sameViewRows } from './same-view-rows.ts';
 
 /** Reads every current row of a view (within its `where`), in stored column order. */
 export type ViewReader = (view: CompiledTable) => Promise<unknown[][]>;
@@ -96,6 +97,13 @@ export class ViewRefresher {
       state.error = describe(error);
       log.warn({ view: view.sourceName, reason: state.error }, 'view refresh failed');
       return false;
+    }
+    const served = controller.current();
+    if (served && sameViewRows(served.generation, view, rows)) {
+      state.readAt = readAt;
+      state.count += 1;
+      state.error = null;
+      return true;
     }
     const changes = new Map<string, RowChange[]>([
       [view.name, [{ op: 'truncate' }, ...rows.map((row): RowChange => ({ op: 'insert', row }))]],
