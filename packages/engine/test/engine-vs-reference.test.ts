@@ -332,6 +332,9 @@ class QueryGen {
             quote(bytesToHex(v as Uint8Array).toUpperCase()),
           );
         break;
+      case 'array':
+        // Arrays take no literal (only IS NULL); the generated schema has none.
+        throw new Error('no literals for array columns');
     }
     const value = existing.length
       ? fc.oneof(
