@@ -92,8 +92,15 @@ describe.each([
     const schema = await json(
       fetch(`${served.url}/schema`, { headers: { Authorization: `Bearer ${served.key}` } }),
     );
-    expect(JSON.stringify(schema)).toContain('actor_films');
-    expect(JSON.stringify(schema)).not.toContain('film_actor');
+    const names = schema.tables.map((table: { name: string }) => table.name);
+    expect(names).toContain('actor_films');
+    expect(names).not.toContain('film_actor');
+    expect(
+      schema.tables.find((table: { name: string }) => table.name === 'actor_films'),
+    ).toMatchObject({ kind: 'view', refreshInterval: 1 });
+    expect(
+      schema.tables.find((table: { name: string }) => table.name === 'actor'),
+    ).not.toHaveProperty('kind');
   });
 
   it('re-reads a view at its interval after a write to a table under it', async () => {
