@@ -13,6 +13,7 @@
  * (p99 ≤ 50 ms), the hostile answers by status and code, and the instance's peak RSS.
  */
 import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { mariaDbAdmin, startTestServers } from '@replix/testkit';
 import {
   type Answer,
@@ -20,11 +21,9 @@ import {
   CHEAP_ROWS,
   createHostileDatabase,
   INSTANCE_MEMORY_MB,
-  isErrorEnvelope,
   type ServeChild,
   startServeChild,
 } from '../packages/instance/test/hostile-fixture.ts';
-import { HOSTILE_SHAPES } from '../packages/instance/test/hostile-shapes.ts';
 import { percentile } from './lib/percentile.ts';
 import { printTable } from './lib/report.ts';
 
@@ -67,25 +66,21 @@ async function cheapEvery50ms(child: ServeChild, ms: number): Promise<CheapRun> 
   return run;
 }
 
-/** Hostile shapes back to back from `count` clients until `stop()`; answers by status and code. */
+/**
+ * Hostile shapes back to back from `count` clients, on a worker thread, until `stop()`;
+ * answers by status and code.
+ */
 function hostileClients(child: ServeChild, count: number) {
-  const outcomes = new Map<string, number>();
-  let stopping = false;
-  const client = async (offset: number) => {
-    for (let i = offset; !stopping; i++) {
-      const shape = HOSTILE_SHAPES[i % HOSTILE_SHAPES.length]!;
-      const answer = await child.query(shape.text);
-      const code = isErrorEnvelope(answer.body) ? answer.body.error.code : '';
-      const key = answer.status === 0 ? 'no answer' : `${answer.status} ${code}`.trim();
-      outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
-    }
-  };
-  const running = Array.from({ length: count }, (_, i) => client(i * 3));
+  const worker = new Worker(new URL('./lib/hostile-worker.ts', import.meta.url), {
+    workerData: { url: child.url, apiKey: child.apiKey, clients: count },
+  });
   return {
-    outcomes,
-    async stop() {
-      stopping = true;
-      await Promise.all(running);
+    async stop(): Promise<Map<string, number>> {
+      const done = new Promise<[string, number][]>((resolve) => worker.once('message', resolve));
+      worker.postMessage('stop');
+      const outcomes = new Map(await done);
+      await worker.terminate();
+      return outcomes;
     },
   };
 }
@@ -115,7 +110,7 @@ try {
   log(`phase 2: the same with ${clients} hostile clients for ${seconds} s…`);
   const hostile = hostileClients(child, clients);
   const underAttack = await cheapEvery50ms(child, seconds * 1000);
-  await hostile.stop();
+  const outcomes = await hostile.stop();
   const alive = child.alive();
   const peakRss = alive ? child.peakRssMb() : Number.NaN;
 
@@ -153,7 +148,7 @@ try {
   ]);
   printTable(
     'Hostile answers by status and code',
-    [...hostile.outcomes].sort((a, b) => b[1] - a[1]).map(([answer, count]) => ({ answer, count })),
+    [...outcomes].sort((a, b) => b[1] - a[1]).map(([answer, count]) => ({ answer, count })),
   );
   await database.drop();
 } finally {

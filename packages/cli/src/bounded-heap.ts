@@ -5,7 +5,7 @@ const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGH
 
 /**
  * Runs this same command again in a child Node whose heap is bounded to `memoryMb`
- * (`heapFlags`: 75% of it), unless no size is given or this process's heap is bounded already.
+ * (`heapFlags`: 70% of it), unless no size is given or this process's heap is bounded already.
  * V8 sizes its heap when it starts, so a running process cannot take the flags. The child
  * shares stdin, stdout and stderr (the ready line is its own); the signals that stop `serve`
  * are passed on to it. Resolves with the child's exit code; null means: go on in this process.

@@ -106,7 +106,7 @@ export function addServeCommand(program: Command): void {
     .option('--log-level <level>', 'log level (trace, debug, info, warn, error)')
     .option(
       '--memory-mb <n>',
-      "the instance's memory size in MB (or REPLIX_MEMORY_MB): the heap gets 75% of it and the snapshot is capped at it",
+      "the instance's memory size in MB (or REPLIX_MEMORY_MB): the heap gets 70% of it and the snapshot is capped at it",
     )
     .addHelpText(
       'after',

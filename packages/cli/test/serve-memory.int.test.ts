@@ -49,10 +49,10 @@ describe('replix serve --memory-mb', () => {
     sourceUrl = db.url;
   });
 
-  it('bounds the heap to 75% of the size and caps the snapshot at it', async () => {
+  it('bounds the heap to 70% of the size and caps the snapshot at it', async () => {
     const server = await serve(['--source', sourceUrl, '--memory-mb', '512']);
     try {
-      expect(await memoryOf(server.ready)).toMatchObject({ heap_limit_mb: 384, cap_mb: 512 });
+      expect(await memoryOf(server.ready)).toMatchObject({ heap_limit_mb: 358, cap_mb: 512 });
     } finally {
       // SIGTERM reaches the instance through the launcher, which exits as it does.
       expect(await server.stop()).toBe(0);
@@ -65,7 +65,7 @@ describe('replix serve --memory-mb', () => {
       REPLIX_MEMORY_MB: '1024',
     });
     try {
-      expect(await memoryOf(server.ready)).toMatchObject({ heap_limit_mb: 768, cap_mb: 1024 });
+      expect(await memoryOf(server.ready)).toMatchObject({ heap_limit_mb: 716, cap_mb: 1024 });
     } finally {
       expect(await server.stop()).toBe(0);
     }

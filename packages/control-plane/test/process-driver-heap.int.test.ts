@@ -59,9 +59,9 @@ describe('the process driver sizes the heap', () => {
   });
 
   it.each([
-    [512, 384],
-    [2048, 1536],
-  ])('gives a %i MB instance a %i MB heap (75%)', async (taskMemoryMb, heapLimitMb) => {
+    [512, 358],
+    [2048, 1433],
+  ])('gives a %i MB instance a %i MB heap (70%)', async (taskMemoryMb, heapLimitMb) => {
     const launch = launchOfSize(taskMemoryMb);
     const handle = await driver.start(launch);
     try {

@@ -108,7 +108,7 @@ export class InstanceMetrics {
     });
     new Gauge({
       name: 'replix_heap_limit_bytes',
-      help: "V8's heap limit (75% of the instance size when it is given).",
+      help: "V8's heap limit (70% of the instance size when it is given).",
       registers,
       collect() {
         this.set(getHeapStatistics().heap_size_limit);

@@ -10,10 +10,10 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { DatabaseAdmin, TestDatabase } from '@replix/testkit';
+import { heapFlags } from '../src/instance-memory.ts';
 
-/** The `xs` instance size the child is held to, and the heap that fits it. */
+/** The `xs` instance size the child is held to (`replix serve --memory-mb`). */
 export const INSTANCE_MEMORY_MB = 512;
-const HEAP_MB = 384;
 
 /** The default `query.timeout_ms`; every hostile query must be answered within it + 1 s. */
 export const QUERY_TIMEOUT_MS = 2000;
@@ -114,8 +114,8 @@ async function send(url: string, init: RequestInit, timeoutMs: number): Promise<
 }
 
 /**
- * Starts `replix serve --source <url>` on Node with its old space bounded to 384 MB (so the
- * process fits 512 MB), and waits for its ready line.
+ * Starts `replix serve --source <url> --memory-mb 512` with the heap flags of an `xs` instance
+ * (heap and memory cap sized to fit 512 MB), and waits for its ready line.
  */
 export async function startServeChild(
   sourceUrl: string,
@@ -123,7 +123,19 @@ export async function startServeChild(
 ): Promise<ServeChild> {
   const child: ChildProcess = spawn(
     process.execPath,
-    [`--max-old-space-size=${HEAP_MB}`, replixBin, 'serve', '--source', sourceUrl, '--port', '0'],
+    [
+      // The heap flags an xs instance gets from the process driver; given here, `--memory-mb`
+      // needs no second process (this one is the instance whose memory is measured).
+      ...heapFlags(INSTANCE_MEMORY_MB),
+      replixBin,
+      'serve',
+      '--source',
+      sourceUrl,
+      '--port',
+      '0',
+      '--memory-mb',
+      String(INSTANCE_MEMORY_MB),
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, REPLIX_LOG_LEVEL: 'warn' } },
   );
   const killOnExit = () => child.kill('SIGKILL');

@@ -10,24 +10,24 @@ function flagValue(flags: string[], name: string): number {
 
 describe('heapFlags', () => {
   it.each([512, 1024, 2048, 4096, 8192])(
-    'bound old space plus young generation to 75%% of %i MB',
+    'bound old space plus young generation to 70%% of %i MB',
     (memoryMb) => {
       const flags = heapFlags(memoryMb);
       const oldSpace = flagValue(flags, '--max-old-space-size');
       const semiSpace = flagValue(flags, '--max-semi-space-size');
-      expect(oldSpace + 3 * semiSpace).toBe(memoryMb * 0.75);
+      expect(oldSpace + 3 * semiSpace).toBe(Math.floor(memoryMb * 0.7));
     },
   );
 
   it('keep the young generation small on a small instance', () => {
-    expect(heapFlags(512)).toEqual(['--max-old-space-size=360', '--max-semi-space-size=8']);
+    expect(heapFlags(512)).toEqual(['--max-old-space-size=334', '--max-semi-space-size=8']);
     expect(flagValue(heapFlags(65_536), '--max-semi-space-size')).toBe(32);
   });
 });
 
 describe('heapIsBounded', () => {
   it('sees a --max-old-space-size among the Node flags', () => {
-    expect(heapIsBounded(['--max-old-space-size=360'])).toBe(true);
+    expect(heapIsBounded(['--max-old-space-size=334'])).toBe(true);
     expect(heapIsBounded(['--enable-source-maps'])).toBe(false);
   });
 });
