@@ -10,6 +10,10 @@ export interface ParseLimits {
   readonly maxSelectionDepth: number;
   /** The most parentheses nested in one another in one filter, the filter's own included. */
   readonly maxFilterDepth: number;
+  /** The most conditions (comparison, LIKE, IN, IS NULL, BETWEEN) in all filters together. */
+  readonly maxConditions: number;
+  /** The most keys one ORDER BY may write, repeats included (they collapse only later). */
+  readonly maxSortKeys: number;
 }
 
 /** Far beyond any hand-written or generated query; far too small to hurt a server. */
@@ -17,6 +21,8 @@ export const DEFAULT_PARSE_LIMITS: ParseLimits = Object.freeze({
   maxTokens: 10_000,
   maxSelectionDepth: 32,
   maxFilterDepth: 64,
+  maxConditions: 256,
+  maxSortKeys: 256,
 });
 
 /** Which parse limit a query went over (`QueryTooComplexError.limit`). */

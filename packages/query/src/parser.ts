@@ -11,7 +11,7 @@ import type {
 } from './ast.ts';
 import { QueryParseError, QueryTooComplexError } from './errors.ts';
 import { Lexer } from './lexer.ts';
-import { DEFAULT_PARSE_LIMITS, type ParseLimits } from './parse-limits.ts';
+import { DEFAULT_PARSE_LIMITS, type ParseLimitName, type ParseLimits } from './parse-limits.ts';
 import { suggest } from './suggest.ts';
 import { describeToken, shorten, type Token } from './token.ts';
 
@@ -79,6 +79,8 @@ class Parser {
    */
   #selectionDepth = 0;
   #filterDepth = 0;
+  /** Conditions parsed so far, in every filter of the query. */
+  #conditions = 0;
 
   constructor(source: string, limits: ParseLimits) {
     this.#source = source;
@@ -223,6 +225,7 @@ class Parser {
    * ```
    */
   parsePredicate(): Condition {
+    this.countCondition(this.peek());
     const field = this.parsePath();
     const token = this.peek();
     const start = field.span.start;
@@ -449,7 +452,15 @@ class Parser {
           this.expectKeyword('BY', 'BY after ORDER');
           orderBy = [this.parseSort()];
           while (this.peekToken(',')) {
-            this.advance();
+            const comma = this.advance();
+            if (orderBy.length >= this.#limits.maxSortKeys) {
+              this.tooComplex(
+                comma,
+                'maxSortKeys',
+                `ORDER BY has more than ${this.#limits.maxSortKeys} keys (limit: ${this.#limits.maxSortKeys} written keys, repeats included). ` +
+                  'Sort by fewer fields; a repeated field adds nothing.',
+              );
+            }
             orderBy.push(this.parseSort());
           }
           break;
@@ -659,7 +670,21 @@ class Parser {
     }
   }
 
-  tooComplex(at: Token, limit: 'maxSelectionDepth' | 'maxFilterDepth', detail: string): never {
+  /** Counts one more condition; refused past `maxConditions` before it is parsed. */
+  countCondition(at: Token): void {
+    this.#conditions++;
+    const limit = this.#limits.maxConditions;
+    if (this.#conditions > limit) {
+      this.tooComplex(
+        at,
+        'maxConditions',
+        `Too many conditions: more than ${limit} conditions in the query's filters (limit: ${limit}). ` +
+          'Use IN (…) for a list of values instead of a chain of = … OR = ….',
+      );
+    }
+  }
+
+  tooComplex(at: Token, limit: Exclude<ParseLimitName, 'maxTokens'>, detail: string): never {
     throw new QueryTooComplexError(this.#source, at.span.start, limit, detail);
   }
 }

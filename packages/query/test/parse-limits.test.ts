@@ -26,11 +26,13 @@ const orChain = (terms: number) =>
   `t (${Array.from({ length: terms }, (_, i) => `a = ${i}`).join(' OR ')}) { id }`;
 
 describe('parse limits', () => {
-  it('are 10,000 tokens, 32 nested selections and 64 nested parentheses by default', () => {
+  it('are 10,000 tokens, 32 nested selections, 64 nested parentheses, 256 conditions and 256 written ORDER BY keys by default', () => {
     expect(DEFAULT_PARSE_LIMITS).toEqual({
       maxTokens: 10_000,
       maxSelectionDepth: 32,
       maxFilterDepth: 64,
+      maxConditions: 256,
+      maxSortKeys: 256,
     });
     expect(Object.isFrozen(DEFAULT_PARSE_LIMITS)).toBe(true);
   });
@@ -133,15 +135,20 @@ describe('hostile query text', () => {
     expect(tooComplex(selections(5_000)).limit).toBe('maxSelectionDepth');
   });
 
-  it('refuses a 20,000-term OR chain at the token limit', () => {
-    expect(tooComplex(orChain(20_000)).limit).toBe('maxTokens');
+  it('refuses an OR chain at its 257th condition, without reading the rest', () => {
+    expect(parseQuery(orChain(256)).filter).toMatchObject({ kind: 'or' });
+    const error = tooComplex(orChain(20_000));
+    expect(error.limit).toBe('maxConditions');
+    expect(error.message).toContain('more than 256 conditions');
   });
 
-  it('parses the longest OR chain and ORDER BY list under the token limit', () => {
-    expect(parseQuery(orChain(2_400)).filter).toMatchObject({ kind: 'or' });
-    const orderBy = parseQuery(`t { id } ORDER BY ${Array(4_000).fill('n').join(', ')}`).orderBy;
+  it('parses 256 written ORDER BY keys, repeats included, and refuses the 257th', () => {
+    const orderBy = (count: number) => `t { id } ORDER BY ${Array(count).fill('n').join(', ')}`;
     // Collapsing repeated keys is the engine's job: the tree keeps what was written.
-    expect(orderBy).toHaveLength(4_000);
+    expect(parseQuery(orderBy(256)).orderBy).toHaveLength(256);
+    const error = tooComplex(orderBy(4_000));
+    expect(error.limit).toBe('maxSortKeys');
+    expect(error.message).toContain('ORDER BY has more than 256 keys');
   });
 
   it('reads a string of 50,000 doubled quotes as 50,000 quotes', () => {

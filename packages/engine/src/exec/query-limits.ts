@@ -17,7 +17,9 @@ export const QUERY_LIMITS = Object.freeze({
   /** ORDER BY keys of one query or nested selection, a repeated key counted once. */
   orderByKeys: 32,
   /** Conditions (comparison, LIKE, ILIKE, IN, IS NULL, BETWEEN) in all filters together. */
-  filterTerms: 256,
+  filterTerms: DEFAULT_PARSE_LIMITS.maxConditions,
+  /** Keys one ORDER BY may write before repeats are collapsed (the parser refuses more). */
+  writtenOrderByKeys: DEFAULT_PARSE_LIMITS.maxSortKeys,
   /** Values in one IN list. */
   inListValues: 1000,
   /** Relations one path of a filter or ORDER BY walks: `a.b.c.field` walks 3. */
