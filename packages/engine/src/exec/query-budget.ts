@@ -18,7 +18,7 @@ export interface QueryLimits {
 export type Work<T> = Generator<void, T, void>;
 
 /** How long a query runs before it lets the event loop serve others. */
-const SLICE_MS = 4;
+const SLICE_MS = 2;
 /** Work units between two looks at the clock: a clock read costs more than a unit. */
 const UNITS_PER_CHECK = 1024;
 
