@@ -25,6 +25,9 @@ function viewsFrom(columns: CanonicalRow[]): SourceTable[] {
   }));
 }
 
+/** Views whose values depend on the order an unordered aggregate happens to read rows in. */
+const UNORDERED_AGGREGATE_VIEWS = new Set(['film_list', 'nicer_but_slower_film_list']);
+
 const samples = [
   {
     sample: 'Sakila on MariaDB',
@@ -106,18 +109,26 @@ describe.each(samples)(
       timeout: 180_000,
     }, async () => {
       expect(views).toHaveLength(count);
-      const comparison = await compareEveryValue(source, served, views);
+      // The film lists join actor names with an aggregate that has no ORDER BY: two reads of the
+      // same data may list them in another order (seen on Pagila), so those are compared by count.
+      const exact = views.filter((view) => !UNORDERED_AGGREGATE_VIEWS.has(view.name));
+      const comparison = await compareEveryValue(source, served, exact);
       report(
         `views: ${comparison.tables} views, ${comparison.rows} rows, ${comparison.values} values compared`,
       );
       expect(comparison.differences).toEqual([]);
       // Rows are keyed by their whole value: the served counts show no row was served twice.
       let servedRows = 0;
-      for (const view of views) {
+      for (const view of exact) {
         const body = await served.json(`${view.name} { COUNT(*) }`);
         servedRows += Number(body.data[0]?.count);
       }
       expect(servedRows).toBe(comparison.rows);
+      for (const view of views.filter((v) => UNORDERED_AGGREGATE_VIEWS.has(v.name))) {
+        const [sourceCount] = await source.rows(`SELECT COUNT(*) AS n FROM ${view.name}`);
+        const body = await served.json(`${view.name} { COUNT(*) }`);
+        expect(Number(body.data[0]?.count)).toBe(Number(sourceCount?.n));
+      }
     });
 
     it('shows a change under actor_info after its 1 s refresh, and the refresh in /health/detail', {
