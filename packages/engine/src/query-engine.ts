@@ -100,27 +100,28 @@ export class QueryEngine {
     meta: ResponseMeta,
     options: ExecuteOptions = {},
   ): string {
-    return runToEnd(this.#run(generation, text, meta, options).work).text();
+    return runToEnd(this.#run(generation, this.plan(text), meta, options).work).text();
   }
 
   /**
-   * Runs `text` against `generation`, pausing each few milliseconds so other requests are
+   * Runs `plan` (from `plan(text)`, which a server calls first to refuse a bad query before
+   * anything else) against `generation`, pausing each few milliseconds so other requests are
    * served meanwhile, and resolves to the response body in chunks. Rejects with an
-   * `EngineError` (a parse, validation or budget error) or `QueryCancelledError`.
+   * `EngineError` (a budget error) or `QueryCancelledError`.
    */
   answer(
     generation: Generation,
-    text: string,
+    plan: QueryPlan,
     meta: ResponseMeta,
     options: ExecuteOptions = {},
   ): Promise<QueryAnswer> {
-    const { budget, work } = this.#run(generation, text, meta, options);
+    const { budget, work } = this.#run(generation, plan, meta, options);
     return runCooperatively(work, budget);
   }
 
   #run(
     generation: Generation,
-    text: string,
+    plan: QueryPlan,
     meta: ResponseMeta,
     options: ExecuteOptions,
   ): { budget: QueryBudget; work: Work<QueryAnswer> } {
@@ -133,7 +134,6 @@ export class QueryEngine {
     if (lower.maxResponseBytes !== undefined)
       limits.maxResponseBytes = Math.min(limits.maxResponseBytes, lower.maxResponseBytes);
     const budget = new QueryBudget(limits, options.signal, options.startedAt);
-    const plan = this.plan(text);
     const out = new JsonWriter(limits.maxResponseBytes);
     function* work(): Work<QueryAnswer> {
       out.write('{"data":');

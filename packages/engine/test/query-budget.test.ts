@@ -125,7 +125,7 @@ describe('cooperative answers', () => {
       if (counting) setImmediate(count);
     };
     setImmediate(count);
-    const answer = await engine.answer(generation, text, TEST_META);
+    const answer = await engine.answer(generation, engine.plan(text), TEST_META);
     counting = false;
     expect(turns).toBeGreaterThan(1);
     expect(answer.chunks.length).toBeGreaterThan(1);
@@ -142,10 +142,12 @@ describe('cooperative answers', () => {
     const before = new AbortController();
     before.abort();
     await expect(
-      engine.answer(generation, text, TEST_META, { signal: before.signal }),
+      engine.answer(generation, engine.plan(text), TEST_META, { signal: before.signal }),
     ).rejects.toBeInstanceOf(QueryCancelledError);
     const during = new AbortController();
-    const running = engine.answer(generation, text, TEST_META, { signal: during.signal });
+    const running = engine.answer(generation, engine.plan(text), TEST_META, {
+      signal: during.signal,
+    });
     setImmediate(() => during.abort());
     await expect(running).rejects.toBeInstanceOf(QueryCancelledError);
   });

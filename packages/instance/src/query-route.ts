@@ -69,7 +69,7 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     const timeoutMs = Math.min(engine.limits.timeoutMs, options.limits?.timeoutMs ?? Infinity);
     try {
       // Parse and validate first: an invalid query costs no ETag and no admission.
-      engine.plan(text);
+      const plan = engine.plan(text);
       if (cacheable) {
         const etag = etags.get(served.generation.id, text);
         reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
@@ -94,7 +94,7 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
       reply.raw.once('close', () => admitted.release());
       const answer = await engine.answer(
         served.generation,
-        text,
+        plan,
         { version, swapCount: served.swapCount, ageMs: served.ageMs },
         {
           signal: cancel.signal,

@@ -140,8 +140,9 @@ export class Executor {
     snapshot: TableSnapshot,
     filter: PlanFilter | null,
     candidates: readonly number[] | null,
-  ): Work<number[]> {
-    if (filter === null && candidates !== null) return candidates.slice();
+  ): Work<readonly number[]> {
+    // Read-only from here on: candidates (an index's own list) are returned as they are.
+    if (filter === null && candidates !== null) return candidates;
     const rows: number[] = [];
     yield* this.#eachMatchingRow(snapshot, filter, candidates, (rowId) => rows.push(rowId));
     return rows;
@@ -211,7 +212,7 @@ export class Executor {
   }
 
   /** Sorts (when asked) and cuts the OFFSET/LIMIT window out of `rows`. */
-  *#page(snapshot: TableSnapshot, sub: PlanSubQuery, rows: number[]): Work<number[]> {
+  *#page(snapshot: TableSnapshot, sub: PlanSubQuery, rows: readonly number[]): Work<number[]> {
     const end = sub.limit === null ? rows.length : Math.min(rows.length, sub.offset + sub.limit);
     this.#budget.expectRows(Math.max(0, end - sub.offset));
     if (sub.orderBy.length === 0) return rows.slice(sub.offset, end);
@@ -312,7 +313,7 @@ export class Executor {
   *#afterPage(
     snapshot: TableSnapshot,
     plan: QueryPlan,
-    matched: number[],
+    matched: readonly number[],
     cursor: string,
   ): Work<QueryResult> {
     const keyColumn = plan.table.columns[plan.table.primaryKey[0] as number];
@@ -322,12 +323,13 @@ export class Executor {
     let rows = matched;
     if (cursor !== '') {
       const last = decodeCursor(cursor, kind);
-      rows = [];
+      const after: number[] = [];
       for (let i = 0; i < matched.length; i++) {
         const rowId = matched[i] as number;
-        if (compareSortValues(keyOf(rowId), last, false) > 0) rows.push(rowId);
+        if (compareSortValues(keyOf(rowId), last, false) > 0) after.push(rowId);
         if (this.#budget.tick()) yield;
       }
+      rows = after;
     }
     const end = plan.limit === null ? rows.length : Math.min(rows.length, plan.offset + plan.limit);
     this.#budget.expectRows(Math.max(0, end - plan.offset));
