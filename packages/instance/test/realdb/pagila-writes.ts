@@ -1,4 +1,5 @@
 import type { RealSource } from './real-source.ts';
+import { deleteCustomerAndFilm } from './restricted-deletes.ts';
 import { MARKER_CATEGORY } from './sakila-writes.ts';
 
 /**
@@ -28,13 +29,7 @@ export async function writeToPagila(source: RealSource): Promise<void> {
     'UPDATE film SET film_id = 5000 WHERE film_id = 1',
     'UPDATE language SET language_id = 100 WHERE language_id = 1',
     'UPDATE store SET store_id = 10000 WHERE store_id = 2',
-    // A customer and a film deleted with their children, as an application must (RESTRICT).
-    'DELETE FROM payment WHERE customer_id = 10',
-    'DELETE FROM rental WHERE customer_id = 10',
-    'DELETE FROM customer WHERE customer_id = 10',
-    `DELETE FROM film_actor WHERE film_id = ${unstockedFilm}`,
-    `DELETE FROM film_category WHERE film_id = ${unstockedFilm}`,
-    `DELETE FROM film WHERE film_id = ${unstockedFilm}`,
+    ...deleteCustomerAndFilm(10, unstockedFilm),
     "INSERT INTO rental (rental_date, inventory_id, customer_id, staff_id) VALUES ('2022-08-30 12:00:00.5+00', 10, 1, 1)",
     "INSERT INTO payment (customer_id, staff_id, rental_id, amount, payment_date) VALUES (1, 1, currval('rental_rental_id_seq'), 4.99, '2022-07-30 12:00:01.000001+00')",
     `INSERT INTO category (name) VALUES ('${MARKER_CATEGORY}')`,

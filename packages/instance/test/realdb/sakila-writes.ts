@@ -1,4 +1,5 @@
 import type { RealSource } from './real-source.ts';
+import { deleteCustomerAndFilm } from './restricted-deletes.ts';
 
 /** The marker the last write inserts: once it is served, every write before it must be too. */
 export const MARKER_CATEGORY = 'replix-marker';
@@ -37,13 +38,7 @@ export async function writeToSakila(source: RealSource): Promise<void> {
     'UPDATE store SET store_id = 10 WHERE store_id = 2',
     // ON DELETE SET NULL: the payments of a deleted rental lose their rental_id.
     'DELETE FROM rental WHERE rental_id = 2',
-    // A customer and a film deleted with their children, as an application must (RESTRICT).
-    'DELETE FROM payment WHERE customer_id = 10',
-    'DELETE FROM rental WHERE customer_id = 10',
-    'DELETE FROM customer WHERE customer_id = 10',
-    `DELETE FROM film_actor WHERE film_id = ${unstockedFilm}`,
-    `DELETE FROM film_category WHERE film_id = ${unstockedFilm}`,
-    `DELETE FROM film WHERE film_id = ${unstockedFilm}`,
+    ...deleteCustomerAndFilm(10, unstockedFilm),
     // A rental and its payment; triggers set their dates.
     'INSERT INTO rental (rental_date, inventory_id, customer_id, staff_id) VALUES (NOW(), 10, 1, 1)',
     'INSERT INTO payment (customer_id, staff_id, rental_id, amount) VALUES (1, 1, LAST_INSERT_ID(), 4.99)',
