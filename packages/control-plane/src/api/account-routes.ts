@@ -4,8 +4,8 @@ import { billingConfigOf } from '../billing/create-payment-provider.ts';
 import { accountPlan } from '../connections/account-plan.ts';
 import { accountUsage } from '../domain/plan-enforcement.ts';
 import { recordAudit } from '../events/audit-log.ts';
+import type { ApiServer } from './api-server.ts';
 import { limitsResource, PlanLimitsSchema, UsageSchema } from './billing-routes.ts';
-import type { ApiServer } from './build-api.ts';
 import { DateTime, errorResponses, iso, Uuid } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
 

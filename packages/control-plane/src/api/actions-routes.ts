@@ -6,7 +6,7 @@ import { INSTANCE_SIZE_NAMES, planLimits } from '../domain/plans.ts';
 import { InstanceClient } from '../drivers/instance-client.ts';
 import { ApiError, notFound } from '../errors.ts';
 import type { Goal, Store } from '../store/schema.ts';
-import type { ApiServer } from './build-api.ts';
+import type { ApiServer } from './api-server.ts';
 import { ErrorResponse, errorResponses, IdParams } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
 import {

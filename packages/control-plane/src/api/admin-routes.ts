@@ -16,7 +16,7 @@ import { INSTANCE_SIZE_NAMES, type InstanceSize, PLANS } from '../domain/plans.t
 import { notFound } from '../errors.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import type { Goal, Store } from '../store/schema.ts';
-import type { ApiServer } from './build-api.ts';
+import type { ApiServer } from './api-server.ts';
 import { DateTime, ErrorResponse, errorResponses, IdParams, iso, Uuid } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
 import { auditAction, lockDatabase, queueGoal } from './database-goals.ts';

@@ -6,7 +6,7 @@ import { notFound } from '../errors.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import type { ApiKeyScope } from '../store/schema.ts';
-import type { ApiServer } from './build-api.ts';
+import type { ApiServer } from './api-server.ts';
 import { DateTime, ErrorResponse, errorResponses, iso, Uuid } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
 import { ownedDatabase } from './tenancy.ts';

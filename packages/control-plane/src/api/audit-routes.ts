@@ -1,7 +1,7 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
 import { type Static, Type } from 'typebox';
 import type { Store } from '../store/schema.ts';
-import type { ApiServer } from './build-api.ts';
+import type { ApiServer } from './api-server.ts';
 import { DateTime, ErrorResponse, errorResponses, IdParams, iso, Uuid } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
 import { ownedDatabase } from './tenancy.ts';

@@ -6,7 +6,7 @@ import { checkSecondFactor, type SecondFactorProof } from '../auth/second-factor
 import { hashRecoveryCode, newRecoveryCodes, newTotpEnrolment } from '../auth/totp.ts';
 import { ApiError } from '../errors.ts';
 import { recordAudit } from '../events/audit-log.ts';
-import type { ApiServer } from './build-api.ts';
+import type { ApiServer } from './api-server.ts';
 import { DateTime, errorResponses, iso } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
 

@@ -21,7 +21,7 @@ import {
 import { ApiError } from '../errors.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import { lockAccount } from '../team/team-membership.ts';
-import type { ApiServer } from './build-api.ts';
+import type { ApiServer } from './api-server.ts';
 import { DateTime, ErrorResponse, errorResponses, iso } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
 

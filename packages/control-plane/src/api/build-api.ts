@@ -1,36 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
-import { authenticate, type Principal } from '../auth/principal.ts';
+import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
+import { authenticate } from '../auth/principal.ts';
 import { hasRole, minimumRole } from '../auth/role-policy.ts';
 import { registerLocalBillingPages } from '../billing/local-billing-pages.ts';
 import { ApiError, CONTROL_PLANE_ERRORS, type ControlPlaneErrorCode } from '../errors.ts';
+import type { ApiServer } from './api-server.ts';
 import type { ApiContext } from './context.ts';
 import { registerDashboardSite } from './dashboard-site.ts';
 import { registerRoutes } from './routes.ts';
 import { refuseUnstorableStrings } from './unstorable-strings.ts';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set by the auth hook on every /v1 route; routes marked `public` have none. */
-    principal: Principal;
-  }
-  interface FastifyContextConfig {
-    /** No bearer token needed (the OpenAPI document, the JWKS). */
-    public?: boolean;
-    /** Only members of the `service-admins` group. */
-    admin?: boolean;
-  }
-}
-
-export type ApiServer = FastifyInstance<
-  import('node:http').Server,
-  import('node:http').IncomingMessage,
-  import('node:http').ServerResponse,
-  import('fastify').FastifyBaseLogger,
-  TypeBoxTypeProvider
->;
 
 const BODY_LIMIT = 1024 * 1024;
 /** The one route a token lacking its second factor may call (auth/two-factor.ts). */

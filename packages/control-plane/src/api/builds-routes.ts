@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { BuildSchema, buildResource } from '../builder/build-resource.ts';
 import { notFound } from '../errors.ts';
 import type { StoreDb } from '../store/open-store.ts';
-import type { ApiServer } from './build-api.ts';
+import type { ApiServer } from './api-server.ts';
 import { ErrorResponse, errorResponses, IdParams, LogsResponse } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
 import { ownedDatabase } from './tenancy.ts';

@@ -15,7 +15,7 @@ import { assertRegion } from '../domain/plan-enforcement.ts';
 import { ApiError } from '../errors.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import type { ConnectionTable } from '../store/schema.ts';
-import type { ApiServer } from './build-api.ts';
+import type { ApiServer } from './api-server.ts';
 import { DateTime, ErrorResponse, errorResponses, IdParams, Uuid } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
 import { fieldChanges } from './field-changes.ts';

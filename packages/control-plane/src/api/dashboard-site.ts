@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiServer } from './build-api.ts';
+import type { ApiServer } from './api-server.ts';
 
 /** The built dashboard (`npm run build:dashboard` writes it; `npm ci` and `npm start` too). */
 export function dashboardDistDir(): string {

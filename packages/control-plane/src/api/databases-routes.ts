@@ -19,7 +19,7 @@ import { INSTANCE_SIZE_NAMES, type InstanceSize } from '../domain/plans.ts';
 import { ApiError } from '../errors.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import type { DatabaseTable } from '../store/schema.ts';
-import type { ApiServer } from './build-api.ts';
+import type { ApiServer } from './api-server.ts';
 import { ErrorResponse, errorResponses, IdParams, Uuid } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
 import { fieldChanges } from './field-changes.ts';

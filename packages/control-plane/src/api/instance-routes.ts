@@ -17,8 +17,8 @@ import { parseInstanceMetrics } from '../drivers/parse-instance-metrics.ts';
 import { ApiError } from '../errors.ts';
 import { liveInstanceOf } from '../reconciler/live-instance.ts';
 import type { DatabaseTable, DeployedInstanceConfig, InstanceTable } from '../store/schema.ts';
+import type { ApiServer } from './api-server.ts';
 import { availableSchemas } from './available-schemas.ts';
-import type { ApiServer } from './build-api.ts';
 import {
   DateTime,
   ErrorResponse,

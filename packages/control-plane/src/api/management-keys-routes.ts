@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { newManagementKey } from '../auth/management-keys.ts';
 import { notFound } from '../errors.ts';
 import { recordAudit } from '../events/audit-log.ts';
-import type { ApiServer } from './build-api.ts';
+import type { ApiServer } from './api-server.ts';
 import { DateTime, ErrorResponse, errorResponses, IdParams, iso, Uuid } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
 

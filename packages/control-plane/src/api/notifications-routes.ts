@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import { recordAudit } from '../events/audit-log.ts';
 import { UNSEEN_NOTIFICATION_CAP } from '../events/notifications.ts';
 import type { StoreDb } from '../store/open-store.ts';
-import type { ApiServer } from './build-api.ts';
+import type { ApiServer } from './api-server.ts';
 import { DateTime, ErrorResponse, errorResponses, IdParams, iso, Uuid } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
 import { ownedDatabase } from './tenancy.ts';

@@ -6,7 +6,7 @@ import { REGIONS } from '../config.ts';
 import { CONTROL_PLANE_REVISION, HEARTBEAT_STALE_MS } from '../roles/heartbeat.ts';
 import { ROLE_NAMES } from '../roles/role.ts';
 import type { StoreDb } from '../store/open-store.ts';
-import type { ApiServer } from './build-api.ts';
+import type { ApiServer } from './api-server.ts';
 import { errorResponses, iso } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
 

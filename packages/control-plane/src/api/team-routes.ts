@@ -18,7 +18,7 @@ import {
   moveUser,
   newPersonalAccount,
 } from '../team/team-membership.ts';
-import type { ApiServer } from './build-api.ts';
+import type { ApiServer } from './api-server.ts';
 import { DateTime, ErrorResponse, errorResponses, IdParams, iso, Uuid } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
 

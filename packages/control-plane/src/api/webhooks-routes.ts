@@ -14,7 +14,7 @@ import {
   subscriptionRecord,
 } from '../webhooks/webhook-records.ts';
 import { webhookSettingsOf } from '../webhooks/webhook-settings-of.ts';
-import type { ApiServer } from './build-api.ts';
+import type { ApiServer } from './api-server.ts';
 import { DateTime, ErrorResponse, errorResponses, IdParams, Uuid } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
 import { ownedDatabase } from './tenancy.ts';

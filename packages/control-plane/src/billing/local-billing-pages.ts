@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { ApiServer } from '../api/build-api.ts';
+import type { ApiServer } from '../api/api-server.ts';
 import type { ApiContext } from '../api/context.ts';
 import { asPlan } from '../domain/plans.ts';
 import type { Store } from '../store/schema.ts';
