@@ -1,6 +1,7 @@
 import { formatStoredNumber } from '../storage/column-builder.ts';
 import type { ColumnChunk } from '../storage/column-chunk.ts';
-import { type Comparable, isNullAt, readComparable } from '../storage/column-reader.ts';
+import { isNullAt, readComparable } from '../storage/column-reader.ts';
+import type { Comparable } from '../storage/comparable.ts';
 import type { TableSnapshot } from '../storage/generation.ts';
 import { CHUNK_BITS, type Chunk, OFFSET_MASK } from '../storage/table-data.ts';
 import {

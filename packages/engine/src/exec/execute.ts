@@ -1,7 +1,8 @@
 import { EngineError } from '../errors.ts';
 import type { CompiledRelation, CompiledTable } from '../schema/compiled-schema.ts';
 import type { ColumnChunk } from '../storage/column-chunk.ts';
-import { type Comparable, readComparable } from '../storage/column-reader.ts';
+import { readComparable } from '../storage/column-reader.ts';
+import type { Comparable } from '../storage/comparable.ts';
 import { type Generation, indexName, type TableSnapshot } from '../storage/generation.ts';
 import type { Key } from '../storage/key-index.ts';
 import { rowKey } from '../storage/row-key.ts';

@@ -2,8 +2,7 @@ import type { Literal } from '@replix/query';
 import { EngineError } from '../errors.ts';
 import type { CompiledColumn } from '../schema/compiled-schema.ts';
 import { parseCivilDate, parseIsoTimestamp } from '../storage/civil-date.ts';
-import type { Comparable } from '../storage/column-reader.ts';
-import { numericComparable } from '../storage/comparable.ts';
+import { type Comparable, numericComparable } from '../storage/comparable.ts';
 
 /** Why an array column cannot take part in a comparison, sort or grouping. */
 export function arrayMisuse(name: string): string {

@@ -1,6 +1,6 @@
 import type { AggregateFunction, CompareOperator } from '@replix/query';
 import type { CompiledColumn, CompiledRelation, CompiledTable } from '../schema/compiled-schema.ts';
-import type { Comparable } from '../storage/column-reader.ts';
+import type { Comparable } from '../storage/comparable.ts';
 
 /** A validated filter: names resolved to column positions, literals in the column's domain. */
 export type PlanFilter =

@@ -1,6 +1,7 @@
 import type { CompareOperator } from '@replix/query';
 import type { ColumnChunk } from '../storage/column-chunk.ts';
-import { type Comparable, isNullAt, readComparable } from '../storage/column-reader.ts';
+import { isNullAt, readComparable } from '../storage/column-reader.ts';
+import type { Comparable } from '../storage/comparable.ts';
 import type { TableSnapshot } from '../storage/generation.ts';
 import type { Key } from '../storage/key-index.ts';
 import { rowKey } from '../storage/row-key.ts';

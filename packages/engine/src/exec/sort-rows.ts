@@ -1,4 +1,4 @@
-import type { Comparable } from '../storage/column-reader.ts';
+import type { Comparable } from '../storage/comparable.ts';
 import { compareCodePoints } from './code-point-compare.ts';
 import type { QueryBudget, Work } from './query-budget.ts';
 

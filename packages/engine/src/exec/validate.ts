@@ -14,7 +14,7 @@ import type {
   CompiledSchema,
   CompiledTable,
 } from '../schema/compiled-schema.ts';
-import type { Comparable } from '../storage/column-reader.ts';
+import type { Comparable } from '../storage/comparable.ts';
 import { checkQueryLimits } from './check-query-limits.ts';
 import { distinctSorts } from './distinct-sorts.ts';
 import { compileLike } from './like-pattern.ts';

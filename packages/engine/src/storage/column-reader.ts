@@ -2,14 +2,7 @@ import type { ColumnType } from '../source-schema.ts';
 import { civilFromDays } from './civil-date.ts';
 import { formatStoredNumber } from './column-builder.ts';
 import type { ColumnChunk } from './column-chunk.ts';
-import { numericComparable } from './comparable.ts';
-
-/**
- * A stored value in the engine's comparison domain: what filters, sorts and keys compare.
- * Numbers are doubles, except integers a double cannot hold exactly (BIGINT past 2^53), which
- * are bigints (see `numericComparable`).
- */
-export type Comparable = number | bigint | string | boolean;
+import { type Comparable, numericComparable } from './comparable.ts';
 
 export function isNullAt(chunk: ColumnChunk, offset: number): boolean {
   const nulls = chunk.nulls;

@@ -1,6 +1,12 @@
 import type { ColumnType } from '../source-schema.ts';
 import { parseCivilDate } from './civil-date.ts';
-import type { Comparable } from './column-reader.ts';
+
+/**
+ * A stored value in the engine's comparison domain: what filters, sorts and keys compare.
+ * Numbers are doubles, except integers a double cannot hold exactly (BIGINT past 2^53), which
+ * are bigints (see `numericComparable`).
+ */
+export type Comparable = number | bigint | string | boolean;
 
 const INTEGER_TEXT = /^-?\d+$/;
 

@@ -1,6 +1,7 @@
 import type { CompiledSchema, CompiledTable } from '../schema/compiled-schema.ts';
 import { chunkByteSize } from './column-chunk.ts';
-import { type Comparable, readComparable } from './column-reader.ts';
+import { readComparable } from './column-reader.ts';
+import type { Comparable } from './comparable.ts';
 import { canonicalToComparable } from './comparable.ts';
 import type { KeyIndex } from './key-index.ts';
 import { valuesKey } from './row-key.ts';

@@ -1,5 +1,6 @@
 import type { ColumnChunk } from './column-chunk.ts';
-import { type Comparable, readComparable } from './column-reader.ts';
+import { readComparable } from './column-reader.ts';
+import type { Comparable } from './comparable.ts';
 import type { Key } from './key-index.ts';
 
 /** Joins the parts of a composite key; a separator no text value contains in practice. */
