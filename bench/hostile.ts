@@ -12,6 +12,7 @@
  * Prints the cheap query's p50/p95/p99 in both phases and their ratio against the goal
  * (p99 ≤ 50 ms), the hostile answers by status and code, and the instance's peak RSS.
  */
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { mariaDbAdmin, startTestServers } from '@replix/testkit';
@@ -85,9 +86,14 @@ function hostileClients(child: ServeChild, count: number) {
   };
 }
 
+/**
+ * The machine's 1-minute load average at the end of a phase: on 2 cores, a figure above 2 means
+ * other work shared the CPU with the instance, and the latencies say less.
+ */
 function latencyRow(phase: string, run: CheapRun) {
   return {
     phase,
+    load_1m: loadavg()[0]!,
     answered: run.latencies.length,
     wrong: run.wrong,
     p50_ms: percentile(run.latencies, 50),
@@ -106,16 +112,17 @@ try {
   await cheapEvery50ms(child, 1000); // warm-up
 
   log(`phase 1: the cheap query alone for ${seconds} s…`);
-  const baseline = await cheapEvery50ms(child, seconds * 1000);
+  const before = latencyRow('alone', await cheapEvery50ms(child, seconds * 1000));
   log(`phase 2: the same with ${clients} hostile clients for ${seconds} s…`);
   const hostile = hostileClients(child, clients);
-  const underAttack = await cheapEvery50ms(child, seconds * 1000);
+  const during = latencyRow(
+    `with ${clients} hostile clients`,
+    await cheapEvery50ms(child, seconds * 1000),
+  );
   const outcomes = await hostile.stop();
   const alive = child.alive();
   const peakRss = alive ? child.peakRssMb() : Number.NaN;
 
-  const before = latencyRow('alone', baseline);
-  const during = latencyRow(`with ${clients} hostile clients`, underAttack);
   printTable(`Cheap query (${CHEAP_QUERY}) every ${CHEAP_EVERY_MS} ms, ${seconds} s per phase`, [
     before,
     during,
