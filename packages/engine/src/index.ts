@@ -33,7 +33,6 @@ export type {
   SourceTable,
   SourceTableKind,
 } from './source-schema.ts';
-export { COLUMN_TYPES } from './source-schema.ts';
 export type { RowChange } from './storage/apply-changes.ts';
 export { timestampText } from './storage/civil-date.ts';
 export { canonicalToComparable } from './storage/comparable.ts';
