@@ -24,9 +24,7 @@ describe('build rates', () => {
     expect(buildCostCents('process.small', 0)).toBe(1);
     expect(buildCostCents('process.small', 59_000)).toBe(1);
     expect(buildCostCents('process.small', 61_000)).toBe(2);
-    expect(buildCostCents('kubernetes.small', 90_000)).toBe(3);
     expect(computeTypeFor('process')).toBe('process.small');
-    expect(computeTypeFor('kubernetes')).toBe('kubernetes.small');
   });
 });
 

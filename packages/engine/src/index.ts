@@ -3,7 +3,6 @@ export type { QueryAnswer } from './exec/json-writer.ts';
 export type { QueryPlan } from './exec/plan.ts';
 export { QueryCancelledError, type QueryLimits } from './exec/query-budget.ts';
 export { QUERY_LIMITS } from './exec/query-limits.ts';
-export { generateOpenApi } from './openapi.ts';
 export {
   DEFAULT_LIMIT,
   type ExecuteOptions,
@@ -33,7 +32,6 @@ export type {
   SourceTable,
   SourceTableKind,
 } from './source-schema.ts';
-export { COLUMN_TYPES } from './source-schema.ts';
 export type { RowChange } from './storage/apply-changes.ts';
 export { timestampText } from './storage/civil-date.ts';
 export { canonicalToComparable } from './storage/comparable.ts';

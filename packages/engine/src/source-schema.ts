@@ -46,21 +46,6 @@ export type ColumnType =
   | 'binary'
   | 'array';
 
-export const COLUMN_TYPES: readonly ColumnType[] = [
-  'int',
-  'bigint',
-  'float',
-  'decimal',
-  'boolean',
-  'string',
-  'json',
-  'date',
-  'timestamp',
-  'time',
-  'binary',
-  'array',
-];
-
 /** The types an array's elements may have: any column type but an array. */
 export type ElementType = Exclude<ColumnType, 'array'>;
 

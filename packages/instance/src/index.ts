@@ -30,6 +30,7 @@ export {
   withMemorySize,
 } from './instance-memory.ts';
 export { KEYS_FILE_POLL_MS, readKeysFile, watchKeysFile } from './keys-file-watcher.ts';
+export { generateOpenApi } from './openapi.ts';
 export { ChangeFollower } from './replication/change-follower.ts';
 export { mapChanges, type RowFetcher } from './replication/change-mapper.ts';
 export { SyncScheduler } from './replication/sync-scheduler.ts';

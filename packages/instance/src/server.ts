@@ -1,10 +1,5 @@
 import cors from '@fastify/cors';
-import {
-  type CompiledSchema,
-  generateOpenApi,
-  QueryEngine,
-  type QueryLimits,
-} from '@replix/engine';
+import { type CompiledSchema, QueryEngine, type QueryLimits } from '@replix/engine';
 import Fastify from 'fastify';
 import type { Logger } from 'pino';
 import { type ApiKeyVerifier, type KeyScope, scopeGrants } from './api-keys.ts';
@@ -13,6 +8,7 @@ import { errorResponse, InstanceError } from './errors.ts';
 import { EtagCache } from './etag.ts';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
 import { InstanceMetrics } from './metrics.ts';
+import { generateOpenApi } from './openapi.ts';
 import type { QueryAdmission } from './query-admission.ts';
 import { defaultAdmission, registerQueryRoutes } from './query-route.ts';
 import { describeSchema } from './schema-document.ts';

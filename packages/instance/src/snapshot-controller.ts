@@ -7,7 +7,7 @@ import {
   type RowChange,
   sameContent,
 } from '@replix/engine';
-import type { SourceConnector, SourcePosition } from '@replix/sources';
+import type { ReplicationPosition, SourceConnector } from '@replix/sources';
 import type { Logger } from 'pino';
 import { InstanceError } from './errors.ts';
 import {
@@ -84,7 +84,7 @@ export class SnapshotController {
   #pending: Generation | null = null;
   readonly #byteSizes = new WeakMap<Generation, number>();
   readonly #limits: MemoryLimits;
-  readonly #reloadListeners: ((position: SourcePosition | null) => void)[] = [];
+  readonly #reloadListeners: ((position: ReplicationPosition | null) => void)[] = [];
 
   constructor(
     connector: SourceConnector,
@@ -138,7 +138,7 @@ export class SnapshotController {
   }
 
   /** Called after every full snapshot with its position, so the change stream restarts there. */
-  onSnapshot(listener: (position: SourcePosition | null) => void): void {
+  onSnapshot(listener: (position: ReplicationPosition | null) => void): void {
     this.#reloadListeners.push(listener);
   }
 
@@ -271,7 +271,7 @@ export class SnapshotController {
 
   async #reload(reason: ReloadReason): Promise<void> {
     this.#cycle = 'reload';
-    let position: SourcePosition | null = null;
+    let position: ReplicationPosition | null = null;
     try {
       const loaded = await this.#load();
       position = loaded.position;

@@ -5,7 +5,7 @@ import {
   GenerationBuilder,
   type SourceColumn,
 } from '@replix/engine';
-import type { SourceConnector, SourcePosition } from '@replix/sources';
+import type { ReplicationPosition, SourceConnector } from '@replix/sources';
 
 export interface LoadProgress {
   readonly tablesDone: number;
@@ -28,7 +28,7 @@ export function sourceColumnsOf(table: CompiledTable): SourceColumn[] {
 export interface LoadedSnapshot {
   readonly generation: Generation;
   /** Where change data capture resumes to follow this snapshot (null without `withPosition`). */
-  readonly position: SourcePosition | null;
+  readonly position: ReplicationPosition | null;
 }
 
 /**

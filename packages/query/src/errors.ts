@@ -1,7 +1,7 @@
 import type { ParseLimitName } from './parse-limits.ts';
 
 /** Where in the query text something is: the UTF-16 offset, and the 1-based line and column. */
-export interface SourcePosition {
+export interface TextPosition {
   readonly offset: number;
   readonly line: number;
   /** Counted in code points, so a character outside the BMP counts once, as a reader sees it. */
@@ -37,7 +37,7 @@ function lineBounds(source: string, offset: number): { start: number; end: numbe
 }
 
 /** The line and code-point column of a UTF-16 offset (clamped into the text). */
-export function positionAt(source: string, offset: number): SourcePosition {
+export function positionAt(source: string, offset: number): TextPosition {
   const clamped = Math.max(0, Math.min(offset, source.length));
   const { start, line } = lineBounds(source, clamped);
   const column = Array.from(source.slice(start, clamped)).length + 1;
@@ -72,7 +72,7 @@ export function formatExcerpt(source: string, offset: number): string {
 }
 
 /** `<what> at line L, column C: <detail>` and the excerpt with its caret under `offset`. */
-function locatedMessage(what: string, source: string, position: SourcePosition, detail: string) {
+function locatedMessage(what: string, source: string, position: TextPosition, detail: string) {
   return (
     `${what} at line ${position.line}, column ${position.column}: ${detail}\n` +
     formatExcerpt(source, position.offset)
@@ -91,7 +91,7 @@ function locatedMessage(what: string, source: string, position: SourcePosition, 
 export class QueryParseError extends Error {
   override readonly name = 'QueryParseError';
   readonly code = 'parse_error';
-  readonly position: SourcePosition;
+  readonly position: TextPosition;
   /** The message's first line without its location, e.g. `Expected "}", found end of query.` */
   readonly detail: string;
 
@@ -117,7 +117,7 @@ export class QueryTooComplexError extends Error {
   readonly code = 'query_too_complex';
   /** The limit the query went over. */
   readonly limit: ParseLimitName;
-  readonly position: SourcePosition;
+  readonly position: TextPosition;
   /** The message's first line without its location. */
   readonly detail: string;
 

@@ -2,8 +2,8 @@ import type { SourceColumn, SourceSchema } from '@replix/engine';
 import type {
   ChangeBatch,
   ChangeStreamRequest,
+  ReplicationPosition,
   ReplicationReadiness,
-  SourcePosition,
 } from './replication.ts';
 import type { RowsRequest } from './rows-request.ts';
 
@@ -29,7 +29,7 @@ export interface SnapshotReader {
    * With `withPosition`: the change-history position this snapshot corresponds to, so that a
    * change stream started there misses and repeats nothing. Null otherwise.
    */
-  readonly position: SourcePosition | null;
+  readonly position: ReplicationPosition | null;
   /**
    * Streams the table's rows in batches; a row is an array of values in `columns` order, each
    * in its column type's canonical form (see `ColumnType`). Never holds the whole table.
@@ -78,8 +78,8 @@ export interface SourceConnector {
    * Everything up to `position` is applied: PostgreSQL confirms the flushed LSN so the source
    * can recycle WAL; MySQL/MariaDB need nothing.
    */
-  acknowledge(position: SourcePosition): Promise<void>;
-  positionFromString(text: string): SourcePosition;
+  acknowledge(position: ReplicationPosition): Promise<void>;
+  positionFromString(text: string): ReplicationPosition;
   /**
    * Current rows outside any snapshot, by primary key or change column, within the table's
    * `where` (see `RowsRequest`); values in the same canonical forms as a snapshot's.

@@ -27,9 +27,9 @@ export { DEFAULT_BATCH_SIZE } from './read-request.ts';
 export type {
   ChangeBatch,
   ChangeStreamRequest,
+  ReplicationPosition,
   ReplicationReadiness,
   SourceChange,
-  SourcePosition,
 } from './replication.ts';
 export { KEYS_PER_QUERY, type RowsRequest } from './rows-request.ts';
 export type {

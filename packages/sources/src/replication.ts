@@ -2,17 +2,21 @@ import type { SourceColumn } from '@replix/engine';
 import type { SourceEngine } from './connector.ts';
 
 /**
- * A point in a source's change history (a MariaDB/MySQL binlog file and offset, or GTID; a
- * PostgreSQL LSN). Value objects: compare them, serialise them; the serialised form sorts as a
- * string in history order, so the rest of the system never parses engine formats.
+ * A point in a source's change history (a MariaDB/MySQL binlog file and offset; a PostgreSQL
+ * LSN; a SQL Server log sequence number). Value objects: compare them, serialise them; the
+ * serialised form sorts as a string in history order, so the rest of the system never parses
+ * engine formats.
  */
-export interface SourcePosition {
+export interface ReplicationPosition {
   readonly engine: SourceEngine;
   /** Negative, zero or positive as this position is before, at or after `other`. */
-  compare(other: SourcePosition): number;
+  compare(other: ReplicationPosition): number;
   /** Sorts as a string in history order; the connector's `positionFromString` reads it back. */
   serialize(): string;
-  /** For logs: the engine's own notation (`mysql-bin.000003:1234`, `0/16B3748`). */
+  /**
+   * For logs: the engine's own notation (`mysql-bin.000003:1234`, `0/16B3748`,
+   * `0000002A:000001C8:0003`).
+   */
   toString(): string;
 }
 
@@ -56,14 +60,14 @@ export type SourceChange =
 export interface ChangeBatch {
   readonly changes: readonly SourceChange[];
   /** The position just after the batch's last transaction: resuming from it replays none of it. */
-  readonly position: SourcePosition;
+  readonly position: ReplicationPosition;
 }
 
 export interface ChangeStreamRequest {
   /** The tables to follow, each with the columns (and their order) its rows are delivered in. */
   readonly tables: readonly { readonly table: string; readonly columns: readonly SourceColumn[] }[];
   /** Where to start: a snapshot's position, or the last position applied. */
-  readonly from: SourcePosition;
+  readonly from: ReplicationPosition;
   /** Authoritative: when it aborts, the stream ends (the iterator returns) and its connection closes. */
   readonly signal: AbortSignal;
 }

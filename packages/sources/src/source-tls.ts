@@ -64,13 +64,6 @@ export function tlsFromUrlParams(params: URLSearchParams): SourceTls | undefined
   };
 }
 
-/** Writes `tls` into a URL's query (the inverse of `tlsFromUrlParams`). */
-export function setTlsUrlParams(params: URLSearchParams, tls: SourceTls): void {
-  params.set('sslmode', tls.mode);
-  if (tls.rootCertFile !== undefined) params.set('sslrootcert', tls.rootCertFile);
-  if (tls.serverName !== undefined) params.set('sslservername', tls.serverName);
-}
-
 /**
  * The source URL with its host and port replaced by an SSH tunnel's local end. The original
  * host stays the name a `verify-full` certificate is checked against (`sslservername`), so TLS

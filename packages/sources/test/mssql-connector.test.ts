@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { ReplicationError, SourceConnectionError } from '../src/errors.ts';
 import { MsSqlConnector } from '../src/mssql/mssql-connector.ts';
 import { MsSqlLsn } from '../src/mssql/mssql-position.ts';
-import type { SourcePosition } from '../src/replication.ts';
+import type { ReplicationPosition } from '../src/replication.ts';
 
 // Port 1 on the loopback refuses connections at once: the driver's real failure, no server.
 const refused = () =>
   new MsSqlConnector({ host: '127.0.0.1', port: 1, user: 'u', password: 'pw', database: 'db' });
 
-const postgres: SourcePosition = {
+const postgres: ReplicationPosition = {
   engine: 'postgres',
   compare: () => 0,
   serialize: () => '0000000016B3748',

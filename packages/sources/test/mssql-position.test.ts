@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ReplicationError } from '../src/errors.ts';
 import { MsSqlLsn } from '../src/mssql/mssql-position.ts';
-import type { SourcePosition } from '../src/replication.ts';
+import type { ReplicationPosition } from '../src/replication.ts';
 
 const lsn = (hex: string) => MsSqlLsn.parse(hex);
 
@@ -56,7 +56,7 @@ describe('MsSqlLsn', () => {
   });
 
   it('refuses positions of other engines', () => {
-    const postgres: SourcePosition = {
+    const postgres: ReplicationPosition = {
       engine: 'postgres',
       compare: () => 0,
       serialize: () => '0000000016B3748',

@@ -3,7 +3,7 @@ import type { TestDatabase } from '@replix/testkit';
 import { testPostgres } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PostgresConnector } from '../src/postgres/postgres-connector.ts';
-import type { SourceChange, SourcePosition } from '../src/replication.ts';
+import type { ReplicationPosition, SourceChange } from '../src/replication.ts';
 import { atLeast, postgresConnector, tableNamed, takeChanges } from './postgres-cdc-helpers.ts';
 
 const admin = testPostgres();
@@ -50,7 +50,7 @@ describe('PostgreSQL change stream values and operations', () => {
   let tables: readonly SourceTable[];
   let followed: readonly SourceTable[];
   /** Where the next test's stream starts: each test takes its own changes only. */
-  let position: SourcePosition;
+  let position: ReplicationPosition;
 
   beforeAll(async () => {
     db = await admin.createDatabase(SETUP);

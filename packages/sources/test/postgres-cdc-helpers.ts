@@ -1,7 +1,7 @@
 import type { SourceTable } from '@replix/engine';
 import type { DatabaseAdmin, TestDatabase } from '@replix/testkit';
 import { PostgresConnector } from '../src/postgres/postgres-connector.ts';
-import type { ChangeBatch, SourceChange, SourcePosition } from '../src/replication.ts';
+import type { ChangeBatch, ReplicationPosition, SourceChange } from '../src/replication.ts';
 
 /** A connector on a test database, built directly so tests can read its `replicationName`. */
 export function postgresConnector(db: TestDatabase, user = 'postgres'): PostgresConnector {
@@ -25,7 +25,7 @@ export interface Taken {
   readonly batches: ChangeBatch[];
   readonly changes: SourceChange[];
   /** The last batch's position (`from` when no batch came). */
-  readonly position: SourcePosition;
+  readonly position: ReplicationPosition;
 }
 
 export interface TakeOptions {
@@ -41,7 +41,7 @@ export interface TakeOptions {
 export async function takeChanges(
   connector: PostgresConnector,
   tables: readonly SourceTable[],
-  from: SourcePosition,
+  from: ReplicationPosition,
   enough: (changes: readonly SourceChange[]) => boolean,
   options: TakeOptions = {},
 ): Promise<Taken> {

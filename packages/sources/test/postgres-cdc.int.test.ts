@@ -11,7 +11,7 @@ import {
 } from '../src/errors.ts';
 import type { PostgresConnector } from '../src/postgres/postgres-connector.ts';
 import { Lsn } from '../src/postgres/postgres-position.ts';
-import type { ChangeBatch, SourceChange, SourcePosition } from '../src/replication.ts';
+import type { ChangeBatch, ReplicationPosition, SourceChange } from '../src/replication.ts';
 import {
   atLeast,
   postgresConnector,
@@ -48,7 +48,7 @@ async function readRows(connector: PostgresConnector, table: SourceTable): Promi
 function streamOf(
   connector: PostgresConnector,
   tables: readonly SourceTable[],
-  from: SourcePosition,
+  from: ReplicationPosition,
   signal: AbortSignal,
 ): AsyncIterable<ChangeBatch> {
   return connector.streamChanges({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ReplicationError } from '../src/errors.ts';
 import { Lsn, NO_LSN } from '../src/postgres/postgres-position.ts';
-import type { SourcePosition } from '../src/replication.ts';
+import type { ReplicationPosition } from '../src/replication.ts';
 
 describe('Lsn', () => {
   it('reads and writes PostgreSQL notation', () => {
@@ -52,7 +52,7 @@ describe('Lsn', () => {
   });
 
   it('refuses to compare with another engine position', () => {
-    const other: SourcePosition = {
+    const other: ReplicationPosition = {
       engine: 'mysql',
       compare: () => 0,
       serialize: () => 'mysql:1',

@@ -41,11 +41,6 @@ export function totpStep(secretBase32: string, code: string, now = Date.now()): 
   return Math.floor(now / 1000 / PERIOD_SECONDS) + delta;
 }
 
-/** The current code of a secret (tests and the CLI's documentation examples). */
-export function currentTotpCode(secretBase32: string, now = Date.now()): string {
-  return totpFor(secretBase32, 'user').generate({ timestamp: now });
-}
-
 const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 
 /** Ten one-time recovery codes like `k7pq2-xm4rt` (about 49 bits each); only hashes are kept. */

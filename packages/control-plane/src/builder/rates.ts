@@ -6,15 +6,13 @@
 export const BUILD_RATES = {
   /** A builder role process on a control-plane machine (the `process` driver). */
   'process.small': { centsPerMinute: 1, vcpu: 1, memoryMb: 2048 },
-  /** A Kubernetes Job of the `kubernetes` driver. */
-  'kubernetes.small': { centsPerMinute: 2, vcpu: 2, memoryMb: 4096 },
 } as const;
 
 export type BuildComputeType = keyof typeof BUILD_RATES;
 
-/** The tier a builder running beside the given driver uses. */
-export function computeTypeFor(driverName: string): BuildComputeType {
-  return driverName === 'kubernetes' ? 'kubernetes.small' : 'process.small';
+/** The tier a builder running beside the given driver uses: `process` is the only driver. */
+export function computeTypeFor(_driverName: string): BuildComputeType {
+  return 'process.small';
 }
 
 /** ceil(minutes × rate) in USD cents, at least 1. */

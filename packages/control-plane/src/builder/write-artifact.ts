@@ -1,13 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  type CompiledSchema,
-  generateOpenApi,
-  type SchemaConfig,
-  type SourceSchema,
-} from '@replix/engine';
-import { ARTIFACT_FILES, type ArtifactManifest, RELEASE } from '@replix/instance';
+import type { CompiledSchema, SchemaConfig, SourceSchema } from '@replix/engine';
+import { ARTIFACT_FILES, type ArtifactManifest, generateOpenApi, RELEASE } from '@replix/instance';
 import { artifactDirFor, artifactsRootFor } from './artifact-paths.ts';
 
 export interface ArtifactInput {

@@ -1,4 +1,5 @@
 import type { CompiledTable } from '../schema/compiled-schema.ts';
+import { bitmapBytes, getBit, setBit } from './bitmap.ts';
 import { ColumnBuilder } from './column-builder.ts';
 import type { ColumnChunk } from './column-chunk.ts';
 import { readCanonical, readComparable } from './column-reader.ts';
@@ -9,7 +10,14 @@ import type { IndexSpec } from './index-plan.ts';
 import type { Key, KeyIndex } from './key-index.ts';
 import { replaceColumnValues } from './replace-rows.ts';
 import { rowKey, valuesKey } from './row-key.ts';
-import { CHUNK_BITS, CHUNK_ROWS, type Chunk, OFFSET_MASK, type TableData } from './table-data.ts';
+import {
+  CHUNK_BITS,
+  CHUNK_ROWS,
+  type Chunk,
+  isLive,
+  OFFSET_MASK,
+  type TableData,
+} from './table-data.ts';
 import { buildIndexes, TableLoader } from './table-loader.ts';
 
 /**
@@ -57,12 +65,6 @@ function readRow(table: CompiledTable, chunk: Chunk, offset: number): unknown[] 
   );
 }
 
-function isDeleted(chunk: Chunk, offset: number): boolean {
-  return (
-    chunk.deleted !== null && ((chunk.deleted[offset >>> 3] as number) & (1 << (offset & 7))) !== 0
-  );
-}
-
 /** Finds the live stored row equal to `row` (by primary key when the table has one). */
 function locate(
   snapshot: TableSnapshot,
@@ -82,7 +84,7 @@ function locate(
     const chunk = chunks[c] as Chunk;
     for (let offset = 0; offset < chunk.length; offset++) {
       const rowId = (c << CHUNK_BITS) + offset;
-      if (isDeleted(chunk, offset) || removed.has(rowId)) continue;
+      if (!isLive(chunk, offset) || removed.has(rowId)) continue;
       if (sameRow(table, readRow(table, chunk, offset), row)) return rowId;
     }
   }
@@ -231,10 +233,10 @@ export function applyChanges(
     const chunk = chunks[c] as Chunk;
     let bits = deletedCopies.get(c);
     if (!bits) {
-      bits = chunk.deleted ? chunk.deleted.slice() : new Uint8Array((chunk.length + 7) >>> 3);
+      bits = chunk.deleted ? chunk.deleted.slice() : new Uint8Array(bitmapBytes(chunk.length));
       deletedCopies.set(c, bits);
     }
-    bits[offset >>> 3] = (bits[offset >>> 3] as number) | (1 << (offset & 7));
+    setBit(bits, offset);
     for (const spec of specs) {
       const key = rowKey(chunk.columns, spec.columns, offset);
       if (key === null) continue;
@@ -250,8 +252,7 @@ export function applyChanges(
     const bits = deletedCopies.get(c);
     if (bits) {
       let count = 0;
-      for (let i = 0; i < chunk.length; i++)
-        if ((bits[i >>> 3] as number) & (1 << (i & 7))) count++;
+      for (let i = 0; i < chunk.length; i++) if (getBit(bits, i)) count++;
       chunks[c] = { ...chunk, deleted: bits, deletedCount: count };
     }
     deadRows += (chunks[c] as Chunk).deletedCount;
@@ -386,7 +387,7 @@ function liveRowsOf(table: CompiledTable, chunks: readonly Chunk[]): unknown[][]
   const rows: unknown[][] = [];
   for (const chunk of chunks) {
     for (let offset = 0; offset < chunk.length; offset++) {
-      if (!isDeleted(chunk, offset)) rows.push(readRow(table, chunk, offset));
+      if (isLive(chunk, offset)) rows.push(readRow(table, chunk, offset));
     }
   }
   return rows;
@@ -441,7 +442,7 @@ function appendRows(
     const length = startOffset + take;
     let deleted: Uint8Array | null = null;
     if (base?.deleted) {
-      deleted = new Uint8Array((length + 7) >>> 3);
+      deleted = new Uint8Array(bitmapBytes(length));
       deleted.set(base.deleted);
     }
     const chunk: Chunk = {

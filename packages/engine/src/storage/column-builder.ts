@@ -1,4 +1,5 @@
 import type { ColumnType } from '../source-schema.ts';
+import { bitmapBytes, getBit, setBit } from './bitmap.ts';
 import { parseCivilDate } from './civil-date.ts';
 import type { ColumnChunk } from './column-chunk.ts';
 import { numericComparable } from './comparable.ts';
@@ -121,8 +122,8 @@ export class ColumnBuilder {
 
   #markNull(row: number): void {
     if (!this.#nulls) this.#nulls = new Uint8Array(Math.max(64, this.#int32.length >>> 3));
-    this.#nulls = grow(this.#nulls, (row >>> 3) + 1);
-    this.#nulls[row >>> 3] = (this.#nulls[row >>> 3] as number) | (1 << (row & 7));
+    this.#nulls = grow(this.#nulls, bitmapBytes(row + 1));
+    setBit(this.#nulls, row);
   }
 
   #appendPlaceholder(row: number): void {
@@ -217,7 +218,7 @@ export class ColumnBuilder {
     this.#dictionaryCodes = new Map();
     this.#codes = new Uint16Array(0);
     for (let i = 0; i < row; i++) {
-      const isNull = nulls !== null && ((nulls[i >>> 3] as number) & (1 << (i & 7))) !== 0;
+      const isNull = nulls !== null && getBit(nulls, i);
       if (isNull) {
         this.#offsets = grow(this.#offsets, i + 2);
         this.#offsets[i + 1] = this.#byteLength;
@@ -227,7 +228,7 @@ export class ColumnBuilder {
 
   finish(): ColumnChunk {
     const n = this.#length;
-    const nulls = this.#nulls ? this.#nulls.slice(0, (n + 7) >>> 3) : null;
+    const nulls = this.#nulls ? this.#nulls.slice(0, bitmapBytes(n)) : null;
     switch (this.#mode) {
       case 'int32':
         return { kind: 'int32', values: this.#int32.slice(0, n), nulls };

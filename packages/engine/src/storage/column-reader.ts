@@ -1,4 +1,5 @@
 import type { ColumnType } from '../source-schema.ts';
+import { getBit } from './bitmap.ts';
 import { civilFromDays } from './civil-date.ts';
 import { formatStoredNumber } from './column-builder.ts';
 import type { ColumnChunk } from './column-chunk.ts';
@@ -6,7 +7,7 @@ import { type Comparable, numericComparable } from './comparable.ts';
 
 export function isNullAt(chunk: ColumnChunk, offset: number): boolean {
   const nulls = chunk.nulls;
-  return nulls !== null && ((nulls[offset >>> 3] as number) & (1 << (offset & 7))) !== 0;
+  return nulls !== null && getBit(nulls, offset);
 }
 
 /**

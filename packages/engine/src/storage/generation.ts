@@ -5,7 +5,7 @@ import type { Comparable } from './comparable.ts';
 import { canonicalToComparable } from './comparable.ts';
 import type { KeyIndex } from './key-index.ts';
 import { valuesKey } from './row-key.ts';
-import type { TableData } from './table-data.ts';
+import { isLive, type TableData } from './table-data.ts';
 
 /** One table in one generation: its rows and the indexes over them. */
 export interface TableSnapshot {
@@ -64,8 +64,7 @@ export class Generation {
       const values = chunk.columns[column];
       if (!values) continue;
       for (let offset = 0; offset < chunk.length; offset++) {
-        if (chunk.deleted && (chunk.deleted[offset >>> 3] as number) & (1 << (offset & 7)))
-          continue;
+        if (!isLive(chunk, offset)) continue;
         const value = readComparable(values, offset);
         if (value !== null && (max === null || value > max)) max = value;
       }

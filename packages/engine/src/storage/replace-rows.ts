@@ -1,4 +1,5 @@
 import type { CompiledColumn } from '../schema/compiled-schema.ts';
+import { bitmapBytes, clearBit, setBit } from './bitmap.ts';
 import { parseCivilDate } from './civil-date.ts';
 import { ColumnBuilder, MAX_DICTIONARY, needsExactText } from './column-builder.ts';
 import type { BytesChunk, ColumnChunk } from './column-chunk.ts';
@@ -14,11 +15,11 @@ function withNulls(
   let next: Uint8Array | null = null;
   for (const [offset, value] of values) {
     const isNull = value === null || value === undefined;
-    if (isNull && !next) next = nulls ? nulls.slice() : new Uint8Array((length + 7) >>> 3);
+    if (isNull && !next) next = nulls ? nulls.slice() : new Uint8Array(bitmapBytes(length));
     else if (!isNull && nulls && !next) next = nulls.slice();
     if (!next) continue;
-    if (isNull) next[offset >>> 3] = (next[offset >>> 3] as number) | (1 << (offset & 7));
-    else next[offset >>> 3] = (next[offset >>> 3] as number) & ~(1 << (offset & 7));
+    if (isNull) setBit(next, offset);
+    else clearBit(next, offset);
   }
   return next ?? nulls;
 }

@@ -1,3 +1,4 @@
+import { getBit } from './bitmap.ts';
 import type { ColumnChunk } from './column-chunk.ts';
 
 /** Row ids are `chunk index * CHUNK_ROWS + offset`, so a chunk may hold fewer rows than that. */
@@ -23,7 +24,7 @@ export interface TableData {
 
 export function isLive(chunk: Chunk, offset: number): boolean {
   const deleted = chunk.deleted;
-  return deleted === null || ((deleted[offset >>> 3] as number) & (1 << (offset & 7))) === 0;
+  return deleted === null || !getBit(deleted, offset);
 }
 
 /** Calls `visit` with the id of every live row, in row-id order. */
@@ -34,7 +35,7 @@ export function forEachLiveRow(data: TableData, visit: (rowId: number) => void):
     const base = c << CHUNK_BITS;
     const deleted = chunk.deleted;
     for (let offset = 0; offset < chunk.length; offset++) {
-      if (deleted !== null && ((deleted[offset >>> 3] as number) & (1 << (offset & 7))) !== 0) {
+      if (deleted !== null && getBit(deleted, offset)) {
         continue;
       }
       visit(base + offset);

@@ -4,7 +4,7 @@ import { indexName } from './generation.ts';
 import type { IndexSpec } from './index-plan.ts';
 import { KeyIndex } from './key-index.ts';
 import { rowKey } from './row-key.ts';
-import { CHUNK_BITS, CHUNK_ROWS, type Chunk, type TableData } from './table-data.ts';
+import { CHUNK_BITS, CHUNK_ROWS, type Chunk, isLive, type TableData } from './table-data.ts';
 
 /**
  * Builds a table's chunks from rows streamed in batches (each row an array of canonical values
@@ -74,8 +74,7 @@ export function buildIndexes(data: TableData, specs: readonly IndexSpec[]): Map<
       data.chunks.forEach((chunk, c) => {
         const base = c << CHUNK_BITS;
         for (let offset = 0; offset < chunk.length; offset++) {
-          if (chunk.deleted && (chunk.deleted[offset >>> 3] as number) & (1 << (offset & 7)))
-            continue;
+          if (!isLive(chunk, offset)) continue;
           const key = rowKey(chunk.columns, spec.columns, offset);
           if (key !== null) add(key, base + offset);
         }

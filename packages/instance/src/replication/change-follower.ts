@@ -3,8 +3,8 @@ import {
   type ChangeBatch,
   type ChangeStreamRequest,
   PositionExpiredError,
+  type ReplicationPosition,
   type SourceConnector,
-  type SourcePosition,
 } from '@replix/sources';
 import type { Logger } from 'pino';
 import type { ReplicationReport, SnapshotController } from '../snapshot-controller.ts';
@@ -51,7 +51,7 @@ function describeError(error: unknown): string {
  */
 export class ChangeFollower {
   readonly #options: ChangeFollowerOptions;
-  #position: SourcePosition | null = null;
+  #position: ReplicationPosition | null = null;
   #buffer: ChangeBatch[] = [];
   #bufferedChanges = 0;
   #run = 0;
@@ -76,7 +76,7 @@ export class ChangeFollower {
   }
 
   /** (Re)starts following from `position`, the position of the snapshot just installed. */
-  follow(position: SourcePosition | null): void {
+  follow(position: ReplicationPosition | null): void {
     this.#abort?.abort();
     this.#buffer = [];
     this.#bufferedChanges = 0;

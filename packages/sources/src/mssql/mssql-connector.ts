@@ -4,8 +4,8 @@ import type { SnapshotOptions, SnapshotReader, SourceConnector } from '../connec
 import type {
   ChangeBatch,
   ChangeStreamRequest,
+  ReplicationPosition,
   ReplicationReadiness,
-  SourcePosition,
 } from '../replication.ts';
 import type { RowsRequest } from '../rows-request.ts';
 import { streamMsSqlChanges } from './mssql-change-stream.ts';
@@ -114,11 +114,11 @@ export class MsSqlConnector implements SourceConnector {
    * Nothing to confirm: CDC keeps changes for its retention period (three days by default) and
    * its cleanup job removes them whether or not anyone read them. Checks the position's engine.
    */
-  async acknowledge(position: SourcePosition): Promise<void> {
+  async acknowledge(position: ReplicationPosition): Promise<void> {
     MsSqlLsn.from(position);
   }
 
-  positionFromString(text: string): SourcePosition {
+  positionFromString(text: string): ReplicationPosition {
     return MsSqlLsn.parse(text);
   }
 

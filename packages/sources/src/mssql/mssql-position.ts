@@ -1,5 +1,5 @@
 import { ReplicationError } from '../errors.ts';
-import type { SourcePosition } from '../replication.ts';
+import type { ReplicationPosition } from '../replication.ts';
 
 const LSN_BYTES = 10;
 const HEX_DIGITS = LSN_BYTES * 2;
@@ -12,7 +12,7 @@ const DISPLAY = /^([0-9A-F]{8}):([0-9A-F]{8}):([0-9A-F]{4})$/;
  * order `binary(10)` values sort in). Serialised as 20 uppercase hex digits, fixed width, so the
  * text sorts in log order too.
  */
-export class MsSqlLsn implements SourcePosition {
+export class MsSqlLsn implements ReplicationPosition {
   readonly engine = 'mssql';
   /** 20 uppercase hex digits. */
   readonly hex: string;
@@ -49,7 +49,7 @@ export class MsSqlLsn implements SourcePosition {
   }
 
   /** `position` as an LSN; another engine's position is a caller's mistake. */
-  static from(position: SourcePosition): MsSqlLsn {
+  static from(position: ReplicationPosition): MsSqlLsn {
     if (position instanceof MsSqlLsn) return position;
     if (position.engine === 'mssql') return MsSqlLsn.parse(position.serialize());
     throw new ReplicationError(
@@ -68,7 +68,7 @@ export class MsSqlLsn implements SourcePosition {
     return /^0+$/.test(this.hex);
   }
 
-  compare(other: SourcePosition): number {
+  compare(other: ReplicationPosition): number {
     const hex = MsSqlLsn.from(other).hex;
     // Fixed-width uppercase hex: string order is numeric order.
     return this.hex < hex ? -1 : this.hex > hex ? 1 : 0;

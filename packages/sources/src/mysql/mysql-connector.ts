@@ -6,8 +6,8 @@ import { sourceErrorFrom } from '../errors.ts';
 import type {
   ChangeBatch,
   ChangeStreamRequest,
+  ReplicationPosition,
   ReplicationReadiness,
-  SourcePosition,
 } from '../replication.ts';
 import type { RowsRequest } from '../rows-request.ts';
 import type { TlsNegotiation } from '../source-tls.ts';
@@ -134,7 +134,7 @@ export class MySqlConnector implements SourceConnector {
    * Nothing to do: the server keeps binlogs by its own retention (binlog_expire_logs_seconds,
    * expire_logs_days), whatever its readers have applied; a reader holds nothing on it.
    */
-  async acknowledge(_position: SourcePosition): Promise<void> {}
+  async acknowledge(_position: ReplicationPosition): Promise<void> {}
 
   positionFromString(text: string): BinlogPosition {
     return BinlogPosition.parse(text);

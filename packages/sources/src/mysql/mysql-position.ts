@@ -1,5 +1,5 @@
 import { ReplicationError } from '../errors.ts';
-import type { SourcePosition } from '../replication.ts';
+import type { ReplicationPosition } from '../replication.ts';
 
 const SERIALIZED_PREFIX = 'mysql:';
 /** MySQL and MariaDB name binlog files `<base>.<sequence>`, the sequence at least 6 digits. */
@@ -27,7 +27,7 @@ function invalid(text: string): ReplicationError {
  * `mysql:binlog:0000000003:00000000000000001234`), which sorts as a string in history order even
  * when the sequence outgrows six digits.
  */
-export class BinlogPosition implements SourcePosition {
+export class BinlogPosition implements ReplicationPosition {
   readonly engine = 'mysql';
   /** The file name as the server reports it, e.g. `mysql-bin.000003`. */
   readonly file: string;
@@ -75,7 +75,7 @@ export class BinlogPosition implements SourcePosition {
     }
   }
 
-  compare(other: SourcePosition): number {
+  compare(other: ReplicationPosition): number {
     if (!(other instanceof BinlogPosition)) {
       throw new TypeError(`A MySQL position cannot be compared with a ${other.engine} one.`);
     }

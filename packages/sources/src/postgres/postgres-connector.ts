@@ -5,8 +5,8 @@ import { ReplicationError, type SourceTarget, sourceErrorFrom } from '../errors.
 import type {
   ChangeBatch,
   ChangeStreamRequest,
+  ReplicationPosition,
   ReplicationReadiness,
-  SourcePosition,
 } from '../replication.ts';
 import type { RowsRequest } from '../rows-request.ts';
 import type { TlsNegotiation } from '../source-tls.ts';
@@ -266,7 +266,7 @@ export class PostgresConnector implements SourceConnector {
    * move forward; an older one confirms nothing new, and neither does a slot that is gone (the
    * next stream reports that).
    */
-  async acknowledge(position: SourcePosition): Promise<void> {
+  async acknowledge(position: ReplicationPosition): Promise<void> {
     const lsn = Lsn.of(position);
     this.#acknowledged = this.#acknowledged.max(lsn);
     if (this.#streams.size > 0) {
@@ -292,7 +292,7 @@ export class PostgresConnector implements SourceConnector {
     }
   }
 
-  positionFromString(text: string): SourcePosition {
+  positionFromString(text: string): ReplicationPosition {
     return Lsn.parse(text);
   }
 

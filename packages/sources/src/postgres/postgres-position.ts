@@ -1,5 +1,5 @@
 import { ReplicationError } from '../errors.ts';
-import type { SourcePosition } from '../replication.ts';
+import type { ReplicationPosition } from '../replication.ts';
 
 const SERIALIZED_PREFIX = 'postgres:';
 const MAX_LSN = (1n << 64n) - 1n;
@@ -16,7 +16,7 @@ function invalid(text: string): ReplicationError {
  * log. PostgreSQL writes it as two hex halves, `16/B374D848`; serialised, it is `postgres:`
  * and 16 upper-case hex digits, so that serialised positions sort as strings in WAL order.
  */
-export class Lsn implements SourcePosition {
+export class Lsn implements ReplicationPosition {
   readonly engine = 'postgres';
   readonly value: bigint;
 
@@ -38,7 +38,7 @@ export class Lsn implements SourcePosition {
   }
 
   /** `position` as an LSN; a position of another engine is refused. */
-  static of(position: SourcePosition): Lsn {
+  static of(position: ReplicationPosition): Lsn {
     if (position instanceof Lsn) return position;
     throw new ReplicationError(
       'replication_failed',
@@ -51,7 +51,7 @@ export class Lsn implements SourcePosition {
     return new Lsn(buffer.readBigUInt64BE(offset));
   }
 
-  compare(other: SourcePosition): number {
+  compare(other: ReplicationPosition): number {
     if (!(other instanceof Lsn)) {
       throw new TypeError(`A PostgreSQL position cannot be compared with a ${other.engine} one.`);
     }

@@ -1,11 +1,12 @@
-import { ENGINE_ERRORS } from './errors.ts';
-import type {
-  CompiledColumn,
-  CompiledRelation,
-  CompiledSchema,
-  CompiledTable,
-} from './schema/compiled-schema.ts';
-import type { ColumnType, ElementType } from './source-schema.ts';
+import {
+  type ColumnType,
+  type CompiledColumn,
+  type CompiledRelation,
+  type CompiledSchema,
+  type CompiledTable,
+  type ElementType,
+  ENGINE_ERRORS,
+} from '@replix/engine';
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -61,7 +62,7 @@ function modelNames(tables: readonly CompiledTable[]): Map<string, string> {
   return names;
 }
 
-/** The JSON Schema of a non-null value of each column type (spec §2 "Query data types"). */
+/** The JSON Schema of a non-null value of each column type (docs/instance-api.md, "Data types"). */
 function valueSchema(
   type: ColumnType,
   elementType?: ElementType,
@@ -526,7 +527,7 @@ function paths(schema: CompiledSchema): JsonObject {
 }
 
 /**
- * The OpenAPI 3.1 document an instance serves at `GET /openapi.json` (spec §4.2): its
+ * The OpenAPI 3.1 document an instance serves at `GET /openapi.json` (docs/instance-api.md): its
  * endpoints, the query and error envelopes, and one model per table named after the table's
  * API name, with `components.schemas` keys in sorted order. Pure and deterministic: the same
  * schema and options give the same JSON text.

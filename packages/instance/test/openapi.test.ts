@@ -1,12 +1,18 @@
+import {
+  type ColumnType,
+  type CompiledSchema,
+  compileSchema,
+  type ElementType,
+  GenerationBuilder,
+  parseSchemaConfig,
+  QueryEngine,
+  type SourceColumn,
+  type SourceSchema,
+  type SourceTable,
+} from '@replix/engine';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { generateOpenApi } from '../src/openapi.ts';
-import { QueryEngine } from '../src/query-engine.ts';
-import { compileSchema } from '../src/schema/compile-schema.ts';
-import type { CompiledSchema } from '../src/schema/compiled-schema.ts';
-import { parseSchemaConfig } from '../src/schema/schema-config.ts';
-import type { ColumnType, ElementType, SourceColumn, SourceSchema } from '../src/source-schema.ts';
-import { loadGeneration, table } from './fixtures.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: a parsed JSON document is walked freely.
 type Doc = any;
@@ -47,6 +53,18 @@ function col(name: string, type: ColumnType, nullable: boolean, sourceType: stri
     sourceType,
     ...(scale === undefined ? {} : { scale }),
     ...(elementType === undefined ? {} : { elementType }),
+  };
+}
+
+function table(name: string, columns: SourceColumn[], extra: Partial<SourceTable> = {}) {
+  return {
+    name,
+    columns,
+    primaryKey: ['id'],
+    uniqueKeys: [],
+    foreignKeys: [],
+    estimatedRows: null,
+    ...extra,
   };
 }
 
@@ -459,7 +477,8 @@ describe('generateOpenApi', () => {
     const doc = generate(schema);
     const full = [1, ...TYPES.flatMap(({ value }) => [value, value])];
     const nulls = [2, ...TYPES.flatMap(({ value }) => [value, null])];
-    const generation = loadGeneration(schema, {
+    const builder = new GenerationBuilder(schema);
+    const rows: Record<string, unknown[][]> = {
       zebra_facts: [full, nulls],
       customers: [[1, 'Ada']],
       orders: [
@@ -469,7 +488,10 @@ describe('generateOpenApi', () => {
       line_items: [['10', 1, 3]],
       ErrorResponse: [[1]],
       audit_log: [],
-    });
+    };
+    for (const [name, tableRows] of Object.entries(rows))
+      builder.loader(name).appendRows(tableRows);
+    const generation = builder.finish(1);
     const engine = new QueryEngine(schema);
     const meta = { version: '1.2.3-abc1234', swapCount: 3, ageMs: 12 };
     const queries: [string, string][] = [
