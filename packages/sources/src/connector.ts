@@ -6,8 +6,9 @@ import type {
   ReplicationReadiness,
 } from './replication.ts';
 import type { RowsRequest } from './rows-request.ts';
+import type { SourceEngine } from './source-dialect.ts';
 
-export type SourceEngine = 'mysql' | 'postgres' | 'mssql';
+export type { SourceEngine };
 
 /** One table to read during a snapshot. */
 export interface TableReadRequest {

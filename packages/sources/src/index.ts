@@ -40,11 +40,17 @@ export type {
 } from './server-probe.ts';
 export { serverProbeFor } from './server-probe-for.ts';
 export {
+  engineOfUrlScheme,
+  isSourceEngine,
+  SOURCE_DIALECTS,
+  SOURCE_ENGINES,
   SOURCE_TLS_MODES,
-  type SourceTls,
+  type SourceDialect,
   type SourceTlsMode,
-  sourceUrlThroughTunnel,
-} from './source-tls.ts';
+  sourceDialect,
+  tlsUrlParams,
+} from './source-dialect.ts';
+export { type SourceTls, sourceUrlThroughTunnel } from './source-tls.ts';
 export {
   openSshTunnel,
   type SshTunnel,

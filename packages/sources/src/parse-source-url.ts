@@ -3,6 +3,7 @@ import type { MsSqlConnectorOptions } from './mssql/mssql-connection-options.ts'
 import { msSqlUrlOptions } from './mssql/mssql-url-options.ts';
 import type { MySqlConnectorOptions } from './mysql/mysql-connection-options.ts';
 import type { PostgresConnectorOptions } from './postgres/postgres-connection-options.ts';
+import { engineOfUrlScheme, SOURCE_DIALECTS } from './source-dialect.ts';
 import { tlsFromUrlParams } from './source-tls.ts';
 
 /** A parsed source URL: the engine and the options for its connector. */
@@ -10,8 +11,6 @@ export type SourceUrl =
   | { readonly engine: 'mysql'; readonly options: MySqlConnectorOptions }
   | { readonly engine: 'postgres'; readonly options: PostgresConnectorOptions }
   | { readonly engine: 'mssql'; readonly options: MsSqlConnectorOptions };
-
-const DEFAULT_PORTS = { mysql: 3306, postgres: 5432, mssql: 1433 } as const;
 
 function invalid(reason: string): SourceConfigError {
   return new SourceConfigError('invalid_source_url', `The source URL ${reason}.`);
@@ -43,15 +42,8 @@ export function parseSourceUrl(url: string): SourceUrl {
     throw invalid('is not a valid URL');
   }
   const scheme = parsed.protocol.slice(0, -1).toLowerCase();
-  const engine: SourceUrl['engine'] | null =
-    scheme === 'mysql'
-      ? 'mysql'
-      : scheme === 'postgres' || scheme === 'postgresql'
-        ? 'postgres'
-        : scheme === 'mssql' || scheme === 'sqlserver'
-          ? 'mssql'
-          : null;
-  if (engine === null) {
+  const engine = engineOfUrlScheme(scheme);
+  if (engine === undefined) {
     throw new SourceConfigError(
       'unsupported_source',
       `Unsupported source URL scheme "${scheme}:"; use mysql://, postgres:// or mssql://.`,
@@ -65,10 +57,11 @@ export function parseSourceUrl(url: string): SourceUrl {
   const password = parsed.password === '' ? undefined : decoded(parsed.password, 'password');
   const database = decoded(parsed.pathname.replace(/^\//, ''), 'database name');
   if (database === '' || database.includes('/')) throw invalid('must name one database');
-  const port = parsed.port === '' ? DEFAULT_PORTS[engine] : Number(parsed.port);
+  const dialect = SOURCE_DIALECTS[engine];
+  const port = parsed.port === '' ? dialect.defaultPort : Number(parsed.port);
 
   // MySQL and PostgreSQL read libpq's TLS parameters; SQL Server has its own (encrypt, …).
-  const tls = engine === 'mssql' ? undefined : tlsFromUrlParams(parsed.searchParams);
+  const tls = dialect.tlsUrlStyle === 'sslmode' ? tlsFromUrlParams(parsed.searchParams) : undefined;
   const tlsOption = tls === undefined ? {} : { tls };
   if (engine === 'mysql') {
     return { engine, options: { host, port, user, password, database, ...tlsOption } };

@@ -2,20 +2,12 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { SourceConfigError } from './errors.ts';
-
-/**
- * How a connection to the source uses TLS, as PostgreSQL's `sslmode` names it: `disable` (plain),
- * `prefer` (TLS when the server offers it, certificate not checked), `require` (TLS, certificate
- * not checked), `verify-full` (TLS, certificate chain and host name checked).
- */
-export type SourceTlsMode = 'disable' | 'prefer' | 'require' | 'verify-full';
-
-export const SOURCE_TLS_MODES: readonly SourceTlsMode[] = [
-  'disable',
-  'prefer',
-  'require',
-  'verify-full',
-];
+import {
+  engineOfUrlScheme,
+  SOURCE_DIALECTS,
+  SOURCE_TLS_MODES,
+  type SourceTlsMode,
+} from './source-dialect.ts';
 
 /** The TLS settings of a MySQL or PostgreSQL source (URL: `sslmode`, `sslrootcert`, `sslservername`). */
 export interface SourceTls {
@@ -75,8 +67,9 @@ export function sourceUrlThroughTunnel(
 ): string {
   const url = new URL(sourceUrl);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const scheme = url.protocol.toLowerCase();
-  if (scheme !== 'mssql:' && scheme !== 'sqlserver:' && !url.searchParams.has('sslservername')) {
+  const engine = engineOfUrlScheme(url.protocol.slice(0, -1));
+  const sslmode = engine === undefined || SOURCE_DIALECTS[engine].tlsUrlStyle === 'sslmode';
+  if (sslmode && !url.searchParams.has('sslservername')) {
     url.searchParams.set('sslservername', host);
   }
   url.hostname = tunnel.host.includes(':') ? `[${tunnel.host}]` : tunnel.host;

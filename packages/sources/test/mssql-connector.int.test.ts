@@ -5,12 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SnapshotReader } from '../src/connector.ts';
 import { connectorFromUrl } from '../src/connector-from-url.ts';
 import { PositionExpiredError, SourceError, SourceQueryError } from '../src/errors.ts';
+import type { MsSqlConnectorOptions } from '../src/mssql/mssql-connection-options.ts';
 import { msSqlConfig } from '../src/mssql/mssql-connection-options.ts';
 import type { MsSqlConnector } from '../src/mssql/mssql-connector.ts';
 import { MsSqlLsn } from '../src/mssql/mssql-position.ts';
 import type { MsSqlSnapshotReader } from '../src/mssql/mssql-snapshot.ts';
 import { parseSourceUrl } from '../src/parse-source-url.ts';
 import type { ChangeBatch, SourceChange } from '../src/replication.ts';
+import { type ContractDatabase, connectorContract } from './connector-contract.ts';
 
 /**
  * Integration tests against a real SQL Server. SQL Server cannot run where the rest of the
@@ -108,6 +110,185 @@ VALUES (1, 255, -32768, 2147483647, 9223372036854775807, 0.5, 1.25,
   '2024-03-10 12:30:00.1234567 +02:00', '12:34:56.1234567', 0x00010203, 0x0A0B, 0xFF);
 INSERT INTO dbo.every_type (id) VALUES (2);
 `;
+
+/** The server MSSQL_URL names, with a pool per contract database. */
+const contractServer = {
+  options: undefined as MsSqlConnectorOptions | undefined,
+  server: undefined as Promise<ConnectionPool> | undefined,
+  databases: new Map<string, ConnectionPool>(),
+};
+
+const POOL_SHAPE = { maxConnections: 2, requestTimeout: 60_000 };
+
+function serverPool(): Promise<ConnectionPool> {
+  if (contractServer.server === undefined) {
+    const source = parseSourceUrl(MSSQL_URL!);
+    if (source.engine !== 'mssql') throw new Error('MSSQL_URL must be an mssql:// URL');
+    contractServer.options = source.options;
+    contractServer.server = new mssql.ConnectionPool(
+      msSqlConfig(source.options, POOL_SHAPE),
+    ).connect();
+  }
+  return contractServer.server;
+}
+
+/** Runs a script whose batches are separated by GO lines (CREATE VIEW must start a batch). */
+async function runScript(pool: ConnectionPool, sql: string): Promise<void> {
+  for (const batch of sql.split(/^\s*GO\s*$/m)) {
+    if (batch.trim() !== '') await pool.request().batch(batch);
+  }
+}
+
+async function contractDatabase(sql: string): Promise<ContractDatabase> {
+  const server = await serverPool();
+  const name = `replix_t_${randomBytes(4).toString('hex')}`;
+  await server.request().batch(`CREATE DATABASE [${name}]`);
+  await server.request().batch(`ALTER DATABASE [${name}] SET ALLOW_SNAPSHOT_ISOLATION ON`);
+  const pool = await new mssql.ConnectionPool(
+    msSqlConfig({ ...contractServer.options!, database: name }, POOL_SHAPE),
+  ).connect();
+  contractServer.databases.set(name, pool);
+  await runScript(pool, sql);
+  const testUrl = new URL(MSSQL_URL!);
+  testUrl.pathname = `/${name}`;
+  return {
+    name,
+    url: testUrl.toString(),
+    exec: (statements) => runScript(pool, statements),
+    drop: async () => {
+      try {
+        await pool
+          .request()
+          .batch(
+            'IF (SELECT is_cdc_enabled FROM sys.databases WHERE name = DB_NAME()) = 1 EXEC sys.sp_cdc_disable_db',
+          );
+      } catch {
+        // Not enabled, or the database is already unusable: dropping it is all that is left.
+      }
+      contractServer.databases.delete(name);
+      await pool.close();
+      await server
+        .request()
+        .batch(
+          `ALTER DATABASE [${name}] SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE [${name}]`,
+        );
+    },
+  };
+}
+
+/** Runs the CDC capture once in `pool`'s database, as the Agent job would. */
+async function scanOnce(pool: ConnectionPool): Promise<void> {
+  try {
+    await pool
+      .request()
+      .batch('EXEC sys.sp_cdc_scan @maxtrans = 500, @maxscans = 1, @continuous = 0');
+  } catch {
+    // The capture job is scanning right now; it will capture the changes itself.
+  }
+}
+
+connectorContract({
+  title: 'MsSqlConnector',
+  engine: 'mssql',
+  enabled: Boolean(MSSQL_URL),
+  createDatabase: contractDatabase,
+  connectionsTo: async (db) => {
+    const request = (await serverPool()).request();
+    request.input('name', mssql.NVarChar, db.name);
+    const result = await request.query(
+      "SELECT COUNT(*) AS n FROM sys.dm_exec_sessions WHERE database_id = DB_ID(@name) AND program_name = 'replix'",
+    );
+    return Number(result.recordset[0]?.n);
+  },
+  sql: {
+    snapshotTables: `
+      CREATE TABLE big (id int PRIMARY KEY, label varchar(20) NOT NULL);
+      INSERT INTO big SELECT n, CONCAT('row ', n) FROM (
+        SELECT TOP (20000) ROW_NUMBER() OVER (ORDER BY (SELECT NULL)) AS n
+        FROM sys.all_objects a CROSS JOIN sys.all_objects b
+      ) AS numbers;
+      CREATE TABLE small (id int PRIMARY KEY);
+      INSERT INTO small VALUES (1), (2);
+    `,
+    eventsTable: 'CREATE TABLE events (id int PRIMARY KEY)',
+  },
+  createKeysDatabase: () =>
+    contractDatabase(`
+      CREATE SCHEMA other
+      GO
+      CREATE TABLE other.ext (id int PRIMARY KEY, note nvarchar(100));
+      CREATE TABLE customers (
+        id int PRIMARY KEY,
+        email nvarchar(100) NOT NULL CONSTRAINT uq_email UNIQUE
+      );
+      CREATE TABLE products (
+        region char(2) NOT NULL,
+        sku nvarchar(20) NOT NULL,
+        name nvarchar(50),
+        PRIMARY KEY (region, sku)
+      );
+      CREATE TABLE orders (
+        id bigint PRIMARY KEY,
+        customer_id int NOT NULL CONSTRAINT fk_orders_customer REFERENCES customers (id),
+        ext_id int CONSTRAINT fk_orders_ext REFERENCES other.ext (id)
+      );
+      CREATE TABLE order_lines (
+        order_id bigint NOT NULL,
+        line_no int NOT NULL,
+        sku nvarchar(20) NOT NULL,
+        region char(2) NOT NULL,
+        PRIMARY KEY (order_id, line_no),
+        CONSTRAINT uq_line_product UNIQUE (order_id, region, sku),
+        CONSTRAINT fk_lines_order FOREIGN KEY (order_id) REFERENCES orders (id)
+          ON DELETE CASCADE ON UPDATE CASCADE,
+        CONSTRAINT fk_lines_product FOREIGN KEY (region, sku) REFERENCES products (region, sku)
+      );
+      CREATE TABLE audit_log (at datetime2, message nvarchar(max));
+      GO
+      CREATE VIEW customer_emails AS SELECT email FROM customers
+      GO
+      INSERT INTO customers VALUES (1, N'a@x'), (2, N'b@x'), (3, N'c@x');
+      UPDATE STATISTICS customers;
+    `),
+  // SQL Server's introspection reports no ON DELETE / ON UPDATE rules.
+  defaultForeignKeyRule: undefined,
+  unknownColumnCode: '207',
+  earlyStopKeepsSnapshot: true,
+  readsInKeyOrder: false,
+  refusedLoginUrl: async (db, password) => {
+    const url = new URL(db.url);
+    url.username = 'no_such_login';
+    url.password = password;
+    return url.toString();
+  },
+  // CDC on the database and on `events`, and a capture scan every second, as the Agent would.
+  // A first scan of another table records a position, without which no snapshot has one.
+  followEvents: async (db) => {
+    const pool = contractServer.databases.get(db.name)!;
+    await runScript(
+      pool,
+      `EXEC sys.sp_cdc_enable_db;
+      CREATE TABLE capture_seed (id int PRIMARY KEY);
+      EXEC sys.sp_cdc_enable_table @source_schema = N'dbo', @source_name = N'events', @role_name = NULL;
+      EXEC sys.sp_cdc_enable_table @source_schema = N'dbo', @source_name = N'capture_seed', @role_name = NULL;
+      INSERT INTO capture_seed VALUES (1);`,
+    );
+    for (let i = 0; i < 20; i++) {
+      await scanOnce(pool);
+      const [row] = (await pool.request().query('SELECT sys.fn_cdc_get_max_lsn() AS lsn'))
+        .recordset;
+      if (row?.lsn) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const scanner = setInterval(() => void scanOnce(pool), 1000);
+    return { stop: async () => clearInterval(scanner) };
+  },
+  lostPosition: async () => MsSqlLsn.parse('00000000000000000001'),
+});
+
+afterAll(async () => {
+  await (await contractServer.server)?.close();
+});
 
 describe.skipIf(!MSSQL_URL)('MsSqlConnector against SQL Server (MSSQL_URL)', () => {
   beforeAll(async () => {

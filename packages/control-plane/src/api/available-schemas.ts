@@ -1,4 +1,4 @@
-import type { SourceEngine, SourceTlsMode } from '@replix/sources';
+import { type SourceEngine, type SourceTlsMode, sourceDialect } from '@replix/sources';
 import type { Selectable } from 'kysely';
 import { splitSourceSchema } from '../connections/source-schema-name.ts';
 import { testConnection } from '../connections/test-connection.ts';
@@ -47,10 +47,10 @@ export function availableSchemas(
   secrets: SecretBox,
   sourceSchema: string,
 ): Promise<string[]> {
-  // PostgreSQL and SQL Server log in to a database: the one this database reads from (the
-  // server's default one may be closed to the user). MySQL needs none.
+  // Where connections log in to a database (PostgreSQL, SQL Server): the one this database
+  // reads from (the server's default one may be closed to the user). MySQL needs none.
   const loginDatabase =
-    connection.backend === 'mysql'
+    sourceDialect(connection.backend).loginDatabase === undefined
       ? undefined
       : splitSourceSchema(connection.backend, sourceSchema).database;
   const key = `${connection.id}@${connection.updated_at.getTime()}/${loginDatabase ?? ''}`;

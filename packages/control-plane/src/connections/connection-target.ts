@@ -4,8 +4,11 @@ import {
   parseSourceUrl,
   type SourceConnector,
   SourceError,
+  type SourceTlsMode,
   type SshTunnel,
+  sourceDialect,
   sourceUrlThroughTunnel,
+  tlsUrlParams,
 } from '@replix/sources';
 import type { Selectable } from 'kysely';
 import type { SshTunnelLaunch } from '../drivers/instance-launch.ts';
@@ -21,8 +24,6 @@ export interface ConnectionTarget {
   /** Names the source's replication state (PostgreSQL slot and publication) for the connector. */
   readonly replicationId?: string | undefined;
 }
-
-const SCHEMES = { mysql: 'mysql', postgres: 'postgres', mssql: 'mssql' } as const;
 
 /** An IPv6 address goes in brackets in a URL. */
 function urlHost(host: string): string {
@@ -41,20 +42,16 @@ export function connectionTarget(
   secrets: SecretBox,
   schema: string | undefined,
 ): ConnectionTarget {
-  const backend = connection.backend as keyof typeof SCHEMES;
-  const { database, schema: sourceSchema } = splitSourceSchema(backend, schema);
+  const dialect = sourceDialect(connection.backend);
+  const { database, schema: sourceSchema } = splitSourceSchema(dialect.engine, schema);
   const user = encodeURIComponent(connection.username);
   const password = encodeURIComponent(secrets.open(connection.password_enc));
   const params = new URLSearchParams();
   if (sourceSchema !== undefined) params.set('schema', sourceSchema);
-  if (backend === 'mssql') {
-    params.set('encrypt', String(connection.tls_mode !== 'disable'));
-    params.set('trustServerCertificate', String(connection.tls_mode !== 'verify-full'));
-  } else {
-    params.set('sslmode', connection.tls_mode);
-  }
+  const tls = tlsUrlParams(dialect, connection.tls_mode as SourceTlsMode);
+  for (const [name, value] of Object.entries(tls)) params.set(name, value);
   const query = params.size > 0 ? `?${params.toString()}` : '';
-  const sourceUrl = `${SCHEMES[backend] ?? backend}://${user}:${password}@${urlHost(connection.host)}:${connection.port}/${encodeURIComponent(database)}${query}`;
+  const sourceUrl = `${dialect.urlSchemes[0]}://${user}:${password}@${urlHost(connection.host)}:${connection.port}/${encodeURIComponent(database)}${query}`;
   const ssh =
     connection.ssh && connection.ssh_private_key_enc
       ? {

@@ -1,12 +1,13 @@
+import { sourceDialect } from '@replix/sources';
 import { connectionTarget, withSourceConnector } from '../connections/connection-target.ts';
 import type { RoleContext } from '../roles/role.ts';
 import type { DatabaseRow } from './leases.ts';
 import { replicationIdFor } from './replication-id.ts';
 
 /**
- * Drops what change data capture keeps on a PostgreSQL source for the database (its slot and
- * publication), so a terminated database does not hold WAL on the customer's server. Other
- * sources keep nothing. A failure is logged and ignored: the database is terminated anyway,
+ * Drops what change data capture keeps on the source for the database (the dialect's
+ * `replicationState`: PostgreSQL's slot and publication), so a terminated database does not
+ * hold WAL on the customer's server. Other sources keep nothing. A failure is logged and ignored: the database is terminated anyway,
  * and an unreachable source must not block that.
  */
 export async function dropReplicationState(
@@ -19,7 +20,7 @@ export async function dropReplicationState(
       .selectAll()
       .where('id', '=', database.connection_id)
       .executeTakeFirst();
-    if (connection?.backend !== 'postgres') return;
+    if (!connection || sourceDialect(connection.backend).replicationState === undefined) return;
     const target = connectionTarget(connection, context.secrets, database.source_schema);
     await withSourceConnector(
       { ...target, replicationId: replicationIdFor(database.id) },

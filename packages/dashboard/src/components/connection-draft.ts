@@ -3,14 +3,9 @@ import type {
   PostV1ConnectionsData,
   PostV1ConnectionsTestConnectionData,
 } from '@replix/client';
+import { SOURCE_DIALECTS } from '@replix/sources/dialect';
 import { ReplixApiError } from '../api.ts';
-import {
-  type Backend,
-  type Connection,
-  DEFAULT_PORTS,
-  type Region,
-  type TlsMode,
-} from './connection-queries.ts';
+import type { Backend, Connection, Region, TlsMode } from './connection-queries.ts';
 
 /** The connection form's state: every input as typed (numbers stay text until sent). */
 export interface ConnectionDraft {
@@ -154,7 +149,9 @@ export function testBody(draft: ConnectionDraft): PostV1ConnectionsTestConnectio
     mysqlUser: draft.user.trim(),
     mysqlPassword: draft.password,
     database:
-      draft.backend !== 'mysql' && draft.database.trim() ? draft.database.trim() : undefined,
+      SOURCE_DIALECTS[draft.backend].loginDatabase && draft.database.trim()
+        ? draft.database.trim()
+        : undefined,
     tlsMode: draft.tlsMode,
     ssh: draft.sshEnabled ? { ...sshInput(draft), privateKey: draft.sshPrivateKey } : undefined,
   };
@@ -168,7 +165,7 @@ export function patchBody(
   const body: PatchV1ConnectionsByIdData['body'] = {};
   if (draft.name.trim() !== saved.name) body.name = draft.name.trim();
   if (draft.host.trim() !== saved.host) body.host = draft.host.trim();
-  const port = portOf(draft.port) ?? DEFAULT_PORTS[saved.backend];
+  const port = portOf(draft.port) ?? SOURCE_DIALECTS[saved.backend].defaultPort;
   if (port !== saved.port) body.port = port;
   if (draft.user.trim() !== saved.user) body.user = draft.user.trim();
   if (draft.password) body.password = draft.password;

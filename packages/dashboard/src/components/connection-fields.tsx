@@ -1,16 +1,12 @@
+import { SOURCE_DIALECTS, SOURCE_ENGINES, type SourceDialect } from '@replix/sources/dialect';
 import type { Account } from '../account.ts';
 import type { ConnectionDraft, FieldErrors } from './connection-draft.ts';
-import {
-  BACKEND_LABELS,
-  type Backend,
-  type Connection,
-  DEFAULT_PORTS,
-} from './connection-queries.ts';
+import type { Backend, Connection } from './connection-queries.ts';
 import { Checkbox, SelectField, TextArea, TextField } from './fields.tsx';
 
-const BACKEND_OPTIONS = (Object.keys(BACKEND_LABELS) as Backend[]).map((value) => ({
+const BACKEND_OPTIONS = SOURCE_ENGINES.map((value) => ({
   value,
-  label: BACKEND_LABELS[value],
+  label: SOURCE_DIALECTS[value].label,
 }));
 
 const TLS_OPTIONS = [
@@ -27,13 +23,12 @@ const TLS_HINTS: Record<ConnectionDraft['tlsMode'], string> = {
   'verify-full': 'TLS with the certificate chain and host name checked against public CAs.',
 };
 
-const LOGIN_DATABASE_HINT: Record<Backend, string> = {
-  mysql: '',
-  postgres:
-    'The database the test logs in to (default postgres). Not saved: each Replix database names its own source schema.',
-  mssql:
-    'The database whose change data capture the test checks (default master). Not saved: each Replix database names its own source schema.',
-};
+function loginDatabaseHint(dialect: SourceDialect): string {
+  const database = dialect.loginDatabase?.checksChangeCapture
+    ? 'The database whose change data capture the test checks'
+    : 'The database the test logs in to';
+  return `${database} (default ${dialect.serverDatabase}). Not saved: each Replix database names its own source schema.`;
+}
 
 /**
  * The inputs of a connection, for creating and editing. `saved` is the stored connection when
@@ -56,10 +51,10 @@ export function ConnectionFields(props: {
       label: multiRegion ? 'us-east-1' : 'us-east-1 (needs the Teams plan or above)',
     },
   ];
+  const dialect = SOURCE_DIALECTS[draft.backend];
   const setBackend = (backend: Backend) => {
     // A port left at the old engine's default follows the engine.
-    const port =
-      draft.port === '' || draft.port === String(DEFAULT_PORTS[draft.backend]) ? '' : draft.port;
+    const port = draft.port === '' || draft.port === String(dialect.defaultPort) ? '' : draft.port;
     onChange({ backend, port });
   };
   return (
@@ -102,8 +97,8 @@ export function ConnectionFields(props: {
           value={draft.port}
           onChange={(event) => onChange({ port: event.target.value })}
           error={errors.port}
-          placeholder={String(DEFAULT_PORTS[draft.backend])}
-          hint={`Empty: ${DEFAULT_PORTS[draft.backend]}.`}
+          placeholder={String(dialect.defaultPort)}
+          hint={`Empty: ${dialect.defaultPort}.`}
         />
         <TextField
           label="User"
@@ -126,14 +121,14 @@ export function ConnectionFields(props: {
               : 'Stored encrypted and never shown again.'
           }
         />
-        {draft.backend !== 'mysql' && (
+        {dialect.loginDatabase && (
           <TextField
             label="Login database"
             value={draft.database}
             onChange={(event) => onChange({ database: event.target.value })}
             error={errors.database}
-            placeholder={draft.backend === 'postgres' ? 'postgres' : 'master'}
-            hint={LOGIN_DATABASE_HINT[draft.backend]}
+            placeholder={dialect.serverDatabase}
+            hint={loginDatabaseHint(dialect)}
             autoComplete="off"
           />
         )}

@@ -21,14 +21,6 @@ export type DatabaseRecord = GetV1DatabasesByIdResponse;
 export type TestResult = PostV1ConnectionsTestConnectionResponse;
 export type SchemaIntrospection = GetV1DatabasesByIdSchemaResponse;
 
-export const BACKEND_LABELS: Record<Backend, string> = {
-  mysql: 'MySQL / MariaDB',
-  postgres: 'PostgreSQL',
-  mssql: 'SQL Server',
-};
-
-export const DEFAULT_PORTS: Record<Backend, number> = { mysql: 3306, postgres: 5432, mssql: 1433 };
-
 /** Query keys shared by the connection and database pages (invalidated after writes). */
 export const keys = {
   connections: ['connections'] as const,

@@ -1,3 +1,4 @@
+import { SOURCE_DIALECTS } from '@replix/sources/dialect';
 import { type FormEvent, useState } from 'react';
 import { errorMessage, isApiError } from '../api.ts';
 import { Time } from './bits.tsx';
@@ -18,6 +19,7 @@ import { Panel } from './page.tsx';
  */
 export function ConnectionRetest(props: { connection: Connection; blocked: string | undefined }) {
   const { connection } = props;
+  const dialect = SOURCE_DIALECTS[connection.backend];
   const [database, setDatabase] = useState('');
   // Never runs by itself here (enabled: false): it only shows the cached answer.
   const last = useSavedConnectionTest(connection.id, false);
@@ -41,17 +43,17 @@ export function ConnectionRetest(props: { connection: Connection; blocked: strin
           {connection.ssh ? ' and SSH key' : ''}: that Replix can log in, the schemas it can read
           and whether the server is ready for change data capture.
         </p>
-        {connection.backend !== 'mysql' && (
+        {dialect.loginDatabase && (
           <div className="form-grid">
             <TextField
               label="Login database"
               value={database}
               onChange={(event) => setDatabase(event.target.value)}
-              placeholder={connection.backend === 'postgres' ? 'postgres' : 'master'}
+              placeholder={dialect.serverDatabase}
               hint={
-                connection.backend === 'postgres'
-                  ? 'Optional: the database to log in to.'
-                  : 'Optional: the database whose change data capture is checked.'
+                dialect.loginDatabase.checksChangeCapture
+                  ? 'Optional: the database whose change data capture is checked.'
+                  : 'Optional: the database to log in to.'
               }
               error={databaseError}
               disabled={Boolean(props.blocked)}

@@ -1,12 +1,7 @@
+import { SOURCE_DIALECTS } from '@replix/sources/dialect';
 import { formatBytes } from './bits.tsx';
 import type { Backend, TestResult } from './connection-queries.ts';
 import { ErrorNotice } from './page.tsx';
-
-const CHANGE_LOG_NAMES: Record<Backend, string> = {
-  mysql: 'Binary log (replication)',
-  postgres: 'Logical replication',
-  mssql: 'Change data capture',
-};
 
 function latencyText(ms: number | undefined): string {
   if (ms === undefined) return '–';
@@ -16,6 +11,7 @@ function latencyText(ms: number | undefined): string {
 /** The answer of a connection test: the reason it failed, or what the source looks like. */
 function TestAnswer(props: { result: TestResult; backend: Backend }) {
   const { result } = props;
+  const { changeLog } = SOURCE_DIALECTS[props.backend];
   if (!result.ok) {
     return (
       <div className="notice notice-error">
@@ -66,7 +62,7 @@ function TestAnswer(props: { result: TestResult; backend: Backend }) {
       {binlog && (
         <div>
           <h3>
-            {CHANGE_LOG_NAMES[props.backend]}:{' '}
+            {changeLog.name}:{' '}
             <span className={`badge ${binlog.ready ? 'badge-good' : 'badge-warn'}`}>
               {binlog.ready ? 'ready' : 'not ready'}
             </span>
@@ -80,10 +76,10 @@ function TestAnswer(props: { result: TestResult; backend: Backend }) {
               <dd>{binlog.logBin ? 'yes' : 'no'}</dd>
             </div>
             <div>
-              <dt>{props.backend === 'postgres' ? 'wal_level' : 'Format'}</dt>
+              <dt>{changeLog.formatLabel}</dt>
               <dd>{binlog.format ?? '–'}</dd>
             </div>
-            {props.backend === 'mysql' && (
+            {changeLog.hasServerId && (
               <div>
                 <dt>Server id</dt>
                 <dd>{binlog.serverId ?? '–'}</dd>

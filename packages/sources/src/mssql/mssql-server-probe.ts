@@ -1,7 +1,7 @@
 import mssql from 'mssql';
 import type { ChangeLogReadiness, ServerProbe } from '../server-probe.ts';
 import { optional, timed } from '../server-probe.ts';
-import type { SourceTlsMode } from '../source-tls.ts';
+import type { SourceTlsMode } from '../source-dialect.ts';
 import {
   type MsSqlConnectorOptions,
   msSqlConfig,

@@ -2,6 +2,7 @@ import mssql, { type ConnectionPool, type Request, type Transaction } from 'mssq
 import type { SnapshotOptions, SnapshotReader, TableReadRequest } from '../connector.ts';
 import { ReplicationError, SourceError, type SourceTarget } from '../errors.ts';
 import { checkReadRequest, checkSnapshotState, type SnapshotReadState } from '../read-request.ts';
+import { RowBatchPump } from '../row-batch-pump.ts';
 import {
   type MsSqlConnectorOptions,
   type MsSqlDriverConnection,
@@ -77,83 +78,36 @@ export class MsSqlSnapshotReader implements SnapshotReader {
     const query = this.#parts.transaction.request();
     query.stream = true;
     query.arrayRowMode = true;
-    const ready: unknown[][][] = [];
-    let batch: unknown[][] = [];
-    let ended = false;
+    const pump = new RowBatchPump(batchSize, convert, query);
     let serverFailed = false;
-    let failure: unknown;
-    /** Set once the consumer is gone: rows still on the wire are dropped. */
-    let abandoned = false;
-    let wake: (() => void) | undefined;
-    const notify = () => {
-      const resume = wake;
-      wake = undefined;
-      resume?.();
-    };
     let finished = () => {};
     this.#running = new Promise<void>((resolve) => {
       finished = resolve;
     });
-
-    query.on('row', (row: unknown[]) => {
-      if (abandoned || failure !== undefined) return;
-      try {
-        convert(row);
-      } catch (error) {
-        failure = error;
-        query.pause();
-        notify();
-        return;
-      }
-      batch.push(row);
-      if (batch.length >= batchSize) {
-        ready.push(batch);
-        batch = [];
-        query.pause();
-        notify();
-      }
-    });
+    query.on('row', (row: unknown[]) => pump.row(row));
     // In stream mode mssql reports each error as an event, then 'done' once the request is over.
     query.on('error', (error: unknown) => {
-      if (abandoned) return;
+      if (pump.abandoned) return;
       serverFailed = true;
-      failure ??= error;
-      notify();
+      pump.fail(error);
     });
     query.on('done', () => {
-      ended = true;
-      if (batch.length > 0 && failure === undefined) ready.push(batch);
-      batch = [];
+      pump.end();
       finished();
-      notify();
     });
     query.query(text).catch((error: unknown) => {
       // Stream mode resolves even for failures; this only guards against a driver change.
-      failure ??= error;
-      ended = true;
+      pump.end(error);
       finished();
-      notify();
     });
 
     try {
-      while (true) {
-        const next = ready.shift();
-        if (next !== undefined) {
-          yield next;
-          continue;
-        }
-        if (failure !== undefined) {
-          throw msSqlErrorFrom(failure, target, `reading table "${request.table}"`);
-        }
-        if (ended) return;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          query.resume();
-        });
-      }
+      yield* pump.batches((failure) =>
+        msSqlErrorFrom(failure, target, `reading table "${request.table}"`),
+      );
     } finally {
-      abandoned = true;
-      await this.#endRead(query, ended, serverFailed);
+      pump.abandon();
+      await this.#endRead(query, pump.ended, serverFailed);
     }
   }
 

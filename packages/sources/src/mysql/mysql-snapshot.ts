@@ -2,6 +2,7 @@ import mysql, { type Connection } from 'mysql2';
 import type { SnapshotOptions, SnapshotReader, TableReadRequest } from '../connector.ts';
 import { type SourceTarget, sourceErrorFrom } from '../errors.ts';
 import { checkReadRequest, checkSnapshotState, type SnapshotReadState } from '../read-request.ts';
+import { RowBatchPump } from '../row-batch-pump.ts';
 import type { TlsNegotiation } from '../source-tls.ts';
 import {
   type MySqlConnectorOptions,
@@ -50,69 +51,19 @@ export class MySqlSnapshotReader implements SnapshotReader {
     const batchSize = checkReadRequest(request);
     const sql = mySqlSelectSql(request.table, request.columns, request.where);
     const convert = mySqlRowConverter(request.columns);
-    const connection = this.#connection;
     this.#state = 'reading';
-
-    // Rows arrive as events; whenever a batch fills, the connection is paused (TCP backpressure
-    // up to the server) until the consumer asks for the next batch.
-    const ready: unknown[][][] = [];
-    let batch: unknown[][] = [];
-    let ended = false;
-    let failure: unknown;
-    let wake: (() => void) | undefined;
-    const notify = () => {
-      const resume = wake;
-      wake = undefined;
-      resume?.();
-    };
+    const connection = this.#connection;
+    const pump = new RowBatchPump(batchSize, convert, connection);
     const query = connection.query({ sql, rowsAsArray: true });
-    query.on('result', (row: unknown[]) => {
-      if (failure !== undefined) return;
-      try {
-        convert(row);
-      } catch (error) {
-        failure = error;
-        connection.pause();
-        notify();
-        return;
-      }
-      batch.push(row);
-      if (batch.length >= batchSize) {
-        ready.push(batch);
-        batch = [];
-        connection.pause();
-        notify();
-      }
-    });
-    query.on('error', (error: unknown) => {
-      failure ??= error;
-      notify();
-    });
-    query.on('end', () => {
-      ended = true;
-      if (batch.length > 0 && failure === undefined) ready.push(batch);
-      batch = [];
-      notify();
-    });
-
+    query.on('result', (row: unknown[]) => pump.row(row));
+    query.on('error', (error: unknown) => pump.fail(error));
+    query.on('end', () => pump.end());
     try {
-      while (true) {
-        const next = ready.shift();
-        if (next !== undefined) {
-          yield next;
-          continue;
-        }
-        if (failure !== undefined) {
-          throw sourceErrorFrom(failure, this.#target, `reading table "${request.table}"`);
-        }
-        if (ended) return;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          connection.resume();
-        });
-      }
+      yield* pump.batches((failure) =>
+        sourceErrorFrom(failure, this.#target, `reading table "${request.table}"`),
+      );
     } finally {
-      await this.#endRead(ended);
+      await this.#endRead(pump.ended);
     }
   }
 

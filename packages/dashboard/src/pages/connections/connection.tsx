@@ -1,4 +1,5 @@
 import { deleteV1ConnectionsById } from '@replix/client';
+import { SOURCE_DIALECTS } from '@replix/sources/dialect';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -9,7 +10,6 @@ import { ConfirmDeleteButton } from '../../components/confirm.tsx';
 import { ConnectionEditForm } from '../../components/connection-edit.tsx';
 import { WriteLink } from '../../components/connection-links.tsx';
 import {
-  BACKEND_LABELS,
   type Connection,
   type DatabaseRecord,
   keys,
@@ -31,7 +31,7 @@ function ConnectionDetails(props: { connection: Connection }) {
       <dl className="stats conn-details">
         <div>
           <dt>Engine</dt>
-          <dd>{BACKEND_LABELS[connection.backend]}</dd>
+          <dd>{SOURCE_DIALECTS[connection.backend].label}</dd>
         </div>
         <div>
           <dt>Host</dt>

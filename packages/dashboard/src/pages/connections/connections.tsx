@@ -1,8 +1,8 @@
+import { SOURCE_DIALECTS } from '@replix/sources/dialect';
 import { Link } from 'react-router';
 import { Time } from '../../components/bits.tsx';
 import { WriteLink } from '../../components/connection-links.tsx';
 import {
-  BACKEND_LABELS,
   type Connection,
   useConnections,
   useDatabases,
@@ -18,7 +18,7 @@ function ConnectionRow(props: { connection: Connection; databases: number | unde
       <th scope="row">
         <Link to={`/connections/${connection.id}`}>{connection.name}</Link>
       </th>
-      <td>{BACKEND_LABELS[connection.backend]}</td>
+      <td>{SOURCE_DIALECTS[connection.backend].label}</td>
       <td>
         <code>
           {connection.host}:{connection.port}

@@ -1,4 +1,5 @@
 import { type PostV1DatabasesData, postV1Databases } from '@replix/client';
+import { SOURCE_DIALECTS, type SourceDialect } from '@replix/sources/dialect';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useId, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
@@ -6,8 +7,6 @@ import { type Account, useAccount } from '../../account.ts';
 import { api, unwrap } from '../../api.ts';
 import { WriteLink } from '../../components/connection-links.tsx';
 import {
-  BACKEND_LABELS,
-  type Backend,
   type Connection,
   keys,
   schemaSuggestions,
@@ -46,11 +45,12 @@ const SIZES: ReadonlyArray<{ value: Size; label: string }> = [
   { value: 'xl', label: 'xl: 4 vCPU, 8 GiB (16 compute units)' },
 ];
 
-const SCHEMA_HINTS: Record<Backend, string> = {
-  mysql: 'The MySQL / MariaDB database to serve.',
-  postgres: '<database> or <database>/<schema> (schema default public).',
-  mssql: '<database> or <database>/<schema> (schema default dbo).',
-};
+/** How a source schema is written on a connection's engine. */
+function schemaFormat(dialect: SourceDialect): string {
+  return dialect.databaseIsSchema
+    ? `The ${dialect.label} database to serve.`
+    : `<database> or <database>/<schema> (schema default ${dialect.defaultSchema}).`;
+}
 
 function sizeOptions(account: Account | undefined) {
   const max = account?.limits.maxInstanceSize;
@@ -98,7 +98,7 @@ function schemaHint(
   suggestions: string[],
 ): string {
   if (!connection) return '';
-  const format = SCHEMA_HINTS[connection.backend];
+  const format = schemaFormat(SOURCE_DIALECTS[connection.backend]);
   if (test.isLoading) return `${format} Testing the connection for its schemas…`;
   return suggestions.length > 0
     ? `${format} Schemas on this connection: ${suggestions.join(', ')}.`
@@ -190,7 +190,7 @@ function NewDatabaseForm(props: { connections: Connection[]; account: Account | 
             onChange={(event) => setDraft({ ...draft, connectionId: event.target.value })}
             options={props.connections.map((c) => ({
               value: c.id,
-              label: `${c.name} (${BACKEND_LABELS[c.backend]}, ${c.host})`,
+              label: `${c.name} (${SOURCE_DIALECTS[c.backend].label}, ${c.host})`,
             }))}
             hint={<Link to={`/connections/${draft.connectionId}`}>About this connection</Link>}
           />

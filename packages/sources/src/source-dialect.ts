@@ -1,0 +1,134 @@
+// Pure data with no imports of Node modules: the dashboard bundles this file for the browser
+// (`@replix/sources/dialect`).
+
+/** The source engines, in the order they are offered. */
+export const SOURCE_ENGINES = ['mysql', 'postgres', 'mssql'] as const;
+
+export type SourceEngine = (typeof SOURCE_ENGINES)[number];
+
+/**
+ * How a connection to the source uses TLS, as PostgreSQL's `sslmode` names it: `disable` (plain),
+ * `prefer` (TLS when the server offers it, certificate not checked), `require` (TLS, certificate
+ * not checked), `verify-full` (TLS, certificate chain and host name checked).
+ */
+export type SourceTlsMode = 'disable' | 'prefer' | 'require' | 'verify-full';
+
+export const SOURCE_TLS_MODES: readonly SourceTlsMode[] = [
+  'disable',
+  'prefer',
+  'require',
+  'verify-full',
+];
+
+/** What the rest of Replix needs to know about a source engine without asking its connector. */
+export interface SourceDialect {
+  readonly engine: SourceEngine;
+  /** The engine as people name it. */
+  readonly label: string;
+  /** The schemes of its source URLs; the first is the one Replix writes. */
+  readonly urlSchemes: readonly [string, ...string[]];
+  readonly defaultPort: number;
+  /** The database a URL names for server-level work, when no source schema is chosen. */
+  readonly serverDatabase: string;
+  /**
+   * Whether a source schema is one name, the database (MySQL, whose schemas are its
+   * databases), rather than `<database>` or `<database>/<schema>`.
+   */
+  readonly databaseIsSchema: boolean;
+  /** The schema read when a source schema names only the database. */
+  readonly defaultSchema: string | undefined;
+  /**
+   * Connections log in to a database, so a connection test may name one (default
+   * `serverDatabase`); `checksChangeCapture` when that database is also the one whose change
+   * data capture the test checks. Undefined: connections log in to the server.
+   */
+  readonly loginDatabase: { readonly checksChangeCapture: boolean } | undefined;
+  /**
+   * What change data capture keeps on the source per database, to drop when the database
+   * goes; undefined when it keeps nothing.
+   */
+  readonly replicationState: string | undefined;
+  /**
+   * How the URL says how to use TLS: libpq's `sslmode` (with `sslrootcert`, `sslservername`),
+   * or SQL Server's `encrypt` and `trustServerCertificate`.
+   */
+  readonly tlsUrlStyle: 'sslmode' | 'encrypt';
+  /** The change log change data capture reads, as the connection test reports it. */
+  readonly changeLog: {
+    readonly name: string;
+    /** What the test's `format` is: the log format, or PostgreSQL's `wal_level`. */
+    readonly formatLabel: string;
+    /** Whether the test reports a server id (MySQL's binlog replicas need their own). */
+    readonly hasServerId: boolean;
+  };
+}
+
+export const SOURCE_DIALECTS: { readonly [E in SourceEngine]: SourceDialect & { engine: E } } = {
+  mysql: {
+    engine: 'mysql',
+    label: 'MySQL / MariaDB',
+    urlSchemes: ['mysql'],
+    defaultPort: 3306,
+    serverDatabase: 'information_schema',
+    databaseIsSchema: true,
+    defaultSchema: undefined,
+    loginDatabase: undefined,
+    replicationState: undefined,
+    tlsUrlStyle: 'sslmode',
+    changeLog: { name: 'Binary log (replication)', formatLabel: 'Format', hasServerId: true },
+  },
+  postgres: {
+    engine: 'postgres',
+    label: 'PostgreSQL',
+    urlSchemes: ['postgres', 'postgresql'],
+    defaultPort: 5432,
+    serverDatabase: 'postgres',
+    databaseIsSchema: false,
+    defaultSchema: 'public',
+    loginDatabase: { checksChangeCapture: false },
+    replicationState: 'replication slot and publication',
+    tlsUrlStyle: 'sslmode',
+    changeLog: { name: 'Logical replication', formatLabel: 'wal_level', hasServerId: false },
+  },
+  mssql: {
+    engine: 'mssql',
+    label: 'SQL Server',
+    urlSchemes: ['mssql', 'sqlserver'],
+    defaultPort: 1433,
+    serverDatabase: 'master',
+    databaseIsSchema: false,
+    defaultSchema: 'dbo',
+    loginDatabase: { checksChangeCapture: true },
+    replicationState: undefined,
+    tlsUrlStyle: 'encrypt',
+    changeLog: { name: 'Change data capture', formatLabel: 'Format', hasServerId: false },
+  },
+};
+
+export function isSourceEngine(name: string): name is SourceEngine {
+  return (SOURCE_ENGINES as readonly string[]).includes(name);
+}
+
+/**
+ * The dialect of a stored engine name (`connections.backend`, which the API only ever writes
+ * from `SOURCE_ENGINES`); an unknown name is a bug, not a user error.
+ */
+export function sourceDialect(engine: string): SourceDialect {
+  if (!isSourceEngine(engine)) throw new Error(`Unknown source engine "${engine}".`);
+  return SOURCE_DIALECTS[engine];
+}
+
+/** The engine a source URL scheme names (`postgresql` too), or undefined. */
+export function engineOfUrlScheme(scheme: string): SourceEngine | undefined {
+  const lower = scheme.toLowerCase();
+  return SOURCE_ENGINES.find((engine) => SOURCE_DIALECTS[engine].urlSchemes.includes(lower));
+}
+
+/** The URL query parameters that say how to use TLS, in the dialect's style. */
+export function tlsUrlParams(dialect: SourceDialect, mode: SourceTlsMode): Record<string, string> {
+  if (dialect.tlsUrlStyle === 'sslmode') return { sslmode: mode };
+  return {
+    encrypt: String(mode !== 'disable'),
+    trustServerCertificate: String(mode !== 'verify-full'),
+  };
+}
