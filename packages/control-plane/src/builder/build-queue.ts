@@ -1,13 +1,32 @@
-import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { recordAudit } from '../events/audit-log.ts';
-import { ownerIsGoneLocally } from '../roles/lease-owner.ts';
-import type { BuildTable, Store } from '../store/schema.ts';
+import { claimNext } from '../jobs/claim-jobs.ts';
+import { endDeadLocalLeases } from '../jobs/dead-local-leases.ts';
+import { type JobQueue, LEASE_IS_FREE, type Lease } from '../jobs/job-queue.ts';
+import { complete, release, renew } from '../jobs/lease-updates.ts';
+import type { RetryPolicy } from '../jobs/retry-policy.ts';
+import type { StoreDb } from '../store/open-store.ts';
+import type { BuildTable } from '../store/schema.ts';
 
 /** A builder that stops renewing its lease this long is counted as lost. */
 export const BUILD_LEASE_MS = 30_000;
-/** Attempts a build gets; a build whose builder was lost this often fails (the build DLQ). */
-export const MAX_BUILD_ATTEMPTS = 3;
+
+/**
+ * A claim counts as an attempt, so a build whose builder was lost (crashed, lease ran out) is
+ * claimed again at once, up to 3 attempts; then it fails with BUILDER_LOST_ERROR (the build
+ * DLQ). A build that fails by itself is not retried: the same source fails the same way.
+ */
+export const BUILD_RETRY: RetryPolicy = { maxAttempts: 3, delayMs: () => 0 };
+/** Attempts a build gets (`BUILD_RETRY`). */
+export const MAX_BUILD_ATTEMPTS = BUILD_RETRY.maxAttempts;
 export const BUILDER_LOST_ERROR = `builder lost ${MAX_BUILD_ATTEMPTS} times`;
+
+/** Queued builds, oldest first, and builds whose builder was lost with attempts left. */
+export const BUILD_QUEUE: JobQueue<'builds'> = {
+  table: 'builds',
+  waiting: sql<boolean>`(status = 'queued' OR (status = 'in_progress' AND attempts < ${MAX_BUILD_ATTEMPTS}))`,
+  order: sql`created_at`,
+};
 
 export type BuildRow = Selectable<BuildTable>;
 
@@ -18,28 +37,26 @@ export interface BuildClaim {
   readonly attempt: number;
 }
 
-/** The claim still holds its build: same holder, same attempt, still in progress. */
-function stillHeld(claim: BuildClaim) {
-  return (eb: ExpressionBuilder<Store, 'builds'>) =>
-    eb.and({
-      id: claim.build.id,
-      lease_owner: claim.owner,
-      attempts: claim.attempt,
-      status: 'in_progress',
-    });
+/** The claim's lease: same holder, same attempt, still in progress. */
+function leaseOf(claim: BuildClaim): Lease {
+  return {
+    id: claim.build.id,
+    owner: claim.owner,
+    held: sql<boolean>`attempts = ${claim.attempt} AND status = 'in_progress'`,
+  };
 }
 
 /**
  * Fails the builds whose builder was lost MAX_BUILD_ATTEMPTS times (in progress, lease run
  * out, no attempts left) and records `build.failed` for each.
  */
-export async function failLostBuilds(db: Kysely<Store>): Promise<string[]> {
+export async function failLostBuilds(db: StoreDb): Promise<string[]> {
   return db.transaction().execute(async (tx) => {
     const { rows } = await sql<BuildRow>`
       UPDATE builds
          SET status = 'failed', error = ${BUILDER_LOST_ERROR}, finished_at = now(),
              lease_owner = NULL, lease_until = NULL
-       WHERE status = 'in_progress' AND lease_until < now() AND attempts >= ${MAX_BUILD_ATTEMPTS}
+       WHERE status = 'in_progress' AND ${LEASE_IS_FREE} AND attempts >= ${MAX_BUILD_ATTEMPTS}
       RETURNING *`.execute(tx);
     for (const row of rows) {
       await recordAudit(tx, {
@@ -56,31 +73,27 @@ export async function failLostBuilds(db: Kysely<Store>): Promise<string[]> {
 }
 
 /**
- * Claims the oldest build that is queued, or in progress under a lease that ran out (its
- * builder was lost), for `owner`: one statement, `FOR UPDATE SKIP LOCKED`, so any number of
+ * Claims the next build (BUILD_QUEUE) for `owner` as its next attempt, so any number of
  * builders on one store never claim the same build. Records `build.started`.
  */
 export async function claimBuild(
-  db: Kysely<Store>,
+  db: StoreDb,
   owner: string,
   leaseMs = BUILD_LEASE_MS,
 ): Promise<BuildClaim | undefined> {
   return db.transaction().execute(async (tx) => {
-    const { rows } = await sql<BuildRow>`
-      UPDATE builds
-         SET status = 'in_progress', lease_owner = ${owner},
-             lease_until = now() + make_interval(secs => ${leaseMs / 1000}),
-             attempts = attempts + 1, started_at = now(), finished_at = NULL, error = NULL,
-             -- The public job id names the builder process without its host name.
-             builder_job_id = 'builder-' || left(md5(${owner}), 10) || '/' || (attempts + 1)
-       WHERE id = (
-         SELECT id FROM builds
-          WHERE status = 'queued' OR (status = 'in_progress' AND lease_until < now())
-          ORDER BY created_at
-          LIMIT 1
-          FOR UPDATE SKIP LOCKED)
-      RETURNING *`.execute(tx);
-    const build = rows[0];
+    const [build] = await claimNext(tx, BUILD_QUEUE, owner, {
+      leaseMs,
+      changes: {
+        status: 'in_progress',
+        attempts: sql`attempts + 1`,
+        started_at: sql`now()`,
+        finished_at: null,
+        error: null,
+        // The public job id names the builder process without its host name.
+        builder_job_id: sql`'builder-' || left(md5(${owner}), 10) || '/' || (attempts + 1)`,
+      },
+    });
     if (!build) return undefined;
     await recordAudit(tx, {
       accountId: build.account_id,
@@ -95,32 +108,24 @@ export async function claimBuild(
 }
 
 /** Extends the claim's lease; false when the build is no longer this claim's (lease lost). */
-export async function renewBuildLease(
-  db: Kysely<Store>,
+export function renewBuildLease(
+  db: StoreDb,
   claim: BuildClaim,
   leaseMs = BUILD_LEASE_MS,
 ): Promise<boolean> {
-  const { numAffectedRows } = await sql`
-    UPDATE builds SET lease_until = now() + make_interval(secs => ${leaseMs / 1000})
-     WHERE id = ${claim.build.id} AND lease_owner = ${claim.owner}
-       AND attempts = ${claim.attempt} AND status = 'in_progress'`.execute(db);
-  return Number(numAffectedRows ?? 0) > 0;
+  return renew(db, BUILD_QUEUE, leaseOf(claim), leaseMs);
 }
 
 /** Puts a claimed build back in the queue without counting the attempt (graceful shutdown). */
-export async function releaseBuild(db: Kysely<Store>, claim: BuildClaim): Promise<void> {
-  await db
-    .updateTable('builds')
-    .set({
+export async function releaseBuild(db: StoreDb, claim: BuildClaim): Promise<void> {
+  await release(db, BUILD_QUEUE, leaseOf(claim), {
+    changes: {
       status: 'queued',
-      lease_owner: null,
-      lease_until: null,
       attempts: claim.attempt - 1,
       started_at: null,
       builder_job_id: null,
-    })
-    .where(stillHeld(claim))
-    .execute();
+    },
+  });
 }
 
 export interface BuildOutcome {
@@ -140,30 +145,24 @@ export interface BuildOutcome {
  * nothing written) when the build is no longer this claim's.
  */
 export async function finishBuild(
-  db: Kysely<Store>,
+  db: StoreDb,
   claim: BuildClaim,
   outcome: BuildOutcome,
 ): Promise<boolean> {
   return db.transaction().execute(async (tx) => {
-    const row = await tx
-      .updateTable('builds')
-      .set({
-        status: outcome.status,
-        finished_at: outcome.finishedAt,
-        duration_seconds: outcome.durationSeconds,
-        compute_type: outcome.computeType,
-        cost_estimate_cents: outcome.costEstimateCents,
-        image_uri: outcome.imageUri ?? null,
-        artifact_hash: outcome.artifactHash ?? null,
-        ...(outcome.configHash ? { config_hash: outcome.configHash } : {}),
-        error: outcome.error ?? null,
-        lease_owner: null,
-        lease_until: null,
-      })
-      .where(stillHeld(claim))
-      .returning(['id'])
-      .executeTakeFirst();
-    if (!row) return false;
+    const held = await complete(tx, BUILD_QUEUE, leaseOf(claim), {
+      status: outcome.status,
+      finished_at: outcome.finishedAt,
+      duration_seconds: outcome.durationSeconds,
+      compute_type: outcome.computeType,
+      cost_estimate_cents: outcome.costEstimateCents,
+      image_uri: outcome.imageUri ?? null,
+      artifact_hash: outcome.artifactHash ?? null,
+      // Kept when the attempt compiled nothing (a failure).
+      config_hash: outcome.configHash || undefined,
+      error: outcome.error ?? null,
+    });
+    if (!held) return false;
     await recordAudit(tx, {
       accountId: claim.build.account_id,
       databaseId: claim.build.database_id,
@@ -183,25 +182,6 @@ export async function finishBuild(
  * Ends the leases of builds held by builder processes of this machine that are gone (killed), so
  * another builder takes them over now rather than when the lease runs out.
  */
-export async function expireDeadLocalBuildLeases(db: Kysely<Store>): Promise<number> {
-  const owners = await db
-    .selectFrom('builds')
-    .select('lease_owner')
-    .distinct()
-    .where('status', '=', 'in_progress')
-    .where('lease_owner', 'is not', null)
-    .where('lease_until', '>', new Date())
-    .execute();
-  let expired = 0;
-  for (const { lease_owner: owner } of owners) {
-    if (owner === null || !ownerIsGoneLocally(owner)) continue;
-    const result = await db
-      .updateTable('builds')
-      .set({ lease_until: new Date(0) })
-      .where('status', '=', 'in_progress')
-      .where('lease_owner', '=', owner)
-      .executeTakeFirst();
-    expired += Number(result.numUpdatedRows);
-  }
-  return expired;
+export function expireDeadLocalBuildLeases(db: StoreDb): Promise<number> {
+  return endDeadLocalLeases(db, BUILD_QUEUE);
 }

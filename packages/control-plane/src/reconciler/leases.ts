@@ -1,66 +1,70 @@
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
-import { ownerIsGoneLocally } from '../roles/lease-owner.ts';
+import { claimById, claimNext } from '../jobs/claim-jobs.ts';
+import { endDeadLocalLeases } from '../jobs/dead-local-leases.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
+import { release, renew } from '../jobs/lease-updates.ts';
+import type { RetryPolicy } from '../jobs/retry-policy.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import type { DatabaseTable } from '../store/schema.ts';
 
 /** How long a claim holds a database; a runner renews it while it works. */
-export const LEASE_SECONDS = 30;
+export const LEASE_MS = 30_000;
 export const LEASE_RENEW_MS = 10_000;
+
+/**
+ * A goal is never dead: its phase is recorded, and a step that failed unexpectedly (a store
+ * hiccup) is tried again after 5 s, however often. Attempts are not counted.
+ */
+export const GOAL_RETRY: RetryPolicy = {
+  maxAttempts: Number.POSITIVE_INFINITY,
+  delayMs: () => 5000,
+};
+
+/** Databases with a goal, the one that has waited longest first. */
+export const GOAL_QUEUE: JobQueue<'databases'> = {
+  table: 'databases',
+  waiting: sql<boolean>`goal IS NOT NULL AND deleted_at IS NULL`,
+  order: sql`updated_at`,
+};
 
 export type DatabaseRow = Selectable<DatabaseTable>;
 
 /**
- * Claims the database with a goal that has waited longest and whose lease is free, and marks
- * the goal claimed (`claimedAt`, after which cancel-goal is refused) in the same statement.
- * SKIP LOCKED lets several reconcilers share one store without waiting on each other.
+ * Claims the next database of GOAL_QUEUE and marks its goal claimed (`claimedAt`, after which
+ * cancel-goal is refused) in the same statement.
  */
 export async function claimGoal(db: StoreDb, owner: string): Promise<DatabaseRow | undefined> {
-  const result = await sql<DatabaseRow>`
-    UPDATE databases
-    SET lease_owner = ${owner},
-        lease_until = now() + make_interval(secs => ${LEASE_SECONDS}),
-        goal = CASE WHEN goal->>'claimedAt' IS NOT NULL THEN goal
+  const [database] = await claimNext(db, GOAL_QUEUE, owner, {
+    leaseMs: LEASE_MS,
+    changes: {
+      goal: sql`CASE WHEN goal->>'claimedAt' IS NOT NULL THEN goal
                ELSE jsonb_set(goal, '{claimedAt}',
                  to_jsonb(to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
-               END
-    WHERE id = (
-      SELECT id FROM databases
-      WHERE goal IS NOT NULL AND deleted_at IS NULL
-        AND (lease_until IS NULL OR lease_until < now())
-      ORDER BY updated_at
-      LIMIT 1
-      FOR UPDATE SKIP LOCKED
-    )
-    RETURNING *`.execute(db);
-  return result.rows[0];
+               END`,
+    },
+  });
+  return database;
 }
 
 /**
  * Claims one database for work outside a goal (restarting its instance), only while it is
  * still `running` (or `failed` with its previous instance up) without a goal and nobody holds it.
  */
-export async function claimRunning(
+export function claimRunning(
   db: StoreDb,
   owner: string,
   databaseId: string,
 ): Promise<DatabaseRow | undefined> {
-  const result = await sql<DatabaseRow>`
-    UPDATE databases
-    SET lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${LEASE_SECONDS})
-    WHERE id = ${databaseId} AND status IN ('running', 'failed') AND goal IS NULL
-      AND deleted_at IS NULL
-      AND (lease_until IS NULL OR lease_until < now())
-    RETURNING *`.execute(db);
-  return result.rows[0];
+  return claimById(db, GOAL_QUEUE, owner, databaseId, {
+    leaseMs: LEASE_MS,
+    condition: sql<boolean>`status IN ('running', 'failed') AND goal IS NULL AND deleted_at IS NULL`,
+  });
 }
 
 /** Extends our lease; false when it is no longer ours (it expired and another took it). */
-export async function renewLease(db: StoreDb, owner: string, databaseId: string): Promise<boolean> {
-  const result = await sql`
-    UPDATE databases SET lease_until = now() + make_interval(secs => ${LEASE_SECONDS})
-    WHERE id = ${databaseId} AND lease_owner = ${owner}`.execute(db);
-  return Number(result.numAffectedRows ?? 0) > 0;
+export function renewLease(db: StoreDb, owner: string, databaseId: string): Promise<boolean> {
+  return renew(db, GOAL_QUEUE, { id: databaseId, owner }, LEASE_MS);
 }
 
 /**
@@ -73,37 +77,13 @@ export async function releaseLease(
   databaseId: string,
   retryAfterMs = 0,
 ): Promise<void> {
-  await sql`
-    UPDATE databases
-    SET lease_owner = NULL,
-        lease_until = ${retryAfterMs > 0 ? sql`now() + make_interval(secs => ${retryAfterMs / 1000})` : sql`NULL`}
-    WHERE id = ${databaseId} AND lease_owner = ${owner}`.execute(db);
+  await release(db, GOAL_QUEUE, { id: databaseId, owner }, { retryAfterMs });
 }
 
-/** `<host>:<pid>:<random>[:<role>]`: the process ids startControlPlane makes, plus the role. */
 /**
  * Frees leases held by control-plane processes of this machine that are gone (killed), so
- * their goals resume now rather than when the lease runs out. Owners on other machines are
- * left to expire.
+ * their goals resume now rather than when the lease runs out.
  */
-export async function freeDeadLocalLeases(db: StoreDb): Promise<number> {
-  const owners = await db
-    .selectFrom('databases')
-    .select('lease_owner')
-    .distinct()
-    .where('lease_owner', 'is not', null)
-    .where('lease_until', '>', new Date())
-    .execute();
-  let freed = 0;
-  for (const { lease_owner: owner } of owners) {
-    if (owner === null) continue;
-    if (!ownerIsGoneLocally(owner)) continue;
-    const result = await db
-      .updateTable('databases')
-      .set({ lease_owner: null, lease_until: null })
-      .where('lease_owner', '=', owner)
-      .executeTakeFirst();
-    freed += Number(result.numUpdatedRows);
-  }
-  return freed;
+export function freeDeadLocalLeases(db: StoreDb): Promise<number> {
+  return endDeadLocalLeases(db, GOAL_QUEUE);
 }

@@ -7,6 +7,7 @@ import {
   claimGoal,
   type DatabaseRow,
   freeDeadLocalLeases,
+  GOAL_RETRY,
   LEASE_RENEW_MS,
   releaseLease,
   renewLease,
@@ -15,8 +16,6 @@ import { Maintenance } from './maintenance.ts';
 
 /** Goals one reconciler process works on at once. */
 const MAX_CONCURRENT_GOALS = 8;
-/** A goal whose step failed unexpectedly (a store hiccup) is tried again after this. */
-const RETRY_AFTER_ERROR_MS = 5000;
 /** How often leases of dead local processes are looked for. */
 const DEAD_LEASE_CHECK_MS = 2000;
 
@@ -69,7 +68,7 @@ export async function startReconciler(context: RoleContext): Promise<RunningRole
           { err: error, databaseId: database.id, goal: run.database.goal },
           'goal step failed; retrying',
         );
-        await releaseLease(db, owner, database.id, RETRY_AFTER_ERROR_MS).catch(() => {});
+        await releaseLease(db, owner, database.id, GOAL_RETRY.delayMs(1)).catch(() => {});
       }
     } finally {
       clearInterval(renewal);

@@ -1,33 +1,29 @@
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
+import { claimNext } from '../jobs/claim-jobs.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import type { WebhookDeliveryTable } from '../store/schema.ts';
 
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
 
+/** Deliveries pending or retrying whose next attempt is due, the longest due first. */
+export const DELIVERY_QUEUE: JobQueue<'webhook_deliveries'> = {
+  table: 'webhook_deliveries',
+  waiting: sql<boolean>`status IN ('pending', 'retrying') AND next_attempt_at <= now()`,
+  order: sql`next_attempt_at`,
+};
+
 /**
- * Claims up to `limit` due deliveries (pending or retrying, next attempt reached, lease free or
- * expired) for `owner` until the lease runs out. SKIP LOCKED lets several deliverers share a
- * store without waiting on each other; an expired lease (its process died mid-attempt) makes
- * the delivery claimable again, so it is retried with its event id: at least once.
+ * Claims up to `limit` due deliveries for `owner` until the lease runs out. An expired lease
+ * (its process died mid-attempt) makes the delivery claimable again, so it is retried with its
+ * event id: at least once.
  */
-export async function claimDueDeliveries(
+export function claimDueDeliveries(
   db: StoreDb,
   owner: string,
   limit: number,
   leaseSeconds: number,
 ): Promise<DeliveryRow[]> {
-  const result = await sql<DeliveryRow>`
-    UPDATE webhook_deliveries
-    SET lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${leaseSeconds})
-    WHERE id IN (
-      SELECT id FROM webhook_deliveries
-      WHERE status IN ('pending', 'retrying') AND next_attempt_at <= now()
-        AND (lease_until IS NULL OR lease_until < now())
-      ORDER BY next_attempt_at
-      LIMIT ${limit}
-      FOR UPDATE SKIP LOCKED
-    )
-    RETURNING *`.execute(db);
-  return result.rows;
+  return claimNext(db, DELIVERY_QUEUE, owner, { leaseMs: leaseSeconds * 1000, limit });
 }

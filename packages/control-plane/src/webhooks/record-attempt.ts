@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { recordAudit } from '../events/audit-log.ts';
+import { fromNow } from '../jobs/job-queue.ts';
+import { complete } from '../jobs/lease-updates.ts';
+import { afterFailedAttempt } from '../jobs/retry-policy.ts';
 import type { StoreDb } from '../store/open-store.ts';
-import type { DeliveryRow } from './delivery-leases.ts';
+import { DELIVERY_QUEUE, type DeliveryRow } from './delivery-leases.ts';
 import type { DeliveryStatus } from './delivery-status.ts';
-import { retryDelayMs } from './retry-schedule.ts';
+import { webhookRetryPolicy } from './retry-schedule.ts';
 import type { WebhookResponse } from './send-webhook.ts';
 import { TEST_EVENT_TYPE } from './webhook-event-types.ts';
 
@@ -24,31 +27,30 @@ export async function recordAttempt(
   retryScale: number,
 ): Promise<DeliveryStatus> {
   const attempts = delivery.attempt_count + 1;
-  const status: DeliveryStatus = response.ok
+  // The delivery's own max_attempts: a retry by hand grants one more.
+  const next = response.ok
+    ? undefined
+    : afterFailedAttempt(webhookRetryPolicy(retryScale), attempts, delivery.max_attempts);
+  const status: DeliveryStatus = !next
     ? 'delivered'
-    : attempts < delivery.max_attempts
+    : next.kind === 'retry'
       ? 'retrying'
       : 'failed';
-  const delaySeconds = retryDelayMs(attempts, retryScale) / 1000;
   await db.transaction().execute(async (tx) => {
-    const updated = await tx
-      .updateTable('webhook_deliveries')
-      .set({
+    const owned = await complete(
+      tx,
+      DELIVERY_QUEUE,
+      { id: delivery.id, owner },
+      {
         status,
         attempt_count: attempts,
         last_attempt_at: attemptedAt,
         last_status_code: response.statusCode,
         last_error: response.error,
-        delivered_at: response.ok ? sql<Date>`now()` : null,
-        next_attempt_at:
-          status === 'retrying' ? sql<Date>`now() + make_interval(secs => ${delaySeconds})` : null,
-        lease_owner: null,
-        lease_until: null,
-      })
-      .where('id', '=', delivery.id)
-      .where('lease_owner', '=', owner)
-      .executeTakeFirst();
-    const owned = Number(updated.numUpdatedRows) > 0;
+        delivered_at: response.ok ? sql`now()` : null,
+        next_attempt_at: next?.kind === 'retry' ? fromNow(next.delayMs) : null,
+      },
+    );
     if (!owned) {
       // Deleted with its subscription meanwhile: nothing left to record it on.
       const exists = await tx

@@ -1,3 +1,5 @@
+import type { RetryPolicy } from '../jobs/retry-policy.ts';
+
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
@@ -32,4 +34,12 @@ export function retryDelayMs(attemptsSoFar: number, scale = 1): number {
     RETRY_SCHEDULE_MS[0] ??
     0;
   return Math.round(step * scale);
+}
+
+/** The deliveries' retry policy: the schedule above, scaled. */
+export function webhookRetryPolicy(scale = 1): RetryPolicy {
+  return {
+    maxAttempts: MAX_ATTEMPTS,
+    delayMs: (attemptsSoFar) => retryDelayMs(attemptsSoFar, scale),
+  };
 }
