@@ -9,7 +9,7 @@ import {
   SourceError,
   SourceQueryError,
 } from '../src/errors.ts';
-import type { ChangeBatch, SourcePosition } from '../src/replication.ts';
+import type { ChangeBatch, ReplicationPosition } from '../src/replication.ts';
 
 /** A fresh database on the engine's test server. */
 export interface ContractDatabase {
@@ -72,8 +72,8 @@ export interface ConnectorFixture {
   lostPosition(
     connector: SourceConnector,
     db: ContractDatabase,
-    current: SourcePosition,
-  ): Promise<SourcePosition>;
+    current: ReplicationPosition,
+  ): Promise<ReplicationPosition>;
 }
 
 async function readAll(reader: SnapshotReader, table: SourceTable, where?: string) {
@@ -118,7 +118,7 @@ function insertedIds(batches: readonly ChangeBatch[]): unknown[] {
 async function followUntil(
   connector: SourceConnector,
   table: SourceTable,
-  from: SourcePosition,
+  from: ReplicationPosition,
   last: number,
 ): Promise<ChangeBatch[]> {
   const controller = new AbortController();
@@ -462,7 +462,7 @@ function describeChangeStream(fixture: ConnectorFixture): void {
     let capture: { stop(): Promise<void> } | undefined;
 
     /** The position a snapshot taken now stands at. */
-    async function positionNow(): Promise<SourcePosition> {
+    async function positionNow(): Promise<ReplicationPosition> {
       const reader = await connector.openSnapshot({ withPosition: true, tables: ['events'] });
       await reader.close();
       if (reader.position === null) throw new Error('no position');
