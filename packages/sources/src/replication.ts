@@ -1,5 +1,5 @@
 import type { SourceColumn } from '@replix/engine';
-import type { SourceEngine } from './connector.ts';
+import type { SourceEngine } from './source-dialect.ts';
 
 /**
  * A point in a source's change history (a MariaDB/MySQL binlog file and offset; a PostgreSQL
