@@ -1,6 +1,6 @@
 /**
  * The engine's error catalogue: every error a query can produce, with its stable code and
- * HTTP status (spec §7, instance table). The instance maps these to `{error:{code,message}}`
+ * HTTP status (docs/instance-api.md, "Errors"). The instance maps these to `{error:{code,message}}`
  * in one place; messages are written for the query's author and never carry internals.
  */
 export const ENGINE_ERRORS = {

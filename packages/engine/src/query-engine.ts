@@ -22,7 +22,7 @@ export interface ResponseMeta {
   readonly ageMs: number;
 }
 
-/** The spec's default LIMIT for queries without one. */
+/** The LIMIT of a query without one (docs/instance-api.md). */
 export const DEFAULT_LIMIT = 1000;
 /**
  * Bytes of plans kept, estimated from their query text: a plan grows with its text, and text
@@ -46,7 +46,7 @@ export interface ExecuteOptions {
 
 /**
  * Parses, validates and runs queries against generations of one compiled schema, writing the
- * spec's success envelope as JSON text. Plans depend only on the schema, so they are cached by
+ * success envelope (docs/instance-api.md) as JSON text. Plans depend only on the schema, so they are cached by
  * query text: a repeated query skips parsing and validation. Every run is held to the
  * schema config's budgets (`query.timeout_ms`, `max_rows`, `max_response_bytes`).
  */

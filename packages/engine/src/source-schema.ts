@@ -8,7 +8,7 @@
  * The engine's column types and the canonical value a connector delivers for each (null for
  * SQL NULL, whatever the type):
  *
- * | type        | source types (spec §2)                           | value delivered            | JSON   |
+ * | type        | source types                                     | value delivered            | JSON   |
  * |-------------|--------------------------------------------------|----------------------------|--------|
  * | `int`       | TINYINT..INT, SMALLINT, INTEGER, MEDIUMINT; any integer type whose whole range fits in a double exactly (INT UNSIGNED) | number | number |
  * | `bigint`    | BIGINT, INT8, BIGINT UNSIGNED                    | string of decimal digits   | number (every digit) |

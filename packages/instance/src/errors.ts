@@ -1,7 +1,7 @@
 import { ENGINE_ERRORS, EngineError } from '@replix/engine';
 
 /**
- * Every error the instance API answers with (spec §7, instance table), one line of docs each.
+ * Every error the instance API answers with, one line of docs each.
  * `docs/instance-api.md` lists the same codes; a test keeps the two in step.
  */
 export const INSTANCE_ERRORS = {

@@ -4,7 +4,7 @@ import type { QueryAdmission } from './query-admission.ts';
 import type { SnapshotController } from './snapshot-controller.ts';
 
 /**
- * The instance's Prometheus metrics. The control plane derives InstanceMetrics (spec §2) from
+ * The instance's Prometheus metrics. The control plane derives InstanceMetrics from
  * them: queriesOk/queriesErr ← `replix_queries_total{outcome}`, snapshotBytes ←
  * `replix_snapshot_bytes`, snapshotAgeSeconds ← `replix_snapshot_age_seconds`, swapCount ←
  * `replix_swap_count`, tableRows ← `replix_table_rows{table}`, queryDurationSum/Count ←

@@ -38,7 +38,7 @@ declare module 'fastify' {
   }
 }
 
-/** The instance HTTP API of spec §4.2, as a Fastify app (not yet listening). */
+/** The instance HTTP API (docs/instance-api.md), as a Fastify app (not yet listening). */
 export async function buildInstanceServer(options: InstanceServerOptions) {
   const { controller, keys, version, maxBodyBytes } = options;
   const schema: CompiledSchema = controller.schema;

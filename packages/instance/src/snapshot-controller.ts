@@ -29,7 +29,7 @@ const ROOM_POLL_MS = 20;
 /** Where a generation stands against the memory cap. */
 type CapFit = 'fits' | 'over_cap' | 'crowded_by_queries';
 
-/** `ok`, `degraded` and `cap_exceeded` are the spec's health values; the others are phases. */
+/** `ok`, `degraded` and `cap_exceeded` are health values; the others are phases. */
 export type HealthStatus = 'loading' | 'ok' | 'degraded' | 'cap_exceeded' | 'failed';
 
 export interface ServedSnapshot {

@@ -45,7 +45,7 @@ export function probeConnectorOptions(
 }
 
 /**
- * The change-log readiness of a server in one shape for every engine (spec §2, the connection
+ * The change-log readiness of a server in one shape for every engine (the connection
  * test's `binlog`). MySQL/MariaDB: the binary log. PostgreSQL: logical replication (`logBin` is
  * `wal_level = logical`, `format` the `wal_level`, `serverId` null). SQL Server: change data
  * capture (`logBin` is CDC enabled on the database, `format` `cdc`, `serverId` null).

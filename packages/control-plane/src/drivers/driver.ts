@@ -5,7 +5,7 @@ import type { InstanceLaunch } from './instance-launch.ts';
 export interface InstanceHandle {
   readonly instanceId: string;
   readonly endpointUrl: string;
-  /** Driver-specific reference (process: `process:<pid>`; kubernetes: the Deployment). */
+  /** Driver-specific reference (process: `process:<pid>`). */
   readonly containerRef: string;
   readonly port: number | null;
   readonly pid: number | null;
@@ -18,8 +18,8 @@ export interface LogChunk {
 }
 
 /**
- * Runs instances somewhere: child processes on this machine (`process`) or a cluster
- * (`kubernetes`). Every method is idempotent, so a reconciler that died half-way can repeat it.
+ * Runs instances somewhere (the `process` driver: child processes on this machine). Every
+ * method is idempotent, so a reconciler that died half-way can repeat it.
  */
 export interface Driver {
   readonly name: string;

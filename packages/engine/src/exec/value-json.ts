@@ -21,7 +21,7 @@ function numberJson(value: number): string {
 }
 
 /**
- * The JSON text of one stored value (spec §2 "Query data types"): numbers with every digit
+ * The JSON text of one stored value (docs/instance-api.md, "Data types"): numbers with every digit
  * the source had, dates as `YYYY-MM-DD`, timestamps as ISO 8601 UTC with milliseconds (or
  * microseconds for a column of precision 4..6), times as seconds with up to six decimals,
  * binary as lowercase hex, JSON columns as their text in a string.
