@@ -76,7 +76,8 @@ export interface ConnectorFixture {
   ): Promise<ReplicationPosition>;
 }
 
-async function readAll(reader: SnapshotReader, table: SourceTable, where?: string) {
+/** Every batch of a full read of `table` (within `where`). */
+export async function readAll(reader: SnapshotReader, table: SourceTable, where?: string) {
   const batches: unknown[][][] = [];
   for await (const batch of reader.readTable({
     table: table.name,
@@ -88,7 +89,7 @@ async function readAll(reader: SnapshotReader, table: SourceTable, where?: strin
   return batches;
 }
 
-function tableNamed(tables: readonly SourceTable[], name: string): SourceTable {
+export function tableNamed(tables: readonly SourceTable[], name: string): SourceTable {
   const table = tables.find((candidate) => candidate.name === name);
   if (!table) throw new Error(`no table ${name}`);
   return table;

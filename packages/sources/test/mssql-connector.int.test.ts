@@ -12,7 +12,7 @@ import { MsSqlLsn } from '../src/mssql/mssql-position.ts';
 import type { MsSqlSnapshotReader } from '../src/mssql/mssql-snapshot.ts';
 import { parseSourceUrl } from '../src/parse-source-url.ts';
 import type { ChangeBatch, SourceChange } from '../src/replication.ts';
-import { type ContractDatabase, connectorContract } from './connector-contract.ts';
+import { type ContractDatabase, connectorContract, tableNamed } from './connector-contract.ts';
 
 /**
  * Integration tests against a real SQL Server. SQL Server cannot run where the rest of the
@@ -58,12 +58,6 @@ async function readAll(reader: SnapshotReader, table: SourceTable, batchSize?: n
     batches.push(batch);
   }
   return batches;
-}
-
-function tableNamed(tables: readonly SourceTable[], name: string): SourceTable {
-  const table = tables.find((candidate) => candidate.name === name);
-  if (!table) throw new Error(`no table ${name}`);
-  return table;
 }
 
 const SETUP_SQL = `

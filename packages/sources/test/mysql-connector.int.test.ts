@@ -1,11 +1,15 @@
-import type { SourceTable } from '@replix/engine';
 import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SnapshotReader, SourceConnector } from '../src/connector.ts';
+import type { SourceConnector } from '../src/connector.ts';
 import { connectorFromUrl } from '../src/connector-from-url.ts';
 import { BinlogPosition } from '../src/mysql/mysql-position.ts';
-import { type ContractDatabase, connectorContract } from './connector-contract.ts';
+import {
+  type ContractDatabase,
+  connectorContract,
+  readAll,
+  tableNamed,
+} from './connector-contract.ts';
 
 const admin = testMariaDb();
 
@@ -25,6 +29,17 @@ async function contractDatabase(sql: string): Promise<ContractDatabase> {
 
 function loginOf(db: { readonly name: string }): string {
   return `u_${db.name.slice(-8)}`;
+}
+
+const LOGIN_PASSWORD = 'right-Pa55word';
+
+/** Makes the database's login (password `LOGIN_PASSWORD`); its drop drops the login. */
+async function createLogin(db: ContractDatabase): Promise<string> {
+  const user = loginOf(db);
+  await admin.exec(
+    `CREATE USER '${user}'@'%' IDENTIFIED BY '${LOGIN_PASSWORD}'; GRANT ALL ON \`${db.name}\`.* TO '${user}'@'%'`,
+  );
+  return user;
 }
 
 connectorContract({
@@ -103,12 +118,8 @@ connectorContract({
   readsInKeyOrder: true,
   // A real user with a wrong password.
   refusedLoginUrl: async (db, password) => {
-    const user = loginOf(db);
-    await admin.exec(
-      `CREATE USER '${user}'@'%' IDENTIFIED BY 'right-Pa55word'; GRANT ALL ON \`${db.name}\`.* TO '${user}'@'%'`,
-    );
     const url = new URL(db.url);
-    url.username = user;
+    url.username = await createLogin(db);
     url.password = password;
     return url.toString();
   },
@@ -117,24 +128,6 @@ connectorContract({
   lostPosition: async (_connector, _db, current) =>
     new BinlogPosition(`${(current as BinlogPosition).base}.999999`, 4),
 });
-
-async function readAll(reader: SnapshotReader, table: SourceTable, where?: string) {
-  const batches: unknown[][][] = [];
-  for await (const batch of reader.readTable({
-    table: table.name,
-    columns: table.columns,
-    where,
-  })) {
-    batches.push(batch);
-  }
-  return batches;
-}
-
-function tableNamed(tables: readonly SourceTable[], name: string): SourceTable {
-  const table = tables.find((candidate) => candidate.name === name);
-  if (!table) throw new Error(`no table ${name}`);
-  return table;
-}
 
 const EVERY_TYPE_DDL = `
 CREATE TABLE every_type (
@@ -302,22 +295,18 @@ describe('MySqlConnector against MariaDB', () => {
 });
 
 describe('MySqlConnector logins', () => {
-  const PASSWORD = 'right-Pa55word';
-  let db: TestDatabase;
+  const PASSWORD = LOGIN_PASSWORD;
+  let db: ContractDatabase;
   let user: string;
   let port: string;
 
   beforeAll(async () => {
-    db = await admin.createDatabase('CREATE TABLE t (id INT PRIMARY KEY)');
-    user = `u_${db.name.slice(-8)}`;
+    db = await contractDatabase('CREATE TABLE t (id INT PRIMARY KEY)');
+    user = await createLogin(db);
     port = new URL(db.url).port;
-    await admin.exec(
-      `CREATE USER '${user}'@'%' IDENTIFIED BY '${PASSWORD}'; GRANT ALL ON \`${db.name}\`.* TO '${user}'@'%'`,
-    );
   });
 
   afterAll(async () => {
-    await admin.exec(`DROP USER IF EXISTS '${user}'@'%'`);
     await db?.drop();
   });
 

@@ -1,11 +1,10 @@
-import type { SourceTable } from '@replix/engine';
 import type { TestDatabase } from '@replix/testkit';
 import { testPostgres } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SnapshotReader, SourceConnector } from '../src/connector.ts';
+import type { SourceConnector } from '../src/connector.ts';
 import { connectorFromUrl } from '../src/connector-from-url.ts';
 import type { PostgresConnector } from '../src/postgres/postgres-connector.ts';
-import { connectorContract } from './connector-contract.ts';
+import { connectorContract, readAll, tableNamed } from './connector-contract.ts';
 
 const admin = testPostgres();
 
@@ -86,24 +85,6 @@ connectorContract({
     return current;
   },
 });
-
-async function readAll(reader: SnapshotReader, table: SourceTable, where?: string) {
-  const batches: unknown[][][] = [];
-  for await (const batch of reader.readTable({
-    table: table.name,
-    columns: table.columns,
-    where,
-  })) {
-    batches.push(batch);
-  }
-  return batches;
-}
-
-function tableNamed(tables: readonly SourceTable[], name: string): SourceTable {
-  const table = tables.find((candidate) => candidate.name === name);
-  if (!table) throw new Error(`no table ${name}`);
-  return table;
-}
 
 const EVERY_TYPE_DDL = `
 CREATE TYPE mood AS ENUM ('sad', 'happy');

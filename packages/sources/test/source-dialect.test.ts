@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseSourceUrl } from '../src/parse-source-url.ts';
+import {
+  engineOfUrlScheme,
+  SOURCE_DIALECTS,
+  SOURCE_ENGINES,
+  sourceDialect,
+  tlsUrlParams,
+} from '../src/source-dialect.ts';
+
+describe('SourceDialect', () => {
+  it('imports nothing, so the dashboard can bundle it for the browser', () => {
+    const text = readFileSync(new URL('../src/source-dialect.ts', import.meta.url), 'utf8');
+    expect(text).not.toMatch(/^\s*import\b/m);
+  });
+
+  it('names each engine by its own key and reads its own URL schemes back', () => {
+    for (const engine of SOURCE_ENGINES) {
+      const dialect = sourceDialect(engine);
+      expect(dialect.engine).toBe(engine);
+      for (const scheme of dialect.urlSchemes) expect(engineOfUrlScheme(scheme)).toBe(engine);
+      const url = `${dialect.urlSchemes[0]}://u@db.example/app`;
+      expect(parseSourceUrl(url)).toMatchObject({ engine, options: { port: dialect.defaultPort } });
+    }
+    expect(engineOfUrlScheme('POSTGRESQL')).toBe('postgres');
+    expect(engineOfUrlScheme('oracle')).toBeUndefined();
+    expect(() => sourceDialect('oracle')).toThrow('Unknown source engine "oracle".');
+  });
+
+  it('writes TLS as sslmode, or as SQL Server’s encrypt and trustServerCertificate', () => {
+    expect(tlsUrlParams(SOURCE_DIALECTS.postgres, 'verify-full')).toEqual({
+      sslmode: 'verify-full',
+    });
+    expect(tlsUrlParams(SOURCE_DIALECTS.mssql, 'disable')).toEqual({
+      encrypt: 'false',
+      trustServerCertificate: 'true',
+    });
+    expect(tlsUrlParams(SOURCE_DIALECTS.mssql, 'verify-full')).toEqual({
+      encrypt: 'true',
+      trustServerCertificate: 'false',
+    });
+  });
+});
