@@ -5,7 +5,7 @@ import { accountPlan } from '../../connections/account-plan.ts';
 import { accountUsage } from '../../domain/plan-enforcement.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import type { StoreDb } from '../../store/open-store.ts';
-import { limitsResource } from '../billing/plan-limits-record.ts';
+import { limitsResource } from '../billing/limits-resource.ts';
 import { acceptedTos, latestTosAcceptance } from './account-queries.ts';
 
 /** The caller's account: plan, role, terms acceptance (against `termsVersion`), limits, usage. */

@@ -22,7 +22,7 @@ import { recordAudit } from '../../events/audit-log.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import { lockAccount } from '../../team/team-membership.ts';
 import { SUBSCRIPTION_STATUSES } from './billing-schemas.ts';
-import { limitsResource } from './plan-limits-record.ts';
+import { limitsResource } from './limits-resource.ts';
 
 /** What billing works with: the store, the configured payment provider and a log for its failures. */
 export interface BillingDeps {
