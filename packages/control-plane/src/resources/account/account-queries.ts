@@ -1,5 +1,14 @@
 import type { StoreDb } from '../../store/open-store.ts';
 
+/** The account's id, email and creation time. */
+export function accountRow(db: StoreDb, accountId: string) {
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'email', 'created_at'])
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
+}
+
 /** The terms version the user accepted last, with when. */
 export function latestTosAcceptance(db: StoreDb, userId: string) {
   return db

@@ -6,16 +6,12 @@ import { accountUsage } from '../../domain/plan-enforcement.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import { limitsResource } from '../billing/limits-resource.ts';
-import { acceptedTos, latestTosAcceptance } from './account-queries.ts';
+import { acceptedTos, accountRow, latestTosAcceptance } from './account-queries.ts';
 
 /** The caller's account: plan, role, terms acceptance (against `termsVersion`), limits, usage. */
 export async function accountOf(db: StoreDb, principal: Principal, termsVersion: string) {
   const { accountId, userId, email, role, admin } = principal;
-  const account = await db
-    .selectFrom('accounts')
-    .select(['id', 'email', 'created_at'])
-    .where('id', '=', accountId)
-    .executeTakeFirstOrThrow();
+  const account = await accountRow(db, accountId);
   const plan = await accountPlan(db, accountId);
   const latest = await latestTosAcceptance(db, userId);
   const current = await acceptedTos(db, userId, termsVersion);

@@ -21,6 +21,7 @@ import { ApiError } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import { lockAccount } from '../../team/team-membership.ts';
+import { accountEmail } from './billing-queries.ts';
 import { SUBSCRIPTION_STATUSES } from './billing-schemas.ts';
 import { limitsResource } from './limits-resource.ts';
 
@@ -114,15 +115,11 @@ export async function startCheckout(
       provider.createPortal({ accountId, customerId: billing.customer_id, origin }),
     );
   }
-  const account = await db
-    .selectFrom('accounts')
-    .select('email')
-    .where('id', '=', accountId)
-    .executeTakeFirstOrThrow();
+  const email = await accountEmail(db, accountId);
   const session = await providerCall(deps, 'checkout', () =>
     provider.createCheckout({
       accountId,
-      email: account.email,
+      email,
       plan,
       customerId: billing?.provider === provider.name ? billing.customer_id : null,
       origin,

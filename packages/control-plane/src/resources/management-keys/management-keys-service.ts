@@ -5,16 +5,11 @@ import type { Principal } from '../../auth/principal.ts';
 import { notFound } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import type { StoreDb } from '../../store/open-store.ts';
+import { activeManagementKeys } from './management-keys-queries.ts';
 
 /** The account's management keys that are not revoked, newest first. */
 export async function listManagementKeys(db: StoreDb, accountId: string) {
-  const rows = await db
-    .selectFrom('management_keys')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .where('revoked_at', 'is', null)
-    .orderBy('created_at', 'desc')
-    .execute();
+  const rows = await activeManagementKeys(db, accountId);
   return rows.map((row) => ({
     id: row.id,
     name: row.name,
