@@ -1,21 +1,21 @@
-import { registerAccountRoutes } from './account-routes.ts';
+import { registerAccountRoutes } from '../resources/account/account-routes.ts';
+import { registerAdminRoutes } from '../resources/admin/admin-routes.ts';
+import { registerApiKeysRoutes } from '../resources/api-keys/api-keys-routes.ts';
+import { registerAuditRoutes } from '../resources/audit/audit-routes.ts';
+import { registerAuthRoutes } from '../resources/auth/auth-routes.ts';
+import { registerBillingRoutes } from '../resources/billing/billing-routes.ts';
+import { registerManagementKeysRoutes } from '../resources/management-keys/management-keys-routes.ts';
+import { registerNotificationsRoutes } from '../resources/notifications/notifications-routes.ts';
+import { registerSystemRoutes } from '../resources/system/system-routes.ts';
+import { registerTeamRoutes } from '../resources/team/team-routes.ts';
+import { registerWebhooksRoutes } from '../resources/webhooks/webhooks-routes.ts';
 import { registerActionsRoutes } from './actions-routes.ts';
-import { registerAdminRoutes } from './admin-routes.ts';
-import { registerApiKeysRoutes } from './api-keys-routes.ts';
 import type { ApiServer } from './api-server.ts';
-import { registerAuditRoutes } from './audit-routes.ts';
-import { registerAuthRoutes } from './auth-routes.ts';
-import { registerBillingRoutes } from './billing-routes.ts';
 import { registerBuildsRoutes } from './builds-routes.ts';
 import { registerConnectionsRoutes } from './connections-routes.ts';
 import type { ApiContext } from './context.ts';
 import { registerDatabasesRoutes } from './databases-routes.ts';
 import { registerInstanceRoutes } from './instance-routes.ts';
-import { registerManagementKeysRoutes } from './management-keys-routes.ts';
-import { registerNotificationsRoutes } from './notifications-routes.ts';
-import { registerSystemRoutes } from './system-routes.ts';
-import { registerTeamRoutes } from './team-routes.ts';
-import { registerWebhooksRoutes } from './webhooks-routes.ts';
 
 /** Every /v1 route, one module per resource. */
 export function registerRoutes(app: ApiServer, context: ApiContext): void {

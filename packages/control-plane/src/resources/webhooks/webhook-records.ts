@@ -1,12 +1,12 @@
 import type { Selectable } from 'kysely';
-import type { StoreDb } from '../store/open-store.ts';
+import type { StoreDb } from '../../store/open-store.ts';
 import type {
   WebhookAttemptTable,
   WebhookDeliveryTable,
   WebhookSubscriptionTable,
-} from '../store/schema.ts';
-import type { DeliveryStatus } from './delivery-status.ts';
-import type { WebhookEventType } from './webhook-event-types.ts';
+} from '../../store/schema.ts';
+import type { DeliveryStatus } from '../../webhooks/delivery-status.ts';
+import type { WebhookEventType } from '../../webhooks/webhook-event-types.ts';
 
 /** Deliveries the history shows (spec §8: the last 50). */
 export const DELIVERY_HISTORY_LIMIT = 50;

@@ -1,0 +1,38 @@
+import { type SelectQueryBuilder, sql } from 'kysely';
+import type { StoreDb } from '../../store/open-store.ts';
+import type { Store } from '../../store/schema.ts';
+import type { AccountAuditFilter } from './audit-schemas.ts';
+
+type AuditQuery = SelectQueryBuilder<Store, 'audit_events', object>;
+
+/**
+ * Applies the filters shared by both endpoints. Times compare at millisecond precision, the
+ * precision of the `createdAt` we return, so `after=<an event's createdAt>` excludes that event.
+ */
+function filtered(query: AuditQuery, accountId: string, filter: AccountAuditFilter): AuditQuery {
+  const createdMs = sql<Date>`date_trunc('milliseconds', audit_events.created_at)`;
+  let result = query.where('audit_events.account_id', '=', accountId);
+  if (filter.databaseId) result = result.where('audit_events.database_id', '=', filter.databaseId);
+  if (filter.eventType) result = result.where('audit_events.event_type', '=', filter.eventType);
+  if (filter.after) result = result.where(createdMs, '>', new Date(filter.after));
+  if (filter.before) result = result.where(createdMs, '<', new Date(filter.before));
+  return result;
+}
+
+/** One page of the matching events, newest first, with their database's name and the total. */
+export async function auditEventRows(db: StoreDb, accountId: string, filter: AccountAuditFilter) {
+  const base = filtered(db.selectFrom('audit_events'), accountId, filter);
+  const [rows, count] = await Promise.all([
+    base
+      .leftJoin('databases', 'databases.id', 'audit_events.database_id')
+      .selectAll('audit_events')
+      .select('databases.name as db_name')
+      .orderBy('audit_events.created_at', 'desc')
+      .orderBy('audit_events.seq', 'desc')
+      .limit(Number(filter.limit ?? 25))
+      .offset(Number(filter.offset ?? 0))
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}

@@ -1,0 +1,48 @@
+import type { ApiServer } from '../../api/api-server.ts';
+import { ErrorResponse, errorResponses, IdParams } from '../../api/common-schemas.ts';
+import type { ApiContext } from '../../api/context.ts';
+import { ownedDatabase } from '../../api/tenancy.ts';
+import {
+  AccountAuditLogPage,
+  AccountAuditQuery,
+  AuditLogPage,
+  DatabaseAuditQuery,
+} from './audit-schemas.ts';
+import { auditPage, databaseAuditPage } from './audit-service.ts';
+
+const tags = ['audit-log'];
+
+/** The audit log of a database and of the whole account (audit-service.ts). */
+export function registerAuditRoutes(app: ApiServer, { db }: ApiContext): void {
+  app.get(
+    '/databases/:id/audit-log',
+    {
+      schema: {
+        tags,
+        summary: "A database's audit events, newest first",
+        params: IdParams,
+        querystring: DatabaseAuditQuery,
+        response: { 200: AuditLogPage, 404: ErrorResponse, ...errorResponses() },
+      },
+    },
+    async (request) => {
+      const { accountId } = request.principal;
+      // Also 404 for another account's database, so ids leak nothing.
+      const database = await ownedDatabase(db, accountId, request.params.id);
+      return databaseAuditPage(db, accountId, database.id, request.query);
+    },
+  );
+
+  app.get(
+    '/account/audit-log',
+    {
+      schema: {
+        tags,
+        summary: "The account's audit events across all its databases, newest first",
+        querystring: AccountAuditQuery,
+        response: { 200: AccountAuditLogPage, ...errorResponses() },
+      },
+    },
+    async (request) => auditPage(db, request.principal.accountId, request.query),
+  );
+}
