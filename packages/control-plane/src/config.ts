@@ -38,7 +38,7 @@ export interface ControlPlaneConfig {
   readonly secretKey: Buffer;
   readonly host: string;
   readonly port: number;
-  /** The API's public address; the built-in issuer's `iss`. Undefined: the address asked. */
+  /** The API's public address (billing returns, sign-in links); undefined: the address asked. */
   readonly publicUrl: string | undefined;
   readonly region: Region;
   /** undefined: the built-in issuer. */
