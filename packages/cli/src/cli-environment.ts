@@ -10,17 +10,12 @@ export const CLI_VARIABLES = Type.Object({
   REPLIX_DATA_DIR: CONTROL_PLANE_VARIABLES.properties.REPLIX_DATA_DIR,
   REPLIX_API_PORT: CONTROL_PLANE_VARIABLES.properties.REPLIX_API_PORT,
   REPLIX_API_URL: Type.Optional(
-    Type.String({ problem: 'must be a URL', description: 'the control plane the commands call' }),
+    Type.String({ description: 'the control plane the commands call' }),
   ),
-  REPLIX_TOKEN: Type.Optional(
-    Type.String({ problem: 'must be a token', description: 'a JWT or a management key' }),
-  ),
-  REPLIX_API_KEY: Type.Optional(
-    Type.String({ problem: 'must be an API key', description: '`replix query`: the instance key' }),
-  ),
+  REPLIX_TOKEN: Type.Optional(Type.String({ description: 'a JWT or a management key' })),
+  REPLIX_API_KEY: Type.Optional(Type.String({ description: '`replix query`: the instance key' })),
   REPLIX_SOURCE_PASSWORD: Type.Optional(
     Type.String({
-      problem: 'must be a password',
       description: '`connections create`: the password',
     }),
   ),

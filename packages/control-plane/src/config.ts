@@ -62,9 +62,7 @@ export const BUILT_IN_AUDIENCE = 'replix';
  * billing.md and webhooks.md for their sections). The CLI reads some of the same variables.
  */
 export const CONTROL_PLANE_VARIABLES = Type.Object({
-  REPLIX_DATA_DIR: Type.Optional(
-    Type.String({ problem: 'must be a folder', description: 'data folder (default ~/.replix)' }),
-  ),
+  REPLIX_DATA_DIR: Type.Optional(Type.String({ description: 'data folder (default ~/.replix)' })),
   DATABASE_URL: Type.Optional(
     Type.String({
       pattern: '^postgres(ql)?://',
@@ -88,36 +86,26 @@ export const CONTROL_PLANE_VARIABLES = Type.Object({
   }),
   REPLIX_API_HOST: Type.String({
     default: '127.0.0.1',
-    problem: 'must be an address',
     description: 'where the API listens',
   }),
-  REPLIX_PUBLIC_URL: Type.Optional(
-    Type.String({ problem: 'must be a URL', description: "the API's public address" }),
-  ),
+  REPLIX_PUBLIC_URL: Type.Optional(Type.String({ description: "the API's public address" })),
   REPLIX_REGION: Type.Enum([...REGIONS], {
     default: REGIONS[0],
     problem: `must be one of ${REGIONS.join(', ')}`,
     description: "this process's region",
   }),
-  REPLIX_OIDC_ISSUER: Type.Optional(
-    Type.String({ problem: 'must be an issuer URL', description: 'an OpenID Connect issuer' }),
-  ),
+  REPLIX_OIDC_ISSUER: Type.Optional(Type.String({ description: 'an OpenID Connect issuer' })),
   REPLIX_OIDC_AUDIENCE: Type.String({
     default: BUILT_IN_AUDIENCE,
-    problem: 'must be an audience',
     description: 'the `aud` tokens must carry',
   }),
-  REPLIX_OIDC_JWKS_URL: Type.Optional(
-    Type.String({ problem: 'must be a URL', description: "the issuer's JWKS" }),
-  ),
+  REPLIX_OIDC_JWKS_URL: Type.Optional(Type.String({ description: "the issuer's JWKS" })),
   REPLIX_OIDC_GROUPS_CLAIM: Type.String({
     default: 'groups',
-    problem: 'must be a claim name',
     description: "the claim listing the user's groups",
   }),
   REPLIX_LOG_LEVEL: Type.String({
     default: 'info',
-    problem: 'must be a log level',
     description: 'pino level',
   }),
   REPLIX_HEALTH_INTERVAL_MS: Type.Integer({

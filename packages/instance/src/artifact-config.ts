@@ -22,7 +22,6 @@ export const ARTIFACT_VARIABLES = Type.Object({
   ...INSTANCE_VARIABLE_SCHEMAS,
   REPLIX_KEYS_FILE: Type.Optional(
     Type.String({
-      problem: 'must name a file',
       description: 'the keys file, re-read while running',
     }),
   ),
@@ -78,7 +77,7 @@ export const ARTIFACT_VARIABLES = Type.Object({
     }),
   ),
   REPLIX_SSH_HOST: Type.Optional(
-    Type.String({ problem: 'must be a host', description: 'open an SSH tunnel through this host' }),
+    Type.String({ description: 'open an SSH tunnel through this host' }),
   ),
   REPLIX_SSH_PORT: Type.Integer({
     minimum: 1,
@@ -88,11 +87,9 @@ export const ARTIFACT_VARIABLES = Type.Object({
     echo: true,
     description: "the SSH tunnel's port",
   }),
-  REPLIX_SSH_USER: Type.Optional(
-    Type.String({ problem: 'must be a user name', description: "the SSH tunnel's user" }),
-  ),
+  REPLIX_SSH_USER: Type.Optional(Type.String({ description: "the SSH tunnel's user" })),
   REPLIX_SSH_PRIVATE_KEY: Type.Optional(
-    Type.String({ problem: 'must be a private key', description: "the SSH tunnel's private key" }),
+    Type.String({ description: "the SSH tunnel's private key" }),
   ),
 });
 export type ArtifactVariables = StaticDecode<typeof ARTIFACT_VARIABLES>;

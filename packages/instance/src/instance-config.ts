@@ -14,9 +14,7 @@ import { sourceBuildHash } from './version.ts';
  * (docs/instance-api.md; docs/control-plane/builds.md, "Instance launch environment").
  */
 export const INSTANCE_VARIABLE_SCHEMAS = {
-  REPLIX_SOURCE_URL: Type.Optional(
-    Type.String({ problem: 'must be a source URL', description: 'the source, with credentials' }),
-  ),
+  REPLIX_SOURCE_URL: Type.Optional(Type.String({ description: 'the source, with credentials' })),
   REPLIX_KEY_SECRET: Type.Optional(
     hexKeyVariable({
       problem: 'must be 64 hex digits (32 bytes)',
@@ -33,7 +31,6 @@ export const INSTANCE_VARIABLE_SCHEMAS = {
   }),
   REPLIX_LOG_LEVEL: Type.String({
     default: 'info',
-    problem: 'must be a log level',
     description: 'pino level; logs are JSON lines on stderr',
   }),
 };

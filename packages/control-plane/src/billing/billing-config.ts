@@ -42,24 +42,15 @@ export const BILLING_VARIABLE_SCHEMAS = {
     problem: `must be one of ${BILLING_PROVIDERS.join(', ')}`,
     description: 'the payment provider',
   }),
-  STRIPE_SECRET_KEY: Type.Optional(
-    Type.String({ problem: 'is not valid', description: 'Stripe API key' }),
-  ),
+  STRIPE_SECRET_KEY: Type.Optional(Type.String({ description: 'Stripe API key' })),
   STRIPE_WEBHOOK_SECRET: Type.Optional(
-    Type.String({ problem: 'is not valid', description: "the webhook endpoint's signing secret" }),
+    Type.String({ description: "the webhook endpoint's signing secret" }),
   ),
-  STRIPE_PRICE_PRO: Type.Optional(
-    Type.String({ problem: 'is not valid', description: 'price id' }),
-  ),
-  STRIPE_PRICE_TEAMS: Type.Optional(
-    Type.String({ problem: 'is not valid', description: 'price id' }),
-  ),
-  STRIPE_PRICE_BUSINESS: Type.Optional(
-    Type.String({ problem: 'is not valid', description: 'price id' }),
-  ),
+  STRIPE_PRICE_PRO: Type.Optional(Type.String({ description: 'price id' })),
+  STRIPE_PRICE_TEAMS: Type.Optional(Type.String({ description: 'price id' })),
+  STRIPE_PRICE_BUSINESS: Type.Optional(Type.String({ description: 'price id' })),
   STRIPE_API_BASE: Type.Optional(
     Type.String({
-      problem: 'must be a URL such as http://127.0.0.1:12111',
       description: 'where the Stripe library sends requests; tests only',
     }),
   ),

@@ -29,7 +29,6 @@ export const WEBHOOK_VARIABLE_SCHEMAS = {
   }),
   REPLIX_WEBHOOKS_CA_FILE: Type.Optional(
     Type.String({
-      problem: 'must name a PEM file',
       description: 'CAs trusted for receivers besides the public roots',
     }),
   ),

@@ -6,10 +6,10 @@ import { ConfigError } from './config-error.ts';
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 /**
- * What every variable's schema carries besides its type (TypeBox keeps unknown options):
- * `problem` completes the sentence after the name for a bad value ("must be a positive
- * integer"); `echo` quotes the bad value in it (never for secrets); `description` is the
- * meaning the docs give.
+ * What a variable's schema carries besides its type (TypeBox keeps unknown options): `problem`
+ * completes the sentence after the name for a bad value ("must be a positive integer"; a
+ * variable any text satisfies needs none); `echo` quotes the bad value in it (never for
+ * secrets); `description` is the meaning the docs give.
  */
 export interface VariableOptions {
   readonly problem: string;
