@@ -65,8 +65,8 @@ export function apiClient(): Client {
 
 /**
  * Runs a command's body; an API error prints as `replix <cmd>: <error>: <message>` and a
- * CommandFailure or ConfigError as `replix <cmd>: <message>`, all exiting 1 (thrown as a CommanderError, which
- * main() turns into the exit code).
+ * CommandFailure or ConfigError as `replix <cmd>: <message>`, all exiting 1 (thrown as a
+ * CommanderError, which main() turns into the exit code).
  */
 export function apiAction<Args extends unknown[]>(
   command: string,
