@@ -1,8 +1,10 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type Client, createReplixClient, ReplixApiError } from '@replix/client';
+import { dataDirOf } from '@replix/control-plane';
+import { ConfigError } from '@replix/instance';
 import { CommanderError } from 'commander';
+import { cliEnvironment } from './cli-environment.ts';
 import { EXIT_FAILED } from './exit-codes.ts';
 import { formatRows } from './format-rows.ts';
 
@@ -12,18 +14,15 @@ export interface Credentials {
   readonly token: string;
 }
 
-/** The data folder, as the control plane resolves it (REPLIX_DATA_DIR, default ~/.replix). */
-export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env.REPLIX_DATA_DIR ?? join(homedir(), '.replix'));
-}
-
-export function credentialsPath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(dataDir(env), 'credentials.json');
+/** Where `replix login` saves: in the data folder, as the control plane resolves it. */
+export function credentialsPath(): string {
+  return join(dataDirOf(cliEnvironment()), 'credentials.json');
 }
 
 /** The local control plane's address: REPLIX_API_URL, else 127.0.0.1 on REPLIX_API_PORT (4000). */
-export function defaultApiUrl(env: NodeJS.ProcessEnv = process.env): string {
-  return env.REPLIX_API_URL || `http://127.0.0.1:${env.REPLIX_API_PORT || 4000}`;
+export function defaultApiUrl(): string {
+  const { REPLIX_API_URL, REPLIX_API_PORT } = cliEnvironment();
+  return REPLIX_API_URL ?? `http://127.0.0.1:${REPLIX_API_PORT}`;
 }
 
 /** Saves the credentials readable by the user only (they hold a bearer token). */
@@ -53,20 +52,21 @@ export class CommandFailure extends Error {}
  */
 export function apiClient(): Client {
   const saved = savedCredentials();
-  const token = process.env.REPLIX_TOKEN || saved.token;
+  const { REPLIX_TOKEN, REPLIX_API_URL } = cliEnvironment();
+  const token = REPLIX_TOKEN ?? saved.token;
   if (!token) {
     throw new CommandFailure(
       'not logged in: run `replix login --email <you@example.com>` (or set REPLIX_TOKEN).',
     );
   }
-  const baseUrl = process.env.REPLIX_API_URL || saved.apiUrl || defaultApiUrl();
+  const baseUrl = REPLIX_API_URL ?? saved.apiUrl ?? defaultApiUrl();
   return createReplixClient({ baseUrl, token });
 }
 
 /**
  * Runs a command's body; an API error prints as `replix <cmd>: <error>: <message>` and a
- * CommandFailure as `replix <cmd>: <message>`, both exiting 1 (thrown as a CommanderError, which
- * main() turns into the exit code).
+ * CommandFailure or ConfigError as `replix <cmd>: <message>`, all exiting 1 (thrown as a
+ * CommanderError, which main() turns into the exit code).
  */
 export function apiAction<Args extends unknown[]>(
   command: string,
@@ -78,7 +78,8 @@ export function apiAction<Args extends unknown[]>(
     } catch (error) {
       let message: string;
       if (error instanceof ReplixApiError) message = `${error.error}: ${error.message}`;
-      else if (error instanceof CommandFailure) message = error.message;
+      else if (error instanceof CommandFailure || error instanceof ConfigError)
+        message = error.message;
       else throw error;
       process.stderr.write(`replix ${command}: ${message}\n`);
       throw new CommanderError(EXIT_FAILED, 'replix.failed', message);

@@ -15,6 +15,7 @@ import {
   printJson,
   printTable,
 } from './api-session.ts';
+import { cliEnvironment } from './cli-environment.ts';
 
 interface CredentialOptions {
   backend: 'mysql' | 'postgres' | 'mssql';
@@ -66,7 +67,7 @@ function port(text: string | undefined, flag: string): number | undefined {
 }
 
 function password(options: CredentialOptions): string {
-  const given = options.password ?? process.env.REPLIX_SOURCE_PASSWORD;
+  const given = options.password ?? cliEnvironment().REPLIX_SOURCE_PASSWORD;
   if (given === undefined) {
     throw new CommandFailure('give the source password with --password or REPLIX_SOURCE_PASSWORD.');
   }

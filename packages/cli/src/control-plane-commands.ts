@@ -1,23 +1,24 @@
 import {
   type ControlPlaneConfig,
-  ControlPlaneConfigError,
+  type ControlPlaneOverrides,
   ROLE_NAMES,
   type RoleName,
   resolveControlPlaneConfig,
   startControlPlane,
 } from '@replix/control-plane';
+import { ConfigError } from '@replix/instance';
 import type { Command } from 'commander';
 import { exitOnSignals } from './serve-command.ts';
 
-/** Reads the control plane's configuration, or exits with the reason. */
+/** Decodes the control plane's configuration with a command's overrides, or exits with the reason. */
 export function controlPlaneConfigOrExit(
   command: string,
-  overrides: Partial<ControlPlaneConfig> = {},
+  overrides: ControlPlaneOverrides = {},
 ): ControlPlaneConfig {
   try {
     return resolveControlPlaneConfig(process.env, overrides);
   } catch (error) {
-    if (error instanceof ControlPlaneConfigError) {
+    if (error instanceof ConfigError) {
       process.stderr.write(`replix ${command}: ${error.message}\n`);
       process.exit(1);
     }
@@ -47,10 +48,7 @@ export function addRoleCommands(program: Command): void {
       .description(descriptions[role])
       .option('--port <n>', 'API port (api only; default REPLIX_API_PORT or 4000)')
       .action(async (options: { port?: string }) => {
-        const config = controlPlaneConfigOrExit(
-          role,
-          options.port ? { port: Number(options.port) } : {},
-        );
+        const config = controlPlaneConfigOrExit(role, { REPLIX_API_PORT: options.port });
         try {
           const running = await startControlPlane(config, { roles: [role] });
           exitOnSignals(() => running.close());

@@ -1,5 +1,6 @@
+import { ConfigError } from '@replix/instance';
 import { CommanderError } from 'commander';
-import { EXIT_USAGE } from './exit-codes.ts';
+import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
 import { createProgram } from './program.ts';
 
 /** Runs the CLI and returns the process exit code. */
@@ -13,6 +14,11 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) {
       const commandersOwn = error.code.startsWith('commander.');
       return commandersOwn && error.exitCode !== 0 ? EXIT_USAGE : error.exitCode;
+    }
+    // A bad variable met by a command that does not report it itself.
+    if (error instanceof ConfigError) {
+      process.stderr.write(`replix: ${error.message}\n`);
+      return EXIT_FAILED;
     }
     throw error;
   }

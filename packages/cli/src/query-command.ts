@@ -1,4 +1,5 @@
 import { type Command, CommanderError } from 'commander';
+import { cliEnvironment } from './cli-environment.ts';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
 import { formatRows, formatSummary, type QueryMeta } from './format-rows.ts';
 import { parseJsonLossless, prettyJson } from './json-text.ts';
@@ -58,7 +59,7 @@ async function runQuery(
       { exitCode: EXIT_USAGE, code: 'replix.usage' },
     );
   }
-  const key = options.key || process.env.REPLIX_API_KEY;
+  const key = options.key || cliEnvironment().REPLIX_API_KEY;
   if (!key) {
     command.error(
       'replix query: no API key: pass --key rxk_… or set the REPLIX_API_KEY environment variable.',

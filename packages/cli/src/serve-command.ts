@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { SchemaConfigError } from '@replix/engine';
 import {
   ARTIFACT_FILES,
-  InstanceConfigError,
+  ConfigError,
   memorySizeMb,
   type RunningInstance,
   resolveInstanceConfig,
@@ -44,13 +44,15 @@ export function exitOnSignals(close: () => Promise<void>): void {
   process.on('SIGTERM', stop);
 }
 
+const CONFIG_ERROR_NAMES = ['ConfigError', 'InstanceConfigError', 'SchemaConfigError'];
+
 /** A message for the terminal: config problems as they are, anything else without internals. */
 export function describeStartError(error: unknown): string {
-  if (error instanceof InstanceConfigError || error instanceof SchemaConfigError)
-    return error.message;
-  // An artifact's program carries its own copy of these classes: recognise them by name.
+  if (error instanceof ConfigError || error instanceof SchemaConfigError) return error.message;
+  // An artifact's program carries its own copy of these classes: recognise them by name
+  // (InstanceConfigError: the name in artifacts built before ConfigError).
   const name = (error as { name?: unknown }).name;
-  if (error instanceof Error && (name === 'InstanceConfigError' || name === 'SchemaConfigError'))
+  if (error instanceof Error && typeof name === 'string' && CONFIG_ERROR_NAMES.includes(name))
     return error.message;
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);
@@ -69,7 +71,7 @@ async function startFromArtifact(
   const artifactDir = resolve(dir);
   const program = join(artifactDir, ARTIFACT_FILES.program);
   if (!existsSync(program)) {
-    throw new InstanceConfigError(
+    throw new ConfigError(
       `${artifactDir} is not a build artifact: it has no ${ARTIFACT_FILES.program}.`,
     );
   }
@@ -77,7 +79,7 @@ async function startFromArtifact(
     runArtifact?: typeof runArtifact;
   };
   if (typeof loaded.runArtifact !== 'function') {
-    throw new InstanceConfigError(`The artifact's ${ARTIFACT_FILES.program} has no runArtifact.`);
+    throw new ConfigError(`The artifact's ${ARTIFACT_FILES.program} has no runArtifact.`);
   }
   return loaded.runArtifact(artifactDir, process.env, {
     source: options.source,
@@ -133,7 +135,7 @@ export function addServeCommand(program: Command): void {
         if (relaunched) process.exit(await relaunched);
         if (options.artifact) {
           if (options.config) {
-            throw new InstanceConfigError(
+            throw new ConfigError(
               '--config cannot be used with --artifact: the artifact carries its schema config.',
             );
           }

@@ -1,5 +1,7 @@
 import { startControlPlane } from '@replix/control-plane';
+import { ConfigError } from '@replix/instance';
 import type { Command } from 'commander';
+import { cliEnvironment } from './cli-environment.ts';
 import { controlPlaneConfigOrExit } from './control-plane-commands.ts';
 import { DEMO_QUERIES } from './demo/demo-dataset.ts';
 import { DEMO_EMAIL, type DemoInstance, setUpDemo } from './demo/demo-setup.ts';
@@ -7,14 +9,15 @@ import { startDemoSource } from './demo/demo-source.ts';
 import { loginLinkUrl } from './login-link-command.ts';
 import { exitOnSignals } from './serve-command.ts';
 
-/** The demo source's port: fixed, so the walkthrough's commands work as written. */
+/** The demo source's port: fixed (REPLIX_DEMO_PORT), so the walkthrough's commands work as written. */
 function demoPort(): number {
-  const port = Number(process.env.REPLIX_DEMO_PORT ?? 15432);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write('replix start: REPLIX_DEMO_PORT must be a port number.\n');
+  try {
+    return cliEnvironment().REPLIX_DEMO_PORT;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`replix start: ${error.message}\n`);
     process.exit(1);
   }
-  return port;
 }
 
 function shellQuote(text: string): string {
@@ -83,8 +86,8 @@ export function addStartCommand(program: Command): void {
     .action(async (options: { port?: string }) => {
       // The terminal is for the banner and progress: request logs only at REPLIX_LOG_LEVEL=info.
       const config = controlPlaneConfigOrExit('start', {
-        logLevel: process.env.REPLIX_LOG_LEVEL ?? 'warn',
-        ...(options.port ? { port: Number(options.port) } : {}),
+        REPLIX_LOG_LEVEL: process.env.REPLIX_LOG_LEVEL || 'warn',
+        REPLIX_API_PORT: options.port,
       });
       process.stderr.write('Starting the control plane and the demo source (PGlite)…\n');
       let source: Awaited<ReturnType<typeof startDemoSource>>;

@@ -1,5 +1,6 @@
 import { BuiltInIssuer } from '@replix/control-plane';
 import type { Command } from 'commander';
+import { cliEnvironment } from './cli-environment.ts';
 import { controlPlaneConfigOrExit } from './control-plane-commands.ts';
 
 /** A TOTP code is 6 digits; anything else is taken for a recovery code. */
@@ -70,7 +71,7 @@ export function addTokenCommand(program: Command): void {
       }
       // The user's TOTP secret lives in the store, which a running control plane holds (PGlite
       // is single-process): ask its API to check the code and sign the second-factor token.
-      const apiUrl = process.env.REPLIX_API_URL || `http://127.0.0.1:${config.port}`;
+      const apiUrl = cliEnvironment().REPLIX_API_URL ?? `http://127.0.0.1:${config.port}`;
       const exchanged = await exchangeSecondFactor(apiUrl, token, options.otp);
       if ('error' in exchanged) {
         process.stderr.write(`replix token: ${exchanged.error}\n`);

@@ -2,11 +2,25 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type BillingConfig, resolveBillingConfig } from './billing/billing-config.ts';
-import { resolveWebhookSettings, type WebhookSettings } from './webhooks/webhook-settings.ts';
+import { ConfigError, decodeEnvironment, type Environment, hexKeyVariable } from '@replix/instance';
+import { type StaticDecode, Type } from 'typebox';
+import {
+  BILLING_VARIABLE_SCHEMAS,
+  type BillingConfig,
+  billingConfigFrom,
+} from './billing/billing-config.ts';
+import { REGIONS, type Region } from './connections/regions.ts';
+import {
+  WEBHOOK_VARIABLE_SCHEMAS,
+  type WebhookSettings,
+  webhookSettingsFrom,
+} from './webhooks/webhook-settings.ts';
 
-export const REGIONS = ['eu-west-1', 'us-east-1'] as const;
-export type Region = (typeof REGIONS)[number];
+export { REGIONS, type Region };
+
+/** Where instances run: only the process driver exists. */
+export const DRIVERS = ['process'] as const;
+export type DriverName = (typeof DRIVERS)[number];
 
 /** Where tokens come from: the built-in issuer, or an external OIDC provider. */
 export interface OidcSettings {
@@ -17,14 +31,14 @@ export interface OidcSettings {
   readonly groupsClaim: string;
 }
 
-/** Everything the control plane runs on, resolved and validated once at start. */
+/** Everything the control plane runs on, decoded and validated once at start; every section present. */
 export interface ControlPlaneConfig {
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
   readonly secretKey: Buffer;
   readonly host: string;
   readonly port: number;
-  /** The API's public address; the built-in issuer's `iss`. Set after listening when port is 0. */
+  /** The API's public address (billing returns, sign-in links); undefined: the address asked. */
   readonly publicUrl: string | undefined;
   readonly region: Region;
   /** undefined: the built-in issuer. */
@@ -33,24 +47,96 @@ export interface ControlPlaneConfig {
   /** Health-monitor poll period. */
   readonly healthIntervalMs: number;
   readonly reconcileIntervalMs: number;
-  /** `REPLIX_DRIVER`: where instances run (`process`, the default); checked by createDriver. */
-  readonly driver?: string;
-  /** Webhook delivery settings (`REPLIX_WEBHOOK*`); the defaults when absent. */
-  readonly webhooks?: WebhookSettings;
-  /** Payment provider and terms version (billing/billing-config.ts); the defaults when absent. */
-  readonly billing?: BillingConfig;
+  /** `REPLIX_DRIVER`: where instances run. */
+  readonly driver: DriverName;
+  /** Webhook delivery settings (`REPLIX_WEBHOOK*`). */
+  readonly webhooks: WebhookSettings;
+  /** Payment provider and terms version (billing/billing-config.ts). */
+  readonly billing: BillingConfig;
 }
 
-export class ControlPlaneConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ControlPlaneConfigError';
-  }
-}
+export const BUILT_IN_AUDIENCE = 'replix';
 
-const BUILT_IN_AUDIENCE = 'replix';
+/**
+ * The control plane's environment (docs/control-plane/README.md, "Configuration", with
+ * billing.md and webhooks.md for their sections). The CLI reads some of the same variables.
+ */
+export const CONTROL_PLANE_VARIABLES = Type.Object({
+  REPLIX_DATA_DIR: Type.Optional(Type.String({ description: 'data folder (default ~/.replix)' })),
+  DATABASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^postgres(ql)?://',
+      problem: 'must be a postgres:// URL',
+      description: 'the PostgreSQL store (default the embedded store)',
+    }),
+  ),
+  REPLIX_SECRET_KEY: Type.Optional(
+    hexKeyVariable({
+      problem: 'must be 64 hex digits (32 bytes)',
+      description: 'the key that seals secrets at rest',
+    }),
+  ),
+  REPLIX_API_PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    default: 4000,
+    problem: 'must be an integer from 0 to 65535',
+    echo: true,
+    description: 'where the API listens',
+  }),
+  REPLIX_API_HOST: Type.String({
+    default: '127.0.0.1',
+    description: 'where the API listens',
+  }),
+  REPLIX_PUBLIC_URL: Type.Optional(Type.String({ description: "the API's public address" })),
+  REPLIX_REGION: Type.Enum([...REGIONS], {
+    default: REGIONS[0],
+    problem: `must be one of ${REGIONS.join(', ')}`,
+    description: "this process's region",
+  }),
+  REPLIX_OIDC_ISSUER: Type.Optional(Type.String({ description: 'an OpenID Connect issuer' })),
+  REPLIX_OIDC_AUDIENCE: Type.String({
+    default: BUILT_IN_AUDIENCE,
+    description: 'the `aud` tokens must carry',
+  }),
+  REPLIX_OIDC_JWKS_URL: Type.Optional(Type.String({ description: "the issuer's JWKS" })),
+  REPLIX_OIDC_GROUPS_CLAIM: Type.String({
+    default: 'groups',
+    description: "the claim listing the user's groups",
+  }),
+  REPLIX_LOG_LEVEL: Type.String({
+    default: 'info',
+    description: 'pino level',
+  }),
+  REPLIX_HEALTH_INTERVAL_MS: Type.Integer({
+    minimum: 0,
+    default: 2000,
+    problem: 'must be a non-negative integer',
+    echo: true,
+    description: 'health-monitor polling period',
+  }),
+  REPLIX_RECONCILE_INTERVAL_MS: Type.Integer({
+    minimum: 0,
+    default: 500,
+    problem: 'must be a non-negative integer',
+    echo: true,
+    description: 'reconciler polling period',
+  }),
+  REPLIX_DRIVER: Type.Enum([...DRIVERS], {
+    default: 'process',
+    problem: 'must be "process"',
+    echo: true,
+    description: 'where instances run',
+  }),
+  ...BILLING_VARIABLE_SCHEMAS,
+  ...WEBHOOK_VARIABLE_SCHEMAS,
+});
+export type ControlPlaneVariables = StaticDecode<typeof CONTROL_PLANE_VARIABLES>;
 
-export { BUILT_IN_AUDIENCE };
+/** Values a command sets in place of the environment's (`--port`): decoded with it. */
+export type ControlPlaneOverrides = Readonly<
+  Partial<Record<keyof typeof CONTROL_PLANE_VARIABLES.properties, string | undefined>>
+>;
 
 /** The embedded default keeps a generated secret key in the data folder, readable only by us. */
 function dataFolderSecretKey(dataDir: string): Buffer {
@@ -65,81 +151,67 @@ function dataFolderSecretKey(dataDir: string): Buffer {
   }
 }
 
-function positiveInteger(name: string, text: string | undefined, fallback: number): number {
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 0) {
-    throw new ControlPlaneConfigError(`${name} must be a non-negative integer, not "${text}".`);
+/** The data folder, as the control plane and the CLI resolve it. */
+export function dataDirOf(variables: Pick<ControlPlaneVariables, 'REPLIX_DATA_DIR'>): string {
+  return resolve(variables.REPLIX_DATA_DIR ?? join(homedir(), '.replix'));
+}
+
+function secretKeyOf(variables: ControlPlaneVariables, dataDir: string): Buffer {
+  if (variables.REPLIX_SECRET_KEY) return variables.REPLIX_SECRET_KEY;
+  if (variables.DATABASE_URL) {
+    throw new ConfigError(
+      'REPLIX_SECRET_KEY (64 hex digits) is required with DATABASE_URL: every control-plane process must share it.',
+    );
   }
-  return value;
+  return dataFolderSecretKey(dataDir);
+}
+
+function oidcOf(variables: ControlPlaneVariables): OidcSettings | undefined {
+  if (!variables.REPLIX_OIDC_ISSUER) return undefined;
+  return Object.freeze({
+    issuer: variables.REPLIX_OIDC_ISSUER,
+    audience: variables.REPLIX_OIDC_AUDIENCE,
+    jwksUrl: variables.REPLIX_OIDC_JWKS_URL,
+    groupsClaim: variables.REPLIX_OIDC_GROUPS_CLAIM,
+  });
+}
+
+/** The environment with a command's overrides laid over it (unset ones leave it as it is). */
+function withOverrides(env: Environment, overrides: ControlPlaneOverrides): Environment {
+  const given = Object.entries(overrides).filter(([, value]) => value !== undefined);
+  return { ...env, ...Object.fromEntries(given) };
 }
 
 /**
- * Resolves the control plane's configuration from the environment:
- * `REPLIX_DATA_DIR` (default `~/.replix`), `DATABASE_URL` (PostgreSQL; default the embedded
- * store), `REPLIX_SECRET_KEY` (64 hex digits; required with `DATABASE_URL`), `REPLIX_API_PORT`
- * (default 4000), `REPLIX_API_HOST`, `REPLIX_PUBLIC_URL`, `REPLIX_REGION`, `REPLIX_LOG_LEVEL`,
- * `REPLIX_OIDC_ISSUER`, `REPLIX_OIDC_AUDIENCE`, `REPLIX_OIDC_JWKS_URL`, `REPLIX_OIDC_GROUPS_CLAIM`.
+ * Decodes the control plane's configuration from the environment (`CONTROL_PLANE_VARIABLES`)
+ * with a command's overrides laid over it first, so they are checked like the rest.
  */
 export function resolveControlPlaneConfig(
-  env: NodeJS.ProcessEnv = process.env,
-  overrides: Partial<ControlPlaneConfig> = {},
+  env: Environment = process.env,
+  overrides: ControlPlaneOverrides = {},
 ): ControlPlaneConfig {
-  const dataDir = resolve(env.REPLIX_DATA_DIR ?? join(homedir(), '.replix'));
-  const databaseUrl = env.DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ControlPlaneConfigError('DATABASE_URL must be a postgres:// URL.');
-  }
-  let secretKey: Buffer;
-  if (env.REPLIX_SECRET_KEY) {
-    if (!/^[0-9a-f]{64}$/i.test(env.REPLIX_SECRET_KEY)) {
-      throw new ControlPlaneConfigError('REPLIX_SECRET_KEY must be 64 hex digits (32 bytes).');
-    }
-    secretKey = Buffer.from(env.REPLIX_SECRET_KEY, 'hex');
-  } else if (databaseUrl) {
-    throw new ControlPlaneConfigError(
-      'REPLIX_SECRET_KEY (64 hex digits) is required with DATABASE_URL: every control-plane process must share it.',
+  const layered = withOverrides(env, overrides);
+  if (layered.REPLIX_DRIVER === 'kubernetes') {
+    throw new ConfigError(
+      'REPLIX_DRIVER=kubernetes is not available yet; use the process driver (unset REPLIX_DRIVER).',
     );
-  } else {
-    secretKey = dataFolderSecretKey(dataDir);
   }
-  const region = (env.REPLIX_REGION ?? 'eu-west-1') as Region;
-  if (!REGIONS.includes(region)) {
-    throw new ControlPlaneConfigError(`REPLIX_REGION must be one of ${REGIONS.join(', ')}.`);
-  }
-  const port = positiveInteger('REPLIX_API_PORT', env.REPLIX_API_PORT, 4000);
-  if (port > 65535) throw new ControlPlaneConfigError('REPLIX_API_PORT must be at most 65535.');
-  const oidc: OidcSettings | undefined = env.REPLIX_OIDC_ISSUER
-    ? {
-        issuer: env.REPLIX_OIDC_ISSUER,
-        audience: env.REPLIX_OIDC_AUDIENCE ?? BUILT_IN_AUDIENCE,
-        jwksUrl: env.REPLIX_OIDC_JWKS_URL || undefined,
-        groupsClaim: env.REPLIX_OIDC_GROUPS_CLAIM ?? 'groups',
-      }
-    : undefined;
+  const variables = decodeEnvironment(CONTROL_PLANE_VARIABLES, layered);
+  const dataDir = dataDirOf(variables);
   return Object.freeze({
     dataDir,
-    databaseUrl,
-    secretKey,
-    host: env.REPLIX_API_HOST ?? '127.0.0.1',
-    port,
-    publicUrl: env.REPLIX_PUBLIC_URL || undefined,
-    region,
-    oidc,
-    logLevel: env.REPLIX_LOG_LEVEL ?? 'info',
-    driver: env.REPLIX_DRIVER || 'process',
-    billing: resolveBillingConfig(env),
-    healthIntervalMs: positiveInteger(
-      'REPLIX_HEALTH_INTERVAL_MS',
-      env.REPLIX_HEALTH_INTERVAL_MS,
-      2000,
-    ),
-    reconcileIntervalMs: positiveInteger(
-      'REPLIX_RECONCILE_INTERVAL_MS',
-      env.REPLIX_RECONCILE_INTERVAL_MS,
-      500,
-    ),
-    webhooks: resolveWebhookSettings(env),
-    ...overrides,
+    databaseUrl: variables.DATABASE_URL,
+    secretKey: secretKeyOf(variables, dataDir),
+    host: variables.REPLIX_API_HOST,
+    port: variables.REPLIX_API_PORT,
+    publicUrl: variables.REPLIX_PUBLIC_URL,
+    region: variables.REPLIX_REGION,
+    oidc: oidcOf(variables),
+    logLevel: variables.REPLIX_LOG_LEVEL,
+    healthIntervalMs: variables.REPLIX_HEALTH_INTERVAL_MS,
+    reconcileIntervalMs: variables.REPLIX_RECONCILE_INTERVAL_MS,
+    driver: variables.REPLIX_DRIVER,
+    webhooks: webhookSettingsFrom(variables),
+    billing: billingConfigFrom(variables),
   });
 }

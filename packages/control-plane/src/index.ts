@@ -4,8 +4,10 @@ export {
   LOGIN_LINK_TTL_SECONDS,
 } from './auth/built-in-issuer.ts';
 export {
+  CONTROL_PLANE_VARIABLES,
   type ControlPlaneConfig,
-  ControlPlaneConfigError,
+  type ControlPlaneOverrides,
+  dataDirOf,
   resolveControlPlaneConfig,
 } from './config.ts';
 export { CONTROL_PLANE_ERRORS } from './errors.ts';

@@ -3,11 +3,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deriveApiKey, newKeyId, newKeySecret } from '@replix/instance';
+import { ConfigError, deriveApiKey, newKeyId, newKeySecret } from '@replix/instance';
 import { testMariaDb } from '@replix/testkit/vitest';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControlPlaneConfigError, resolveControlPlaneConfig } from '../src/config.ts';
+import { resolveControlPlaneConfig } from '../src/config.ts';
 import { createDriver } from '../src/drivers/create-driver.ts';
 import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
 import { InstanceStartError, ProcessDriver } from '../src/drivers/process-driver.ts';
@@ -228,7 +228,7 @@ describe('createDriver', () => {
   });
 
   it('refuses kubernetes (not built yet) and unknown drivers with a config error', () => {
-    expect(() => createDriver(config('kubernetes'), log)).toThrow(ControlPlaneConfigError);
+    expect(() => createDriver(config('kubernetes'), log)).toThrow(ConfigError);
     expect(() => createDriver(config('kubernetes'), log)).toThrow(/not available yet/);
     expect(() => createDriver(config('docker'), log)).toThrow(
       'REPLIX_DRIVER must be "process", not "docker".',

@@ -1,13 +1,98 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSchemaConfig, type SchemaConfig } from '@replix/engine';
+import { type StaticDecode, Type } from 'typebox';
 import { ARTIFACT_FILES, type ArtifactManifest } from './artifact-manifest.ts';
+import { ConfigError } from './config/config-error.ts';
+import { decodeEnvironment, type Environment } from './config/decode-environment.ts';
+import { flagVariable } from './config/variable-codecs.ts';
 import {
+  INSTANCE_VARIABLE_SCHEMAS,
   type InstanceConfig,
-  InstanceConfigError,
-  keysFromEnvironment,
+  instanceKeys,
   listenPort,
+  withFlags,
 } from './instance-config.ts';
+
+/**
+ * The launch environment of an artifact's instance: the variables of every instance and those
+ * the control plane's drivers add (docs/control-plane/builds.md, "Instance launch environment").
+ */
+export const ARTIFACT_VARIABLES = Type.Object({
+  ...INSTANCE_VARIABLE_SCHEMAS,
+  REPLIX_KEYS_FILE: Type.Optional(
+    Type.String({
+      description: 'the keys file, re-read while running',
+    }),
+  ),
+  REPLIX_REPLICATION_ID: Type.Optional(
+    Type.String({
+      pattern: '^[a-z0-9_]{1,56}$',
+      problem: 'must be 1 to 56 lowercase letters, digits or underscores',
+      description: 'names the source-side replication state',
+    }),
+  ),
+  REPLIX_REPLICATION_PAUSED: flagVariable({
+    problem: 'must be 0 or 1',
+    echo: true,
+    description: 'start with replication paused',
+  }),
+  REPLIX_SYNC_MODE: Type.Optional(
+    Type.Union([Type.Literal('cdc'), Type.Literal('poll')], {
+      problem: 'must be cdc or poll',
+      echo: true,
+      description: "overrides the artifact's sync.mode",
+    }),
+  ),
+  REPLIX_SYNC_INTERVAL: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      problem: 'must be a positive number of seconds',
+      echo: true,
+      description: "overrides the artifact's sync.interval",
+    }),
+  ),
+  REPLIX_SAFETY_NET: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      problem: 'must be a number of seconds >= 0',
+      echo: true,
+      description: "overrides the artifact's sync.safety_net",
+    }),
+  ),
+  REPLIX_MEMORY_CAP_MB: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      problem: 'must be a positive number of MB',
+      echo: true,
+      description: "the task's memory: caps the snapshot's memory_cap_mb",
+    }),
+  ),
+  REPLIX_QUERY_TIMEOUT_MAX_MS: Type.Optional(
+    Type.Integer({
+      minimum: 10,
+      problem: 'must be an integer number of milliseconds >= 10',
+      echo: true,
+      description: "the instance size's longest query: caps query.timeout_ms",
+    }),
+  ),
+  REPLIX_SSH_HOST: Type.Optional(
+    Type.String({ description: 'open an SSH tunnel through this host' }),
+  ),
+  REPLIX_SSH_PORT: Type.Integer({
+    minimum: 1,
+    maximum: 65535,
+    default: 22,
+    problem: 'must be a port number',
+    echo: true,
+    description: "the SSH tunnel's port",
+  }),
+  REPLIX_SSH_USER: Type.Optional(Type.String({ description: "the SSH tunnel's user" })),
+  REPLIX_SSH_PRIVATE_KEY: Type.Optional(
+    Type.String({ description: "the SSH tunnel's private key" }),
+  ),
+});
+export type ArtifactVariables = StaticDecode<typeof ARTIFACT_VARIABLES>;
 
 /** An SSH tunnel to open before connecting to the source (`REPLIX_SSH_*`). */
 export interface ArtifactSshSettings {
@@ -43,30 +128,13 @@ function readArtifactJson(artifactDir: string, file: string): unknown {
   try {
     text = readFileSync(join(artifactDir, file), 'utf8');
   } catch {
-    throw new InstanceConfigError(
-      `${artifactDir} is not a build artifact: it has no readable ${file}.`,
-    );
+    throw new ConfigError(`${artifactDir} is not a build artifact: it has no readable ${file}.`);
   }
   try {
     return JSON.parse(text);
   } catch {
-    throw new InstanceConfigError(`The artifact's ${file} is not valid JSON.`);
+    throw new ConfigError(`The artifact's ${file} is not valid JSON.`);
   }
-}
-
-function numberFromEnv(
-  env: NodeJS.ProcessEnv,
-  name: string,
-  valid: (value: number) => boolean,
-  rule: string,
-): number | undefined {
-  const text = env[name];
-  if (text === undefined || text === '') return undefined;
-  const value = Number(text);
-  if (!Number.isFinite(value) || !valid(value)) {
-    throw new InstanceConfigError(`${name} must be ${rule}, not "${text}".`);
-  }
-  return value;
 }
 
 /**
@@ -76,35 +144,22 @@ function numberFromEnv(
  * `query.timeout_ms`; `REPLIX_MEMORY_CAP_MB` (the task's memory) caps the
  * snapshot, keeping a smaller cap the config already had.
  */
-export function applyLaunchOverrides(config: SchemaConfig, env: NodeJS.ProcessEnv): SchemaConfig {
-  const mode = env.REPLIX_SYNC_MODE || undefined;
-  if (mode !== undefined && mode !== 'cdc' && mode !== 'poll') {
-    throw new InstanceConfigError(`REPLIX_SYNC_MODE must be cdc or poll, not "${mode}".`);
-  }
-  const interval = numberFromEnv(
-    env,
-    'REPLIX_SYNC_INTERVAL',
-    (v) => v > 0,
-    'a positive number of seconds',
-  );
-  const safetyNet = numberFromEnv(
-    env,
-    'REPLIX_SAFETY_NET',
-    (v) => v >= 0,
-    'a number of seconds >= 0',
-  );
-  const memoryCap = numberFromEnv(
-    env,
-    'REPLIX_MEMORY_CAP_MB',
-    (v) => v > 0,
-    'a positive number of MB',
-  );
-  const timeoutCap = numberFromEnv(
-    env,
-    'REPLIX_QUERY_TIMEOUT_MAX_MS',
-    (v) => Number.isInteger(v) && v >= 10,
-    'an integer number of milliseconds >= 10',
-  );
+export function applyLaunchOverrides(
+  config: SchemaConfig,
+  variables: Pick<
+    ArtifactVariables,
+    | 'REPLIX_SYNC_MODE'
+    | 'REPLIX_SYNC_INTERVAL'
+    | 'REPLIX_SAFETY_NET'
+    | 'REPLIX_MEMORY_CAP_MB'
+    | 'REPLIX_QUERY_TIMEOUT_MAX_MS'
+  >,
+): SchemaConfig {
+  const mode = variables.REPLIX_SYNC_MODE;
+  const interval = variables.REPLIX_SYNC_INTERVAL;
+  const safetyNet = variables.REPLIX_SAFETY_NET;
+  const memoryCap = variables.REPLIX_MEMORY_CAP_MB;
+  const timeoutCap = variables.REPLIX_QUERY_TIMEOUT_MAX_MS;
   return parseSchemaConfig({
     ...config,
     query: {
@@ -126,24 +181,18 @@ export function applyLaunchOverrides(config: SchemaConfig, env: NodeJS.ProcessEn
   });
 }
 
-function sshFromEnv(env: NodeJS.ProcessEnv): ArtifactSshSettings | undefined {
-  if (!env.REPLIX_SSH_HOST) return undefined;
-  const port = numberFromEnv(
-    env,
-    'REPLIX_SSH_PORT',
-    (v) => Number.isInteger(v) && v > 0 && v < 65536,
-    'a port number',
-  );
-  if (!env.REPLIX_SSH_USER || !env.REPLIX_SSH_PRIVATE_KEY) {
-    throw new InstanceConfigError(
+function sshSettings(variables: ArtifactVariables): ArtifactSshSettings | undefined {
+  if (!variables.REPLIX_SSH_HOST) return undefined;
+  if (!variables.REPLIX_SSH_USER || !variables.REPLIX_SSH_PRIVATE_KEY) {
+    throw new ConfigError(
       'REPLIX_SSH_HOST needs REPLIX_SSH_USER and REPLIX_SSH_PRIVATE_KEY as well.',
     );
   }
   return {
-    host: env.REPLIX_SSH_HOST,
-    port: port ?? 22,
-    user: env.REPLIX_SSH_USER,
-    privateKey: env.REPLIX_SSH_PRIVATE_KEY,
+    host: variables.REPLIX_SSH_HOST,
+    port: variables.REPLIX_SSH_PORT,
+    user: variables.REPLIX_SSH_USER,
+    privateKey: variables.REPLIX_SSH_PRIVATE_KEY,
   };
 }
 
@@ -155,44 +204,35 @@ function sshFromEnv(env: NodeJS.ProcessEnv): ArtifactSshSettings | undefined {
 export function resolveArtifactConfig(
   artifactDir: string,
   flags: ArtifactFlags,
-  env: NodeJS.ProcessEnv,
+  env: Environment,
 ): ArtifactLaunchConfig {
   const manifest = readArtifactJson(artifactDir, ARTIFACT_FILES.manifest) as ArtifactManifest;
   if (typeof manifest?.buildHash !== 'string' || !/^[0-9a-f]{12}$/.test(manifest.buildHash)) {
-    throw new InstanceConfigError("The artifact's manifest.json has no valid buildHash.");
+    throw new ConfigError("The artifact's manifest.json has no valid buildHash.");
   }
-  const sourceUrl = flags.source ?? env.REPLIX_SOURCE_URL;
+  const variables = decodeEnvironment(ARTIFACT_VARIABLES, withFlags(env, flags));
+  const sourceUrl = variables.REPLIX_SOURCE_URL;
   if (!sourceUrl) {
-    throw new InstanceConfigError('A source is required: REPLIX_SOURCE_URL (or --source).');
+    throw new ConfigError('A source is required: REPLIX_SOURCE_URL (or --source).');
   }
   const schemaConfig = applyLaunchOverrides(
     parseSchemaConfig(readArtifactJson(artifactDir, ARTIFACT_FILES.schemaConfig)),
-    env,
+    variables,
   );
-  const paused = env.REPLIX_REPLICATION_PAUSED ?? '0';
-  if (!['0', '1', 'true', 'false', ''].includes(paused)) {
-    throw new InstanceConfigError(`REPLIX_REPLICATION_PAUSED must be 0 or 1, not "${paused}".`);
-  }
-  const replicationId = env.REPLIX_REPLICATION_ID || undefined;
-  if (replicationId !== undefined && !/^[a-z0-9_]{1,56}$/.test(replicationId)) {
-    throw new InstanceConfigError(
-      'REPLIX_REPLICATION_ID must be 1 to 56 lowercase letters, digits or underscores.',
-    );
-  }
-  return {
-    instance: {
+  return Object.freeze({
+    instance: Object.freeze({
       sourceUrl,
       schemaConfig,
       host: flags.host ?? '127.0.0.1',
       port: listenPort(flags.port),
-      ...keysFromEnvironment(env),
+      ...instanceKeys(variables),
       buildHash: manifest.buildHash,
-      logLevel: flags.logLevel ?? env.REPLIX_LOG_LEVEL ?? 'info',
-    },
+      logLevel: variables.REPLIX_LOG_LEVEL,
+    }),
     manifest,
-    keysFile: env.REPLIX_KEYS_FILE || undefined,
-    replicationId,
-    replicationPaused: paused === '1' || paused === 'true',
-    ssh: sshFromEnv(env),
-  };
+    keysFile: variables.REPLIX_KEYS_FILE,
+    replicationId: variables.REPLIX_REPLICATION_ID,
+    replicationPaused: variables.REPLIX_REPLICATION_PAUSED,
+    ssh: sshSettings(variables),
+  });
 }

@@ -8,19 +8,28 @@ export {
   scopeGrants,
 } from './api-keys.ts';
 export {
+  ARTIFACT_VARIABLES,
   type ArtifactLaunchConfig,
   applyLaunchOverrides,
   resolveArtifactConfig,
 } from './artifact-config.ts';
 export type { RunArtifactOptions, runArtifact } from './artifact-main.ts';
 export { ARTIFACT_FILES, type ArtifactManifest, artifactEntryPoint } from './artifact-manifest.ts';
+export { ConfigError } from './config/config-error.ts';
+export {
+  decodeEnvironment,
+  type Environment,
+  environmentReference,
+  type VariableOptions,
+} from './config/decode-environment.ts';
+export { flagVariable, hexKeyVariable } from './config/variable-codecs.ts';
 export { errorResponse, INSTANCE_ERRORS, InstanceError, type InstanceErrorCode } from './errors.ts';
 export { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
 export {
   type InstanceConfig,
-  InstanceConfigError,
   type InstanceConfigInput,
   resolveInstanceConfig,
+  SERVE_VARIABLES,
 } from './instance-config.ts';
 export {
   HEAP_SHARE,

@@ -1,8 +1,43 @@
 import { readFileSync } from 'node:fs';
 import { parseSchemaConfig, type SchemaConfig } from '@replix/engine';
 import { parseSourceUrl, schemaConfigWhereProblems } from '@replix/sources';
+import { type StaticDecode, Type } from 'typebox';
 import { newKeyId, newKeySecret } from './api-keys.ts';
+import { ConfigError } from './config/config-error.ts';
+import { decodeEnvironment, type Environment } from './config/decode-environment.ts';
+import { keyIdListVariable } from './config/key-id-list-variable.ts';
+import { hexKeyVariable } from './config/variable-codecs.ts';
 import { sourceBuildHash } from './version.ts';
+
+/**
+ * The variables every instance reads, `replix serve` and an artifact alike
+ * (docs/instance-api.md; docs/control-plane/builds.md, "Instance launch environment").
+ */
+export const INSTANCE_VARIABLE_SCHEMAS = {
+  REPLIX_SOURCE_URL: Type.Optional(Type.String({ description: 'the source, with credentials' })),
+  REPLIX_KEY_SECRET: Type.Optional(
+    hexKeyVariable({
+      problem: 'must be 64 hex digits (32 bytes)',
+      description: "the database's key secret; API keys are HMACs under it",
+    }),
+  ),
+  REPLIX_KEY_IDS: keyIdListVariable({
+    problem: 'must list key ids of 16 lowercase hex digits',
+    description: 'comma-separated query-key ids',
+  }),
+  REPLIX_ADMIN_KEY_IDS: keyIdListVariable({
+    problem: 'must list key ids of 16 lowercase hex digits',
+    description: 'comma-separated admin-key ids',
+  }),
+  REPLIX_LOG_LEVEL: Type.String({
+    default: 'info',
+    description: 'pino level; logs are JSON lines on stderr',
+  }),
+};
+
+/** `replix serve`'s variables (without `--artifact`). */
+export const SERVE_VARIABLES = Type.Object(INSTANCE_VARIABLE_SCHEMAS);
+export type InstanceVariables = StaticDecode<typeof SERVE_VARIABLES>;
 
 /** Everything an instance runs on, resolved and validated once, whatever its origin. */
 export interface InstanceConfig {
@@ -32,25 +67,18 @@ export interface InstanceConfigInput {
   readonly logLevel?: string | undefined;
 }
 
-export class InstanceConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'InstanceConfigError';
-  }
-}
-
 function readSchemaConfigFile(path: string): SchemaConfig {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch {
-    throw new InstanceConfigError(`Cannot read the schema config file ${path}.`);
+    throw new ConfigError(`Cannot read the schema config file ${path}.`);
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new InstanceConfigError(
+    throw new ConfigError(
       `The schema config file ${path} is not valid JSON: ${(error as Error).message}`,
     );
   }
@@ -70,7 +98,7 @@ function refuseUnsafeWheres(sourceUrl: string, config: SchemaConfig): void {
   }
   const problems = schemaConfigWhereProblems(engine, config);
   if (problems.length > 0) {
-    throw new InstanceConfigError(
+    throw new ConfigError(
       `The schema config is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}.`,
     );
   }
@@ -80,34 +108,22 @@ function refuseUnsafeWheres(sourceUrl: string, config: SchemaConfig): void {
 export function listenPort(given: string | number | undefined): number {
   const port = Number(given ?? 0);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new InstanceConfigError(`--port must be an integer from 0 to 65535, not ${given}.`);
+    throw new ConfigError(`--port must be an integer from 0 to 65535, not ${given}.`);
   }
   return port;
 }
 
-/** The key id pattern of `api-keys.ts`: 16 lowercase hex digits. */
-export const KEY_ID_PATTERN = /^[0-9a-f]{16}$/;
-
-function keyIdList(env: NodeJS.ProcessEnv, name: string): string[] {
-  const keyIds = (env[name] ?? '')
-    .split(',')
-    .map((id) => id.trim())
-    .filter(Boolean);
-  if (keyIds.some((id) => !KEY_ID_PATTERN.test(id))) {
-    throw new InstanceConfigError(`${name} must list key ids of 16 lowercase hex digits.`);
-  }
-  return keyIds;
-}
-
 /**
- * The instance's API key material: `REPLIX_KEY_SECRET` (64 hex digits), `REPLIX_KEY_IDS` (query
- * keys) and `REPLIX_ADMIN_KEY_IDS` (admin keys), both comma-separated; or, when no secret is
- * given, a fresh secret with one query key and one admin key made at start.
+ * The instance's API key material: the secret with its query and admin key ids; or, when no
+ * secret is given, a fresh secret with one query key and one admin key made at start.
  */
-export function keysFromEnvironment(
-  env: NodeJS.ProcessEnv,
+export function instanceKeys(
+  variables: Pick<
+    InstanceVariables,
+    'REPLIX_KEY_SECRET' | 'REPLIX_KEY_IDS' | 'REPLIX_ADMIN_KEY_IDS'
+  >,
 ): Pick<InstanceConfig, 'keySecret' | 'keyIds' | 'adminKeyIds' | 'generatedKey'> {
-  if (!env.REPLIX_KEY_SECRET) {
+  if (!variables.REPLIX_KEY_SECRET) {
     return {
       keySecret: newKeySecret(),
       keyIds: [newKeyId()],
@@ -115,14 +131,23 @@ export function keysFromEnvironment(
       generatedKey: true,
     };
   }
-  if (!/^[0-9a-f]{64}$/i.test(env.REPLIX_KEY_SECRET)) {
-    throw new InstanceConfigError('REPLIX_KEY_SECRET must be 64 hex digits (32 bytes).');
-  }
   return {
-    keySecret: Buffer.from(env.REPLIX_KEY_SECRET, 'hex'),
-    keyIds: keyIdList(env, 'REPLIX_KEY_IDS'),
-    adminKeyIds: keyIdList(env, 'REPLIX_ADMIN_KEY_IDS'),
+    keySecret: variables.REPLIX_KEY_SECRET,
+    keyIds: variables.REPLIX_KEY_IDS,
+    adminKeyIds: variables.REPLIX_ADMIN_KEY_IDS,
     generatedKey: false,
+  };
+}
+
+/** The flags of `replix serve` that stand for a variable, laid over the environment. */
+export function withFlags(
+  env: Environment,
+  flags: { readonly source?: string | undefined; readonly logLevel?: string | undefined },
+): Environment {
+  return {
+    ...env,
+    ...(flags.source !== undefined ? { REPLIX_SOURCE_URL: flags.source } : {}),
+    ...(flags.logLevel !== undefined ? { REPLIX_LOG_LEVEL: flags.logLevel } : {}),
   };
 }
 
@@ -133,23 +158,24 @@ export function keysFromEnvironment(
  */
 export function resolveInstanceConfig(
   input: InstanceConfigInput,
-  env: NodeJS.ProcessEnv = process.env,
+  env: Environment = process.env,
 ): InstanceConfig {
-  const sourceUrl = input.source ?? env.REPLIX_SOURCE_URL;
+  const variables = decodeEnvironment(SERVE_VARIABLES, withFlags(env, input));
+  const sourceUrl = variables.REPLIX_SOURCE_URL;
   if (!sourceUrl)
-    throw new InstanceConfigError(
+    throw new ConfigError(
       'A source is required: --source mysql://… or postgres://… (or REPLIX_SOURCE_URL).',
     );
   const port = listenPort(input.port);
   const schemaConfig = input.config ? readSchemaConfigFile(input.config) : parseSchemaConfig({});
   refuseUnsafeWheres(sourceUrl, schemaConfig);
-  return {
+  return Object.freeze({
     sourceUrl,
     schemaConfig,
     host: input.host ?? '127.0.0.1',
     port,
-    ...keysFromEnvironment(env),
+    ...instanceKeys(variables),
     buildHash: sourceBuildHash(),
-    logLevel: input.logLevel ?? env.REPLIX_LOG_LEVEL ?? 'info',
-  };
+    logLevel: variables.REPLIX_LOG_LEVEL,
+  });
 }

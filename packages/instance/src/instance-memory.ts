@@ -1,5 +1,5 @@
+import { ConfigError } from './config/config-error.ts';
 import type { InstanceConfig } from './instance-config.ts';
-import { InstanceConfigError } from './instance-config.ts';
 
 /**
  * The share of an instance's memory given to V8's heap (old space plus young generation). The
@@ -48,7 +48,7 @@ export function memorySizeMb(
   if (given === undefined) return undefined;
   const value = Number(given);
   if (!Number.isInteger(value) || value < MIN_MEMORY_MB) {
-    throw new InstanceConfigError(
+    throw new ConfigError(
       `--memory-mb (or REPLIX_MEMORY_MB) must be a whole number of MB of at least ${MIN_MEMORY_MB}, not "${given}".`,
     );
   }

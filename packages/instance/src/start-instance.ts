@@ -2,8 +2,9 @@ import { compileSchema } from '@replix/engine';
 import { connectorFromUrl } from '@replix/sources';
 import pino, { type Logger } from 'pino';
 import { ApiKeyVerifier, deriveApiKey } from './api-keys.ts';
+import { ConfigError } from './config/config-error.ts';
 import type { HttpLimits } from './http-limits.ts';
-import { type InstanceConfig, InstanceConfigError } from './instance-config.ts';
+import type { InstanceConfig } from './instance-config.ts';
 import { ChangeFollower } from './replication/change-follower.ts';
 import type { RowFetcher } from './replication/change-mapper.ts';
 import { IncrementalPoller } from './replication/incremental-poller.ts';
@@ -60,7 +61,7 @@ export async function startInstance(
     if (config.schemaConfig.sync.mode === 'cdc') {
       const readiness = await connector.checkReplication();
       if (!readiness.ready) {
-        throw new InstanceConfigError(
+        throw new ConfigError(
           `Change data capture cannot run on this source: ${readiness.issues.join(' ')} Fix the source, or set "sync": {"mode": "poll"} in the schema config.`,
         );
       }

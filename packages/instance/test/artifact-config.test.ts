@@ -5,7 +5,12 @@ import { parseSchemaConfig } from '@replix/engine';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiKeyVerifier, deriveApiKey, newKeyId, newKeySecret } from '../src/api-keys.ts';
-import { applyLaunchOverrides, resolveArtifactConfig } from '../src/artifact-config.ts';
+import {
+  ARTIFACT_VARIABLES,
+  applyLaunchOverrides,
+  resolveArtifactConfig,
+} from '../src/artifact-config.ts';
+import { decodeEnvironment, type Environment } from '../src/config/decode-environment.ts';
 import { readKeysFile, watchKeysFile } from '../src/keys-file-watcher.ts';
 
 let dir: string;
@@ -23,6 +28,8 @@ function writeArtifact(schemaConfig: unknown, buildHash = 'abcdef012345') {
 }
 
 const secret = 'ab'.repeat(32);
+/** The launch variables as resolveArtifactConfig decodes them. */
+const launchVariables = (env: Environment) => decodeEnvironment(ARTIFACT_VARIABLES, env);
 
 describe('resolveArtifactConfig', () => {
   it('reads the artifact and the launch environment', () => {
@@ -179,15 +186,18 @@ describe('resolveArtifactConfig', () => {
   });
 
   it("caps query.timeout_ms by the instance size's longest query", () => {
-    const cap = { REPLIX_QUERY_TIMEOUT_MAX_MS: '5000' };
+    const cap = launchVariables({ REPLIX_QUERY_TIMEOUT_MAX_MS: '5000' });
     expect(applyLaunchOverrides(parseSchemaConfig({}), cap).query.timeout_ms).toBe(2000);
     const long = parseSchemaConfig({ query: { timeout_ms: 30_000 } });
     expect(applyLaunchOverrides(long, cap).query.timeout_ms).toBe(5000);
-    expect(applyLaunchOverrides(long, {}).query.timeout_ms).toBe(30_000);
+    expect(applyLaunchOverrides(long, launchVariables({})).query.timeout_ms).toBe(30_000);
   });
 
   it('applies the task memory as the cap when the config has none', () => {
-    const config = applyLaunchOverrides(parseSchemaConfig({}), { REPLIX_MEMORY_CAP_MB: '512' });
+    const config = applyLaunchOverrides(
+      parseSchemaConfig({}),
+      launchVariables({ REPLIX_MEMORY_CAP_MB: '512' }),
+    );
     expect(config.memory_cap_mb).toBe(512);
   });
 });

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InstanceConfigError, resolveInstanceConfig } from '../src/instance-config.ts';
+import { ConfigError } from '../src/config/config-error.ts';
+import { resolveInstanceConfig } from '../src/instance-config.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'replix-where-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -29,7 +30,7 @@ describe('replix serve --config refuses a where that is not one safe predicate',
     ],
   ])('on %s: names %s and the position', (source, path, config) => {
     const resolve = () => resolveInstanceConfig({ source, config: configFile(config) }, {});
-    expect(resolve).toThrow(InstanceConfigError);
+    expect(resolve).toThrow(ConfigError);
     expect(resolve).toThrow(
       new RegExp(`${path.replace(/[[\]]/g, '\\$&')}: .+ \\(at position \\d+\\)`),
     );

@@ -1,6 +1,7 @@
 import { parseSchemaConfig } from '@replix/engine';
 import { describe, expect, it } from 'vitest';
-import { type InstanceConfig, InstanceConfigError } from '../src/instance-config.ts';
+import { ConfigError } from '../src/config/config-error.ts';
+import type { InstanceConfig } from '../src/instance-config.ts';
 import { heapFlags, heapIsBounded, memorySizeMb, withMemorySize } from '../src/instance-memory.ts';
 
 function flagValue(flags: string[], name: string): number {
@@ -42,7 +43,7 @@ describe('memorySizeMb', () => {
 
   it('refuses what is not a whole number of MB of at least 128', () => {
     for (const given of ['abc', '100', '512.5', '-1']) {
-      expect(() => memorySizeMb(given, {})).toThrow(InstanceConfigError);
+      expect(() => memorySizeMb(given, {})).toThrow(ConfigError);
     }
     expect(() => memorySizeMb(undefined, { REPLIX_MEMORY_MB: '64' })).toThrow(/at least 128/);
   });

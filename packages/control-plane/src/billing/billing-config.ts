@@ -1,4 +1,5 @@
-import { ControlPlaneConfigError } from '../config.ts';
+import { ConfigError, decodeEnvironment, type Environment } from '@replix/instance';
+import { type StaticDecode, Type } from 'typebox';
 import type { CheckoutPlan } from '../domain/plans.ts';
 
 export const BILLING_PROVIDERS = ['local', 'stripe'] as const;
@@ -34,27 +35,60 @@ export const DEFAULT_TERMS_VERSION = '2026-01-01';
 /** A terms version: a date or a short dotted/dashed name. */
 export const TERMS_VERSION_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 
-function required(env: NodeJS.ProcessEnv, name: string): string {
-  const value = env[name];
+/** The billing variables of the control plane's environment (docs/control-plane/billing.md). */
+export const BILLING_VARIABLE_SCHEMAS = {
+  REPLIX_BILLING_PROVIDER: Type.Enum([...BILLING_PROVIDERS], {
+    default: 'local',
+    problem: `must be one of ${BILLING_PROVIDERS.join(', ')}`,
+    description: 'the payment provider',
+  }),
+  STRIPE_SECRET_KEY: Type.Optional(Type.String({ description: 'Stripe API key' })),
+  STRIPE_WEBHOOK_SECRET: Type.Optional(
+    Type.String({ description: "the webhook endpoint's signing secret" }),
+  ),
+  STRIPE_PRICE_PRO: Type.Optional(Type.String({ description: 'price id' })),
+  STRIPE_PRICE_TEAMS: Type.Optional(Type.String({ description: 'price id' })),
+  STRIPE_PRICE_BUSINESS: Type.Optional(Type.String({ description: 'price id' })),
+  STRIPE_API_BASE: Type.Optional(
+    Type.String({
+      description: 'where the Stripe library sends requests; tests only',
+    }),
+  ),
+  REPLIX_BILLING_RETURN_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://',
+      problem: 'must be an http(s) URL',
+      description: 'where the provider sends the user back',
+    }),
+  ),
+  REPLIX_TOS_VERSION: Type.String({
+    pattern: TERMS_VERSION_PATTERN,
+    default: DEFAULT_TERMS_VERSION,
+    problem: 'must be 1-64 letters, digits, dots, dashes or underscores',
+    description: 'the current terms-of-service version',
+  }),
+};
+const BILLING_VARIABLES = Type.Object(BILLING_VARIABLE_SCHEMAS);
+type BillingVariables = StaticDecode<typeof BILLING_VARIABLES>;
+
+function required(variables: BillingVariables, name: keyof BillingVariables): string {
+  const value = variables[name];
   if (!value) {
-    throw new ControlPlaneConfigError(`${name} is required with REPLIX_BILLING_PROVIDER=stripe.`);
+    throw new ConfigError(`${name} is required with REPLIX_BILLING_PROVIDER=stripe.`);
   }
   return value;
 }
-
 function stripeApiBase(text: string | undefined): StripeApiBase | undefined {
   if (!text) return undefined;
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new ControlPlaneConfigError(
-      'STRIPE_API_BASE must be a URL such as http://127.0.0.1:12111.',
-    );
+    throw new ConfigError('STRIPE_API_BASE must be a URL such as http://127.0.0.1:12111.');
   }
   const protocol = url.protocol.slice(0, -1);
   if (protocol !== 'http' && protocol !== 'https') {
-    throw new ControlPlaneConfigError('STRIPE_API_BASE must be an http:// or https:// URL.');
+    throw new ConfigError('STRIPE_API_BASE must be an http:// or https:// URL.');
   }
   return {
     protocol,
@@ -63,41 +97,31 @@ function stripeApiBase(text: string | undefined): StripeApiBase | undefined {
   };
 }
 
-/**
- * `REPLIX_BILLING_PROVIDER` (`local`, the default, or `stripe`); with `stripe`:
- * `STRIPE_SECRET_KEY`, `STRIPE_WEBHOOK_SECRET`, `STRIPE_PRICE_PRO`, `STRIPE_PRICE_TEAMS`,
- * `STRIPE_PRICE_BUSINESS` (all required) and `STRIPE_API_BASE` (tests only);
- * `REPLIX_BILLING_RETURN_URL`; `REPLIX_TOS_VERSION` (default 2026-01-01).
- */
-export function resolveBillingConfig(env: NodeJS.ProcessEnv): BillingConfig {
-  const provider = (env.REPLIX_BILLING_PROVIDER || 'local') as BillingProviderName;
-  if (!BILLING_PROVIDERS.includes(provider)) {
-    throw new ControlPlaneConfigError(
-      `REPLIX_BILLING_PROVIDER must be one of ${BILLING_PROVIDERS.join(', ')}.`,
-    );
-  }
-  const termsVersion = env.REPLIX_TOS_VERSION || DEFAULT_TERMS_VERSION;
-  if (!new RegExp(TERMS_VERSION_PATTERN).test(termsVersion)) {
-    throw new ControlPlaneConfigError(
-      'REPLIX_TOS_VERSION must be 1-64 letters, digits, dots, dashes or underscores.',
-    );
-  }
-  const returnUrl = env.REPLIX_BILLING_RETURN_URL || undefined;
-  if (returnUrl && !/^https?:\/\//.test(returnUrl)) {
-    throw new ControlPlaneConfigError('REPLIX_BILLING_RETURN_URL must be an http(s) URL.');
-  }
+/** The billing settings of the decoded variables: the Stripe ones all required with `stripe`. */
+export function billingConfigFrom(variables: BillingVariables): BillingConfig {
+  const provider = variables.REPLIX_BILLING_PROVIDER;
   const stripe: StripeSettings | undefined =
     provider === 'stripe'
       ? {
-          secretKey: required(env, 'STRIPE_SECRET_KEY'),
-          webhookSecret: required(env, 'STRIPE_WEBHOOK_SECRET'),
+          secretKey: required(variables, 'STRIPE_SECRET_KEY'),
+          webhookSecret: required(variables, 'STRIPE_WEBHOOK_SECRET'),
           prices: {
-            pro: required(env, 'STRIPE_PRICE_PRO'),
-            teams: required(env, 'STRIPE_PRICE_TEAMS'),
-            business: required(env, 'STRIPE_PRICE_BUSINESS'),
+            pro: required(variables, 'STRIPE_PRICE_PRO'),
+            teams: required(variables, 'STRIPE_PRICE_TEAMS'),
+            business: required(variables, 'STRIPE_PRICE_BUSINESS'),
           },
-          apiBase: stripeApiBase(env.STRIPE_API_BASE),
+          apiBase: stripeApiBase(variables.STRIPE_API_BASE),
         }
       : undefined;
-  return Object.freeze({ provider, stripe, returnUrl, termsVersion });
+  return Object.freeze({
+    provider,
+    stripe,
+    returnUrl: variables.REPLIX_BILLING_RETURN_URL,
+    termsVersion: variables.REPLIX_TOS_VERSION,
+  });
+}
+
+/** The billing settings alone, decoded from an environment. */
+export function resolveBillingConfig(env: Environment): BillingConfig {
+  return billingConfigFrom(decodeEnvironment(BILLING_VARIABLES, env));
 }

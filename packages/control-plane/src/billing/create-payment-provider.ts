@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { Store } from '../store/schema.ts';
-import { type BillingConfig, resolveBillingConfig } from './billing-config.ts';
+import type { BillingConfig } from './billing-config.ts';
 import { LocalPaymentProvider } from './local-provider.ts';
 import type { PaymentProvider } from './payment-provider.ts';
 import { StripePaymentProvider } from './stripe-provider.ts';
 
-/** The billing settings of a configuration that has none (built by hand): the defaults. */
-export function billingConfigOf(config: { readonly billing?: BillingConfig }): BillingConfig {
-  return config.billing ?? resolveBillingConfig({});
+/** The billing settings of a configuration (a section every decoded configuration has). */
+export function billingConfigOf(config: { readonly billing: BillingConfig }): BillingConfig {
+  return config.billing;
 }
 
 /** The configured payment provider (`REPLIX_BILLING_PROVIDER`). */

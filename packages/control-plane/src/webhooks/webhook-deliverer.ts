@@ -21,12 +21,9 @@ export const USER_AGENT = 'Replix-Webhooks/1';
  * address, the outcome recorded with the next attempt on the retry schedule. Closing stops
  * claiming and waits for the attempts under way (each ends within the timeout).
  */
-export async function startWebhookDeliverer(
-  context: RoleContext,
-  overrides: Partial<WebhookSettings> = {},
-): Promise<RunningRole> {
+export async function startWebhookDeliverer(context: RoleContext): Promise<RunningRole> {
   const { db, log, secrets } = context;
-  const settings: WebhookSettings = { ...webhookSettingsOf(context.config), ...overrides };
+  const settings: WebhookSettings = webhookSettingsOf(context.config);
   const owner = `${context.processId}:webhooks`;
   const leaseSeconds = Math.ceil(settings.timeoutMs / 1000) + LEASE_MARGIN_SECONDS;
   const stopping = new AbortController();

@@ -1,7 +1,7 @@
 import type { ControlPlaneConfig } from '../config.ts';
-import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings.ts';
+import type { WebhookSettings } from './webhook-settings.ts';
 
-/** The webhook settings of a configuration (the defaults for one built without them). */
+/** The webhook settings of a configuration (a section every decoded configuration has). */
 export function webhookSettingsOf(config: ControlPlaneConfig): WebhookSettings {
-  return config.webhooks ?? DEFAULT_WEBHOOK_SETTINGS;
+  return config.webhooks;
 }

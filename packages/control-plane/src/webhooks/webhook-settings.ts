@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { ControlPlaneConfigError } from '../config.ts';
+import { ConfigError, flagVariable } from '@replix/instance';
+import { type StaticDecode, Type } from 'typebox';
 
 /** How webhooks are delivered; docs/control-plane/webhooks.md documents each variable. */
 export interface WebhookSettings {
@@ -20,68 +21,60 @@ export interface WebhookSettings {
   readonly pollIntervalMs: number;
 }
 
-export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = Object.freeze({
-  allowLocal: false,
-  ca: undefined,
-  timeoutMs: 10_000,
-  retryScale: 1,
-  pollIntervalMs: 1000,
-});
+/** The webhook variables of the control plane's environment. */
+export const WEBHOOK_VARIABLE_SCHEMAS = {
+  REPLIX_WEBHOOKS_ALLOW_LOCAL: flagVariable({
+    problem: 'must be 1 or 0',
+    description: 'development and tests only: allow http:// and loopback and private addresses',
+  }),
+  REPLIX_WEBHOOKS_CA_FILE: Type.Optional(
+    Type.String({
+      description: 'CAs trusted for receivers besides the public roots',
+    }),
+  ),
+  REPLIX_WEBHOOK_TIMEOUT_MS: Type.Integer({
+    exclusiveMinimum: 0,
+    default: 10_000,
+    problem: 'must be a positive integer',
+    echo: true,
+    description: 'how long a receiver has to answer',
+  }),
+  REPLIX_WEBHOOK_RETRY_SCALE: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 1,
+    default: 1,
+    problem: 'must be a number above 0 and at most 1',
+    echo: true,
+    description: 'multiplies the retry waits',
+  }),
+  REPLIX_WEBHOOK_POLL_MS: Type.Integer({
+    exclusiveMinimum: 0,
+    default: 1000,
+    problem: 'must be a positive integer',
+    echo: true,
+    description: 'how often the deliverer looks for due deliveries',
+  }),
+};
+const WEBHOOK_VARIABLES = Type.Object(WEBHOOK_VARIABLE_SCHEMAS);
 
-function numberSetting(
-  name: string,
-  text: string | undefined,
-  fallback: number,
-  check: (value: number) => boolean,
-  rule: string,
-): number {
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isFinite(value) || !check(value)) {
-    throw new ControlPlaneConfigError(`${name} must be ${rule}, not "${text}".`);
-  }
-  return value;
-}
-
-/** Reads the webhook settings from the environment, with clear messages for bad values. */
-export function resolveWebhookSettings(env: NodeJS.ProcessEnv = process.env): WebhookSettings {
-  const allow = env.REPLIX_WEBHOOKS_ALLOW_LOCAL ?? '';
-  if (!['', '0', '1', 'true', 'false'].includes(allow)) {
-    throw new ControlPlaneConfigError('REPLIX_WEBHOOKS_ALLOW_LOCAL must be 1 or 0.');
-  }
+/** The webhook settings of the decoded variables; the CA file is read here, once. */
+export function webhookSettingsFrom(
+  variables: StaticDecode<typeof WEBHOOK_VARIABLES>,
+): WebhookSettings {
+  const caFile = variables.REPLIX_WEBHOOKS_CA_FILE;
   let ca: string[] | undefined;
-  if (env.REPLIX_WEBHOOKS_CA_FILE) {
+  if (caFile) {
     try {
-      ca = [...rootCertificates, readFileSync(env.REPLIX_WEBHOOKS_CA_FILE, 'utf8')];
+      ca = [...rootCertificates, readFileSync(caFile, 'utf8')];
     } catch {
-      throw new ControlPlaneConfigError(
-        `REPLIX_WEBHOOKS_CA_FILE names a file that cannot be read: ${env.REPLIX_WEBHOOKS_CA_FILE}.`,
-      );
+      throw new ConfigError(`REPLIX_WEBHOOKS_CA_FILE names a file that cannot be read: ${caFile}.`);
     }
   }
   return Object.freeze({
-    allowLocal: allow === '1' || allow === 'true',
+    allowLocal: variables.REPLIX_WEBHOOKS_ALLOW_LOCAL,
     ca,
-    timeoutMs: numberSetting(
-      'REPLIX_WEBHOOK_TIMEOUT_MS',
-      env.REPLIX_WEBHOOK_TIMEOUT_MS,
-      DEFAULT_WEBHOOK_SETTINGS.timeoutMs,
-      (value) => Number.isInteger(value) && value > 0,
-      'a positive integer',
-    ),
-    retryScale: numberSetting(
-      'REPLIX_WEBHOOK_RETRY_SCALE',
-      env.REPLIX_WEBHOOK_RETRY_SCALE,
-      1,
-      (value) => value > 0 && value <= 1,
-      'a number above 0 and at most 1',
-    ),
-    pollIntervalMs: numberSetting(
-      'REPLIX_WEBHOOK_POLL_MS',
-      env.REPLIX_WEBHOOK_POLL_MS,
-      DEFAULT_WEBHOOK_SETTINGS.pollIntervalMs,
-      (value) => Number.isInteger(value) && value > 0,
-      'a positive integer',
-    ),
+    timeoutMs: variables.REPLIX_WEBHOOK_TIMEOUT_MS,
+    retryScale: variables.REPLIX_WEBHOOK_RETRY_SCALE,
+    pollIntervalMs: variables.REPLIX_WEBHOOK_POLL_MS,
   });
 }
