@@ -6,6 +6,12 @@ import {
   postV1ConnectionsTestConnection,
   unwrap,
 } from '@replix/client';
+import {
+  SOURCE_ENGINES,
+  SOURCE_TLS_MODES,
+  type SourceEngine,
+  type SourceTlsMode,
+} from '@replix/sources/dialect';
 import { type Command, Option } from 'commander';
 import {
   apiAction,
@@ -18,12 +24,12 @@ import {
 import { cliEnvironment } from './cli-environment.ts';
 
 interface CredentialOptions {
-  backend: 'mysql' | 'postgres' | 'mssql';
+  backend: SourceEngine;
   host: string;
   port?: string;
   user: string;
   password?: string;
-  tlsMode?: 'disable' | 'prefer' | 'require' | 'verify-full';
+  tlsMode?: SourceTlsMode;
   sshHost?: string;
   sshPort?: string;
   sshUser?: string;
@@ -36,21 +42,14 @@ function credentialOptions(command: Command): Command {
   return command
     .addOption(
       new Option('--backend <engine>', 'source engine (mysql covers MariaDB)')
-        .choices(['mysql', 'postgres', 'mssql'])
+        .choices(SOURCE_ENGINES)
         .default('mysql'),
     )
     .requiredOption('--host <host>', 'source server host')
     .option('--port <n>', 'source server port (default: the engine’s)')
     .requiredOption('--user <user>', 'source user')
     .option('--password <password>', 'source password (default REPLIX_SOURCE_PASSWORD)')
-    .addOption(
-      new Option('--tls-mode <mode>', 'TLS to the source').choices([
-        'disable',
-        'prefer',
-        'require',
-        'verify-full',
-      ]),
-    )
+    .addOption(new Option('--tls-mode <mode>', 'TLS to the source').choices(SOURCE_TLS_MODES))
     .option('--ssh-host <host>', 'reach the source through this SSH server')
     .option('--ssh-port <n>', 'SSH port (default 22)')
     .option('--ssh-user <user>', 'SSH user')
