@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ACTIONS } from '../src/domain/database-status.ts';
 import { CONTROL_PLANE_ERRORS } from '../src/errors.ts';
+import { ACTIONS } from '../src/resources/databases/database-lifecycle.ts';
 
 const docsDir = new URL('../../../docs/control-plane/', import.meta.url);
 const srcDir = new URL('../src/', import.meta.url).pathname;

@@ -15,11 +15,11 @@ import {
 import { INSTANCE_SIZE_NAMES, type InstanceSize, PLANS } from '../domain/plans.ts';
 import { notFound } from '../errors.ts';
 import { recordAudit } from '../events/audit-log.ts';
+import { auditAction, lockDatabase, queueGoal } from '../resources/databases/database-goals.ts';
 import type { Goal, Store } from '../store/schema.ts';
 import type { ApiServer } from './api-server.ts';
 import { DateTime, ErrorResponse, errorResponses, IdParams, iso, Uuid } from './common-schemas.ts';
 import type { ApiContext } from './context.ts';
-import { auditAction, lockDatabase, queueGoal } from './database-goals.ts';
 
 const tags = ['admin'];
 

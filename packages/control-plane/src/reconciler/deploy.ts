@@ -4,12 +4,12 @@ import { newKeyId } from '@replix/instance';
 import { InstanceStartError } from '../drivers/process-driver.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import { notify } from '../events/notifications.ts';
+import { finishedEvent } from '../resources/databases/database-lifecycle.ts';
+import { deployedConfigOf } from '../resources/databases/database-settings.ts';
 import type { StoreDb } from '../store/open-store.ts';
-import { deployedConfigOf } from './deployed-config.ts';
 import { appendDeploymentLog } from './deployment-log.ts';
 import {
   DONE,
-  FINISHED_EVENT,
   finishedGoal,
   type GoalOutcome,
   type GoalRun,
@@ -230,7 +230,7 @@ export async function deploy(
       databaseId: database.id,
       entityType: 'database',
       entityId: database.id,
-      eventType: FINISHED_EVENT[goal.action] ?? `database.${goal.action}`,
+      eventType: finishedEvent(goal.action),
       payload: { buildId, deploymentId },
     });
     if (goal.action === 'provision' || goal.action === 'rebuild') {

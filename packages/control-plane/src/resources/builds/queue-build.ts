@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import { recordAudit } from '../events/audit-log.ts';
-import type { DatabaseTable, Store } from '../store/schema.ts';
-import { databaseConfigHash } from './config-hash.ts';
+import { databaseConfigHash } from '../../builder/config-hash.ts';
+import { recordAudit } from '../../events/audit-log.ts';
+import type { DatabaseTable, Store } from '../../store/schema.ts';
 
 /**
  * Queues a build of the database in its region and returns the build id; a builder of that
