@@ -67,7 +67,7 @@ export const FINISHED_EVENT: Record<QueuedAction, string> = {
   delete: 'database.deleted',
 };
 
-/** The audit event of a finished goal; an action not listed is named after itself. */
-export function finishedEvent(action: string): string {
-  return (FINISHED_EVENT as Record<string, string>)[action] ?? `database.${action}`;
+/** Whether a stored goal's action is one the reconciler knows how to carry out. */
+export function isQueuedAction(action: string): action is QueuedAction {
+  return Object.hasOwn(QUEUED_STATUS, action);
 }
