@@ -35,7 +35,7 @@ export type {
 } from './source-schema.ts';
 export { COLUMN_TYPES } from './source-schema.ts';
 export type { RowChange } from './storage/apply-changes.ts';
-export { timestampText } from './storage/civil-date.ts';
+export { daysFromCivil, epochMicros, timestampText } from './storage/civil-date.ts';
 export { canonicalToComparable } from './storage/comparable.ts';
 export { Generation } from './storage/generation.ts';
 export { GenerationBuilder, nextGeneration } from './storage/generation-builder.ts';

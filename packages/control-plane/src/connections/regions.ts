@@ -1,4 +1,9 @@
-/** Where instances can run (spec §1); the first is the default. */
-export const REGIONS = ['eu-west-1', 'us-east-1'] as const;
-export type Region = (typeof REGIONS)[number];
-export const DEFAULT_REGION: Region = 'eu-west-1';
+import { REGIONS, type Region } from '../config.ts';
+
+/**
+ * Where instances can run (spec §1). The list is config.ts's, which checks `REPLIX_REGION`
+ * against it; the first region is the default.
+ */
+export { REGIONS, type Region };
+
+export const DEFAULT_REGION: Region = REGIONS[0];
