@@ -1,7 +1,7 @@
-import type { Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import { notFound } from '../../errors.ts';
 import type { StoreDb } from '../../store/open-store.ts';
-import type { BuildTable } from '../../store/schema.ts';
+import type { BuildTable, Store } from '../../store/schema.ts';
 
 /** A build of the caller's account; another account's build is a 404 like a missing one. */
 export async function ownedBuild(
@@ -28,4 +28,11 @@ export function buildRowsOf(db: StoreDb, databaseId: string): Promise<Selectable
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .execute();
+}
+
+export async function insertBuildRow(
+  db: Kysely<Store>,
+  values: Insertable<BuildTable>,
+): Promise<void> {
+  await db.insertInto('builds').values(values).execute();
 }
