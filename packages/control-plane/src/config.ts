@@ -16,8 +16,6 @@ import {
   webhookSettingsFrom,
 } from './webhooks/webhook-settings.ts';
 
-export { REGIONS, type Region };
-
 /** Where instances run: only the process driver exists. */
 export const DRIVERS = ['process'] as const;
 export type DriverName = (typeof DRIVERS)[number];

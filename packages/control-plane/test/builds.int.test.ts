@@ -6,7 +6,7 @@ import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifactDirFor } from '../src/builder/artifact-paths.ts';
 import { BUILDER_LOST_ERROR } from '../src/builder/build-queue.ts';
-import { queueBuild } from '../src/builder/queue-build.ts';
+import { queueBuild } from '../src/resources/builds/queue-build.ts';
 import { finishedBuild, testSourceDatabase } from './builder-helpers.ts';
 import {
   STORE_KINDS,

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ACTIONS } from '../src/domain/database-status.ts';
 import { CONTROL_PLANE_ERRORS } from '../src/errors.ts';
+import { ACTIONS } from '../src/resources/databases/database-lifecycle.ts';
 
 const docsDir = new URL('../../../docs/control-plane/', import.meta.url);
 const srcDir = new URL('../src/', import.meta.url).pathname;
@@ -23,7 +23,7 @@ function sourceFiles(dir: string): string[] {
  * left out of the exact comparison.
  */
 const RESOLVED_TEMPLATES: Record<string, () => string[]> = {
-  // actions-routes.ts: the audit event of an accepted action, one per action of the matrix.
+  // database-goals.ts: the audit event of an accepted action, one per action of the matrix.
   "database.${action.replaceAll('-', '_')}": () =>
     ACTIONS.map((action) => `database.${action.replaceAll('-', '_')}`),
 };
@@ -55,7 +55,10 @@ function emittedEventTypes(): { exact: Set<string>; patterns: Set<string> } {
         else patterns.add((template as string).replace(/\$\{[^}]*\}/g, '<>'));
       }
       if (expression.includes('FINISHED_EVENT')) {
-        const table = readFileSync(join(srcDir, 'reconciler/goal-run.ts'), 'utf8');
+        const table = readFileSync(
+          join(srcDir, 'resources/databases/database-lifecycle.ts'),
+          'utf8',
+        );
         const body = table.slice(table.indexOf('FINISHED_EVENT'));
         const object = body.slice(0, body.indexOf('};'));
         for (const [, value] of object.matchAll(LITERAL)) exact.add(value as string);

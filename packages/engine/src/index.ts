@@ -33,7 +33,7 @@ export type {
   SourceTableKind,
 } from './source-schema.ts';
 export type { RowChange } from './storage/apply-changes.ts';
-export { timestampText } from './storage/civil-date.ts';
+export { daysFromCivil, epochMicros, timestampText } from './storage/civil-date.ts';
 export { canonicalToComparable } from './storage/comparable.ts';
 export { Generation } from './storage/generation.ts';
 export { GenerationBuilder, nextGeneration } from './storage/generation-builder.ts';

@@ -1,3 +1,4 @@
+import { daysFromCivil, epochMicros } from '@replix/engine';
 import { SourceError } from './errors.ts';
 
 /**
@@ -8,17 +9,6 @@ import { SourceError } from './errors.ts';
 
 const SECONDS_PER_DAY = 86_400;
 const ZERO = 48;
-
-/** Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's `days_from_civil`). */
-export function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
-  const dayOfEra =
-    yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  return era * 146_097 + dayOfEra - 719_468;
-}
 
 /** The number written in `text[start, end)`, or NaN if that is not all digits (or empty). */
 function digitsAt(text: string, start: number, end: number): number {
@@ -76,16 +66,6 @@ function offsetAt(text: string, start: number): { seconds: number; end: number }
 function microsOf(text: string, start: number, end: number): number {
   const digits = Math.min(end - start, 6);
   return digitsAt(text, start, start + digits) * 10 ** (6 - digits);
-}
-
-/**
- * Epoch microseconds of a UTC day number, second of that day and microsecond. Every path that
- * builds a timestamp (source text, binlog bytes, query literals) uses this same arithmetic, so
- * equal instants give the identical double; it is exact within ±2^53 µs (years 1685…2255) and
- * the nearest double beyond.
- */
-export function epochMicros(days: number, secondOfDay: number, micros: number): number {
-  return (days * SECONDS_PER_DAY + secondOfDay) * 1_000_000 + micros;
 }
 
 /**

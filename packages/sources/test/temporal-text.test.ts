@@ -1,10 +1,6 @@
+import { daysFromCivil } from '@replix/engine';
 import { describe, expect, it } from 'vitest';
-import {
-  daysFromCivil,
-  parseDateText,
-  parseTimestampText,
-  parseTimeText,
-} from '../src/temporal-text.ts';
+import { parseDateText, parseTimestampText, parseTimeText } from '../src/temporal-text.ts';
 
 describe('daysFromCivil', () => {
   it('agrees with Date.UTC across leap years and centuries', () => {

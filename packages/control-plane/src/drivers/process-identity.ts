@@ -10,19 +10,20 @@ export function processRunsIn(pid: number, folder: string): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     if (readlinkSync(`/proc/${pid}/cwd`) !== folder) return false;
-    // The state follows the command name, which is in parentheses and may hold spaces.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
   } catch {
     return false;
   }
+  return processRuns(pid);
 }
 
-/** Whether `pid` is a live process (a zombie is not), whatever it runs. */
-export function pidAlive(pid: number): boolean {
+/**
+ * Whether `pid` is a running process, whatever it runs: a zombie is not. (`pidExists` in
+ * data-folder-lock.ts is the looser check: anything that still holds the pid.)
+ */
+export function processRuns(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
+    // The state follows the command name, which is in parentheses and may hold spaces.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
     return state !== 'Z' && state !== 'X';

@@ -1,10 +1,10 @@
-import { queueBuild } from '../builder/queue-build.ts';
 import { recordAudit } from '../events/audit-log.ts';
+import { queueBuild } from '../resources/builds/queue-build.ts';
+import { FINISHED_EVENT } from '../resources/databases/database-lifecycle.ts';
 import { deploy } from './deploy.ts';
 import { dropReplicationState } from './drop-replication-state.ts';
 import {
   DONE,
-  FINISHED_EVENT,
   finishedGoal,
   type GoalOutcome,
   type GoalRun,
@@ -118,7 +118,7 @@ async function stopInstance(
       databaseId: database.id,
       entityType: 'database',
       entityId: database.id,
-      eventType: FINISHED_EVENT[action] as string,
+      eventType: FINISHED_EVENT[action],
       payload: stopped ? { instanceId: stopped.id } : undefined,
     });
   });

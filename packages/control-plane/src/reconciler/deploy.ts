@@ -4,12 +4,12 @@ import { newKeyId } from '@replix/instance';
 import { InstanceStartError } from '../drivers/process-driver.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import { notify } from '../events/notifications.ts';
+import { FINISHED_EVENT, isQueuedAction } from '../resources/databases/database-lifecycle.ts';
+import { deployedConfigOf } from '../resources/databases/database-settings.ts';
 import type { StoreDb } from '../store/open-store.ts';
-import { deployedConfigOf } from './deployed-config.ts';
 import { appendDeploymentLog } from './deployment-log.ts';
 import {
   DONE,
-  FINISHED_EVENT,
   finishedGoal,
   type GoalOutcome,
   type GoalRun,
@@ -201,6 +201,7 @@ export async function deploy(
 
   await log(`Instance is serving at ${endpointUrl}`);
   const database = run.database;
+  const { action } = goal;
   await context.db.transaction().execute(async (tx) => {
     await tx
       .updateTable('deployments')
@@ -230,7 +231,7 @@ export async function deploy(
       databaseId: database.id,
       entityType: 'database',
       entityId: database.id,
-      eventType: FINISHED_EVENT[goal.action] ?? `database.${goal.action}`,
+      eventType: isQueuedAction(action) ? FINISHED_EVENT[action] : `database.${action}`,
       payload: { buildId, deploymentId },
     });
     if (goal.action === 'provision' || goal.action === 'rebuild') {

@@ -68,16 +68,3 @@ export function saveGoal(
 export function finishedGoal(changes: DatabaseChanges): DatabaseChanges {
   return { ...changes, goal: null, lease_owner: null, lease_until: null, updated_at: new Date() };
 }
-
-/** The audit event of each finished action. */
-export const FINISHED_EVENT: Record<string, string> = {
-  provision: 'database.provisioned',
-  rebuild: 'database.rebuilt',
-  redeploy: 'database.redeployed',
-  reconfigure: 'database.reconfigured',
-  resize: 'database.resized',
-  resume: 'database.resumed',
-  pause: 'database.paused',
-  terminate: 'database.terminated',
-  delete: 'database.deleted',
-};

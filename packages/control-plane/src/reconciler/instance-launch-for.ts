@@ -3,8 +3,8 @@ import type { ApiContext } from '../api/context.ts';
 import { connectionTarget } from '../connections/connection-target.ts';
 import type { InstanceKeySet } from '../drivers/instance-key-set.ts';
 import type { InstanceLaunch } from '../drivers/instance-launch.ts';
+import { deployedConfigOf } from '../resources/databases/database-settings.ts';
 import type { ApiKeyScope } from '../store/schema.ts';
-import { deployedConfigOf } from './deployed-config.ts';
 import type { DatabaseRow } from './leases.ts';
 import { replicationIdFor } from './replication-id.ts';
 

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { pidAlive } from '../drivers/process-identity.ts';
+import { processRuns } from '../drivers/process-identity.ts';
 
 /**
  * Lease owners are `<host>:<pid>:<8 hex>[:<role>]` (the process id of start-control-plane.ts),
@@ -16,5 +16,5 @@ function localPidOf(owner: string): number | null {
 /** Whether a lease owner is a control-plane process of this machine that is gone (killed). */
 export function ownerIsGoneLocally(owner: string): boolean {
   const pid = localPidOf(owner);
-  return pid !== null && pid !== process.pid && !pidAlive(pid);
+  return pid !== null && pid !== process.pid && !processRuns(pid);
 }

@@ -10,7 +10,12 @@ export class DataFolderLockedError extends Error {
   }
 }
 
-function isAlive(pid: number): boolean {
+/**
+ * Whether anything holds `pid`: signal 0 reaches it, or it belongs to another user (EPERM). A
+ * zombie counts, unlike `processRuns` in drivers/process-identity.ts: the lock is taken over
+ * only once the pid is gone.
+ */
+function pidExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -36,7 +41,7 @@ export function lockDataFolder(folder: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = Number(readFileSync(lockPath, 'utf8'));
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && pidExists(owner)) {
         throw new DataFolderLockedError(folder, owner);
       }
       rmSync(lockPath, { force: true });

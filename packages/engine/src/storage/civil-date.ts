@@ -55,9 +55,10 @@ function pad(value: number, width: number): string {
 }
 
 /**
- * Epoch microseconds of a day number, second of that day and microsecond: the same arithmetic
- * the connectors use (`@replix/sources` temporal-text), so a literal and a source value naming
- * one instant are the identical double.
+ * Epoch microseconds of a UTC day number, second of that day and microsecond. Every path that
+ * builds a timestamp (source text and binlog bytes in `@replix/sources`, query literals here)
+ * uses this one function, so equal instants give the identical double; it is exact within
+ * ±2^53 µs (years 1685…2255) and the nearest double beyond.
  */
 export function epochMicros(days: number, secondOfDay: number, micros: number): number {
   return (days * 86_400 + secondOfDay) * 1_000_000 + micros;

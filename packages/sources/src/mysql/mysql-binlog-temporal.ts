@@ -1,4 +1,5 @@
-import { daysFromCivil, epochMicros, secondsFromMicros } from '../temporal-text.ts';
+import { daysFromCivil, epochMicros } from '@replix/engine';
+import { secondsFromMicros } from '../temporal-text.ts';
 
 /**
  * Decoders for the binlog's own encodings of temporal values (MySQL 5.6+ `TIME2`, `DATETIME2`,

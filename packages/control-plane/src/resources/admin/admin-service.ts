@@ -1,6 +1,5 @@
 /** Operator work across accounts: the customer list, plan overrides, deprovisioning. */
 import { iso } from '../../api/common-schemas.ts';
-import { auditAction, lockDatabase, queueGoal } from '../../api/database-goals.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { changePlan } from '../../billing/billing-ledger.ts';
 import {
@@ -17,6 +16,7 @@ import { INSTANCE_SIZE_NAMES, type InstanceSize, type Plan } from '../../domain/
 import { recordAudit } from '../../events/audit-log.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import type { Goal } from '../../store/schema.ts';
+import { auditAction, lockDatabase, queueGoal } from '../databases/database-goals.ts';
 import { customerRows, databaseIdsOf, liveDatabases, requireCustomer } from './admin-queries.ts';
 
 /** Queued actions that already take the instance down: a deprovision leaves them be. */

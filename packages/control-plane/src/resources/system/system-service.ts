@@ -5,7 +5,7 @@
  */
 import { iso } from '../../api/common-schemas.ts';
 import type { Principal } from '../../auth/principal.ts';
-import { REGIONS } from '../../config.ts';
+import { REGIONS } from '../../connections/regions.ts';
 import { CONTROL_PLANE_REVISION } from '../../roles/heartbeat.ts';
 import { ROLE_NAMES } from '../../roles/role.ts';
 import type { StoreDb } from '../../store/open-store.ts';

@@ -1,33 +1,28 @@
-import type { Kysely, Selectable } from 'kysely';
-import { type AllowedActions, allowedActions } from '../domain/allowed-actions.ts';
-import type { Action, DatabaseStatus } from '../domain/database-status.ts';
-import { asPlan, type InstanceSize, type Plan } from '../domain/plans.ts';
-import { ApiError, notFound } from '../errors.ts';
-import { recordAudit } from '../events/audit-log.ts';
-import type { DatabaseTable, Goal, Store } from '../store/schema.ts';
+import type { Kysely } from 'kysely';
+import { asPlan, type InstanceSize, type Plan } from '../../domain/plans.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import { recordAudit } from '../../events/audit-log.ts';
+import type { Goal, Store } from '../../store/schema.ts';
+import { type AllowedActions, allowedActions } from './allowed-actions.ts';
+import {
+  type Action,
+  type DatabaseStatus,
+  QUEUED_STATUS,
+  type QueuedAction,
+} from './database-lifecycle.ts';
+import {
+  type DatabaseRow,
+  hasSucceededBuild,
+  lockDatabaseRow,
+  planNameOf,
+  updateDatabaseRow,
+} from './databases-queries.ts';
 
 /**
  * How an accepted database action is recorded: lock the row, check the allowed-actions matrix,
  * write the goal and its transitional status with the audit event. The action routes and the
  * admin deprovision share it, so a goal is recorded one way whoever asks.
  */
-
-/** The transitional status each queued action puts the database in (the reconciler moves on). */
-export const QUEUED_STATUS = {
-  provision: 'building',
-  rebuild: 'building',
-  reconfigure: 'deploying',
-  redeploy: 'deploying',
-  resize: 'deploying',
-  resume: 'deploying',
-  pause: 'pausing',
-  terminate: 'terminating',
-  delete: 'deleting',
-} as const satisfies Partial<Record<Action, DatabaseStatus>>;
-
-export type QueuedAction = keyof typeof QUEUED_STATUS;
-
-export type DatabaseRow = Selectable<DatabaseTable>;
 
 export interface Locked {
   readonly row: DatabaseRow;
@@ -44,33 +39,16 @@ export async function lockDatabase(
   accountId: string,
   id: string,
 ): Promise<Locked> {
-  const row = await tx
-    .selectFrom('databases')
-    .selectAll()
-    .where('id', '=', id)
-    .where('account_id', '=', accountId)
-    .where('deleted_at', 'is', null)
-    .forUpdate()
-    .executeTakeFirst();
+  const row = await lockDatabaseRow(tx, accountId, id);
   if (!row) throw notFound('Database');
-  const account = await tx
-    .selectFrom('accounts')
-    .select('plan')
-    .where('id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  const build = await tx
-    .selectFrom('builds')
-    .select('id')
-    .where('database_id', '=', id)
-    .where('status', '=', 'succeeded')
-    .limit(1)
-    .executeTakeFirst();
-  const plan = asPlan(account.plan);
+  const planName = await planNameOf(tx, accountId);
+  const hasBuild = await hasSucceededBuild(tx, id);
+  const plan = asPlan(planName);
   const matrix = allowedActions({
     status: row.status as DatabaseStatus,
     goal: row.goal,
     plan,
-    hasBuild: build !== undefined,
+    hasBuild,
     replicationPaused: row.replication_paused,
   });
   return { row, plan, matrix };
@@ -117,11 +95,7 @@ export async function queueGoal(
     requestedAt: new Date().toISOString(),
     ...extra,
   };
-  await tx
-    .updateTable('databases')
-    .set({ goal: JSON.stringify(goal), status: toStatus, updated_at: new Date() })
-    .where('id', '=', row.id)
-    .execute();
+  await updateDatabaseRow(tx, row.id, { goal: JSON.stringify(goal), status: toStatus });
   await auditAction(tx, accountId, row, action, {
     fromStatus: row.status,
     toStatus,

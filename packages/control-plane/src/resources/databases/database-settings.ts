@@ -4,7 +4,10 @@ import {
   schemaConfigWhereProblems,
   type WhereConfigIssue,
 } from '@replix/sources';
-import { ApiError } from '../errors.ts';
+import type { Selectable } from 'kysely';
+import { INSTANCE_SIZE_NAMES, INSTANCE_SIZES, type InstanceSize } from '../../domain/plans.ts';
+import { ApiError } from '../../errors.ts';
+import type { DatabaseTable, DeployedInstanceConfig } from '../../store/schema.ts';
 
 export const SYNC_MODES = ['cdc', 'poll'] as const;
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;
@@ -33,4 +36,26 @@ export function validSchemaConfig(input: unknown, engine: SourceEngine): SchemaC
   const issues = schemaConfigWhereProblems(engine, config);
   if (issues.length > 0) throw invalidConfig(issues);
   return config;
+}
+
+/** The size an instance of a stored size name runs at: an unknown name runs at xs. */
+function runnableSize(name: string): InstanceSize {
+  return (INSTANCE_SIZE_NAMES as readonly string[]).includes(name) ? (name as InstanceSize) : 'xs';
+}
+
+/**
+ * The runtime settings an instance of the database gets now (recorded as deployed_config). An
+ * unknown stored size runs, and is recorded, as xs.
+ */
+export function deployedConfigOf(database: Selectable<DatabaseTable>): DeployedInstanceConfig {
+  const size = runnableSize(database.instance_size);
+  return {
+    instanceSize: size,
+    taskCpu: INSTANCE_SIZES[size].taskCpu,
+    taskMemoryMb: INSTANCE_SIZES[size].taskMemoryMb,
+    syncMode: database.sync_mode,
+    syncInterval: database.sync_interval,
+    logLevel: database.log_level,
+    safetyNet: database.safety_net,
+  };
 }

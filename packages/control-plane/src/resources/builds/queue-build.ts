@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
-import { recordAudit } from '../events/audit-log.ts';
-import type { DatabaseTable, Store } from '../store/schema.ts';
-import { databaseConfigHash } from './config-hash.ts';
+import { databaseConfigHash } from '../../builder/config-hash.ts';
+import { recordAudit } from '../../events/audit-log.ts';
+import type { DatabaseTable, Store } from '../../store/schema.ts';
+import { insertBuildRow } from './builds-queries.ts';
 
 /**
  * Queues a build of the database in its region and returns the build id; a builder of that
@@ -14,18 +15,15 @@ export async function queueBuild(
   database: Selectable<DatabaseTable>,
 ): Promise<string> {
   const id = randomUUID();
-  await db
-    .insertInto('builds')
-    .values({
-      id,
-      database_id: database.id,
-      account_id: database.account_id,
-      region: database.region,
-      status: 'queued',
-      config_hash: databaseConfigHash(database),
-      created_at: new Date(),
-    })
-    .execute();
+  await insertBuildRow(db, {
+    id,
+    database_id: database.id,
+    account_id: database.account_id,
+    region: database.region,
+    status: 'queued',
+    config_hash: databaseConfigHash(database),
+    created_at: new Date(),
+  });
   await recordAudit(db, {
     accountId: database.account_id,
     databaseId: database.id,

@@ -1,0 +1,64 @@
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { StoreDb } from '../../store/open-store.ts';
+import type { ConnectionTable, Store } from '../../store/schema.ts';
+
+export type ConnectionRow = Selectable<ConnectionTable>;
+
+/** The account's connections, oldest first. */
+export function listConnectionRows(db: StoreDb, accountId: string): Promise<ConnectionRow[]> {
+  return db
+    .selectFrom('connections')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .orderBy('created_at', 'asc')
+    .orderBy('id')
+    .execute();
+}
+
+export function insertConnectionRow(
+  tx: Kysely<Store>,
+  values: Insertable<ConnectionTable>,
+): Promise<ConnectionRow> {
+  return tx.insertInto('connections').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Changes a live connection and stamps `updated_at`. */
+export function updateConnectionRow(
+  tx: Kysely<Store>,
+  id: string,
+  changes: Updateable<ConnectionTable>,
+): Promise<ConnectionRow> {
+  return tx
+    .updateTable('connections')
+    .set({ ...changes, updated_at: new Date() })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Locks the connection row for the rest of the transaction. */
+export async function lockConnectionRow(tx: Kysely<Store>, id: string): Promise<void> {
+  await tx.selectFrom('connections').select('id').where('id', '=', id).forUpdate().execute();
+}
+
+/** The names of the live databases on a connection, in name order. */
+export async function databaseNamesOn(tx: Kysely<Store>, connectionId: string): Promise<string[]> {
+  const rows = await tx
+    .selectFrom('databases')
+    .select('name')
+    .where('connection_id', '=', connectionId)
+    .where('deleted_at', 'is', null)
+    .orderBy('name')
+    .execute();
+  return rows.map((row) => row.name);
+}
+
+export async function markConnectionDeleted(tx: Kysely<Store>, id: string): Promise<void> {
+  await tx
+    .updateTable('connections')
+    .set({ deleted_at: new Date(), updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
+}

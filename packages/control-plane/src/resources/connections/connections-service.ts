@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import type { SourceEngine, SourceTlsMode } from '@replix/sources';
+import type { ApiContext } from '../../api/context.ts';
+import { fieldChanges } from '../../api/field-changes.ts';
+import { ownedConnection } from '../../api/tenancy.ts';
+import { accountPlan } from '../../connections/account-plan.ts';
+import { DEFAULT_REGION } from '../../connections/regions.ts';
+import { testSavedConnection } from '../../connections/saved-connection-test.ts';
+import { readSourceSchema } from '../../connections/source-schema-read.ts';
+import { assertUsablePrivateKey } from '../../connections/ssh-private-key.ts';
+import { testConnection } from '../../connections/test-connection.ts';
+import { assertRegion } from '../../domain/plan-enforcement.ts';
+import { ApiError } from '../../errors.ts';
+import { recordAudit } from '../../events/audit-log.ts';
+import type { ConnectionTable } from '../../store/schema.ts';
+import {
+  databaseNamesOn,
+  insertConnectionRow,
+  listConnectionRows,
+  lockConnectionRow,
+  markConnectionDeleted,
+  updateConnectionRow,
+} from './connections-queries.ts';
+import {
+  type CreateConnectionBody,
+  connectionResource,
+  type TestConnectionBody,
+  type UpdateConnectionBody,
+} from './connections-schemas.ts';
+
+const DEFAULT_PORTS: Record<SourceEngine, number> = { mysql: 3306, postgres: 5432, mssql: 1433 };
+
+type Context = Pick<ApiContext, 'db' | 'secrets'>;
+
+/** Checks raw credentials before a connection is saved. */
+export function testRawConnection(body: TestConnectionBody) {
+  const backend = body.backend ?? 'mysql';
+  return testConnection({
+    backend,
+    host: body.mysqlHost,
+    port: body.mysqlPort ?? DEFAULT_PORTS[backend],
+    user: body.mysqlUser,
+    password: body.mysqlPassword,
+    database: body.database,
+    tlsMode: body.tlsMode,
+    ssh: body.ssh && { ...body.ssh, port: body.ssh.port ?? 22 },
+  });
+}
+
+export async function listConnections({ db }: Context, accountId: string) {
+  return (await listConnectionRows(db, accountId)).map(connectionResource);
+}
+
+export async function getConnection({ db }: Context, accountId: string, id: string) {
+  return connectionResource(await ownedConnection(db, accountId, id));
+}
+
+/** Saves a connection with its password and SSH key sealed; the region must fit the plan. */
+export async function createConnection(
+  { db, secrets }: Context,
+  accountId: string,
+  body: CreateConnectionBody,
+) {
+  const backend = body.backend ?? 'mysql';
+  const defaultRegion = body.defaultRegion ?? DEFAULT_REGION;
+  assertRegion(await accountPlan(db, accountId), defaultRegion);
+  if (body.ssh) assertUsablePrivateKey(body.ssh.privateKey, 'body.ssh.privateKey');
+  const id = randomUUID();
+  const now = new Date();
+  const row = await db.transaction().execute(async (tx) => {
+    const inserted = await insertConnectionRow(tx, {
+      id,
+      account_id: accountId,
+      name: body.name,
+      backend,
+      host: body.host,
+      port: body.port ?? DEFAULT_PORTS[backend],
+      username: body.user,
+      password_enc: secrets.seal(body.password),
+      default_region: defaultRegion,
+      tls_mode: body.tlsMode ?? 'prefer',
+      ssh: body.ssh
+        ? JSON.stringify({ host: body.ssh.host, port: body.ssh.port ?? 22, user: body.ssh.user })
+        : null,
+      ssh_private_key_enc: body.ssh ? secrets.seal(body.ssh.privateKey) : null,
+      created_at: now,
+      updated_at: now,
+    });
+    await recordAudit(tx, {
+      accountId,
+      entityType: 'connection',
+      entityId: id,
+      eventType: 'connection.created',
+      payload: { name: body.name, backend, ssh: body.ssh !== undefined },
+    });
+    return inserted;
+  });
+  return connectionResource(row);
+}
+
+/** Tests a saved connection with its stored settings; `database` is the login database. */
+export async function testConnectionOf(
+  { db, secrets }: Context,
+  accountId: string,
+  id: string,
+  database: string | undefined,
+) {
+  const connection = await ownedConnection(db, accountId, id);
+  return testSavedConnection(connection, secrets, database);
+}
+
+/** Reads a source schema live through a saved connection. */
+export async function readConnectionSchema(
+  { db, secrets }: Context,
+  accountId: string,
+  id: string,
+  sourceSchema: string,
+) {
+  const connection = await ownedConnection(db, accountId, id);
+  return readSourceSchema(connection, secrets, sourceSchema);
+}
+
+/** Changes a connection; omitted fields and secrets stay as they are. */
+export async function updateConnection(
+  { db, secrets }: Context,
+  accountId: string,
+  id: string,
+  body: UpdateConnectionBody,
+) {
+  const current = await ownedConnection(db, accountId, id);
+  if (body.defaultRegion !== undefined && body.defaultRegion !== current.default_region) {
+    assertRegion(await accountPlan(db, accountId), body.defaultRegion);
+  }
+  const { changes, changed, set } = fieldChanges<ConnectionTable>();
+  if (body.name !== undefined) set('name', 'name', body.name);
+  if (body.host !== undefined) set('host', 'host', body.host);
+  if (body.port !== undefined) set('port', 'port', body.port);
+  if (body.user !== undefined) set('user', 'username', body.user);
+  if (body.password !== undefined) set('password', 'password_enc', secrets.seal(body.password));
+  if (body.defaultRegion !== undefined) set('defaultRegion', 'default_region', body.defaultRegion);
+  if (body.tlsMode !== undefined) set('tlsMode', 'tls_mode', body.tlsMode as SourceTlsMode);
+  if (body.ssh === null) {
+    set('ssh', 'ssh', null);
+    changes.ssh_private_key_enc = null;
+  } else if (body.ssh !== undefined) {
+    const { privateKey } = body.ssh;
+    if (privateKey !== undefined) {
+      assertUsablePrivateKey(privateKey, 'body.ssh.privateKey');
+      changes.ssh_private_key_enc = secrets.seal(privateKey);
+    } else if (current.ssh_private_key_enc === null) {
+      throw new ApiError(
+        'validation_failed',
+        'body.ssh.privateKey is required: the connection has no SSH key yet.',
+      );
+    }
+    set(
+      'ssh',
+      'ssh',
+      JSON.stringify({ host: body.ssh.host, port: body.ssh.port ?? 22, user: body.ssh.user }),
+    );
+  }
+  const row = await db.transaction().execute(async (tx) => {
+    const updated = await updateConnectionRow(tx, current.id, changes);
+    await recordAudit(tx, {
+      accountId,
+      entityType: 'connection',
+      entityId: current.id,
+      eventType: 'connection.updated',
+      payload: { changed },
+    });
+    return updated;
+  });
+  return connectionResource(row);
+}
+
+/** Deletes a connection no database uses any more; 409 names the databases that still do. */
+export async function deleteConnection({ db }: Context, accountId: string, id: string) {
+  const current = await ownedConnection(db, accountId, id);
+  await db.transaction().execute(async (tx) => {
+    // Locks the connection, so a database cannot be created on it meanwhile.
+    await lockConnectionRow(tx, current.id);
+    const users = await databaseNamesOn(tx, current.id);
+    if (users.length > 0) {
+      throw new ApiError(
+        'conflict',
+        `The connection is used by ${users.length} database(s) (${users.slice(0, 5).join(', ')}); delete them first.`,
+      );
+    }
+    await markConnectionDeleted(tx, current.id);
+    await recordAudit(tx, {
+      accountId,
+      entityType: 'connection',
+      entityId: current.id,
+      eventType: 'connection.deleted',
+      payload: { name: current.name },
+    });
+  });
+}

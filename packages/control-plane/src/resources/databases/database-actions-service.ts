@@ -1,0 +1,218 @@
+import type { Kysely } from 'kysely';
+import type { ApiContext } from '../../api/context.ts';
+import { assertComputeUnits, assertInstanceSize } from '../../domain/plan-enforcement.ts';
+import { type InstanceSize, planLimits } from '../../domain/plans.ts';
+import { InstanceClient } from '../../drivers/instance-client.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import type { Goal, Store } from '../../store/schema.ts';
+import { auditAction, lockDatabase, queueGoal, requireAllowed } from './database-goals.ts';
+import type { DatabaseStatus, QueuedAction } from './database-lifecycle.ts';
+import {
+  buildOfDatabase,
+  type DatabaseRow,
+  liveInstanceAddress,
+  updateDatabaseRow,
+} from './databases-queries.ts';
+
+type Context = Pick<ApiContext, 'db' | 'secrets' | 'log'>;
+
+/** The queued actions that take no input: provision, rebuild, reconfigure, pause, resume, terminate. */
+export type PlainQueuedAction = Exclude<QueuedAction, 'resize' | 'redeploy' | 'delete'>;
+
+/**
+ * Actions after which the database's instance runs: each must fit the plan's compute units
+ * (docs/control-plane/billing.md). Pause and terminate only free units.
+ */
+export const STARTS_INSTANCE: ReadonlySet<QueuedAction> = new Set([
+  'provision',
+  'rebuild',
+  'reconfigure',
+  'resume',
+]);
+
+/** Queues an action that takes no input; returns the transitional status. */
+export function queueAction(
+  { db }: Context,
+  accountId: string,
+  id: string,
+  action: PlainQueuedAction,
+): Promise<DatabaseStatus> {
+  return db.transaction().execute(async (tx) => {
+    const locked = await lockDatabase(tx, accountId, id);
+    requireAllowed(locked, action);
+    if (STARTS_INSTANCE.has(action)) {
+      await assertComputeUnits(tx, accountId, locked.row.id, locked.row.instance_size);
+    }
+    return queueGoal(tx, accountId, locked.row, action);
+  });
+}
+
+/** Queues a resize to another size the plan allows. */
+export function queueResize(
+  { db }: Context,
+  accountId: string,
+  id: string,
+  size: InstanceSize,
+): Promise<DatabaseStatus> {
+  return db.transaction().execute(async (tx) => {
+    const locked = await lockDatabase(tx, accountId, id);
+    requireAllowed(locked, 'resize');
+    assertInstanceSize({ plan: locked.plan, limits: planLimits(locked.plan) }, size);
+    if (size === locked.row.instance_size) {
+      throw new ApiError(
+        'validation_failed',
+        `body.instanceSize is already ${size}; choose another size.`,
+      );
+    }
+    await assertComputeUnits(tx, accountId, locked.row.id, size);
+    return queueGoal(tx, accountId, locked.row, 'resize', { instanceSize: size });
+  });
+}
+
+/** Queues a redeploy of a past succeeded build of the database. */
+export function queueRedeploy(
+  { db }: Context,
+  accountId: string,
+  id: string,
+  buildId: string,
+): Promise<DatabaseStatus> {
+  return db.transaction().execute(async (tx) => {
+    const locked = await lockDatabase(tx, accountId, id);
+    requireAllowed(locked, 'redeploy');
+    await assertComputeUnits(tx, accountId, locked.row.id, locked.row.instance_size);
+    const build = await buildOfDatabase(tx, accountId, locked.row.id, buildId);
+    if (!build) throw notFound('Build');
+    if (build.status !== 'succeeded') {
+      throw new ApiError(
+        'validation_failed',
+        `body.buildId names a build that is ${build.status}; only a succeeded build can be redeployed.`,
+      );
+    }
+    return queueGoal(tx, accountId, locked.row, 'redeploy', { buildId });
+  });
+}
+
+/**
+ * Deletes the database: at once when nothing is deployed (null), else queued after a teardown
+ * (the transitional status).
+ */
+export function deleteDatabase(
+  { db }: Context,
+  accountId: string,
+  id: string,
+): Promise<DatabaseStatus | null> {
+  return db.transaction().execute(async (tx) => {
+    const locked = await lockDatabase(tx, accountId, id);
+    requireAllowed(locked, 'delete');
+    if (locked.matrix.delete.mode === 'queued') {
+      return queueGoal(tx, accountId, locked.row, 'delete');
+    }
+    await updateDatabaseRow(tx, locked.row.id, { status: 'deleting', deleted_at: new Date() });
+    await auditAction(tx, accountId, locked.row, 'delete', {
+      fromStatus: locked.row.status,
+      toStatus: 'deleted',
+    });
+    return null;
+  });
+}
+
+/** Cancels the queued goal before the reconciler starts it; returns the restored status. */
+export function cancelGoal({ db }: Context, accountId: string, id: string): Promise<string> {
+  return db.transaction().execute(async (tx) => {
+    const locked = await lockDatabase(tx, accountId, id);
+    requireAllowed(locked, 'cancel-goal');
+    const goal = locked.row.goal as Goal;
+    await updateDatabaseRow(tx, locked.row.id, { goal: null, status: goal.fromStatus });
+    await auditAction(tx, accountId, locked.row, 'cancel-goal', {
+      fromStatus: locked.row.status,
+      toStatus: goal.fromStatus,
+      cancelledAction: goal.action,
+    });
+    return goal.fromStatus;
+  });
+}
+
+/** Asks the running instance to reload the whole source now. */
+export async function reloadDatabase(context: Context, accountId: string, id: string) {
+  await context.db.transaction().execute(async (tx) => {
+    const locked = await lockDatabase(tx, accountId, id);
+    requireAllowed(locked, 'reload');
+    await postToInstance(await liveInstance(tx, context, locked.row), '/reload', context);
+    await auditAction(tx, accountId, locked.row, 'reload', {
+      fromStatus: locked.row.status,
+      toStatus: locked.row.status,
+    });
+  });
+}
+
+/** Pauses or resumes the running instance's replication and records it on the database. */
+export async function setReplicationPaused(
+  context: Context,
+  accountId: string,
+  id: string,
+  paused: boolean,
+) {
+  const action = paused ? 'pause-replication' : 'resume-replication';
+  await context.db.transaction().execute(async (tx) => {
+    const locked = await lockDatabase(tx, accountId, id);
+    requireAllowed(locked, action);
+    const client = await liveInstance(tx, context, locked.row);
+    await postToInstance(client, paused ? '/replication/pause' : '/replication/resume', context);
+    await updateDatabaseRow(tx, locked.row.id, { replication_paused: paused });
+    await auditAction(tx, accountId, locked.row, action, {
+      fromStatus: locked.row.status,
+      toStatus: locked.row.status,
+      replicationPaused: paused,
+    });
+  });
+}
+
+/** A client for the database's live instance, or 503 when it has none. */
+async function liveInstance(
+  tx: Kysely<Store>,
+  context: Context,
+  row: DatabaseRow,
+): Promise<InstanceClient> {
+  const instance = await liveInstanceAddress(tx, row.id);
+  if (!instance?.endpoint_url) {
+    throw new ApiError('instance_unavailable', 'The database has no running instance.');
+  }
+  return new InstanceClient(
+    instance.endpoint_url,
+    context.secrets.openBuffer(row.key_secret_enc),
+    instance.control_key_id,
+  );
+}
+
+interface InstanceErrorBody {
+  error?: { code?: string; message?: string };
+}
+
+/**
+ * POSTs to the instance. A 409 (reload_busy, cap_degraded) becomes action_not_allowed with the
+ * instance's own message; no answer, or any other failure, is instance_unavailable.
+ */
+async function postToInstance(
+  client: InstanceClient,
+  path: string,
+  context: Context,
+): Promise<void> {
+  let response: { status: number; body: InstanceErrorBody | undefined };
+  try {
+    response = await client.json<InstanceErrorBody>('POST', path);
+  } catch (error) {
+    context.log.warn({ path, reason: (error as Error).name }, 'instance did not answer');
+    throw new ApiError(
+      'instance_unavailable',
+      'The instance did not answer; retry when its status is running.',
+    );
+  }
+  if (response.status >= 200 && response.status < 300) return;
+  const message = response.body?.error?.message;
+  if (response.status === 409 && message) throw new ApiError('action_not_allowed', message);
+  context.log.warn({ path, status: response.status }, 'instance refused a control call');
+  throw new ApiError(
+    'instance_unavailable',
+    'The instance could not do this now; retry when its status is running.',
+  );
+}

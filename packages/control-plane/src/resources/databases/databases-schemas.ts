@@ -1,0 +1,162 @@
+import type { Selectable } from 'kysely';
+import { type Static, Type } from 'typebox';
+import { DateTime, iso, Uuid } from '../../api/common-schemas.ts';
+import { REGIONS } from '../../connections/regions.ts';
+import { INSTANCE_SIZE_NAMES } from '../../domain/plans.ts';
+import type { DatabaseTable } from '../../store/schema.ts';
+import { DATABASE_STATUSES } from './database-lifecycle.ts';
+import { LOG_LEVELS, SYNC_MODES } from './database-settings.ts';
+
+/** A database record in the API (GET/POST/PATCH /databases). */
+export const Database = Type.Object(
+  {
+    id: Uuid,
+    name: Type.String(),
+    connectionId: Uuid,
+    sourceSchema: Type.String({
+      description:
+        'The source database (MySQL), or `<database>[/<schema>]` (PostgreSQL, SQL Server).',
+    }),
+    schemaConfig: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'The schema config as given (docs/schema-config.md).',
+    }),
+    region: Type.String(),
+    instanceSize: Type.String(),
+    syncMode: Type.String(),
+    syncInterval: Type.Number({ description: 'Seconds.' }),
+    logLevel: Type.String(),
+    safetyNet: Type.Number({ description: 'Seconds between safety-net reloads; 0 for none.' }),
+    status: Type.Enum([...DATABASE_STATUSES]),
+    replicationPaused: Type.Boolean(),
+    currentBuildId: Type.Union([Uuid, Type.Null()]),
+    lastError: Type.Union([Type.String(), Type.Null()]),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { $id: 'Database', description: 'A schema config bound to a source connection.' },
+);
+
+const SchemaConfigInput = Type.Record(Type.String(), Type.Unknown(), {
+  description:
+    'The schema config (docs/schema-config.md); validated, 400 invalid_schema_config names the key path.',
+});
+const SyncMode = Type.Enum([...SYNC_MODES]);
+const SyncInterval = Type.Integer({
+  minimum: 1,
+  maximum: 86_400,
+  description:
+    'Seconds between sync ticks; in poll mode at least the plan’s pollModeMinSyncInterval.',
+});
+const LogLevel = Type.Enum([...LOG_LEVELS]);
+const SafetyNet = Type.Integer({
+  minimum: 0,
+  maximum: 604_800,
+  description: 'Seconds between full safety-net reloads; 0 for none.',
+});
+
+export const CreateDatabaseBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    connectionId: Uuid,
+    sourceSchema: Type.String({ minLength: 1, maxLength: 255 }),
+    schemaConfig: Type.Optional(SchemaConfigInput),
+    region: Type.Optional(
+      Type.Enum([...REGIONS], { description: "Default: the connection's defaultRegion." }),
+    ),
+    instanceSize: Type.Optional(
+      Type.Enum([...INSTANCE_SIZE_NAMES], { description: 'Default xs.' }),
+    ),
+    syncMode: Type.Optional(
+      Type.Enum([...SYNC_MODES], { description: "Default: the schema config's sync.mode (cdc)." }),
+    ),
+    syncInterval: Type.Optional(SyncInterval),
+    logLevel: Type.Optional(Type.Enum([...LOG_LEVELS], { description: 'Default info.' })),
+    safetyNet: Type.Optional(SafetyNet),
+  },
+  { $id: 'CreateDatabaseBody', additionalProperties: false },
+);
+export type CreateDatabaseBody = Static<typeof CreateDatabaseBody>;
+
+export const UpdateDatabaseBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    sourceSchema: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    schemaConfig: Type.Optional(SchemaConfigInput),
+    syncMode: Type.Optional(SyncMode),
+    syncInterval: Type.Optional(SyncInterval),
+    logLevel: Type.Optional(LogLevel),
+    safetyNet: Type.Optional(SafetyNet),
+  },
+  {
+    $id: 'UpdateDatabaseBody',
+    additionalProperties: false,
+    description:
+      'Changes become pending changes: the running instance keeps its settings until a rebuild or reconfigure. Size: the resize action; region and connection cannot change.',
+  },
+);
+export type UpdateDatabaseBody = Static<typeof UpdateDatabaseBody>;
+
+export const ActionAccepted = Type.Object(
+  {
+    status: Type.String({
+      description:
+        'The database status after the call: the transitional status of a queued action (`building`, `deploying`, `pausing`, `terminating`, `deleting`), or the restored one after cancel-goal.',
+    }),
+  },
+  { $id: 'ActionAccepted' },
+);
+
+export const ReloadAccepted = Type.Object(
+  {
+    status: Type.Literal('running'),
+    reloading: Type.Literal(true, {
+      description: 'The instance started a full reload; it swaps the snapshot in when done.',
+    }),
+  },
+  { $id: 'ReloadAccepted' },
+);
+
+export const ReplicationState = Type.Object(
+  { replication_paused: Type.Boolean() },
+  { $id: 'ReplicationState' },
+);
+
+export const ResizeBody = Type.Object(
+  {
+    instanceSize: Type.Union(
+      INSTANCE_SIZE_NAMES.map((size) => Type.Literal(size)),
+      { description: 'The new size; at most the plan’s maxInstanceSize.' },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const RedeployBody = Type.Object(
+  {
+    buildId: Type.String({ format: 'uuid', description: 'A succeeded build of this database.' }),
+  },
+  { additionalProperties: false },
+);
+
+/** The API view of a database row; the key secret and internal bookkeeping stay out. */
+export function databaseResource(row: Selectable<DatabaseTable>) {
+  return {
+    id: row.id,
+    name: row.name,
+    connectionId: row.connection_id,
+    sourceSchema: row.source_schema,
+    schemaConfig: row.schema_config,
+    region: row.region,
+    instanceSize: row.instance_size,
+    syncMode: row.sync_mode,
+    syncInterval: row.sync_interval,
+    logLevel: row.log_level,
+    safetyNet: row.safety_net,
+    status: row.status as (typeof DATABASE_STATUSES)[number],
+    replicationPaused: row.replication_paused,
+    currentBuildId: row.current_build_id,
+    lastError: row.last_error,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
+}

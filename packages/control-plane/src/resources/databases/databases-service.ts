@@ -1,0 +1,161 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { SourceEngine } from '@replix/sources';
+import type { ApiContext } from '../../api/context.ts';
+import { fieldChanges } from '../../api/field-changes.ts';
+import { ownedConnection, ownedDatabase } from '../../api/tenancy.ts';
+import { accountPlan } from '../../connections/account-plan.ts';
+import { readSourceSchema } from '../../connections/source-schema-read.ts';
+import {
+  assertDatabaseCount,
+  assertInstanceSize,
+  assertPollInterval,
+  assertRegion,
+} from '../../domain/plan-enforcement.ts';
+import type { InstanceSize } from '../../domain/plans.ts';
+import { ApiError } from '../../errors.ts';
+import { recordAudit } from '../../events/audit-log.ts';
+import type { DatabaseTable } from '../../store/schema.ts';
+import { validSchemaConfig } from './database-settings.ts';
+import {
+  backendOfConnection,
+  connectionOfDatabase,
+  countLiveDatabases,
+  insertDatabaseRow,
+  listDatabaseRows,
+  lockAccountRow,
+  lockLiveConnection,
+  updateLiveDatabaseRow,
+} from './databases-queries.ts';
+import {
+  type CreateDatabaseBody,
+  databaseResource,
+  type UpdateDatabaseBody,
+} from './databases-schemas.ts';
+
+type Context = Pick<ApiContext, 'db' | 'secrets'>;
+
+export async function listDatabases({ db }: Context, accountId: string) {
+  return (await listDatabaseRows(db, accountId)).map(databaseResource);
+}
+
+export async function getDatabase({ db }: Context, accountId: string, id: string) {
+  return databaseResource(await ownedDatabase(db, accountId, id));
+}
+
+/**
+ * Creates a draft database on one of the account's connections. The schema config is
+ * validated, the region, size, sync interval and database count checked against the plan; the
+ * defaults come from the connection and the schema config.
+ */
+export async function createDatabase(
+  { db, secrets }: Context,
+  accountId: string,
+  body: CreateDatabaseBody,
+) {
+  const connection = await ownedConnection(db, accountId, body.connectionId);
+  const schemaConfig = body.schemaConfig ?? {};
+  const config = validSchemaConfig(schemaConfig, connection.backend as SourceEngine);
+  const plan = await accountPlan(db, accountId);
+  const { limits } = plan;
+  const region = body.region ?? connection.default_region;
+  assertRegion(plan, region);
+  const instanceSize: InstanceSize = body.instanceSize ?? 'xs';
+  assertInstanceSize(plan, instanceSize);
+  const syncMode = body.syncMode ?? config.sync.mode;
+  const configInterval = Math.max(1, Math.round(config.sync.interval));
+  const syncInterval =
+    body.syncInterval ??
+    (syncMode === 'poll'
+      ? Math.max(configInterval, limits.pollModeMinSyncInterval)
+      : configInterval);
+  assertPollInterval(plan, syncMode, syncInterval);
+  const id = randomUUID();
+  const now = new Date();
+  const row = await db.transaction().execute(async (tx) => {
+    // Serialises creations per account (the count below) and against deleting the connection.
+    await lockAccountRow(tx, accountId);
+    if (!(await lockLiveConnection(tx, connection.id))) {
+      throw new ApiError('not_found', 'Connection not found.');
+    }
+    assertDatabaseCount(plan, await countLiveDatabases(tx, accountId));
+    const inserted = await insertDatabaseRow(tx, {
+      id,
+      account_id: accountId,
+      connection_id: connection.id,
+      name: body.name,
+      source_schema: body.sourceSchema,
+      schema_config: JSON.stringify(schemaConfig),
+      region,
+      instance_size: instanceSize,
+      sync_mode: syncMode,
+      sync_interval: syncInterval,
+      log_level: body.logLevel ?? 'info',
+      safety_net: body.safetyNet ?? Math.round(config.sync.safety_net),
+      status: 'draft',
+      goal: null,
+      key_secret_enc: secrets.seal(randomBytes(32)),
+      created_at: now,
+      updated_at: now,
+    });
+    await recordAudit(tx, {
+      accountId,
+      databaseId: id,
+      entityType: 'database',
+      entityId: id,
+      eventType: 'database.created',
+      payload: { name: body.name, connectionId: connection.id, region, instanceSize },
+    });
+    return inserted;
+  });
+  return databaseResource(row);
+}
+
+/** Changes settings; they become pending changes until a rebuild or reconfigure. */
+export async function updateDatabase(
+  { db }: Context,
+  accountId: string,
+  id: string,
+  body: UpdateDatabaseBody,
+) {
+  const current = await ownedDatabase(db, accountId, id);
+  const { changes, changed, set } = fieldChanges<DatabaseTable>();
+  if (body.schemaConfig !== undefined) {
+    const backend = await backendOfConnection(db, current.connection_id);
+    validSchemaConfig(body.schemaConfig, backend as SourceEngine);
+    set('schemaConfig', 'schema_config', JSON.stringify(body.schemaConfig));
+  }
+  if (body.name !== undefined) set('name', 'name', body.name);
+  if (body.sourceSchema !== undefined) set('sourceSchema', 'source_schema', body.sourceSchema);
+  if (body.syncMode !== undefined) set('syncMode', 'sync_mode', body.syncMode);
+  if (body.syncInterval !== undefined) set('syncInterval', 'sync_interval', body.syncInterval);
+  if (body.logLevel !== undefined) set('logLevel', 'log_level', body.logLevel);
+  if (body.safetyNet !== undefined) set('safetyNet', 'safety_net', body.safetyNet);
+  if (body.syncMode !== undefined || body.syncInterval !== undefined) {
+    assertPollInterval(
+      await accountPlan(db, accountId),
+      body.syncMode ?? current.sync_mode,
+      body.syncInterval ?? current.sync_interval,
+    );
+  }
+  const row = await db.transaction().execute(async (tx) => {
+    const updated = await updateLiveDatabaseRow(tx, current.id, changes);
+    if (!updated) throw new ApiError('not_found', 'Database not found.');
+    await recordAudit(tx, {
+      accountId,
+      databaseId: current.id,
+      entityType: 'database',
+      entityId: current.id,
+      eventType: 'database.updated',
+      payload: { changed },
+    });
+    return updated;
+  });
+  return databaseResource(row);
+}
+
+/** The database's source schema, read live through its connection. */
+export async function readDatabaseSchema({ db, secrets }: Context, accountId: string, id: string) {
+  const database = await ownedDatabase(db, accountId, id);
+  const connection = await connectionOfDatabase(db, accountId, database);
+  return readSourceSchema(connection, secrets, database.source_schema);
+}
