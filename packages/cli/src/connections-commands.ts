@@ -7,9 +7,9 @@ import {
   unwrap,
 } from '@replix/client';
 import {
-  SOURCE_ENGINES,
+  SOURCE_BACKENDS,
   SOURCE_TLS_MODES,
-  type SourceEngine,
+  type SourceBackend,
   type SourceTlsMode,
 } from '@replix/sources/dialect';
 import { type Command, Option } from 'commander';
@@ -24,7 +24,7 @@ import {
 import { cliEnvironment } from './cli-environment.ts';
 
 interface CredentialOptions {
-  backend: SourceEngine;
+  backend: SourceBackend;
   host: string;
   port?: string;
   user: string;
@@ -42,7 +42,7 @@ function credentialOptions(command: Command): Command {
   return command
     .addOption(
       new Option('--backend <engine>', 'source engine (mysql covers MariaDB)')
-        .choices(SOURCE_ENGINES)
+        .choices(SOURCE_BACKENDS)
         .default('mysql'),
     )
     .requiredOption('--host <host>', 'source server host')

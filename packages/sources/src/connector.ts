@@ -6,9 +6,9 @@ import type {
   ReplicationReadiness,
 } from './replication.ts';
 import type { RowsRequest } from './rows-request.ts';
-import type { SourceEngine } from './source-dialect.ts';
+import type { SourceBackend } from './source-dialect.ts';
 
-export type { SourceEngine };
+export type { SourceBackend };
 
 /** One table to read during a snapshot. */
 export interface TableReadRequest {
@@ -56,7 +56,7 @@ export interface SnapshotOptions {
 
 /** Everything the engine needs from a source database, whatever its engine. */
 export interface SourceConnector {
-  readonly engine: SourceEngine;
+  readonly engine: SourceBackend;
   /**
    * Whether the change stream carries the rows a foreign key's ON DELETE / ON UPDATE action
    * changes. PostgreSQL's logical replication and SQL Server's CDC do; MySQL/MariaDB's binary

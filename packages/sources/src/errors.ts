@@ -1,4 +1,4 @@
-import type { SourceEngine } from './connector.ts';
+import type { SourceBackend } from './connector.ts';
 
 /**
  * Stable codes for everything a connector can fail with; callers (CLI, HTTP API) switch on
@@ -44,7 +44,7 @@ export class SourceConfigError extends SourceError {
 
 /** Where a connector connects to: for structured error fields, never for messages. */
 export interface SourceTarget {
-  readonly engine: SourceEngine;
+  readonly engine: SourceBackend;
   readonly host: string;
   readonly port: number;
   readonly database: string;
@@ -57,7 +57,7 @@ export interface SourceTarget {
  * shown to anyone.
  */
 export class SourceConnectionError extends SourceError {
-  readonly engine: SourceEngine;
+  readonly engine: SourceBackend;
   readonly host: string;
   readonly port: number;
   readonly database: string;

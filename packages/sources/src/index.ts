@@ -1,8 +1,8 @@
 export type {
   SnapshotOptions,
   SnapshotReader,
+  SourceBackend,
   SourceConnector,
-  SourceEngine,
   TableReadRequest,
 } from './connector.ts';
 export { type ConnectorOptions, connectorFromUrl } from './connector-from-url.ts';
@@ -40,10 +40,10 @@ export type {
 } from './server-probe.ts';
 export { serverProbeFor } from './server-probe-for.ts';
 export {
-  engineOfUrlScheme,
-  isSourceEngine,
+  backendOfUrlScheme,
+  isSourceBackend,
+  SOURCE_BACKENDS,
   SOURCE_DIALECTS,
-  SOURCE_ENGINES,
   SOURCE_TLS_MODES,
   type SourceDialect,
   type SourceTlsMode,

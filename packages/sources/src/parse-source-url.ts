@@ -3,7 +3,7 @@ import type { MsSqlConnectorOptions } from './mssql/mssql-connection-options.ts'
 import { msSqlUrlOptions } from './mssql/mssql-url-options.ts';
 import type { MySqlConnectorOptions } from './mysql/mysql-connection-options.ts';
 import type { PostgresConnectorOptions } from './postgres/postgres-connection-options.ts';
-import { engineOfUrlScheme, SOURCE_DIALECTS } from './source-dialect.ts';
+import { backendOfUrlScheme, SOURCE_DIALECTS } from './source-dialect.ts';
 import { tlsFromUrlParams } from './source-tls.ts';
 
 /** A parsed source URL: the engine and the options for its connector. */
@@ -42,7 +42,7 @@ export function parseSourceUrl(url: string): SourceUrl {
     throw invalid('is not a valid URL');
   }
   const scheme = parsed.protocol.slice(0, -1).toLowerCase();
-  const engine = engineOfUrlScheme(scheme);
+  const engine = backendOfUrlScheme(scheme);
   if (engine === undefined) {
     throw new SourceConfigError(
       'unsupported_source',

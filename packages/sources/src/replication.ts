@@ -1,5 +1,5 @@
 import type { SourceColumn } from '@replix/engine';
-import type { SourceEngine } from './source-dialect.ts';
+import type { SourceBackend } from './source-dialect.ts';
 
 /**
  * A point in a source's change history (a MariaDB/MySQL binlog file and offset; a PostgreSQL
@@ -8,7 +8,7 @@ import type { SourceEngine } from './source-dialect.ts';
  * engine formats.
  */
 export interface ReplicationPosition {
-  readonly engine: SourceEngine;
+  readonly engine: SourceBackend;
   /** Negative, zero or positive as this position is before, at or after `other`. */
   compare(other: ReplicationPosition): number;
   /** Sorts as a string in history order; the connector's `positionFromString` reads it back. */

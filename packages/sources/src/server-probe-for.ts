@@ -1,16 +1,16 @@
-import type { SourceEngine } from './connector.ts';
+import type { SourceBackend } from './connector.ts';
 import { msSqlServerProbe } from './mssql/mssql-server-probe.ts';
 import { mySqlServerProbe } from './mysql/mysql-server-probe.ts';
 import { postgresServerProbe } from './postgres/postgres-server-probe.ts';
 import type { ServerProbe } from './server-probe.ts';
 
-const PROBES: Record<SourceEngine, ServerProbe> = {
+const PROBES: Record<SourceBackend, ServerProbe> = {
   mysql: mySqlServerProbe,
   postgres: postgresServerProbe,
   mssql: msSqlServerProbe,
 };
 
 /** The server probe of an engine (the connection test's checks). */
-export function serverProbeFor(engine: SourceEngine): ServerProbe {
+export function serverProbeFor(engine: SourceBackend): ServerProbe {
   return PROBES[engine];
 }

@@ -1,4 +1,4 @@
-import type { SourceEngine } from './connector.ts';
+import type { SourceBackend } from './connector.ts';
 import type { SourceTls } from './source-tls.ts';
 
 /** A server to probe with raw credentials, before any connection is saved. */
@@ -76,7 +76,7 @@ export interface ServerProbeReport {
  * host, password or driver stack).
  */
 export interface ServerProbe {
-  readonly engine: SourceEngine;
+  readonly engine: SourceBackend;
   probe(target: ServerProbeTarget): Promise<ServerProbeReport>;
 }
 

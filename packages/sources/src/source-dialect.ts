@@ -2,9 +2,9 @@
 // (`@replix/sources/dialect`).
 
 /** The source engines, in the order they are offered. */
-export const SOURCE_ENGINES = ['mysql', 'postgres', 'mssql'] as const;
+export const SOURCE_BACKENDS = ['mysql', 'postgres', 'mssql'] as const;
 
-export type SourceEngine = (typeof SOURCE_ENGINES)[number];
+export type SourceBackend = (typeof SOURCE_BACKENDS)[number];
 
 /**
  * How a connection to the source uses TLS, as PostgreSQL's `sslmode` names it: `disable` (plain),
@@ -22,7 +22,7 @@ export const SOURCE_TLS_MODES: readonly SourceTlsMode[] = [
 
 /** What the rest of Replix needs to know about a source engine without asking its connector. */
 export interface SourceDialect {
-  readonly engine: SourceEngine;
+  readonly engine: SourceBackend;
   /** The engine as people name it. */
   readonly label: string;
   /** The schemes of its source URLs; the first is the one Replix writes. */
@@ -63,7 +63,7 @@ export interface SourceDialect {
   };
 }
 
-export const SOURCE_DIALECTS: { readonly [E in SourceEngine]: SourceDialect & { engine: E } } = {
+export const SOURCE_DIALECTS: { readonly [E in SourceBackend]: SourceDialect & { engine: E } } = {
   mysql: {
     engine: 'mysql',
     label: 'MySQL / MariaDB',
@@ -105,23 +105,23 @@ export const SOURCE_DIALECTS: { readonly [E in SourceEngine]: SourceDialect & { 
   },
 };
 
-export function isSourceEngine(name: string): name is SourceEngine {
-  return (SOURCE_ENGINES as readonly string[]).includes(name);
+export function isSourceBackend(name: string): name is SourceBackend {
+  return (SOURCE_BACKENDS as readonly string[]).includes(name);
 }
 
 /**
  * The dialect of a stored engine name (`connections.backend`, which the API only ever writes
- * from `SOURCE_ENGINES`); an unknown name is a bug, not a user error.
+ * from `SOURCE_BACKENDS`); an unknown name is a bug, not a user error.
  */
 export function sourceDialect(engine: string): SourceDialect {
-  if (!isSourceEngine(engine)) throw new Error(`Unknown source engine "${engine}".`);
+  if (!isSourceBackend(engine)) throw new Error(`Unknown source engine "${engine}".`);
   return SOURCE_DIALECTS[engine];
 }
 
 /** The engine a source URL scheme names (`postgresql` too), or undefined. */
-export function engineOfUrlScheme(scheme: string): SourceEngine | undefined {
+export function backendOfUrlScheme(scheme: string): SourceBackend | undefined {
   const lower = scheme.toLowerCase();
-  return SOURCE_ENGINES.find((engine) => SOURCE_DIALECTS[engine].urlSchemes.includes(lower));
+  return SOURCE_BACKENDS.find((engine) => SOURCE_DIALECTS[engine].urlSchemes.includes(lower));
 }
 
 /** The URL query parameters that say how to use TLS, in the dialect's style. */

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { SourceConfigError } from './errors.ts';
 import {
-  engineOfUrlScheme,
+  backendOfUrlScheme,
   SOURCE_DIALECTS,
   SOURCE_TLS_MODES,
   type SourceTlsMode,
@@ -67,7 +67,7 @@ export function sourceUrlThroughTunnel(
 ): string {
   const url = new URL(sourceUrl);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const engine = engineOfUrlScheme(url.protocol.slice(0, -1));
+  const engine = backendOfUrlScheme(url.protocol.slice(0, -1));
   const sslmode = engine === undefined || SOURCE_DIALECTS[engine].tlsUrlStyle === 'sslmode';
   if (sslmode && !url.searchParams.has('sslservername')) {
     url.searchParams.set('sslservername', host);

@@ -1,7 +1,7 @@
 import type { SourceTable } from '@replix/engine';
 import { freePort } from '@replix/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SnapshotReader, SourceConnector, SourceEngine } from '../src/connector.ts';
+import type { SnapshotReader, SourceBackend, SourceConnector } from '../src/connector.ts';
 import { connectorFromUrl } from '../src/connector-from-url.ts';
 import {
   PositionExpiredError,
@@ -25,7 +25,7 @@ export interface ContractDatabase {
 export interface ConnectorFixture {
   /** Names the suite: `MySqlConnector`, `PostgresConnector`, `MsSqlConnector`. */
   readonly title: string;
-  readonly engine: SourceEngine;
+  readonly engine: SourceBackend;
   /** False skips the suite (SQL Server runs only where MSSQL_URL names a server). */
   readonly enabled: boolean;
   createDatabase(sql: string): Promise<ContractDatabase>;

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseSourceUrl } from '../src/parse-source-url.ts';
 import {
-  engineOfUrlScheme,
+  backendOfUrlScheme,
+  SOURCE_BACKENDS,
   SOURCE_DIALECTS,
-  SOURCE_ENGINES,
   sourceDialect,
   tlsUrlParams,
 } from '../src/source-dialect.ts';
@@ -16,15 +16,15 @@ describe('SourceDialect', () => {
   });
 
   it('names each engine by its own key and reads its own URL schemes back', () => {
-    for (const engine of SOURCE_ENGINES) {
+    for (const engine of SOURCE_BACKENDS) {
       const dialect = sourceDialect(engine);
       expect(dialect.engine).toBe(engine);
-      for (const scheme of dialect.urlSchemes) expect(engineOfUrlScheme(scheme)).toBe(engine);
+      for (const scheme of dialect.urlSchemes) expect(backendOfUrlScheme(scheme)).toBe(engine);
       const url = `${dialect.urlSchemes[0]}://u@db.example/app`;
       expect(parseSourceUrl(url)).toMatchObject({ engine, options: { port: dialect.defaultPort } });
     }
-    expect(engineOfUrlScheme('POSTGRESQL')).toBe('postgres');
-    expect(engineOfUrlScheme('oracle')).toBeUndefined();
+    expect(backendOfUrlScheme('POSTGRESQL')).toBe('postgres');
+    expect(backendOfUrlScheme('oracle')).toBeUndefined();
     expect(() => sourceDialect('oracle')).toThrow('Unknown source engine "oracle".');
   });
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { SourceEngine } from '../src/connector.ts';
+import type { SourceBackend } from '../src/connector.ts';
 import { validateWherePredicate } from '../src/where/validate-where-predicate.ts';
 
-const ACCEPTED: Record<SourceEngine, string[]> = {
+const ACCEPTED: Record<SourceBackend, string[]> = {
   mysql: [
     'id > 10',
     "status = 'active' AND (deleted_at IS NULL OR deleted_at > NOW())",
@@ -58,7 +58,7 @@ const REFUSED_EVERYWHERE: [string, RegExp, number][] = [
   ['id > 1\u0000', /NUL/, 7],
 ];
 
-const REFUSED_BY_ENGINE: Record<SourceEngine, [string, RegExp, number][]> = {
+const REFUSED_BY_ENGINE: Record<SourceBackend, [string, RegExp, number][]> = {
   mysql: [
     ["name = 'a\\' OR 1=1", /backslash before '/, 10],
     ['1=1 # )', /comments are not allowed/, 5],

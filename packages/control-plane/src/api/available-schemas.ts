@@ -1,4 +1,4 @@
-import { type SourceEngine, type SourceTlsMode, sourceDialect } from '@replix/sources';
+import { type SourceBackend, type SourceTlsMode, sourceDialect } from '@replix/sources';
 import type { Selectable } from 'kysely';
 import { splitSourceSchema } from '../connections/source-schema-name.ts';
 import { testConnection } from '../connections/test-connection.ts';
@@ -21,7 +21,7 @@ async function probeSchemas(
   loginDatabase: string | undefined,
 ): Promise<string[]> {
   const result = await testConnection({
-    backend: connection.backend as SourceEngine,
+    backend: connection.backend as SourceBackend,
     host: connection.host,
     port: connection.port,
     user: connection.username,

@@ -1,4 +1,4 @@
-import type { SourceEngine, SourceTlsMode } from '@replix/sources';
+import type { SourceBackend, SourceTlsMode } from '@replix/sources';
 import type { Selectable } from 'kysely';
 import type { SecretBox } from '../secret-box.ts';
 import type { ConnectionTable } from '../store/schema.ts';
@@ -25,7 +25,7 @@ export function testSavedConnection(
         }
       : undefined;
   return testConnection({
-    backend: connection.backend as SourceEngine,
+    backend: connection.backend as SourceBackend,
     host: connection.host,
     port: connection.port,
     user: connection.username,

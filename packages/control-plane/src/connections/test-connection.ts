@@ -1,7 +1,7 @@
 import {
   type ChangeLogReadiness,
   openSshTunnel,
-  type SourceEngine,
+  type SourceBackend,
   SourceError,
   type SourceTlsMode,
   type SshTunnel,
@@ -10,7 +10,7 @@ import {
 
 /** A server to test with raw credentials (the connection test's body, resolved). */
 export interface TestConnectionInput {
-  readonly backend: SourceEngine;
+  readonly backend: SourceBackend;
   readonly host: string;
   readonly port: number;
   readonly user: string;

@@ -1,10 +1,10 @@
-import { SOURCE_DIALECTS, SOURCE_ENGINES, type SourceDialect } from '@replix/sources/dialect';
+import { SOURCE_BACKENDS, SOURCE_DIALECTS, type SourceDialect } from '@replix/sources/dialect';
 import type { Account } from '../account.ts';
 import type { ConnectionDraft, FieldErrors } from './connection-draft.ts';
 import type { Backend, Connection } from './connection-queries.ts';
 import { Checkbox, SelectField, TextArea, TextField } from './fields.tsx';
 
-const BACKEND_OPTIONS = SOURCE_ENGINES.map((value) => ({
+const BACKEND_OPTIONS = SOURCE_BACKENDS.map((value) => ({
   value,
   label: SOURCE_DIALECTS[value].label,
 }));

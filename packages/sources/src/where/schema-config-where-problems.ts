@@ -1,5 +1,5 @@
 import type { SchemaConfig } from '@replix/engine';
-import type { SourceEngine } from '../connector.ts';
+import type { SourceBackend } from '../connector.ts';
 import { validateWherePredicate } from './validate-where-predicate.ts';
 
 /** One `where` of a schema config that is refused, by its key path (`tables[2].where`). */
@@ -13,7 +13,7 @@ export interface WhereConfigIssue {
  * control plane runs it when a config is saved, an instance when it starts.
  */
 export function schemaConfigWhereProblems(
-  engine: SourceEngine,
+  engine: SourceBackend,
   config: Pick<SchemaConfig, 'where' | 'tables'>,
 ): WhereConfigIssue[] {
   const wheres: [string, string | undefined][] = [

@@ -1,10 +1,10 @@
-import type { SourceEngine } from '../connector.ts';
+import type { SourceBackend } from '../connector.ts';
 import { checkMsSqlWhere } from '../mssql/mssql-where.ts';
 import { checkMySqlWhere } from '../mysql/mysql-where.ts';
 import { checkPostgresWhere } from '../postgres/postgres-where.ts';
 import type { WhereProblem } from './where-dialect.ts';
 
-const CHECKS: Record<SourceEngine, (text: string) => WhereProblem | null> = {
+const CHECKS: Record<SourceBackend, (text: string) => WhereProblem | null> = {
   mysql: checkMySqlWhere,
   postgres: checkPostgresWhere,
   mssql: checkMsSqlWhere,
@@ -15,6 +15,6 @@ const CHECKS: Record<SourceEngine, (text: string) => WhereProblem | null> = {
  * boolean expression over the table's own row (see `checkWhereLexically`, `checkWhereSyntax`).
  * Returns the first problem with its position, or null when the predicate is safe to send.
  */
-export function validateWherePredicate(engine: SourceEngine, text: string): WhereProblem | null {
+export function validateWherePredicate(engine: SourceBackend, text: string): WhereProblem | null {
   return CHECKS[engine](text);
 }

@@ -1,16 +1,19 @@
-import { SOURCE_TLS_MODES, type SourceEngine, type SourceTlsMode } from '@replix/sources';
+import {
+  SOURCE_BACKENDS,
+  SOURCE_TLS_MODES,
+  type SourceBackend,
+  type SourceTlsMode,
+} from '@replix/sources';
 import type { Selectable } from 'kysely';
 import { type Static, Type } from 'typebox';
 import { DateTime, iso, Uuid } from '../../api/common-schemas.ts';
 import { REGIONS, type Region } from '../../connections/regions.ts';
 import type { ConnectionTable } from '../../store/schema.ts';
 
-export const BACKENDS = ['mysql', 'postgres', 'mssql'] as const;
-
 // Host names go into source URLs: no spaces, slashes, `@`, `?` or `#`.
 const Host = Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\s/@?#]+$' });
 const Port = Type.Integer({ minimum: 1, maximum: 65535 });
-const Backend = Type.Enum([...BACKENDS], {
+const Backend = Type.Enum([...SOURCE_BACKENDS], {
   description: 'The source engine; `mysql` covers MariaDB.',
 });
 const RegionSchema = Type.Enum([...REGIONS], {
@@ -203,7 +206,7 @@ export function connectionResource(row: Selectable<ConnectionTable>) {
   return {
     id: row.id,
     name: row.name,
-    backend: row.backend as SourceEngine,
+    backend: row.backend as SourceBackend,
     host: row.host,
     port: row.port,
     user: row.username,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SourceEngine, SourceTlsMode } from '@replix/sources';
+import { SOURCE_DIALECTS, type SourceTlsMode } from '@replix/sources';
 import type { ApiContext } from '../../api/context.ts';
 import { fieldChanges } from '../../api/field-changes.ts';
 import { ownedConnection } from '../../api/tenancy.ts';
@@ -28,8 +28,6 @@ import {
   type UpdateConnectionBody,
 } from './connections-schemas.ts';
 
-const DEFAULT_PORTS: Record<SourceEngine, number> = { mysql: 3306, postgres: 5432, mssql: 1433 };
-
 type Context = Pick<ApiContext, 'db' | 'secrets'>;
 
 /** Checks raw credentials before a connection is saved. */
@@ -38,7 +36,7 @@ export function testRawConnection(body: TestConnectionBody) {
   return testConnection({
     backend,
     host: body.mysqlHost,
-    port: body.mysqlPort ?? DEFAULT_PORTS[backend],
+    port: body.mysqlPort ?? SOURCE_DIALECTS[backend].defaultPort,
     user: body.mysqlUser,
     password: body.mysqlPassword,
     database: body.database,
@@ -74,7 +72,7 @@ export async function createConnection(
       name: body.name,
       backend,
       host: body.host,
-      port: body.port ?? DEFAULT_PORTS[backend],
+      port: body.port ?? SOURCE_DIALECTS[backend].defaultPort,
       username: body.user,
       password_enc: secrets.seal(body.password),
       default_region: defaultRegion,

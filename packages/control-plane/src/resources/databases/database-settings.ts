@@ -1,6 +1,6 @@
 import { parseSchemaConfig, type SchemaConfig, SchemaConfigError } from '@replix/engine';
 import {
-  type SourceEngine,
+  type SourceBackend,
   schemaConfigWhereProblems,
   type WhereConfigIssue,
 } from '@replix/sources';
@@ -25,7 +25,7 @@ function invalidConfig(issues: readonly WhereConfigIssue[]): ApiError {
  * source dialect's SQL grammar; a bad one is 400 `invalid_schema_config`, the message naming
  * every key path at fault and, for a `where`, the position of the problem in it.
  */
-export function validSchemaConfig(input: unknown, engine: SourceEngine): SchemaConfig {
+export function validSchemaConfig(input: unknown, engine: SourceBackend): SchemaConfig {
   let config: SchemaConfig;
   try {
     config = parseSchemaConfig(input);

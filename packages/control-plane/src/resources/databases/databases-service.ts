@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { SourceEngine } from '@replix/sources';
+import type { SourceBackend } from '@replix/sources';
 import type { ApiContext } from '../../api/context.ts';
 import { fieldChanges } from '../../api/field-changes.ts';
 import { ownedConnection, ownedDatabase } from '../../api/tenancy.ts';
@@ -54,7 +54,7 @@ export async function createDatabase(
 ) {
   const connection = await ownedConnection(db, accountId, body.connectionId);
   const schemaConfig = body.schemaConfig ?? {};
-  const config = validSchemaConfig(schemaConfig, connection.backend as SourceEngine);
+  const config = validSchemaConfig(schemaConfig, connection.backend as SourceBackend);
   const plan = await accountPlan(db, accountId);
   const { limits } = plan;
   const region = body.region ?? connection.default_region;
@@ -121,7 +121,7 @@ export async function updateDatabase(
   const { changes, changed, set } = fieldChanges<DatabaseTable>();
   if (body.schemaConfig !== undefined) {
     const backend = await backendOfConnection(db, current.connection_id);
-    validSchemaConfig(body.schemaConfig, backend as SourceEngine);
+    validSchemaConfig(body.schemaConfig, backend as SourceBackend);
     set('schemaConfig', 'schema_config', JSON.stringify(body.schemaConfig));
   }
   if (body.name !== undefined) set('name', 'name', body.name);
