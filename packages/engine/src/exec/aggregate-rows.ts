@@ -1,4 +1,3 @@
-import { getBit } from '../storage/bitmap.ts';
 import { formatStoredNumber } from '../storage/column-builder.ts';
 import type { ColumnChunk } from '../storage/column-chunk.ts';
 import { isNullAt, readComparable } from '../storage/column-reader.ts';
@@ -237,7 +236,9 @@ export class Aggregator {
     );
     let added = 0;
     for (let offset = 0; offset < chunk.length; offset++) {
-      if (deleted !== null && getBit(deleted, offset)) continue;
+      // `getBit` of storage/bitmap.ts written out: in a per-row scan the call costs ~10%.
+      if (deleted !== null && ((deleted[offset >>> 3] as number) & (1 << (offset & 7))) !== 0)
+        continue;
       if (test !== undefined && !test(offset)) continue;
       const group = groupOf(offset);
       group.count++;
@@ -263,7 +264,8 @@ export class Aggregator {
       const nulls = keyColumn.nulls;
       const codes = keyColumn.codes;
       return (offset) => {
-        if (nulls !== null && getBit(nulls, offset)) {
+        // `getBit` of storage/bitmap.ts written out: in a per-row scan the call costs ~10%.
+        if (nulls !== null && ((nulls[offset >>> 3] as number) & (1 << (offset & 7))) !== 0) {
           return this.#group(null, base + offset);
         }
         const code = codes[offset] as number;
@@ -302,7 +304,11 @@ function summandReader(column: ColumnChunk): (offset: number) => number | string
   if (column.kind === 'int32' || (column.kind === 'float64' && column.exact === null)) {
     const values = column.values;
     if (nulls === null) return (offset) => values[offset] as number;
-    return (offset) => (getBit(nulls, offset) ? null : (values[offset] as number));
+    // `getBit` of storage/bitmap.ts written out: in a per-row scan the call costs ~10%.
+    return (offset) =>
+      ((nulls[offset >>> 3] as number) & (1 << (offset & 7))) !== 0
+        ? null
+        : (values[offset] as number);
   }
   return (offset) => summandAt(column, offset);
 }

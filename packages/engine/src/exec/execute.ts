@@ -1,6 +1,5 @@
 import { EngineError } from '../errors.ts';
 import type { CompiledRelation, CompiledTable } from '../schema/compiled-schema.ts';
-import { getBit } from '../storage/bitmap.ts';
 import type { ColumnChunk } from '../storage/column-chunk.ts';
 import { readComparable } from '../storage/column-reader.ts';
 import type { Comparable } from '../storage/comparable.ts';
@@ -180,7 +179,9 @@ export class Executor {
       for (let from = 0; from < chunk.length; from += SCAN_BLOCK_ROWS) {
         const to = Math.min(chunk.length, from + SCAN_BLOCK_ROWS);
         for (let offset = from; offset < to; offset++) {
-          if (deleted !== null && getBit(deleted, offset)) continue;
+          // `getBit` of storage/bitmap.ts written out: in a per-row scan the call costs ~10%.
+          if (deleted !== null && ((deleted[offset >>> 3] as number) & (1 << (offset & 7))) !== 0)
+            continue;
           if (test === undefined || test(offset)) visit(base + offset);
         }
         if (this.#budget.tick(to - from)) yield;

@@ -1,5 +1,4 @@
 import type { CompareOperator } from '@replix/query';
-import { getBit } from '../storage/bitmap.ts';
 import type { ColumnChunk } from '../storage/column-chunk.ts';
 import { isNullAt, readComparable } from '../storage/column-reader.ts';
 import type { Comparable } from '../storage/comparable.ts';
@@ -65,7 +64,9 @@ function valueTest(
   numeric?: (x: number) => boolean,
 ): OffsetTest {
   const nulls = chunk.nulls;
-  const notNull = (offset: number) => nulls === null || !getBit(nulls, offset);
+  // `getBit` of storage/bitmap.ts written out: in a per-row scan the call costs ~10%.
+  const notNull = (offset: number) =>
+    nulls === null || ((nulls[offset >>> 3] as number) & (1 << (offset & 7))) === 0;
   const read: OffsetTest = (offset) => {
     const value = readComparable(chunk, offset);
     return value !== null && test(value);

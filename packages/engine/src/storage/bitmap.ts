@@ -1,4 +1,7 @@
-/** Bit sets over row offsets, one bit a row, in plain byte arrays. */
+/**
+ * Bit sets over row offsets, one bit a row, in plain byte arrays: null and deleted-row bitmaps.
+ * The per-row scans of `exec/` and `isNullAt` write `getBit` out, which measured ~10% faster.
+ */
 
 export function bitmapBytes(rows: number): number {
   return (rows + 7) >>> 3;

@@ -1,13 +1,13 @@
 import type { ColumnType } from '../source-schema.ts';
-import { getBit } from './bitmap.ts';
 import { civilFromDays } from './civil-date.ts';
 import { formatStoredNumber } from './column-builder.ts';
 import type { ColumnChunk } from './column-chunk.ts';
 import { type Comparable, numericComparable } from './comparable.ts';
 
+// `getBit` of storage/bitmap.ts written out: in a per-row scan the call costs ~10%.
 export function isNullAt(chunk: ColumnChunk, offset: number): boolean {
   const nulls = chunk.nulls;
-  return nulls !== null && getBit(nulls, offset);
+  return nulls !== null && ((nulls[offset >>> 3] as number) & (1 << (offset & 7))) !== 0;
 }
 
 /**
