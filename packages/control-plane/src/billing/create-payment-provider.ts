@@ -5,11 +5,6 @@ import { LocalPaymentProvider } from './local-provider.ts';
 import type { PaymentProvider } from './payment-provider.ts';
 import { StripePaymentProvider } from './stripe-provider.ts';
 
-/** The billing settings of a configuration (a section every decoded configuration has). */
-export function billingConfigOf(config: { readonly billing: BillingConfig }): BillingConfig {
-  return config.billing;
-}
-
 /** The configured payment provider (`REPLIX_BILLING_PROVIDER`). */
 export function createPaymentProvider(config: BillingConfig, db: Kysely<Store>): PaymentProvider {
   if (config.provider === 'stripe' && config.stripe) {

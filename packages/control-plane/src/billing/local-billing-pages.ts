@@ -6,7 +6,6 @@ import type { ApiContext } from '../api/context.ts';
 import { asPlan } from '../domain/plans.ts';
 import type { Store } from '../store/schema.ts';
 import { applyBillingEvent, billingAccount, hasActiveSubscription } from './billing-ledger.ts';
-import { billingConfigOf } from './create-payment-provider.ts';
 import {
   type BillingSession,
   LOCAL_CHECKOUT_PATH,
@@ -109,7 +108,7 @@ interface ActionBody {
  */
 export function registerLocalBillingPages(app: ApiServer, context: ApiContext): void {
   const { db } = context;
-  const billing = billingConfigOf(context.config);
+  const billing = context.config.billing;
   const options = { config: { public: true }, schema: { hide: true } };
 
   app.register(async (pages) => {

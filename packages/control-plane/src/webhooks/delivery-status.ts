@@ -5,6 +5,3 @@
  */
 export const DELIVERY_STATUSES = ['pending', 'retrying', 'delivered', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-
-/** The statuses the deliverer still works on. */
-export const DUE_STATUSES: readonly DeliveryStatus[] = ['pending', 'retrying'];

@@ -6,7 +6,6 @@ import { resolveWebhookTarget, WebhookTargetError } from './resolve-webhook-targ
 import { sendWebhook, type WebhookResponse } from './send-webhook.ts';
 import { signWebhook } from './sign-webhook.ts';
 import type { WebhookSettings } from './webhook-settings.ts';
-import { webhookSettingsOf } from './webhook-settings-of.ts';
 
 /** Deliveries one process sends at once. */
 const MAX_IN_FLIGHT = 16;
@@ -23,7 +22,7 @@ export const USER_AGENT = 'Replix-Webhooks/1';
  */
 export async function startWebhookDeliverer(context: RoleContext): Promise<RunningRole> {
   const { db, log, secrets } = context;
-  const settings: WebhookSettings = webhookSettingsOf(context.config);
+  const settings: WebhookSettings = context.config.webhooks;
   const owner = `${context.processId}:webhooks`;
   const leaseSeconds = Math.ceil(settings.timeoutMs / 1000) + LEASE_MARGIN_SECONDS;
   const stopping = new AbortController();

@@ -1,7 +1,6 @@
 import type { ApiServer } from '../../api/api-server.ts';
 import { errorResponses } from '../../api/common-schemas.ts';
 import type { ApiContext } from '../../api/context.ts';
-import { billingConfigOf } from '../../billing/create-payment-provider.ts';
 import { AcceptTosBody, Account, TosAccepted } from './account-schemas.ts';
 import { acceptTos, accountOf } from './account-service.ts';
 
@@ -10,7 +9,7 @@ const tags = ['account'];
 /** The caller's account and their acceptance of the terms of service. */
 export function registerAccountRoutes(app: ApiServer, context: ApiContext): void {
   const { db } = context;
-  const { termsVersion } = billingConfigOf(context.config);
+  const { termsVersion } = context.config.billing;
 
   app.get(
     '/account',

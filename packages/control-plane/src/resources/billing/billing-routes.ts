@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ApiServer } from '../../api/api-server.ts';
 import { ErrorResponse, errorResponses } from '../../api/common-schemas.ts';
 import type { ApiContext } from '../../api/context.ts';
-import { billingConfigOf, createPaymentProvider } from '../../billing/create-payment-provider.ts';
+import { createPaymentProvider } from '../../billing/create-payment-provider.ts';
 import {
   Billing,
   CheckoutBody,
@@ -29,7 +29,7 @@ function originOf(context: ApiContext, request: FastifyRequest): string {
 /** Plans and payments: the dashboard's billing page, checkout, overage, provider webhooks. */
 export function registerBillingRoutes(app: ApiServer, context: ApiContext): void {
   const { db, log } = context;
-  const provider = createPaymentProvider(billingConfigOf(context.config), db);
+  const provider = createPaymentProvider(context.config.billing, db);
   const billing: BillingDeps = { db, provider, log };
 
   app.get(

@@ -20,19 +20,6 @@ export function buildConfigHash(db: StoreDb, buildId: string) {
   return db.selectFrom('builds').select('config_hash').where('id', '=', buildId).executeTakeFirst();
 }
 
-/** The database's unseen notifications that were not skipped, newest first. */
-export function unseenNotificationsOf(db: StoreDb, databaseId: string) {
-  return db
-    .selectFrom('notifications')
-    .selectAll()
-    .where('database_id', '=', databaseId)
-    .where('seen_at', 'is', null)
-    .where('skipped', '=', false)
-    .orderBy('created_at', 'desc')
-    .orderBy('seq', 'desc')
-    .execute();
-}
-
 /** How many of the database's unseen notifications were skipped. */
 export async function skippedNotificationCount(db: StoreDb, databaseId: string): Promise<number> {
   const tally = await db

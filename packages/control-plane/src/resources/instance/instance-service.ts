@@ -17,13 +17,13 @@ import type { DatabaseStatus } from '../databases/database-lifecycle.ts';
 import { deployedConfigOf } from '../databases/database-settings.ts';
 import { type DatabaseRow, hasSucceededBuild, planNameOf } from '../databases/databases-queries.ts';
 import { databaseResource } from '../databases/databases-schemas.ts';
+import { unseenNotifications } from '../notifications/notifications-queries.ts';
 import {
   buildConfigHash,
   connectionById,
   latestBuildOf,
   latestDeploymentOf,
   skippedNotificationCount,
-  unseenNotificationsOf,
 } from './instance-queries.ts';
 import { instanceResource } from './instance-schemas.ts';
 
@@ -64,7 +64,7 @@ export async function instanceStatus(context: Context, accountId: string, id: st
       latestBuildOf(db, row.id),
       row.current_build_id ? buildConfigHash(db, row.current_build_id) : undefined,
       hasSucceededBuild(db, row.id),
-      unseenNotificationsOf(db, row.id),
+      unseenNotifications(db, row.id),
       skippedNotificationCount(db, row.id),
     ]);
   const plan = asPlan(planName);

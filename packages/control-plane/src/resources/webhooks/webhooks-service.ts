@@ -15,7 +15,6 @@ import type { DatabaseTable } from '../../store/schema.ts';
 import { enqueueDeliveries, newEventId } from '../../webhooks/enqueue-deliveries.ts';
 import { resolveWebhookTarget, WebhookTargetError } from '../../webhooks/resolve-webhook-target.ts';
 import { TEST_EVENT_TYPE } from '../../webhooks/webhook-event-types.ts';
-import { webhookSettingsOf } from '../../webhooks/webhook-settings-of.ts';
 import { deliveryRecords, subscriptionRecord } from './webhook-records.ts';
 import {
   ownedSubscription,
@@ -47,7 +46,7 @@ export async function createWebhook(
 ) {
   let url: string;
   try {
-    const target = await resolveWebhookTarget(body.url, webhookSettingsOf(config).allowLocal);
+    const target = await resolveWebhookTarget(body.url, config.webhooks.allowLocal);
     url = target.url.href;
   } catch (error) {
     if (error instanceof WebhookTargetError) throw new ApiError('validation_failed', error.message);
