@@ -7,6 +7,7 @@ import {
   unwrap,
 } from '@replix/client';
 import {
+  DEFAULT_SOURCE_BACKEND,
   SOURCE_BACKENDS,
   SOURCE_TLS_MODES,
   type SourceBackend,
@@ -43,7 +44,7 @@ function credentialOptions(command: Command): Command {
     .addOption(
       new Option('--backend <engine>', 'source engine (mysql covers MariaDB)')
         .choices(SOURCE_BACKENDS)
-        .default('mysql'),
+        .default(DEFAULT_SOURCE_BACKEND),
     )
     .requiredOption('--host <host>', 'source server host')
     .option('--port <n>', 'source server port (default: the engine’s)')

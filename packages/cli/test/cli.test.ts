@@ -16,7 +16,9 @@ async function replix(...args: string[]) {
   }
 }
 
-describe('replix command', () => {
+// Each test starts the whole CLI (about 3 s of CPU here): on a loaded 2-core machine that can
+// pass Vitest's 5 s default, so these allow 30 s.
+describe('replix command', { timeout: 30_000 }, () => {
   it('prints usage with --help and exits 0', async () => {
     const result = await replix('--help');
     expect(result.code).toBe(0);

@@ -41,6 +41,7 @@ export type {
 export { serverProbeFor } from './server-probe-for.ts';
 export {
   backendOfUrlScheme,
+  DEFAULT_SOURCE_BACKEND,
   isSourceBackend,
   SOURCE_BACKENDS,
   SOURCE_DIALECTS,

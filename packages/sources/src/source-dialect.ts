@@ -6,6 +6,9 @@ export const SOURCE_BACKENDS = ['mysql', 'postgres', 'mssql'] as const;
 
 export type SourceBackend = (typeof SOURCE_BACKENDS)[number];
 
+/** The backend a connection has when it names none (the API's default for `backend`). */
+export const DEFAULT_SOURCE_BACKEND: SourceBackend = 'mysql';
+
 /**
  * How a connection to the source uses TLS, as PostgreSQL's `sslmode` names it: `disable` (plain),
  * `prefer` (TLS when the server offers it, certificate not checked), `require` (TLS, certificate

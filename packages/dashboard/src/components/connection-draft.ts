@@ -3,7 +3,7 @@ import type {
   PostV1ConnectionsData,
   PostV1ConnectionsTestConnectionData,
 } from '@replix/client';
-import { SOURCE_DIALECTS } from '@replix/sources/dialect';
+import { DEFAULT_SOURCE_BACKEND, SOURCE_DIALECTS } from '@replix/sources/dialect';
 import { ReplixApiError } from '../api.ts';
 import type { Backend, Connection, Region, TlsMode } from './connection-queries.ts';
 
@@ -35,7 +35,7 @@ export type DraftPurpose = 'create' | 'edit' | 'test';
 export function emptyDraft(): ConnectionDraft {
   return {
     name: '',
-    backend: 'mysql',
+    backend: DEFAULT_SOURCE_BACKEND,
     host: '',
     port: '',
     user: '',

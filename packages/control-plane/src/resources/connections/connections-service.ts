@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SOURCE_DIALECTS, type SourceTlsMode } from '@replix/sources';
+import { DEFAULT_SOURCE_BACKEND, SOURCE_DIALECTS, type SourceTlsMode } from '@replix/sources';
 import type { ApiContext } from '../../api/context.ts';
 import { fieldChanges } from '../../api/field-changes.ts';
 import { ownedConnection } from '../../api/tenancy.ts';
@@ -32,7 +32,7 @@ type Context = Pick<ApiContext, 'db' | 'secrets'>;
 
 /** Checks raw credentials before a connection is saved. */
 export function testRawConnection(body: TestConnectionBody) {
-  const backend = body.backend ?? 'mysql';
+  const backend = body.backend ?? DEFAULT_SOURCE_BACKEND;
   return testConnection({
     backend,
     host: body.mysqlHost,
@@ -59,7 +59,7 @@ export async function createConnection(
   accountId: string,
   body: CreateConnectionBody,
 ) {
-  const backend = body.backend ?? 'mysql';
+  const backend = body.backend ?? DEFAULT_SOURCE_BACKEND;
   const defaultRegion = body.defaultRegion ?? DEFAULT_REGION;
   assertRegion(await accountPlan(db, accountId), defaultRegion);
   if (body.ssh) assertUsablePrivateKey(body.ssh.privateKey, 'body.ssh.privateKey');
