@@ -35,3 +35,20 @@ test('every file and folder ARCHITECTURE.md names exists', () => {
   );
   expect(missing).toEqual([]);
 });
+
+test('each package depends only on packages above it in ARCHITECTURE.md', () => {
+  const map = readFileSync(new URL('../ARCHITECTURE.md', import.meta.url), 'utf8');
+  const order = [...map.matchAll(/^\| `([\w-]+)` \|/gm)].map((match) => match[1]!);
+  expect(order).toContain('query');
+  const upward = order.flatMap((name, position) => {
+    const manifest = JSON.parse(
+      readFileSync(new URL(`../packages/${name}/package.json`, import.meta.url), 'utf8'),
+    ) as { dependencies?: Record<string, string> };
+    return Object.keys(manifest.dependencies ?? {})
+      .filter((dependency) => dependency.startsWith('@replix/'))
+      .map((dependency) => dependency.slice('@replix/'.length))
+      .filter((dependency) => !order.slice(0, position).includes(dependency))
+      .map((dependency) => `${name} -> ${dependency}`);
+  });
+  expect(upward).toEqual([]);
+});
