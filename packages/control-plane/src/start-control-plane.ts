@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import pino, { type Logger } from 'pino';
+import type { ApiServer } from './api/api-server.ts';
 import { buildApi } from './api/build-api.ts';
 import type { ApiContext } from './api/context.ts';
 import { BuiltInIssuer } from './auth/built-in-issuer.ts';
@@ -25,6 +26,8 @@ export interface StartControlPlaneOptions {
 export interface RunningControlPlane {
   /** The API's address, when the api role runs. */
   readonly url: string | undefined;
+  /** The API app, when the api role runs: tests send it requests in process (`inject`). */
+  readonly api: ApiServer | undefined;
   readonly context: RoleContext;
   readonly store: OpenStore;
   close(): Promise<void>;
@@ -75,6 +78,7 @@ export async function startControlPlane(
       processId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     };
     let url: string | undefined;
+    let api: ApiServer | undefined;
     for (const role of options.roles ?? ['api', 'reconciler', 'builder', 'health-monitor']) {
       if (role === 'api') {
         const app = await buildApi(context);
@@ -86,6 +90,7 @@ export async function startControlPlane(
           );
         url = await app.listen({ host: config.host, port: config.port });
         closers.push(() => app.close());
+        api = app;
       } else {
         // Closers run last-first: the driver stops its instances after the reconciler stopped.
         // Only a process that runs instances stops them; an api-only one leaves them alone.
@@ -101,7 +106,7 @@ export async function startControlPlane(
         }),
       );
     }
-    return { url, context, store, close };
+    return { url, api, context, store, close };
   } catch (error) {
     await close();
     throw error;
