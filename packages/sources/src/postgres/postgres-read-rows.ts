@@ -17,14 +17,21 @@ export async function readPostgresRows(
 ): Promise<unknown[][]> {
   if (request.keys?.length === 0) return [];
   const client = await pool.connect();
+  // The pool listens for errors only on idle sessions: a source that goes away between two of
+  // these queries would emit an unheard 'error' and end the process. The failing query rejects
+  // with the same error, so listening is enough.
+  const ignore = () => {};
+  client.on('error', ignore);
   try {
     await client.query('BEGIN READ ONLY');
     const rows = await readInTransaction(client, schema, request);
     await client.query('COMMIT');
+    client.removeListener('error', ignore);
     client.release();
     return rows;
   } catch (error) {
     // The transaction's state is unknown after a failure: never hand the session back.
+    client.removeListener('error', ignore);
     client.release(true);
     throw error;
   }
