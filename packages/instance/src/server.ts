@@ -11,6 +11,7 @@ import { InstanceMetrics } from './metrics.ts';
 import { generateOpenApi } from './openapi.ts';
 import type { QueryAdmission } from './query-admission.ts';
 import { defaultAdmission, registerQueryRoutes } from './query-route.ts';
+import { logRequest } from './request-log.ts';
 import { describeSchema } from './schema-document.ts';
 import type { SnapshotController } from './snapshot-controller.ts';
 
@@ -55,6 +56,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
   const httpLimits = options.httpLimits ?? HTTP_LIMITS;
   const app = Fastify({
     loggerInstance: options.log,
+    disableRequestLogging: true,
     bodyLimit: maxBodyBytes,
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
@@ -70,6 +72,8 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
   // Browsers may call the instance from any origin (the dashboard's playground, a customer's
   // web app): keys travel in the Authorization header, never in cookies, so `*` grants nothing
   // a caller does not already hold. Registered before the key check so refusals carry it too.
+  app.addHook('onResponse', logRequest);
+
   await app.register(cors, {
     origin: '*',
     methods: ['GET', 'HEAD', 'POST'],
@@ -153,7 +157,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     reply.type('application/json').send(schemaDocument),
   );
 
-  app.get('/health', { logLevel: 'warn' }, (_request, reply) => {
+  app.get('/health', (_request, reply) => {
     const status = controller.health();
     if (status === 'loading' || status === 'failed')
       return reply.code(503).send(controller.detail());
