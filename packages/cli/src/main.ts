@@ -3,8 +3,20 @@ import { CommanderError } from 'commander';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
 import { createProgram } from './program.ts';
 
+/**
+ * A reader that stops early (`replix logs --json | head -3`) closes the pipe: that is the
+ * end of the output, not a failure, so the CLI ends quietly as `cat` and `grep` do.
+ */
+export function endQuietlyWhenStdoutCloses(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+}
+
 /** Runs the CLI and returns the process exit code. */
 export async function main(argv: string[]): Promise<number> {
+  endQuietlyWhenStdoutCloses();
   try {
     await createProgram().parseAsync(argv);
     return 0;
