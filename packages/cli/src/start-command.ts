@@ -20,6 +20,18 @@ function demoPort(): number {
   }
 }
 
+/**
+ * A port another process holds, in words that say which port, what wanted it and how to pick
+ * another (a second `replix start` meets this); any other error as it is.
+ */
+export function portInUse(error: unknown, port: number, what: string, setting: string): unknown {
+  if ((error as NodeJS.ErrnoException | undefined)?.code !== 'EADDRINUSE') return error;
+  return new Error(
+    `port ${port}, wanted by ${what}, is in use (is Replix already running?). ` +
+      `Stop the other process, or choose another port with ${setting}.`,
+  );
+}
+
 function shellQuote(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;
 }
@@ -93,10 +105,13 @@ export function addStartCommand(program: Command): void {
       let source: Awaited<ReturnType<typeof startDemoSource>>;
       let running: Awaited<ReturnType<typeof startControlPlane>>;
       try {
-        source = await startDemoSource(demoPort());
+        const sourcePort = demoPort();
+        source = await startDemoSource(sourcePort).catch((error) => {
+          throw portInUse(error, sourcePort, 'the demo source', 'REPLIX_DEMO_PORT');
+        });
         running = await startControlPlane(config).catch(async (error) => {
           await source.close();
-          throw error;
+          throw portInUse(error, config.port, 'the API', '--port or REPLIX_API_PORT');
         });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
