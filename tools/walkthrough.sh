@@ -78,9 +78,9 @@ done
 [ "$code" = 401 ] || fail "the deleted key still works (HTTP $code)"
 echo 'deleted key: 401'
 
-step 'Pause replication, then redeploy the first build'
+step 'Pause replication, then redeploy the latest build'
 call POST "/databases/$DATABASE/pause-replication" | jq .
-BUILD=$(call GET "/databases/$DATABASE/builds" | jq -r '.[-1].id')
+BUILD=$(call GET "/databases/$DATABASE/builds" | jq -r '.[0].id') # newest first
 call POST "/databases/$DATABASE/redeploy" "{\"buildId\":\"$BUILD\"}" | jq .
 wait_for running
 

@@ -128,7 +128,8 @@ export function addQueryCommand(program: Command): void {
       [
         '',
         'Example:',
-        "  REPLIX_API_KEY=rxk_… npx replix query http://127.0.0.1:4100 'customers { id name orders { id total } } LIMIT 3'",
+        '  the instance URL and API key are the ones `replix start` prints (not the control plane):',
+        "  REPLIX_API_KEY=rxk_… npx replix query <instance-url> 'customers { id name orders { id placed_on } } LIMIT 3'",
         '',
         'Prints the rows as a table (nested objects and arrays as compact JSON) and a summary line:',
         '  N rows of M matched · X ms · snapshot swap S, age A ms[ · next cursor: C]',
