@@ -8,6 +8,7 @@ import { DEMO_EMAIL, type DemoInstance, setUpDemo } from './demo/demo-setup.ts';
 import { startDemoSource } from './demo/demo-source.ts';
 import { loginLinkUrl } from './login-link-command.ts';
 import { exitOnSignals } from './serve-command.ts';
+import { terminalLogger } from './terminal-log.ts';
 
 /** The demo source's port: fixed (REPLIX_DEMO_PORT), so the walkthrough's commands work as written. */
 function demoPort(): number {
@@ -109,7 +110,8 @@ export function addStartCommand(program: Command): void {
         source = await startDemoSource(sourcePort).catch((error) => {
           throw portInUse(error, sourcePort, 'the demo source', 'REPLIX_DEMO_PORT');
         });
-        running = await startControlPlane(config).catch(async (error) => {
+        const log = terminalLogger(config.logLevel);
+        running = await startControlPlane(config, { log }).catch(async (error) => {
           await source.close();
           throw portInUse(error, config.port, 'the API', '--port or REPLIX_API_PORT');
         });

@@ -27,6 +27,8 @@ export interface StartedReplix {
   readonly child: ChildProcess;
   /** Everything `replix start` printed on stdout: its banner. */
   readonly banner: string;
+  /** What it printed on stderr so far (the last 4,000 characters): progress and warnings. */
+  stderr(): string;
   /** Stops it like Ctrl-C and resolves with its exit code. */
   stop(): Promise<number | null>;
 }
@@ -53,6 +55,7 @@ export function startReplix(env: NodeJS.ProcessEnv): Promise<StartedReplix> {
         resolve({
           child,
           banner: output,
+          stderr: () => stderr,
           stop() {
             if (child.exitCode === null) child.kill('SIGINT');
             return exited;

@@ -84,5 +84,7 @@ describe('npx replix start', () => {
       body: 'products { id } LIMIT 1',
     });
     expect(again.status).toBe(200);
+    // The terminal is for people: warnings of the restart as lines, never JSON records.
+    expect(running.stderr()).not.toMatch(/^\s*\{/m);
   });
 });
