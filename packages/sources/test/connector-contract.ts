@@ -76,13 +76,19 @@ export interface ConnectorFixture {
   ): Promise<ReplicationPosition>;
 }
 
-/** Every batch of a full read of `table` (within `where`). */
-export async function readAll(reader: SnapshotReader, table: SourceTable, where?: string) {
+/** Every batch of a full read of `table` (within `where`, in batches of `batchSize`). */
+export async function readAll(
+  reader: SnapshotReader,
+  table: SourceTable,
+  where?: string,
+  batchSize?: number,
+) {
   const batches: unknown[][][] = [];
   for await (const batch of reader.readTable({
     table: table.name,
     columns: table.columns,
     where,
+    batchSize,
   })) {
     batches.push(batch);
   }

@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { SourceTable } from '@replix/engine';
 import mssql, { type ConnectionPool } from 'mssql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SnapshotReader } from '../src/connector.ts';
 import { connectorFromUrl } from '../src/connector-from-url.ts';
 import { PositionExpiredError, SourceError, SourceQueryError } from '../src/errors.ts';
 import type { MsSqlConnectorOptions } from '../src/mssql/mssql-connection-options.ts';
@@ -12,7 +10,12 @@ import { MsSqlLsn } from '../src/mssql/mssql-position.ts';
 import type { MsSqlSnapshotReader } from '../src/mssql/mssql-snapshot.ts';
 import { parseSourceUrl } from '../src/parse-source-url.ts';
 import type { ChangeBatch, SourceChange } from '../src/replication.ts';
-import { type ContractDatabase, connectorContract, tableNamed } from './connector-contract.ts';
+import {
+  type ContractDatabase,
+  connectorContract,
+  readAll,
+  tableNamed,
+} from './connector-contract.ts';
 
 /**
  * Integration tests against a real SQL Server. SQL Server cannot run where the rest of the
@@ -46,18 +49,6 @@ async function captureNow(): Promise<void> {
   } catch {
     // The capture job is scanning right now; it will capture the changes itself.
   }
-}
-
-async function readAll(reader: SnapshotReader, table: SourceTable, batchSize?: number) {
-  const batches: unknown[][][] = [];
-  for await (const batch of reader.readTable({
-    table: table.name,
-    columns: table.columns,
-    batchSize,
-  })) {
-    batches.push(batch);
-  }
-  return batches;
 }
 
 const SETUP_SQL = `
@@ -444,7 +435,7 @@ describe.skipIf(!MSSQL_URL)('MsSqlConnector against SQL Server (MSSQL_URL)', () 
         first.flat().length,
       );
 
-      const sizes = (await readAll(reader, orders, 1000)).map((batch) => batch.length);
+      const sizes = (await readAll(reader, orders, undefined, 1000)).map((batch) => batch.length);
       expect(sizes).toEqual([1000, 1000, 500]);
 
       // Stopping after one batch cancels the query; the snapshot serves the next read.
