@@ -95,11 +95,12 @@ export function validateDraft(
   }
   errors.port = portError(draft.port);
   if (!draft.user.trim()) errors.user = 'Enter the user Replix logs in as.';
-  if (purpose === 'create' && !draft.password) errors.password = 'Enter the user’s password.';
+  // A user may have no password (MariaDB, PostgreSQL trust): saving tests it without one, but
+  // the separate test of typed settings needs one (the API's raw test requires it).
   if (purpose === 'test' && !draft.password) {
     errors.password = saved
       ? 'Enter the password to test: the stored one is never sent back to the browser.'
-      : 'Enter the user’s password.';
+      : 'Enter the password to test here. For a user without one, leave it empty and create the connection: it is tested before it is saved.';
   }
   if (draft.sshEnabled) {
     if (!draft.sshHost.trim()) errors.sshHost = 'Enter the SSH server’s host.';
@@ -127,14 +128,20 @@ function sshInput(draft: ConnectionDraft) {
   };
 }
 
-export function createBody(draft: ConnectionDraft): PostV1ConnectionsData['body'] {
+/** The create body; `skipTest` saves it even when its test fails (the "Save anyway" choice). */
+export function createBody(
+  draft: ConnectionDraft,
+  skipTest = false,
+): PostV1ConnectionsData['body'] {
   return {
     name: draft.name.trim(),
     backend: draft.backend,
     host: draft.host.trim(),
     port: portOf(draft.port),
     user: draft.user.trim(),
-    password: draft.password,
+    // Empty: a user without a password.
+    password: draft.password || undefined,
+    ...(skipTest ? { skipTest } : {}),
     defaultRegion: draft.defaultRegion,
     tlsMode: draft.tlsMode,
     ssh: draft.sshEnabled ? { ...sshInput(draft), privateKey: draft.sshPrivateKey } : undefined,

@@ -118,7 +118,7 @@ export function ConnectionFields(props: {
           hint={
             saved
               ? 'Leave empty to keep the stored password (it is never shown). Needed to test.'
-              : 'Stored encrypted and never shown again.'
+              : 'Optional: leave empty for a user without a password (MariaDB, PostgreSQL trust). Stored encrypted and never shown again.'
           }
         />
         {dialect.loginDatabase && (

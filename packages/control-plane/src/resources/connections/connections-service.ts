@@ -9,10 +9,7 @@ import { testSavedConnection } from '../../connections/saved-connection-test.ts'
 import { sourcePassword } from '../../connections/source-password.ts';
 import { readSourceSchema } from '../../connections/source-schema-read.ts';
 import { assertUsablePrivateKey } from '../../connections/ssh-private-key.ts';
-import {
-  type TestConnectionInput,
-  testConnection,
-} from '../../connections/test-connection.ts';
+import { type TestConnectionInput, testConnection } from '../../connections/test-connection.ts';
 import { assertRegion } from '../../domain/plan-enforcement.ts';
 import { ApiError } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
