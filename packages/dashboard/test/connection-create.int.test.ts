@@ -80,6 +80,19 @@ describe('creating a connection in the dashboard', () => {
     await page.getByText('never: saved untested').waitFor();
     expect((await saved()).map((c) => c.name)).toEqual(['wrong password']);
 
+    // Editing the credentials is tested too: still wrong is refused the same way; switching to
+    // the user without a password (and removing the stored one) is saved and tested ok.
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Password', { exact: true }).fill('still-not-it');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Not saved' }).waitFor();
+    await page.getByLabel('User', { exact: true }).fill(NO_PASSWORD_USER);
+    await page.getByLabel('The user has no password: remove the stored one').check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    const edited = page.getByRole('region', { name: 'Details' });
+    await edited.getByText('succeeded').waitFor();
+    expect(await edited.textContent()).toMatch(/Password\s*none/);
+
     // A user without a password: the field stays empty, the save's test passes.
     await fillNewConnection(page, 'no password', NO_PASSWORD_USER, '');
     await page.getByRole('button', { name: 'Create connection' }).click();

@@ -15,6 +15,8 @@ export interface ConnectionDraft {
   port: string;
   user: string;
   password: string;
+  /** Editing: the user has no password any more (the stored one is removed). */
+  noPassword: boolean;
   /** PostgreSQL / SQL Server: the database test-connection logs in to; never stored. */
   database: string;
   tlsMode: TlsMode;
@@ -40,6 +42,7 @@ export function emptyDraft(): ConnectionDraft {
     port: '',
     user: '',
     password: '',
+    noPassword: false,
     database: '',
     tlsMode: 'prefer',
     defaultRegion: 'eu-west-1',
@@ -175,7 +178,9 @@ export function patchBody(
   const port = portOf(draft.port) ?? SOURCE_DIALECTS[saved.backend].defaultPort;
   if (port !== saved.port) body.port = port;
   if (draft.user.trim() !== saved.user) body.user = draft.user.trim();
-  if (draft.password) body.password = draft.password;
+  if (draft.noPassword) {
+    if (saved.hasPassword) body.password = null;
+  } else if (draft.password) body.password = draft.password;
   if (draft.tlsMode !== saved.tlsMode) body.tlsMode = draft.tlsMode;
   if (draft.defaultRegion !== saved.defaultRegion) body.defaultRegion = draft.defaultRegion;
   if (!draft.sshEnabled) {
