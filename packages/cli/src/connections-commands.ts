@@ -6,6 +6,7 @@ import {
   type PostV1ConnectionsData,
   patchV1ConnectionsById,
   postV1Connections,
+  postV1ConnectionsByIdTest,
   postV1ConnectionsTestConnection,
   ReplixApiError,
   unwrap,
@@ -139,7 +140,10 @@ function ssh(options: CredentialOptions): PostV1ConnectionsData['body']['ssh'] {
   };
 }
 
-/** `replix connections list|get|create|update|delete|test`: source servers and their credentials. */
+/**
+ * `replix connections list|get|create|update|delete|test|check`: source servers and their
+ * credentials.
+ */
 export function addConnectionsCommands(program: Command): void {
   const connections = program
     .command('connections')
@@ -270,6 +274,36 @@ export function addConnectionsCommands(program: Command): void {
     );
 
   connections
+    .command('check <id>')
+    .description('test a saved connection with its stored credentials, TLS mode and SSH tunnel')
+    .option(
+      '--database <name>',
+      'PostgreSQL: the database to log in to; SQL Server: whose CDC to check',
+    )
+    .option('--json', 'print the API’s JSON', false)
+    .action(
+      apiAction(
+        'connections check',
+        async (id: string, options: { database?: string; json: boolean }) => {
+          const result = await unwrap(
+            postV1ConnectionsByIdTest({
+              client: apiClient(),
+              path: { id },
+              body: { database: options.database },
+            }),
+          );
+          if (options.json) printJson(result);
+          else printFields(result);
+          if (!result.ok) {
+            throw new CommandFailure(
+              `the connection test failed: ${result.error ?? 'no reason given'}`,
+            );
+          }
+        },
+      ),
+    );
+
+  connections
     .command('delete <id>')
     .description('delete a connection no database uses any more')
     .action(
@@ -292,7 +326,7 @@ export function addConnectionsCommands(program: Command): void {
       if (options.password === false) {
         // The raw test's body needs a password (the API contract); a save tests without one.
         throw new CommandFailure(
-          'the raw credentials test needs a password; `replix connections create --no-password` tests a user without one before saving it.',
+          'the raw credentials test needs a password; `replix connections create --no-password` tests a user without one before saving it, and `replix connections check <id>` tests it saved.',
         );
       }
       const result = await unwrap(

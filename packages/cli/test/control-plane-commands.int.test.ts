@@ -198,6 +198,12 @@ describe('replix commands over the control-plane API', () => {
 
     const saved = await json(['connections', 'create', '--name', 'wrong', ...wrong, '--skip-test']);
     expect(saved).toMatchObject({ name: 'wrong', lastTest: null });
+    const checked = await replix(['connections', 'check', saved.id]);
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).toMatch(/^failedCheck: +login$/m);
+    expect(checked.stderr).toBe(
+      'replix connections check: the connection test failed: Authentication to the source database failed.\n',
+    );
     const plainSkip = await replix([
       'connections',
       'create',
@@ -220,6 +226,10 @@ describe('replix commands over the control-plane API', () => {
     });
     const shown = await json(['connections', 'get', saved.id]);
     expect(shown).toMatchObject({ id: saved.id, lastTest: { ok: true } });
+    expect(await json(['connections', 'check', saved.id])).toMatchObject({
+      ok: true,
+      availableSchemas: expect.arrayContaining([source.name]),
+    });
     const fields = await replix(['connections', 'get', saved.id]);
     expect(fields.stdout).toMatch(/^hasPassword: +true$/m);
     expect(fields.stdout).not.toContain(PASSWORD);
@@ -270,6 +280,9 @@ describe('replix commands over the control-plane API', () => {
     ]);
     expect(raw.code).toBe(1);
     expect(raw.stderr).toMatch(/--no-password` tests a user without one before saving it/);
+    const checked = await replix(['connections', 'check', created.id]);
+    expect(checked).toMatchObject({ code: 0, stderr: '' });
+    expect(checked.stdout).toMatch(/^ok: +true$/m);
     expect((await replix(['connections', 'delete', created.id])).code).toBe(0);
   });
 
