@@ -487,6 +487,23 @@ describe.each(STORE_KINDS)('connections on the %s store', (kind) => {
         const tested = await call('POST', `/v1/connections/${created.body.id}/test`, { token });
         expect(tested.body).toMatchObject({ ok: true, availableSchemas: expect.any(Array) });
       }
+      // PostgreSQL with trust authentication (the harness server's loopback rule).
+      const trusted = await call('POST', '/v1/connections', {
+        token,
+        body: {
+          name: 'pg trust',
+          backend: 'postgres',
+          host: postgresUrl.hostname,
+          port: Number(postgresUrl.port),
+          user: 'postgres',
+          tlsMode: 'disable',
+        },
+      });
+      expect(trusted.status).toBe(201);
+      expect(trusted.body).toMatchObject({
+        hasPassword: false,
+        lastTest: { ok: true, binlog: { format: 'logical' } },
+      });
       // A user that needs one is refused without it.
       const missing = await call('POST', '/v1/connections', { token, body: withoutPassword });
       expect(missing.status).toBe(422);
