@@ -3,6 +3,7 @@ import {
   deleteV1ConnectionsById,
   getV1Connections,
   getV1ConnectionsById,
+  type PatchV1ConnectionsByIdData,
   type PostV1ConnectionsData,
   patchV1ConnectionsById,
   postV1Connections,
@@ -121,22 +122,49 @@ function testSummary(
     : `test ok, change log not ready (use poll sync or fix: ${lastTest.binlog.issues.join('; ')})`;
 }
 
+function sshKeyFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    throw new CommandFailure(`cannot read the SSH key file ${path}.`);
+  }
+}
+
 function ssh(options: CredentialOptions): PostV1ConnectionsData['body']['ssh'] {
   if (options.sshHost === undefined) return undefined;
   if (options.sshUser === undefined || options.sshKey === undefined) {
     throw new CommandFailure('--ssh-host needs --ssh-user and --ssh-key.');
   }
-  let privateKey: string;
-  try {
-    privateKey = readFileSync(options.sshKey, 'utf8');
-  } catch {
-    throw new CommandFailure(`cannot read the SSH key file ${options.sshKey}.`);
+  return {
+    host: options.sshHost,
+    port: port(options.sshPort, '--ssh-port'),
+    user: options.sshUser,
+    privateKey: sshKeyFile(options.sshKey),
+  };
+}
+
+/** `update`'s tunnel change: new settings (the stored key kept without --ssh-key), none, or null. */
+function sshChange(
+  options: Pick<CredentialOptions, 'sshHost' | 'sshPort' | 'sshUser' | 'sshKey'> & {
+    ssh?: boolean;
+  },
+): PatchV1ConnectionsByIdData['body']['ssh'] {
+  if (options.ssh === false) {
+    if (options.sshHost !== undefined)
+      throw new CommandFailure('give --no-ssh or --ssh-host, not both.');
+    return null;
+  }
+  if (options.sshHost === undefined) return undefined;
+  if (options.sshUser === undefined) {
+    throw new CommandFailure(
+      '--ssh-host needs --ssh-user (and --ssh-key, unless the stored key stays).',
+    );
   }
   return {
     host: options.sshHost,
     port: port(options.sshPort, '--ssh-port'),
     user: options.sshUser,
-    privateKey,
+    privateKey: options.sshKey === undefined ? undefined : sshKeyFile(options.sshKey),
   };
 }
 
@@ -230,6 +258,11 @@ export function addConnectionsCommands(program: Command): void {
     .option('--no-password', 'the source user has no password (removes the stored one)')
     .addOption(new Option('--tls-mode <mode>', 'TLS to the source').choices(SOURCE_TLS_MODES))
     .addOption(new Option('--region <region>', 'default region of its databases').choices(REGIONS))
+    .option('--ssh-host <host>', 'reach the source through this SSH server (replaces the tunnel)')
+    .option('--ssh-port <n>', 'SSH port (default 22)')
+    .option('--ssh-user <user>', 'SSH user')
+    .option('--ssh-key <file>', 'a new private key file (default: keep the stored key)')
+    .option('--no-ssh', 'remove the SSH tunnel')
     .option('--skip-test', 'save the change even if the connection test fails', false)
     .option('--json', 'print the API’s JSON', false)
     .action(
@@ -245,6 +278,11 @@ export function addConnectionsCommands(program: Command): void {
             password?: string | false;
             tlsMode?: SourceTlsMode;
             region?: Region;
+            sshHost?: string;
+            sshPort?: string;
+            sshUser?: string;
+            sshKey?: string;
+            ssh?: boolean;
             skipTest: boolean;
             json: boolean;
           },
@@ -257,6 +295,7 @@ export function addConnectionsCommands(program: Command): void {
             password: options.password === undefined ? undefined : password(options),
             tlsMode: options.tlsMode,
             defaultRegion: options.region,
+            ssh: sshChange(options),
             skipTest: options.skipTest || undefined,
           };
           if (Object.values(body).every((value) => value === undefined)) {

@@ -234,6 +234,16 @@ describe('replix commands over the control-plane API', () => {
     expect(fields.stdout).toMatch(/^hasPassword: +true$/m);
     expect(fields.stdout).not.toContain(PASSWORD);
     expect((await replix(['connections', 'update', saved.id])).stderr).toMatch(/nothing to change/);
+    const sshWithoutUser = await replix(['connections', 'update', saved.id, '--ssh-host', 'b']);
+    expect(sshWithoutUser).toMatchObject({
+      code: 1,
+      stderr:
+        'replix connections update: --ssh-host needs --ssh-user (and --ssh-key, unless the stored key stays).\n',
+    });
+    expect(await json(['connections', 'update', saved.id, '--no-ssh'])).toMatchObject({
+      ssh: null,
+      lastTest: { ok: true },
+    });
 
     for (const id of [saved.id, plainSkip.stdout.split(' ')[2]]) {
       const deleted = await replix(['connections', 'delete', id as string]);
