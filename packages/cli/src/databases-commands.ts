@@ -9,6 +9,7 @@ import {
   printJson,
   printTable,
 } from './api-session.ts';
+import { addDatabaseShowCommand } from './database-show-command.ts';
 
 export const INSTANCE_SIZES = ['xs', 's', 'm', 'l', 'xl'] as const;
 type InstanceSize = (typeof INSTANCE_SIZES)[number];
@@ -40,9 +41,11 @@ function schemaConfig(path: string | undefined): Record<string, unknown> | undef
   return parsed as Record<string, unknown>;
 }
 
-/** `replix databases list|get|create`: databases (a source schema served as an instance). */
+/** `replix databases list|get|show|create`: databases (a source schema served as an instance). */
 export function addDatabasesCommands(program: Command): void {
-  const databases = program.command('databases').description('databases: list, show one, create');
+  const databases = program
+    .command('databases')
+    .description('databases: list, get one, show where it answers, create');
 
   databases
     .command('list')
@@ -71,6 +74,8 @@ export function addDatabasesCommands(program: Command): void {
         printFields(database);
       }),
     );
+
+  addDatabaseShowCommand(databases);
 
   databases
     .command('create')

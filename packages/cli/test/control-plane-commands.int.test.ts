@@ -20,6 +20,8 @@ const SOURCE_SQL = `
   INSERT INTO customers VALUES (1, 'Ada'), (2, 'Grace');`;
 const USER = 'rx_cli';
 const PASSWORD = 'cli-Pa$$word';
+/** A MariaDB user without a password. */
+const NO_PASSWORD_USER = 'rx_cli_nopass';
 
 interface Result {
   code: number;
@@ -77,6 +79,9 @@ describe('replix commands over the control-plane API', () => {
     await testMariaDb().exec(
       `DROP USER IF EXISTS '${USER}'@'%'; CREATE USER '${USER}'@'%' IDENTIFIED BY '${PASSWORD}'; GRANT SELECT, REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO '${USER}'@'%'`,
     );
+    await testMariaDb().exec(
+      `DROP USER IF EXISTS '${NO_PASSWORD_USER}'@'%'; CREATE USER '${NO_PASSWORD_USER}'@'%'; GRANT SELECT, REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO '${NO_PASSWORD_USER}'@'%'`,
+    );
     cp = await startTestControlPlane('pglite', {
       roles: ['api', 'reconciler', 'builder', 'health-monitor'],
     });
@@ -85,6 +90,7 @@ describe('replix commands over the control-plane API', () => {
     await cp?.close();
     await source?.drop();
     await testMariaDb().exec(`DROP USER IF EXISTS '${USER}'@'%'`);
+    await testMariaDb().exec(`DROP USER IF EXISTS '${NO_PASSWORD_USER}'@'%'`);
   });
 
   it('asks to log in first', async () => {
@@ -160,8 +166,14 @@ describe('replix commands over the control-plane API', () => {
       name: 'shop',
       hasPassword: true,
       port: Number(sourceUrl.port),
+      lastTest: { ok: true, binlog: { ready: true } },
     });
     connectionId = created.id;
+    const plain = await replix(['connections', 'create', '--name', 'shop2', ...credentials()]);
+    expect(plain).toMatchObject({ code: 0, stderr: '' });
+    expect(plain.stdout).toMatch(
+      /^Created connection [0-9a-f-]{36} \(shop2\): test ok, change log ready\.\n$/,
+    );
     const table = await replix(['connections', 'list']);
     expect(table.code).toBe(0);
     expect(table.stdout.split('\n')[0]).toMatch(
@@ -171,6 +183,117 @@ describe('replix commands over the control-plane API', () => {
     expect(table.stdout + JSON.stringify(await json(['connections', 'list']))).not.toContain(
       PASSWORD,
     );
+  });
+
+  it('refuses to save a connection whose test fails, unless --skip-test', async () => {
+    const before = (await json(['connections', 'list'])).length;
+    const wrong = [...credentials().slice(0, -1), 'wrong-password'];
+    const refused = await replix(['connections', 'create', '--name', 'wrong', ...wrong]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/^failedCheck: +login$/m);
+    expect(refused.stderr).toBe(
+      'replix connections create: the connection test failed (login): Authentication to the source database failed. Nothing was saved: fix the settings, or save it anyway with --skip-test.\n',
+    );
+    expect((await json(['connections', 'list'])).length).toBe(before);
+
+    const saved = await json(['connections', 'create', '--name', 'wrong', ...wrong, '--skip-test']);
+    expect(saved).toMatchObject({ name: 'wrong', lastTest: null });
+    const checked = await replix(['connections', 'check', saved.id]);
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).toMatch(/^failedCheck: +login$/m);
+    expect(checked.stderr).toBe(
+      'replix connections check: the connection test failed: Authentication to the source database failed.\n',
+    );
+    const plainSkip = await replix([
+      'connections',
+      'create',
+      '--name',
+      'wrong2',
+      ...wrong,
+      '--skip-test',
+    ]);
+    expect(plainSkip.stdout).toMatch(/: saved untested \(--skip-test\)\.\n$/);
+
+    // update: a wrong password is refused the same way; the right one is tested and kept.
+    const stillWrong = await replix(['connections', 'update', saved.id, '--password', 'nope']);
+    expect(stillWrong.code).toBe(1);
+    expect(stillWrong.stderr).toMatch(/the connection test failed \(login\)/);
+    const fixed = await replix(['connections', 'update', saved.id, '--password', PASSWORD]);
+    expect(fixed).toEqual({
+      code: 0,
+      stdout: `Updated connection ${saved.id} (wrong).\n`,
+      stderr: '',
+    });
+    const shown = await json(['connections', 'get', saved.id]);
+    expect(shown).toMatchObject({ id: saved.id, lastTest: { ok: true } });
+    expect(await json(['connections', 'check', saved.id])).toMatchObject({
+      ok: true,
+      availableSchemas: expect.arrayContaining([source.name]),
+    });
+    const fields = await replix(['connections', 'get', saved.id]);
+    expect(fields.stdout).toMatch(/^hasPassword: +true$/m);
+    expect(fields.stdout).not.toContain(PASSWORD);
+    expect((await replix(['connections', 'update', saved.id])).stderr).toMatch(/nothing to change/);
+    const sshWithoutUser = await replix(['connections', 'update', saved.id, '--ssh-host', 'b']);
+    expect(sshWithoutUser).toMatchObject({
+      code: 1,
+      stderr:
+        'replix connections update: --ssh-host needs --ssh-user (and --ssh-key, unless the stored key stays).\n',
+    });
+    expect(await json(['connections', 'update', saved.id, '--no-ssh'])).toMatchObject({
+      ssh: null,
+      lastTest: { ok: true },
+    });
+
+    for (const id of [saved.id, plainSkip.stdout.split(' ')[2]]) {
+      const deleted = await replix(['connections', 'delete', id as string]);
+      expect(deleted).toEqual({ code: 0, stdout: `Deleted connection ${id}.\n`, stderr: '' });
+    }
+    const gone = await replix(['connections', 'get', saved.id]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/^replix connections get: not_found: /);
+  });
+
+  it('saves a user without a password with --no-password, and asks which one otherwise', async () => {
+    const host = ['--host', sourceUrl.hostname, '--port', sourceUrl.port];
+    const missing = await replix([
+      'connections',
+      'create',
+      '--name',
+      'np',
+      ...host,
+      '--user',
+      NO_PASSWORD_USER,
+    ]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe(
+      'replix connections create: give the source password with --password or REPLIX_SOURCE_PASSWORD, or --no-password for a user without one.\n',
+    );
+    const created = await json([
+      'connections',
+      'create',
+      '--name',
+      'no password',
+      ...host,
+      '--user',
+      NO_PASSWORD_USER,
+      '--no-password',
+    ]);
+    expect(created).toMatchObject({ hasPassword: false, lastTest: { ok: true } });
+    const raw = await replix([
+      'connections',
+      'test',
+      ...host,
+      '--user',
+      NO_PASSWORD_USER,
+      '--no-password',
+    ]);
+    expect(raw.code).toBe(1);
+    expect(raw.stderr).toMatch(/--no-password` tests a user without one before saving it/);
+    const checked = await replix(['connections', 'check', created.id]);
+    expect(checked).toMatchObject({ code: 0, stderr: '' });
+    expect(checked.stdout).toMatch(/^ok: +true$/m);
+    expect((await replix(['connections', 'delete', created.id])).code).toBe(0);
   });
 
   it('creates, lists and shows a database', async () => {
@@ -307,5 +430,50 @@ describe('replix commands over the control-plane API', () => {
     expect(jsonLines.split('\n').map((line) => JSON.parse(line))).toHaveLength(lines.length);
     // The deploy's log drains without --follow (whatever the deploy has written so far).
     expect(await replix(['logs', 'infra', databaseId])).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('shows where a database answers and the replix query line that works there', async () => {
+    let shown: { status: string; endpointUrl: string | null; query: string | null } = {
+      status: '',
+      endpointUrl: null,
+      query: null,
+    };
+    const deadline = Date.now() + 60_000;
+    // The table in the line comes from the instance's row counts, which the health monitor reads.
+    while (shown.status !== 'running' || !shown.query || shown.query.includes('<table>')) {
+      expect(shown.status, 'the deploy failed').not.toBe('failed');
+      expect(Date.now(), 'the database did not start').toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      shown = await json(['databases', 'show', databaseId]);
+    }
+    expect(shown).toMatchObject({
+      id: databaseId,
+      name: 'shop-db',
+      latestBuild: { status: 'succeeded', finishedAt: expect.any(String) },
+      query: `replix query ${shown.endpointUrl} 'customers { * } LIMIT 5' --key "$REPLIX_API_KEY"`,
+    });
+    // By name, for people.
+    const plain = await replix(['databases', 'show', 'shop-db']);
+    expect(plain).toMatchObject({ code: 0, stderr: '' });
+    expect(plain.stdout).toMatch(/^status: +running$/m);
+    expect(plain.stdout).toMatch(/^health: +(ok|-)$/m);
+    expect(plain.stdout).toContain(`endpoint:`);
+    expect(plain.stdout).toMatch(/^latest build: +succeeded, finished \S+Z \(/m);
+    expect(plain.stdout).toContain(`  ${shown.query}\n`);
+    expect(plain.stdout).not.toMatch(/rxk_[0-9a-f]{16}\./);
+    const unknown = await replix(['databases', 'show', 'no-such-db']);
+    expect(unknown).toMatchObject({
+      code: 1,
+      stderr: 'replix databases show: no database is named no-such-db.\n',
+    });
+
+    // The printed line runs as printed, with the key in REPLIX_API_KEY.
+    const key = /^(rxk_\S+)$/m.exec(
+      (await replix(['keys', 'create', databaseId, '--name', 'show'])).stdout,
+    )?.[1] as string;
+    const [, url, query] = /^replix query (\S+) '(.+)' --key/.exec(shown.query) ?? [];
+    const answer = await replix(['query', url as string, query as string, '--key', key]);
+    expect(answer).toMatchObject({ code: 0, stderr: '' });
+    expect(answer.stdout).toContain('Grace');
   });
 });

@@ -30,11 +30,19 @@ export class ReplixApiError extends Error {
   readonly error: string;
   /** The HTTP status; undefined when the control plane could not be reached. */
   readonly status: number | undefined;
-  constructor(error: string, message: string, status: number | undefined) {
+  /** The envelope's other fields, e.g. `test` of `connection_test_failed`. */
+  readonly details: Readonly<Record<string, unknown>>;
+  constructor(
+    error: string,
+    message: string,
+    status: number | undefined,
+    details: Readonly<Record<string, unknown>> = {},
+  ) {
     super(message);
     this.name = 'ReplixApiError';
     this.error = error;
     this.status = status;
+    this.details = details;
   }
 }
 
@@ -60,7 +68,8 @@ export async function unwrap<R extends CallResult>(call: Promise<R>): Promise<Su
   }
   const body = result.error as { error?: unknown; message?: unknown } | string;
   if (typeof body === 'object' && body !== null && typeof body.error === 'string') {
-    throw new ReplixApiError(body.error, String(body.message ?? ''), status);
+    const { error, message, ...details } = body;
+    throw new ReplixApiError(error, String(message ?? ''), status, details);
   }
   throw new ReplixApiError(`http_${status}`, `the control plane answered ${status}.`, status);
 }

@@ -37,6 +37,10 @@ export const CONTROL_PLANE_ERRORS = {
     status: 404,
     doc: "No such resource in the caller's account (another account's resources are reported the same way).",
   },
+  connection_test_failed: {
+    status: 422,
+    doc: 'Saving or changing a connection tested it first and the test failed; nothing was saved. `test` in the body is the test result (`failedCheck` says which check, `error` why). Fix the settings, or send `skipTest: true` to save it anyway.',
+  },
   action_not_allowed: {
     status: 409,
     doc: "The action is not allowed in the database's current state; the message gives the reason from the allowed-actions matrix.",
@@ -77,12 +81,19 @@ export type ControlPlaneErrorCode = keyof typeof CONTROL_PLANE_ERRORS;
 export class ApiError extends Error {
   readonly code: ControlPlaneErrorCode;
   readonly status: number;
+  /** Fields the envelope carries beside `error` and `message` (the route declares them). */
+  readonly details: Readonly<Record<string, unknown>>;
 
-  constructor(code: ControlPlaneErrorCode, message: string) {
+  constructor(
+    code: ControlPlaneErrorCode,
+    message: string,
+    details: Readonly<Record<string, unknown>> = {},
+  ) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
     this.status = CONTROL_PLANE_ERRORS[code].status;
+    this.details = details;
   }
 }
 

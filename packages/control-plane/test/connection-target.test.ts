@@ -24,6 +24,8 @@ function row(overrides: Partial<Selectable<ConnectionTable>> = {}): Selectable<C
     tls_mode: 'prefer',
     ssh: null,
     ssh_private_key_enc: null,
+    last_test: null,
+    last_tested_at: null,
     created_at: new Date(),
     updated_at: new Date(),
     deleted_at: null,
@@ -46,6 +48,17 @@ describe('connectionTarget', () => {
         tls: { mode: 'prefer' },
       },
     });
+  });
+
+  it('writes a user without a password as user@host, as replix serve --source takes it', () => {
+    for (const backend of ['mysql', 'postgres']) {
+      const { sourceUrl } = connectionTarget(row({ backend, password_enc: null }), secrets, 'app');
+      expect(sourceUrl, backend).toMatch(/^[a-z]+:\/\/app%40corp@db\.internal:3307\/app/);
+      expect(parseSourceUrl(sourceUrl).options, backend).toMatchObject({
+        user: 'app@corp',
+        password: undefined,
+      });
+    }
   });
 
   it("carries the connection's TLS mode as sslmode for MySQL and PostgreSQL", () => {

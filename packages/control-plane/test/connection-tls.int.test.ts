@@ -98,9 +98,20 @@ describe.each<Engine>(['mariadb', 'postgres'])('a connection tlsMode on %s', (en
       );
     expect(await introspect()).toEqual(['orders']);
 
-    const patched = await cp.request('PATCH', `/v1/connections/${id}`, {
+    // The change is tested first: a mode the server refuses is not saved without the choice.
+    const refused = await cp.request('PATCH', `/v1/connections/${id}`, {
       token,
       body: { tlsMode: 'disable' },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({
+      error: 'connection_test_failed',
+      test: { ok: false, failedCheck: expect.any(String) },
+    });
+    expect(await introspect()).toEqual(['orders']);
+    const patched = await cp.request('PATCH', `/v1/connections/${id}`, {
+      token,
+      body: { tlsMode: 'disable', skipTest: true },
     });
     expect(patched.status).toBe(200);
     await expect(introspect()).rejects.toMatchObject({ code: 'source_unavailable' });
@@ -138,7 +149,10 @@ describe.each<Engine>(['mariadb', 'postgres'])('a connection tlsMode on %s', (en
       ['verify-full', /^The source server's TLS certificate is not trusted/],
       ['disable', /./],
     ] as const) {
-      await cp.request('PATCH', `/v1/connections/${id}`, { token, body: { tlsMode } });
+      await cp.request('PATCH', `/v1/connections/${id}`, {
+        token,
+        body: { tlsMode, skipTest: true },
+      });
       const answer = await test();
       expect(answer.ok, tlsMode).toBe(false);
       expect(answer.error).toMatch(failure);

@@ -108,6 +108,12 @@ describe.each(STORE_KINDS)('connections on the %s store', (kind) => {
       defaultRegion: 'eu-west-1',
       tlsMode: 'prefer',
       ssh: null,
+      lastTest: {
+        ok: true,
+        testedAt: expect.any(String),
+        latencyMs: expect.any(Number),
+        binlog: { logBin: true, format: 'ROW', serverId: 1, ready: true, issues: [] },
+      },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });
@@ -117,16 +123,30 @@ describe.each(STORE_KINDS)('connections on the %s store', (kind) => {
       .where('id', '=', created.body.id)
       .executeTakeFirstOrThrow();
     expect(row.password_enc).not.toContain(PASSWORD);
-    expect(cp.context.secrets.open(row.password_enc)).toBe(PASSWORD);
+    expect(cp.context.secrets.open(row.password_enc as string)).toBe(PASSWORD);
 
     const defaults = await call('POST', '/v1/connections', {
       token,
-      body: { name: 'pg', backend: 'postgres', host: 'db.example.com', user: 'u', password: 'p' },
+      body: {
+        name: 'pg',
+        backend: 'postgres',
+        host: 'db.example.com',
+        user: 'u',
+        password: 'p',
+        skipTest: true,
+      },
     });
-    expect(defaults.body).toMatchObject({ backend: 'postgres', port: 5432 });
+    expect(defaults.body).toMatchObject({ backend: 'postgres', port: 5432, lastTest: null });
     const mssql = await call('POST', '/v1/connections', {
       token,
-      body: { name: 'ms', backend: 'mssql', host: 'db.example.com', user: 'u', password: 'p' },
+      body: {
+        name: 'ms',
+        backend: 'mssql',
+        host: 'db.example.com',
+        user: 'u',
+        password: 'p',
+        skipTest: true,
+      },
     });
     expect(mssql.body).toMatchObject({ backend: 'mssql', port: 1433 });
 
@@ -145,7 +165,7 @@ describe.each(STORE_KINDS)('connections on the %s store', (kind) => {
       {
         event_type: 'connection.created',
         entity_id: created.body.id,
-        payload: { name: 'shop', backend: 'mysql', ssh: false },
+        payload: { name: 'shop', backend: 'mysql', ssh: false, tested: true },
       },
     ]);
   });
@@ -159,7 +179,8 @@ describe.each(STORE_KINDS)('connections on the %s store', (kind) => {
       [{ ...mysqlBody(), backend: 'oracle' }, 'body.backend'],
       [{ ...mysqlBody(), tlsMode: 'sometimes' }, 'body.tlsMode'],
       [{ ...mysqlBody(), defaultRegion: 'mars-1' }, 'body.defaultRegion'],
-      [{ ...mysqlBody(), password: '' }, 'body.password'],
+      [{ ...mysqlBody(), password: 'p'.repeat(1025) }, 'body.password'],
+      [{ ...mysqlBody(), skipTest: 'yes' }, 'body.skipTest'],
       [{ ...mysqlBody(), ssh: { host: 'bastion', user: 'x' } }, 'body.ssh.privateKey'],
       [
         { ...mysqlBody(), ssh: { host: 'bastion', user: 'x', privateKey: 'nope' } },
@@ -204,6 +225,7 @@ describe.each(STORE_KINDS)('connections on the %s store', (kind) => {
       body: {
         ...mysqlBody(),
         ssh: { host: 'bastion.example.com', user: 'tunnel', privateKey: sshKey },
+        skipTest: true,
       },
     });
     expect(created.status).toBe(201);
@@ -223,7 +245,7 @@ describe.each(STORE_KINDS)('connections on the %s store', (kind) => {
     // New host, same key.
     const moved = await call('PATCH', `/v1/connections/${created.body.id}`, {
       token,
-      body: { ssh: { host: 'bastion2.example.com', port: 2222, user: 'tunnel' } },
+      body: { ssh: { host: 'bastion2.example.com', port: 2222, user: 'tunnel' }, skipTest: true },
     });
     expect(moved.status).toBe(200);
     expect(moved.body.ssh).toEqual({
@@ -262,17 +284,23 @@ describe.each(STORE_KINDS)('connections on the %s store', (kind) => {
     const created = await call('POST', '/v1/connections', { token, body: mysqlBody() });
     const patched = await call('PATCH', `/v1/connections/${created.body.id}`, {
       token,
-      body: { name: 'renamed', password: 'another-Secret-1', tlsMode: 'require' },
+      body: { name: 'renamed', password: 'another-Secret-1', tlsMode: 'require', skipTest: true },
     });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ name: 'renamed', tlsMode: 'require', hasPassword: true });
+    // Saved untested: the last test was of the old settings, so there is none now.
+    expect(patched.body).toMatchObject({
+      name: 'renamed',
+      tlsMode: 'require',
+      hasPassword: true,
+      lastTest: null,
+    });
     expect(patched.body.updatedAt >= created.body.updatedAt).toBe(true);
     const row = await cp.context.db
       .selectFrom('connections')
       .select('password_enc')
       .where('id', '=', created.body.id)
       .executeTakeFirstOrThrow();
-    expect(cp.context.secrets.open(row.password_enc)).toBe('another-Secret-1');
+    expect(cp.context.secrets.open(row.password_enc as string)).toBe('another-Secret-1');
     const event = await cp.context.db
       .selectFrom('audit_events')
       .select(['payload'])
@@ -340,6 +368,155 @@ describe.each(STORE_KINDS)('connections on the %s store', (kind) => {
       .orderBy('created_at')
       .execute();
     expect(events.map((e) => e.event_type)).toEqual(['connection.created', 'connection.deleted']);
+  });
+
+  describe('tested on save', () => {
+    const noPasswordUser = `rx_nopass_${kind}`;
+    beforeAll(async () => {
+      await testMariaDb().exec(
+        `DROP USER IF EXISTS '${noPasswordUser}'@'%'; CREATE USER '${noPasswordUser}'@'%'; GRANT SELECT, REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO '${noPasswordUser}'@'%'`,
+      );
+    });
+    afterAll(async () => {
+      await testMariaDb().exec(`DROP USER IF EXISTS '${noPasswordUser}'@'%'`);
+    });
+    const connectionCount = async (token: string) =>
+      (await call('GET', '/v1/connections', { token })).body.length;
+
+    it('refuses a failing connection with 422 and the test result, saving nothing', async () => {
+      const token = await cp.token('tested-fail@example.com');
+      const wrong = await call('POST', '/v1/connections', {
+        token,
+        body: { ...mysqlBody(), password: 'not-the-Password' },
+      });
+      expect(wrong.status).toBe(422);
+      expect(wrong.body).toEqual({
+        error: 'connection_test_failed',
+        message:
+          'The connection test failed (login): Authentication to the source database failed. Fix the settings, or save it anyway with skipTest: true.',
+        test: {
+          ok: false,
+          error: 'Authentication to the source database failed.',
+          failedCheck: 'login',
+        },
+      });
+      const down = await call('POST', '/v1/connections', {
+        token,
+        body: { ...mysqlBody(), port: 1 },
+      });
+      expect(down.status).toBe(422);
+      expect(down.body.test).toEqual({
+        ok: false,
+        error: 'Could not connect to the source database (ECONNREFUSED).',
+        failedCheck: 'network',
+      });
+      for (const response of [wrong, down]) {
+        const text = JSON.stringify(response.body);
+        expect(text).not.toContain(mariaUrl.hostname);
+        expect(text).not.toContain(mariaUser);
+      }
+      expect(await connectionCount(token)).toBe(0);
+    });
+
+    it('saves a failing connection on the explicit choice, untested until tested', async () => {
+      const token = await cp.token('tested-anyway@example.com');
+      const saved = await call('POST', '/v1/connections', {
+        token,
+        body: { ...mysqlBody(), password: 'not-the-Password', skipTest: true },
+      });
+      expect(saved.status).toBe(201);
+      expect(saved.body.lastTest).toBeNull();
+      const event = await cp.context.db
+        .selectFrom('audit_events')
+        .select('payload')
+        .where('entity_id', '=', saved.body.id)
+        .executeTakeFirstOrThrow();
+      expect(event.payload).toMatchObject({ tested: false });
+      // Testing the saved connection keeps the result on it.
+      const tested = await call('POST', `/v1/connections/${saved.body.id}/test`, { token });
+      expect(tested.body).toMatchObject({ ok: false, failedCheck: 'login' });
+      const after = await call('GET', `/v1/connections/${saved.body.id}`, { token });
+      expect(after.body.lastTest).toEqual({
+        ok: false,
+        error: 'Authentication to the source database failed.',
+        failedCheck: 'login',
+        testedAt: expect.any(String),
+      });
+      expect(after.body.updatedAt).toBe(saved.body.updatedAt);
+      // A change of password is tested too: a wrong one changes nothing, the right one is kept.
+      const stillWrong = await call('PATCH', `/v1/connections/${saved.body.id}`, {
+        token,
+        body: { password: 'still-not-it' },
+      });
+      expect(stillWrong.status).toBe(422);
+      expect(stillWrong.body.test.failedCheck).toBe('login');
+      const fixed = await call('PATCH', `/v1/connections/${saved.body.id}`, {
+        token,
+        body: { password: PASSWORD },
+      });
+      expect(fixed.status).toBe(200);
+      expect(fixed.body.lastTest).toMatchObject({ ok: true, binlog: { ready: true } });
+      // A rename does not reach the source, so it is not tested.
+      const renamed = await call('PATCH', `/v1/connections/${saved.body.id}`, {
+        token,
+        body: { name: 'renamed' },
+      });
+      expect(renamed.body.lastTest).toEqual(fixed.body.lastTest);
+    });
+
+    it('saves a user without a password, omitted or empty, and tests it', async () => {
+      const token = await cp.token('no-password@example.com');
+      const { password: _, ...withoutPassword } = mysqlBody();
+      for (const body of [
+        { ...withoutPassword, user: noPasswordUser },
+        { ...withoutPassword, user: noPasswordUser, password: '' },
+      ]) {
+        const created = await call('POST', '/v1/connections', { token, body });
+        expect(created.status).toBe(201);
+        expect(created.body).toMatchObject({
+          user: noPasswordUser,
+          hasPassword: false,
+          lastTest: { ok: true, binlog: { ready: true } },
+        });
+        const row = await cp.context.db
+          .selectFrom('connections')
+          .select('password_enc')
+          .where('id', '=', created.body.id)
+          .executeTakeFirstOrThrow();
+        expect(row.password_enc).toBeNull();
+        const tested = await call('POST', `/v1/connections/${created.body.id}/test`, { token });
+        expect(tested.body).toMatchObject({ ok: true, availableSchemas: expect.any(Array) });
+      }
+      // PostgreSQL with trust authentication (the harness server's loopback rule).
+      const trusted = await call('POST', '/v1/connections', {
+        token,
+        body: {
+          name: 'pg trust',
+          backend: 'postgres',
+          host: postgresUrl.hostname,
+          port: Number(postgresUrl.port),
+          user: 'postgres',
+          tlsMode: 'disable',
+        },
+      });
+      expect(trusted.status).toBe(201);
+      expect(trusted.body).toMatchObject({
+        hasPassword: false,
+        lastTest: { ok: true, binlog: { format: 'logical' } },
+      });
+      // A user that needs one is refused without it.
+      const missing = await call('POST', '/v1/connections', { token, body: withoutPassword });
+      expect(missing.status).toBe(422);
+      expect(missing.body.test.failedCheck).toBe('login');
+      // A stored password can be removed (null or '').
+      const created = await call('POST', '/v1/connections', { token, body: mysqlBody() });
+      const cleared = await call('PATCH', `/v1/connections/${created.body.id}`, {
+        token,
+        body: { user: noPasswordUser, password: null },
+      });
+      expect(cleared.status).toBe(200);
+      expect(cleared.body).toMatchObject({ hasPassword: false, lastTest: { ok: true } });
+    });
   });
 
   describe('test-connection', () => {
@@ -425,6 +602,7 @@ describe.each(STORE_KINDS)('connections on the %s store', (kind) => {
       expect(wrongPassword.body).toEqual({
         ok: false,
         error: 'Authentication to the source database failed.',
+        failedCheck: 'login',
       });
       const noRole = await call('POST', '/v1/connections/test-connection', {
         token,
@@ -439,6 +617,7 @@ describe.each(STORE_KINDS)('connections on the %s store', (kind) => {
       expect(noRole.body).toEqual({
         ok: false,
         error: 'Authentication to the source database failed.',
+        failedCheck: 'login',
       });
       const closedPort = await call('POST', '/v1/connections/test-connection', {
         token,
@@ -447,6 +626,7 @@ describe.each(STORE_KINDS)('connections on the %s store', (kind) => {
       expect(closedPort.body).toEqual({
         ok: false,
         error: 'Could not connect to the source database (ECONNREFUSED).',
+        failedCheck: 'network',
       });
       for (const response of [wrongPassword, noRole, closedPort]) {
         const text = JSON.stringify(response.body);
@@ -480,6 +660,7 @@ describe.each(STORE_KINDS)('connections on the %s store', (kind) => {
       expect(refused.body).toEqual({
         ok: false,
         error: 'The SSH server refused the tunnel user or private key.',
+        failedCheck: 'ssh',
       });
     });
 

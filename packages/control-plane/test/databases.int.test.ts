@@ -47,6 +47,8 @@ describe.each(STORE_KINDS)('databases on the %s store', (kind) => {
         user: mariaUser,
         password: PASSWORD,
         ...body,
+        // A closed port and a wrong password are saved on purpose, untested.
+        ...('port' in body || 'password' in body ? { skipTest: true } : {}),
       },
     });
     expect(response.status).toBe(201);

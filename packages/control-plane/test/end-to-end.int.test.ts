@@ -64,7 +64,7 @@ const CASES: SourceCase[] = [
       const admin = testPostgres();
       const database = await admin.createDatabase(SHOP_POSTGRES);
       const url = new URL(admin.serverUrl);
-      // The harness server trusts loopback connections; the password is required by the API.
+      // The harness server trusts loopback connections; the raw connection test needs a password.
       return {
         backend: 'postgres',
         host: url.hostname,

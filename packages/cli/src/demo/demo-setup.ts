@@ -72,11 +72,11 @@ export async function setUpDemo(options: {
     (c) => c.name === CONNECTION_NAME,
   );
   if (!connection) {
+    // The embedded source trusts local logins: a user without a password, tested on save.
     connection = await api<Named>('POST', '/connections', {
       name: CONNECTION_NAME,
       backend: 'postgres',
       ...source,
-      password: 'demo',
     });
   } else {
     await api('PATCH', `/connections/${connection.id}`, source);

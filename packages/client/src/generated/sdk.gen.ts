@@ -43,7 +43,9 @@ export const getV1Connections = <ThrowOnError extends boolean = false>(options?:
 });
 
 /**
- * Save a connection; the password and SSH key are stored sealed
+ * Test a connection, then save it; the password and SSH key are stored sealed
+ *
+ * The connection is tested first; a failing test answers 422 `connection_test_failed` with the result in `test`, and nothing is saved, unless `skipTest` is true. The saved connection carries the result in `lastTest`.
  */
 export const postV1Connections = <ThrowOnError extends boolean = false>(options: Options<PostV1ConnectionsData, ThrowOnError>): RequestResult<PostV1ConnectionsResponses, PostV1ConnectionsErrors, ThrowOnError> => (options.client ?? client).post<PostV1ConnectionsResponses, PostV1ConnectionsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -75,6 +77,8 @@ export const getV1ConnectionsById = <ThrowOnError extends boolean = false>(optio
 
 /**
  * Change a connection; omitted fields and secrets stay as they are
+ *
+ * A change of host, port, user, password, TLS mode or SSH tunnel is tested first: a failing test answers 422 `connection_test_failed` and nothing changes, unless `skipTest` is true.
  */
 export const patchV1ConnectionsById = <ThrowOnError extends boolean = false>(options: Options<PatchV1ConnectionsByIdData, ThrowOnError>): RequestResult<PatchV1ConnectionsByIdResponses, PatchV1ConnectionsByIdErrors, ThrowOnError> => (options.client ?? client).patch<PatchV1ConnectionsByIdResponses, PatchV1ConnectionsByIdErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -89,7 +93,7 @@ export const patchV1ConnectionsById = <ThrowOnError extends boolean = false>(opt
 /**
  * Check a saved connection with its stored credentials, TLS mode and SSH tunnel
  *
- * Answers as the raw connection test does: a server that cannot be reached or refuses the login answers 200 with ok false and the reason.
+ * Answers as the raw connection test does: a server that cannot be reached or refuses the login answers 200 with ok false and the reason. The result becomes the connection's `lastTest`.
  */
 export const postV1ConnectionsByIdTest = <ThrowOnError extends boolean = false>(options: Options<PostV1ConnectionsByIdTestData, ThrowOnError>): RequestResult<PostV1ConnectionsByIdTestResponses, PostV1ConnectionsByIdTestErrors, ThrowOnError> => (options.client ?? client).post<PostV1ConnectionsByIdTestResponses, PostV1ConnectionsByIdTestErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

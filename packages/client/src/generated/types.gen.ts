@@ -20,7 +20,7 @@ export type Def0 = {
     port: number;
     user: string;
     /**
-     * The password is stored (sealed); it is never returned.
+     * A password is stored (sealed; it is never returned); false for a user without one.
      */
     hasPassword: boolean;
     /**
@@ -37,8 +37,68 @@ export type Def0 = {
         user: string;
         hasPrivateKey: boolean;
     } | null;
+    lastTest: {
+        ok: boolean;
+        testedAt: string;
+        /**
+         * Why the test failed (when ok is false).
+         */
+        error?: string;
+        /**
+         * Which check failed: `ssh` (the tunnel), `network` (reaching the server), `login` (user and password), `database` (the login database), `server` (a query once logged in).
+         */
+        failedCheck?: 'ssh' | 'network' | 'login' | 'database' | 'server';
+        latencyMs?: number;
+        /**
+         * Change-log readiness: the binlog (MySQL), logical replication (PostgreSQL: format is wal_level) or CDC (SQL Server: format `cdc`).
+         */
+        binlog?: {
+            logBin: boolean;
+            format: string | null;
+            serverId: number | null;
+            ready: boolean;
+            issues: Array<string>;
+        };
+    } | null;
     createdAt: string;
     updatedAt: string;
+};
+
+/**
+ * TestConnectionResult
+ */
+export type Def1 = {
+    ok: boolean;
+    /**
+     * Why the connection failed (when ok is false).
+     */
+    error?: string;
+    /**
+     * Which check failed: `ssh` (the tunnel), `network` (reaching the server), `login` (user and password), `database` (the login database), `server` (a query once logged in).
+     */
+    failedCheck?: 'ssh' | 'network' | 'login' | 'database' | 'server';
+    /**
+     * Round trip of a trivial query, ms.
+     */
+    latencyMs?: number;
+    /**
+     * Data plus index size in GB (10^9 bytes); omitted when it cannot be read.
+     */
+    estimatedSizeGb?: number;
+    /**
+     * Databases the user can use, system ones excluded.
+     */
+    availableSchemas?: Array<string>;
+    /**
+     * Change-log readiness: the binlog (MySQL), logical replication (PostgreSQL: format is wal_level) or CDC (SQL Server: format `cdc`).
+     */
+    binlog?: {
+        logBin: boolean;
+        format: string | null;
+        serverId: number | null;
+        ready: boolean;
+        issues: Array<string>;
+    };
 };
 
 /**
@@ -46,7 +106,7 @@ export type Def0 = {
  *
  * A schema config bound to a source connection.
  */
-export type Def1 = {
+export type Def2 = {
     id: string;
     name: string;
     connectionId: string;
@@ -83,7 +143,7 @@ export type Def1 = {
 /**
  * Build
  */
-export type Def2 = {
+export type Def3 = {
     id: string;
     databaseId: string;
     /**
@@ -121,7 +181,7 @@ export type Def2 = {
  *
  * The database fields instance management needs (the Database resource without its schema config) and its goal.
  */
-export type Def3 = {
+export type Def4 = {
     id: string;
     name: string;
     connectionId: string;
@@ -151,7 +211,7 @@ export type Def3 = {
 /**
  * InstanceStatusConnection
  */
-export type Def4 = {
+export type Def5 = {
     id: string;
     name: string;
     backend: string;
@@ -171,7 +231,7 @@ export type Def4 = {
  *
  * The settings the live instance runs with; before the first deploy, the settings the next deploy will use.
  */
-export type Def5 = {
+export type Def6 = {
     instanceSize: string;
     taskCpu: number;
     taskMemoryMb: number;
@@ -184,7 +244,7 @@ export type Def5 = {
 /**
  * Instance
  */
-export type Def6 = {
+export type Def7 = {
     id: string;
     databaseId: string;
     buildId?: string | null;
@@ -207,7 +267,7 @@ export type Def6 = {
 /**
  * AllowedActions
  */
-export type Def7 = {
+export type Def8 = {
     /**
      * Spec §2 ActionAvailability.
      */
@@ -397,7 +457,7 @@ export type Def7 = {
  *
  * An instance API key; the key itself is never returned again.
  */
-export type Def8 = {
+export type Def9 = {
     id: string;
     /**
      * The key id: 16 lowercase hex digits.
@@ -418,7 +478,7 @@ export type Def8 = {
 /**
  * AuditEvent
  */
-export type Def9 = {
+export type Def10 = {
     id: string;
     /**
      * What the event is about: `database`, `api_key`, …
@@ -438,7 +498,7 @@ export type Def9 = {
 /**
  * AuditEventWithDatabase
  */
-export type Def10 = {
+export type Def11 = {
     id: string;
     /**
      * What the event is about: `database`, `api_key`, …
@@ -463,7 +523,7 @@ export type Def10 = {
 /**
  * Notification
  */
-export type Def11 = {
+export type Def12 = {
     id: string;
     eventType: string;
     message: string;
@@ -479,7 +539,7 @@ export type Def11 = {
 /**
  * ManagementKey
  */
-export type Def12 = {
+export type Def13 = {
     id: string;
     name: string;
     /**
@@ -493,7 +553,7 @@ export type Def12 = {
 /**
  * Customer
  */
-export type Def13 = {
+export type Def14 = {
     id: string;
     email: string;
     plan: string;
@@ -524,7 +584,7 @@ export type Def13 = {
 /**
  * PlanLimits
  */
-export type Def14 = {
+export type Def15 = {
     /**
      * Databases the account may have (not deleted).
      */
@@ -562,7 +622,7 @@ export type Def14 = {
 /**
  * PlanUsage
  */
-export type Def15 = {
+export type Def16 = {
     databases: number;
     /**
      * Compute units of the building, deploying and running instances.
@@ -575,7 +635,7 @@ export type Def15 = {
  *
  * A webhook subscription; `id` is the `webhookId`. The signing secret is never returned.
  */
-export type Def16 = {
+export type Def17 = {
     id: string;
     databaseId: string;
     /**
@@ -592,7 +652,7 @@ export type Def16 = {
  *
  * One event delivered to one subscription (spec §2 WebhookDelivery): its state after its latest attempt, and the attempts.
  */
-export type Def17 = {
+export type Def18 = {
     id: string;
     subscriptionId: string;
     /**
@@ -614,13 +674,13 @@ export type Def17 = {
     /**
      * Its attempts, newest first (the latest 20).
      */
-    attempts: Array<Def18>;
+    attempts: Array<Def19>;
 };
 
 /**
  * WebhookAttempt
  */
-export type Def18 = {
+export type Def19 = {
     /**
      * Its number among the delivery’s attempts.
      */
@@ -641,7 +701,7 @@ export type Def18 = {
 /**
  * TeamMember
  */
-export type Def19 = {
+export type Def20 = {
     userId: string;
     email: string;
     /**
@@ -656,7 +716,7 @@ export type Def19 = {
 /**
  * TeamInvitation
  */
-export type Def20 = {
+export type Def21 = {
     id: string;
     email: string;
     /**
@@ -741,6 +801,10 @@ export type PostV1ConnectionsTestConnectionResponses = {
          */
         error?: string;
         /**
+         * Which check failed: `ssh` (the tunnel), `network` (reaching the server), `login` (user and password), `database` (the login database), `server` (a query once logged in).
+         */
+        failedCheck?: 'ssh' | 'network' | 'login' | 'database' | 'server';
+        /**
          * Round trip of a trivial query, ms.
          */
         latencyMs?: number;
@@ -803,6 +867,9 @@ export type GetV1ConnectionsResponses = {
 export type GetV1ConnectionsResponse = GetV1ConnectionsResponses[keyof GetV1ConnectionsResponses];
 
 export type PostV1ConnectionsData = {
+    /**
+     * The connection is tested first (as `POST /v1/connections/{id}/test` does) unless `skipTest` is true.
+     */
     body: {
         name: string;
         /**
@@ -813,9 +880,9 @@ export type PostV1ConnectionsData = {
         port?: number;
         user: string;
         /**
-         * Write-only.
+         * Write-only. Omit it or send '' for a user without a password.
          */
-        password: string;
+        password?: string;
         /**
          * Where instances run unless a database says otherwise; non-default regions need the Teams plan or above.
          */
@@ -836,6 +903,10 @@ export type PostV1ConnectionsData = {
              */
             privateKey: string;
         };
+        /**
+         * Save without testing the connection first (default false: a failing test answers 422 `connection_test_failed` and nothing is saved).
+         */
+        skipTest?: boolean;
     };
     path?: never;
     query?: never;
@@ -864,6 +935,14 @@ export type PostV1ConnectionsErrors = {
         error: string;
         message: string;
     };
+    /**
+     * The error envelope of `connection_test_failed`, with the test result: nothing was saved.
+     */
+    422: {
+        error: string;
+        message: string;
+        test: Def1;
+    };
 };
 
 export type PostV1ConnectionsError = PostV1ConnectionsErrors[keyof PostV1ConnectionsErrors];
@@ -883,7 +962,7 @@ export type PostV1ConnectionsResponses = {
         port: number;
         user: string;
         /**
-         * The password is stored (sealed); it is never returned.
+         * A password is stored (sealed; it is never returned); false for a user without one.
          */
         hasPassword: boolean;
         /**
@@ -899,6 +978,29 @@ export type PostV1ConnectionsResponses = {
             port: number;
             user: string;
             hasPrivateKey: boolean;
+        } | null;
+        lastTest: {
+            ok: boolean;
+            testedAt: string;
+            /**
+             * Why the test failed (when ok is false).
+             */
+            error?: string;
+            /**
+             * Which check failed: `ssh` (the tunnel), `network` (reaching the server), `login` (user and password), `database` (the login database), `server` (a query once logged in).
+             */
+            failedCheck?: 'ssh' | 'network' | 'login' | 'database' | 'server';
+            latencyMs?: number;
+            /**
+             * Change-log readiness: the binlog (MySQL), logical replication (PostgreSQL: format is wal_level) or CDC (SQL Server: format `cdc`).
+             */
+            binlog?: {
+                logBin: boolean;
+                format: string | null;
+                serverId: number | null;
+                ready: boolean;
+                issues: Array<string>;
+            };
         } | null;
         createdAt: string;
         updatedAt: string;
@@ -1008,7 +1110,7 @@ export type GetV1ConnectionsByIdResponses = {
         port: number;
         user: string;
         /**
-         * The password is stored (sealed); it is never returned.
+         * A password is stored (sealed; it is never returned); false for a user without one.
          */
         hasPassword: boolean;
         /**
@@ -1025,6 +1127,29 @@ export type GetV1ConnectionsByIdResponses = {
             user: string;
             hasPrivateKey: boolean;
         } | null;
+        lastTest: {
+            ok: boolean;
+            testedAt: string;
+            /**
+             * Why the test failed (when ok is false).
+             */
+            error?: string;
+            /**
+             * Which check failed: `ssh` (the tunnel), `network` (reaching the server), `login` (user and password), `database` (the login database), `server` (a query once logged in).
+             */
+            failedCheck?: 'ssh' | 'network' | 'login' | 'database' | 'server';
+            latencyMs?: number;
+            /**
+             * Change-log readiness: the binlog (MySQL), logical replication (PostgreSQL: format is wal_level) or CDC (SQL Server: format `cdc`).
+             */
+            binlog?: {
+                logBin: boolean;
+                format: string | null;
+                serverId: number | null;
+                ready: boolean;
+                issues: Array<string>;
+            };
+        } | null;
         createdAt: string;
         updatedAt: string;
     };
@@ -1034,14 +1159,17 @@ export type GetV1ConnectionsByIdResponse = GetV1ConnectionsByIdResponses[keyof G
 
 export type PatchV1ConnectionsByIdData = {
     /**
-     * Fields to change; the backend cannot change. Running instances keep the old settings until rebuilt or redeployed.
+     * Fields to change; the backend cannot change. A change of host, port, user, password, TLS mode or SSH tunnel is tested first unless `skipTest` is true. Running instances keep the old settings until rebuilt or redeployed.
      */
     body: {
         name?: string;
         host?: string;
         port?: number;
         user?: string;
-        password?: string;
+        /**
+         * Write-only. '' or null: the user has no password (any stored one is removed).
+         */
+        password?: string | null;
         /**
          * Where instances run unless a database says otherwise; non-default regions need the Teams plan or above.
          */
@@ -1059,6 +1187,10 @@ export type PatchV1ConnectionsByIdData = {
              */
             privateKey?: string;
         } | null;
+        /**
+         * Save without testing the connection first (default false: a failing test answers 422 `connection_test_failed` and nothing is saved).
+         */
+        skipTest?: boolean;
     };
     path: {
         id: string;
@@ -1096,6 +1228,14 @@ export type PatchV1ConnectionsByIdErrors = {
         error: string;
         message: string;
     };
+    /**
+     * The error envelope of `connection_test_failed`, with the test result: nothing was saved.
+     */
+    422: {
+        error: string;
+        message: string;
+        test: Def1;
+    };
 };
 
 export type PatchV1ConnectionsByIdError = PatchV1ConnectionsByIdErrors[keyof PatchV1ConnectionsByIdErrors];
@@ -1115,7 +1255,7 @@ export type PatchV1ConnectionsByIdResponses = {
         port: number;
         user: string;
         /**
-         * The password is stored (sealed); it is never returned.
+         * A password is stored (sealed; it is never returned); false for a user without one.
          */
         hasPassword: boolean;
         /**
@@ -1131,6 +1271,29 @@ export type PatchV1ConnectionsByIdResponses = {
             port: number;
             user: string;
             hasPrivateKey: boolean;
+        } | null;
+        lastTest: {
+            ok: boolean;
+            testedAt: string;
+            /**
+             * Why the test failed (when ok is false).
+             */
+            error?: string;
+            /**
+             * Which check failed: `ssh` (the tunnel), `network` (reaching the server), `login` (user and password), `database` (the login database), `server` (a query once logged in).
+             */
+            failedCheck?: 'ssh' | 'network' | 'login' | 'database' | 'server';
+            latencyMs?: number;
+            /**
+             * Change-log readiness: the binlog (MySQL), logical replication (PostgreSQL: format is wal_level) or CDC (SQL Server: format `cdc`).
+             */
+            binlog?: {
+                logBin: boolean;
+                format: string | null;
+                serverId: number | null;
+                ready: boolean;
+                issues: Array<string>;
+            };
         } | null;
         createdAt: string;
         updatedAt: string;
@@ -1199,6 +1362,10 @@ export type PostV1ConnectionsByIdTestResponses = {
          * Why the connection failed (when ok is false).
          */
         error?: string;
+        /**
+         * Which check failed: `ssh` (the tunnel), `network` (reaching the server), `login` (user and password), `database` (the login database), `server` (a query once logged in).
+         */
+        failedCheck?: 'ssh' | 'network' | 'login' | 'database' | 'server';
         /**
          * Round trip of a trivial query, ms.
          */
@@ -1342,7 +1509,7 @@ export type GetV1DatabasesResponses = {
     /**
      * Default Response
      */
-    200: Array<Def1>;
+    200: Array<Def2>;
 };
 
 export type GetV1DatabasesResponse = GetV1DatabasesResponses[keyof GetV1DatabasesResponses];
@@ -2556,7 +2723,7 @@ export type GetV1DatabasesByIdBuildsResponses = {
     /**
      * Default Response
      */
-    200: Array<Def2>;
+    200: Array<Def3>;
 };
 
 export type GetV1DatabasesByIdBuildsResponse = GetV1DatabasesByIdBuildsResponses[keyof GetV1DatabasesByIdBuildsResponses];
@@ -2741,16 +2908,16 @@ export type GetV1DatabasesByIdInstanceResponses = {
      * Default Response
      */
     200: {
-        database: Def3;
-        connection: Def4;
-        deployedInstanceConfig: Def5;
+        database: Def4;
+        connection: Def5;
+        deployedInstanceConfig: Def6;
         /**
          * The database's settings differ from the deployed ones, or its schema config from the current build's; false before the first deploy.
          */
         hasPendingChanges: boolean;
-        instance: Def6 | null;
-        latestBuild: Def2 | null;
-        allowedActions: Def7;
+        instance: Def7 | null;
+        latestBuild: Def3 | null;
+        allowedActions: Def8;
         /**
          * Unseen, not skipped, newest first.
          */
@@ -3024,7 +3191,7 @@ export type GetV1DatabasesByDbIdApiKeysResponses = {
     /**
      * Default Response
      */
-    200: Array<Def8>;
+    200: Array<Def9>;
 };
 
 export type GetV1DatabasesByDbIdApiKeysResponse = GetV1DatabasesByDbIdApiKeysResponses[keyof GetV1DatabasesByDbIdApiKeysResponses];
@@ -3196,7 +3363,7 @@ export type GetV1DatabasesByIdAuditLogResponses = {
      * Default Response
      */
     200: {
-        events: Array<Def9>;
+        events: Array<Def10>;
         total: number;
     };
 };
@@ -3253,7 +3420,7 @@ export type GetV1AccountAuditLogResponses = {
      * Default Response
      */
     200: {
-        events: Array<Def10>;
+        events: Array<Def11>;
         total: number;
     };
 };
@@ -3300,7 +3467,7 @@ export type GetV1DatabasesByIdNotificationsResponses = {
      * Default Response
      */
     200: {
-        notifications: Array<Def11>;
+        notifications: Array<Def12>;
         /**
          * Unseen notifications that are listed.
          */
@@ -3515,7 +3682,7 @@ export type GetV1ManagementKeysResponses = {
     /**
      * Default Response
      */
-    200: Array<Def12>;
+    200: Array<Def13>;
 };
 
 export type GetV1ManagementKeysResponse = GetV1ManagementKeysResponses[keyof GetV1ManagementKeysResponses];
@@ -3648,7 +3815,7 @@ export type GetV1AdminCustomersResponses = {
     /**
      * Default Response
      */
-    200: Array<Def13>;
+    200: Array<Def14>;
 };
 
 export type GetV1AdminCustomersResponse = GetV1AdminCustomersResponses[keyof GetV1AdminCustomersResponses];
@@ -3839,8 +4006,8 @@ export type GetV1BillingResponses = {
              */
             computeUnitsAllowed: number;
         };
-        limits: Def14;
-        usage: Def15;
+        limits: Def15;
+        usage: Def16;
         /**
          * Every plan with its standard limits, smallest first, to compare them.
          */
@@ -4050,8 +4217,8 @@ export type GetV1AccountResponses = {
          * The caller accepted the current terms version.
          */
         tosAccepted: boolean;
-        limits: Def14;
-        usage: Def15;
+        limits: Def15;
+        usage: Def16;
     };
 };
 
@@ -4139,7 +4306,7 @@ export type GetV1DatabasesByIdWebhooksResponses = {
     /**
      * Default Response
      */
-    200: Array<Def16>;
+    200: Array<Def17>;
 };
 
 export type GetV1DatabasesByIdWebhooksResponse = GetV1DatabasesByIdWebhooksResponses[keyof GetV1DatabasesByIdWebhooksResponses];
@@ -4312,7 +4479,7 @@ export type GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponses = {
     /**
      * Default Response
      */
-    200: Array<Def17>;
+    200: Array<Def18>;
 };
 
 export type GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponse = GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponses[keyof GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponses];
@@ -4394,7 +4561,7 @@ export type PostV1DatabasesByIdWebhooksByWebhookIdDeliveriesByDeliveryIdRetryRes
         /**
          * Its attempts, newest first (the latest 20).
          */
-        attempts: Array<Def18>;
+        attempts: Array<Def19>;
     };
 };
 
@@ -4469,7 +4636,7 @@ export type PostV1DatabasesByIdWebhooksByWebhookIdTestResponses = {
         /**
          * Its attempts, newest first (the latest 20).
          */
-        attempts: Array<Def18>;
+        attempts: Array<Def19>;
     };
 };
 
@@ -4505,7 +4672,7 @@ export type GetV1TeamMembersResponses = {
     /**
      * Default Response
      */
-    200: Array<Def19>;
+    200: Array<Def20>;
 };
 
 export type GetV1TeamMembersResponse = GetV1TeamMembersResponses[keyof GetV1TeamMembersResponses];
@@ -4671,7 +4838,7 @@ export type GetV1TeamInvitationsResponses = {
     /**
      * Default Response
      */
-    200: Array<Def20>;
+    200: Array<Def21>;
 };
 
 export type GetV1TeamInvitationsResponse = GetV1TeamInvitationsResponses[keyof GetV1TeamInvitationsResponses];

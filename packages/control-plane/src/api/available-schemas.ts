@@ -1,5 +1,6 @@
 import { type SourceBackend, type SourceTlsMode, sourceDialect } from '@replix/sources';
 import type { Selectable } from 'kysely';
+import { sourcePassword } from '../connections/source-password.ts';
 import { splitSourceSchema } from '../connections/source-schema-name.ts';
 import { testConnection } from '../connections/test-connection.ts';
 import type { SecretBox } from '../secret-box.ts';
@@ -25,7 +26,7 @@ async function probeSchemas(
     host: connection.host,
     port: connection.port,
     user: connection.username,
-    password: secrets.open(connection.password_enc),
+    password: sourcePassword(connection, secrets),
     database: loginDatabase,
     tlsMode: connection.tls_mode as SourceTlsMode,
     ssh:

@@ -20,8 +20,9 @@ function sendError(
   reply: FastifyReply,
   code: ControlPlaneErrorCode,
   message: string,
+  details: Readonly<Record<string, unknown>> = {},
 ): FastifyReply {
-  return reply.status(CONTROL_PLANE_ERRORS[code].status).send({ error: code, message });
+  return reply.status(CONTROL_PLANE_ERRORS[code].status).send({ ...details, error: code, message });
 }
 
 /** Says which field failed, in words a caller can act on, without echoing values. */
@@ -131,7 +132,9 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof ApiError) return sendError(reply, error.code, error.message);
+    if (error instanceof ApiError) {
+      return sendError(reply, error.code, error.message, error.details);
+    }
     if (error.validation) return sendError(reply, 'validation_failed', validationMessage(error));
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return sendError(reply, 'payload_too_large', 'The request body is larger than 1 MiB.');

@@ -15,6 +15,7 @@ import type { SshTunnelLaunch } from '../drivers/instance-launch.ts';
 import { ApiError } from '../errors.ts';
 import type { SecretBox } from '../secret-box.ts';
 import type { ConnectionTable } from '../store/schema.ts';
+import { sourcePassword } from './source-password.ts';
 import { splitSourceSchema } from './source-schema-name.ts';
 
 /** How to reach a database's source: the URL `connectorFromUrl` takes, and the tunnel to open. */
@@ -45,13 +46,15 @@ export function connectionTarget(
   const dialect = sourceDialect(connection.backend);
   const { database, schema: sourceSchema } = splitSourceSchema(dialect.engine, schema);
   const user = encodeURIComponent(connection.username);
-  const password = encodeURIComponent(secrets.open(connection.password_enc));
+  const password = sourcePassword(connection, secrets);
+  // A user without a password is written `user@host`, as `replix serve --source` takes it.
+  const login = password === '' ? user : `${user}:${encodeURIComponent(password)}`;
   const params = new URLSearchParams();
   if (sourceSchema !== undefined) params.set('schema', sourceSchema);
   const tls = tlsUrlParams(dialect, connection.tls_mode as SourceTlsMode);
   for (const [name, value] of Object.entries(tls)) params.set(name, value);
   const query = params.size > 0 ? `?${params.toString()}` : '';
-  const sourceUrl = `${dialect.urlSchemes[0]}://${user}:${password}@${urlHost(connection.host)}:${connection.port}/${encodeURIComponent(database)}${query}`;
+  const sourceUrl = `${dialect.urlSchemes[0]}://${login}@${urlHost(connection.host)}:${connection.port}/${encodeURIComponent(database)}${query}`;
   const ssh =
     connection.ssh && connection.ssh_private_key_enc
       ? {

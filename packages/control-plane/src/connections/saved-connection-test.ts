@@ -2,6 +2,7 @@ import type { SourceBackend, SourceTlsMode } from '@replix/sources';
 import type { Selectable } from 'kysely';
 import type { SecretBox } from '../secret-box.ts';
 import type { ConnectionTable } from '../store/schema.ts';
+import { sourcePassword } from './source-password.ts';
 import { type TestConnectionResult, testConnection } from './test-connection.ts';
 
 /**
@@ -29,7 +30,7 @@ export function testSavedConnection(
     host: connection.host,
     port: connection.port,
     user: connection.username,
-    password: secrets.open(connection.password_enc),
+    password: sourcePassword(connection, secrets),
     database,
     tlsMode: connection.tls_mode as SourceTlsMode,
     ssh,

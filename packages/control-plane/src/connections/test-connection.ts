@@ -5,6 +5,7 @@ import {
   SourceError,
   type SourceTlsMode,
   type SshTunnel,
+  SshTunnelError,
   serverProbeFor,
 } from '@replix/sources';
 
@@ -14,6 +15,7 @@ export interface TestConnectionInput {
   readonly host: string;
   readonly port: number;
   readonly user: string;
+  /** '' for a user without a password. */
   readonly password: string;
   readonly database?: string | undefined;
   readonly tlsMode?: SourceTlsMode | undefined;
@@ -27,10 +29,18 @@ export interface TestConnectionInput {
     | undefined;
 }
 
-/** TestConnectionResult (spec §2). */
+/**
+ * Which check of a connection test failed: the SSH tunnel, reaching the server, the login,
+ * the login database, or a query on the server once logged in.
+ */
+export const FAILED_CHECKS = ['ssh', 'network', 'login', 'database', 'server'] as const;
+export type FailedCheck = (typeof FAILED_CHECKS)[number];
+
+/** TestConnectionResult (spec §2), plus which check failed. */
 export interface TestConnectionResult {
   readonly ok: boolean;
   readonly error?: string;
+  readonly failedCheck?: FailedCheck;
   readonly latencyMs?: number;
   readonly estimatedSizeGb?: number;
   readonly availableSchemas?: string[];
@@ -69,9 +79,25 @@ export async function testConnection(input: TestConnectionInput): Promise<TestCo
       binlog: { ...report.changeLog, issues: [...report.changeLog.issues] },
     };
   } catch (error) {
-    if (error instanceof SourceError) return { ok: false, error: error.message };
+    if (error instanceof SourceError) {
+      return { ok: false, error: error.message, failedCheck: failedCheckOf(error) };
+    }
     throw error;
   } finally {
     await tunnel?.close();
+  }
+}
+
+function failedCheckOf(error: SourceError): FailedCheck {
+  if (error instanceof SshTunnelError) return 'ssh';
+  switch (error.code) {
+    case 'source_unreachable':
+      return 'network';
+    case 'source_auth_failed':
+      return 'login';
+    case 'source_database_not_found':
+      return 'database';
+    default:
+      return 'server';
   }
 }

@@ -380,6 +380,18 @@ const MIGRATIONS: Record<string, Migration> = {
       );
     },
   },
+  '009-connection-tests': {
+    async up(db: Kysely<unknown>) {
+      // A source user may have no password (MariaDB, PostgreSQL trust); a connection keeps
+      // the result of its last test (on create, update or an explicit test).
+      await runStatements(
+        db,
+        `ALTER TABLE connections ALTER COLUMN password_enc DROP NOT NULL;
+        ALTER TABLE connections ADD COLUMN last_test jsonb;
+        ALTER TABLE connections ADD COLUMN last_tested_at timestamptz`,
+      );
+    },
+  },
 };
 
 /** Runs `;`-separated DDL one statement at a time (PGlite's extended protocol takes one). */

@@ -97,14 +97,33 @@ export interface ConnectionTable {
   host: string;
   port: number;
   username: string;
-  password_enc: string;
+  /** Sealed; null when the source user has no password. */
+  password_enc: string | null;
   default_region: string;
   tls_mode: string;
   ssh: NullableJson<SshTunnelSettings>;
   ssh_private_key_enc: string | null;
+  /** The last connection test's result (`StoredConnectionTest`); null before any test. */
+  last_test: NullableJson<StoredConnectionTest>;
+  last_tested_at: NullableTimestamp;
   created_at: DefaultTimestamp;
   updated_at: DefaultTimestamp;
   deleted_at: NullableTimestamp;
+}
+
+/** What a connection keeps of its last test: the outcome and the change-log readiness. */
+export interface StoredConnectionTest {
+  ok: boolean;
+  error?: string;
+  failedCheck?: string;
+  latencyMs?: number;
+  binlog?: {
+    logBin: boolean;
+    format: string | null;
+    serverId: number | null;
+    ready: boolean;
+    issues: string[];
+  };
 }
 
 /** A queued or in-progress action on a database, carried out by the reconciler. */

@@ -15,6 +15,8 @@ export interface ConnectionDraft {
   port: string;
   user: string;
   password: string;
+  /** Editing: the user has no password any more (the stored one is removed). */
+  noPassword: boolean;
   /** PostgreSQL / SQL Server: the database test-connection logs in to; never stored. */
   database: string;
   tlsMode: TlsMode;
@@ -40,6 +42,7 @@ export function emptyDraft(): ConnectionDraft {
     port: '',
     user: '',
     password: '',
+    noPassword: false,
     database: '',
     tlsMode: 'prefer',
     defaultRegion: 'eu-west-1',
@@ -95,11 +98,12 @@ export function validateDraft(
   }
   errors.port = portError(draft.port);
   if (!draft.user.trim()) errors.user = 'Enter the user Replix logs in as.';
-  if (purpose === 'create' && !draft.password) errors.password = 'Enter the user’s password.';
+  // A user may have no password (MariaDB, PostgreSQL trust): saving tests it without one, but
+  // the separate test of typed settings needs one (the API's raw test requires it).
   if (purpose === 'test' && !draft.password) {
     errors.password = saved
       ? 'Enter the password to test: the stored one is never sent back to the browser.'
-      : 'Enter the user’s password.';
+      : 'Enter the password to test here. For a user without one, leave it empty and create the connection: it is tested before it is saved.';
   }
   if (draft.sshEnabled) {
     if (!draft.sshHost.trim()) errors.sshHost = 'Enter the SSH server’s host.';
@@ -127,14 +131,20 @@ function sshInput(draft: ConnectionDraft) {
   };
 }
 
-export function createBody(draft: ConnectionDraft): PostV1ConnectionsData['body'] {
+/** The create body; `skipTest` saves it even when its test fails (the "Save anyway" choice). */
+export function createBody(
+  draft: ConnectionDraft,
+  skipTest = false,
+): PostV1ConnectionsData['body'] {
   return {
     name: draft.name.trim(),
     backend: draft.backend,
     host: draft.host.trim(),
     port: portOf(draft.port),
     user: draft.user.trim(),
-    password: draft.password,
+    // Empty: a user without a password.
+    password: draft.password || undefined,
+    ...(skipTest ? { skipTest } : {}),
     defaultRegion: draft.defaultRegion,
     tlsMode: draft.tlsMode,
     ssh: draft.sshEnabled ? { ...sshInput(draft), privateKey: draft.sshPrivateKey } : undefined,
@@ -168,7 +178,9 @@ export function patchBody(
   const port = portOf(draft.port) ?? SOURCE_DIALECTS[saved.backend].defaultPort;
   if (port !== saved.port) body.port = port;
   if (draft.user.trim() !== saved.user) body.user = draft.user.trim();
-  if (draft.password) body.password = draft.password;
+  if (draft.noPassword) {
+    if (saved.hasPassword) body.password = null;
+  } else if (draft.password) body.password = draft.password;
   if (draft.tlsMode !== saved.tlsMode) body.tlsMode = draft.tlsMode;
   if (draft.defaultRegion !== saved.defaultRegion) body.defaultRegion = draft.defaultRegion;
   if (!draft.sshEnabled) {

@@ -11,8 +11,12 @@ import { ConnectionTestResult } from './connection-test-result.tsx';
 import { useConnectionTest } from './connection-tester.ts';
 import { GuardedButton } from './guarded-button.tsx';
 import { ErrorNotice, Panel } from './page.tsx';
+import { RefusedConnectionTest, refusedTest } from './refused-connection-test.tsx';
 
-/** Edits a saved connection (PATCH with only the changed fields); can test the edited values. */
+/**
+ * Edits a saved connection (PATCH with only the changed fields); can test the edited values.
+ * The API tests a new server or credentials before saving; a failing test offers "Save anyway".
+ */
 export function ConnectionEditForm(props: {
   connection: Connection;
   account: Account | undefined;
@@ -35,6 +39,7 @@ export function ConnectionEditForm(props: {
   });
   const body = patchBody(form.draft, connection);
   const unchanged = Object.keys(body).length === 0;
+  const refused = refusedTest(save.error);
 
   const runTest = () => {
     if (form.validate('test')) tester.run(form.draft);
@@ -58,8 +63,15 @@ export function ConnectionEditForm(props: {
           account={props.account}
           saved={connection}
         />
-        {save.error && !fieldOfApiError(save.error) && (
+        {save.error && !fieldOfApiError(save.error) && !refused && (
           <ErrorNotice error={save.error} title="Could not save" />
+        )}
+        {refused && (
+          <RefusedConnectionTest
+            result={refused}
+            onSaveAnyway={() => save.mutate({ ...body, skipTest: true })}
+            busy={save.isPending}
+          />
         )}
         <div className="row">
           <button

@@ -115,12 +115,22 @@ export function ConnectionFields(props: {
           onChange={(event) => onChange({ password: event.target.value })}
           error={errors.password}
           autoComplete="new-password"
+          disabled={draft.noPassword}
           hint={
             saved
-              ? 'Leave empty to keep the stored password (it is never shown). Needed to test.'
-              : 'Stored encrypted and never shown again.'
+              ? saved.hasPassword
+                ? 'Leave empty to keep the stored password (it is never shown). Needed to test.'
+                : 'None stored: the user has no password. Type one to store it.'
+              : 'Optional: leave empty for a user without a password (MariaDB, PostgreSQL trust). Stored encrypted and never shown again.'
           }
         />
+        {saved?.hasPassword && (
+          <Checkbox
+            label="The user has no password: remove the stored one"
+            checked={draft.noPassword}
+            onChange={(noPassword) => onChange({ noPassword, password: '' })}
+          />
+        )}
         {dialect.loginDatabase && (
           <TextField
             label="Login database"

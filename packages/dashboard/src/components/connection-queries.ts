@@ -98,7 +98,11 @@ export function useSavedConnectionRetest(connectionId: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (database: string) => savedTest(connectionId, database),
-    onSuccess: (result) => queryClient.setQueryData(keys.savedTest(connectionId), result),
+    onSuccess: (result) => {
+      queryClient.setQueryData(keys.savedTest(connectionId), result);
+      // The test is kept as the connection's lastTest.
+      void queryClient.invalidateQueries({ queryKey: keys.connection(connectionId) });
+    },
   });
 }
 

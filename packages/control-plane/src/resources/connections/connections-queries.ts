@@ -62,3 +62,12 @@ export async function markConnectionDeleted(tx: Kysely<Store>, id: string): Prom
     .where('id', '=', id)
     .execute();
 }
+
+/** Keeps a connection's last test result (not a change of the connection: no `updated_at`). */
+export async function recordConnectionTest(
+  db: StoreDb,
+  id: string,
+  columns: Pick<Updateable<ConnectionTable>, 'last_test' | 'last_tested_at'>,
+): Promise<void> {
+  await db.updateTable('connections').set(columns).where('id', '=', id).execute();
+}

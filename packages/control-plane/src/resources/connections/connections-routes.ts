@@ -5,6 +5,7 @@ import type { ApiContext } from '../../api/context.ts';
 import { SchemaIntrospectionResponse } from '../../connections/source-schema-read.ts';
 import {
   Connection,
+  ConnectionTestFailedResponse,
   CreateConnectionBody,
   SourceSchemaQuery,
   TestConnectionBody,
@@ -60,9 +61,16 @@ export function registerConnectionsRoutes(app: ApiServer, context: ApiContext): 
     {
       schema: {
         tags,
-        summary: 'Save a connection; the password and SSH key are stored sealed',
+        summary: 'Test a connection, then save it; the password and SSH key are stored sealed',
+        description:
+          'The connection is tested first; a failing test answers 422 `connection_test_failed` with the result in `test`, and nothing is saved, unless `skipTest` is true. The saved connection carries the result in `lastTest`.',
         body: CreateConnectionBody,
-        response: { 201: Connection, 403: ErrorResponse, ...errorResponses() },
+        response: {
+          201: Connection,
+          403: ErrorResponse,
+          422: ConnectionTestFailedResponse,
+          ...errorResponses(),
+        },
       },
     },
     async (request, reply) =>
@@ -91,7 +99,7 @@ export function registerConnectionsRoutes(app: ApiServer, context: ApiContext): 
         tags,
         summary: 'Check a saved connection with its stored credentials, TLS mode and SSH tunnel',
         description:
-          'Answers as the raw connection test does: a server that cannot be reached or refuses the login answers 200 with ok false and the reason.',
+          "Answers as the raw connection test does: a server that cannot be reached or refuses the login answers 200 with ok false and the reason. The result becomes the connection's `lastTest`.",
         params: IdParams,
         body: TestSavedConnectionBody,
         response: { 200: TestConnectionResult, ...errorResponses(403, 404) },
@@ -144,9 +152,17 @@ export function registerConnectionsRoutes(app: ApiServer, context: ApiContext): 
       schema: {
         tags,
         summary: 'Change a connection; omitted fields and secrets stay as they are',
+        description:
+          'A change of host, port, user, password, TLS mode or SSH tunnel is tested first: a failing test answers 422 `connection_test_failed` and nothing changes, unless `skipTest` is true.',
         params: IdParams,
         body: UpdateConnectionBody,
-        response: { 200: Connection, 403: ErrorResponse, 404: ErrorResponse, ...errorResponses() },
+        response: {
+          200: Connection,
+          403: ErrorResponse,
+          404: ErrorResponse,
+          422: ConnectionTestFailedResponse,
+          ...errorResponses(),
+        },
       },
     },
     async (request) =>

@@ -8,6 +8,7 @@ import type { Selectable } from 'kysely';
 import { type Static, Type } from 'typebox';
 import { DateTime, iso, Uuid } from '../../api/common-schemas.ts';
 import { REGIONS, type Region } from '../../connections/regions.ts';
+import { FAILED_CHECKS, type FailedCheck } from '../../connections/test-connection.ts';
 import type { ConnectionTable } from '../../store/schema.ts';
 
 // Host names go into source URLs: no spaces, slashes, `@`, `?` or `#`.
@@ -57,6 +58,51 @@ const SshPatch = Type.Object(
   },
 );
 
+const FailedCheckSchema = Type.Enum([...FAILED_CHECKS], {
+  description:
+    'Which check failed: `ssh` (the tunnel), `network` (reaching the server), `login` (user and password), `database` (the login database), `server` (a query once logged in).',
+});
+
+const ChangeLogReadiness = Type.Object(
+  {
+    logBin: Type.Boolean(),
+    format: Type.Union([Type.String(), Type.Null()]),
+    serverId: Type.Union([Type.Integer(), Type.Null()]),
+    ready: Type.Boolean(),
+    issues: Type.Array(Type.String()),
+  },
+  {
+    description:
+      'Change-log readiness: the binlog (MySQL), logical replication (PostgreSQL: format is wal_level) or CDC (SQL Server: format `cdc`).',
+  },
+);
+
+const LastTest = Type.Object(
+  {
+    ok: Type.Boolean(),
+    testedAt: DateTime,
+    error: Type.Optional(Type.String({ description: 'Why the test failed (when ok is false).' })),
+    failedCheck: Type.Optional(FailedCheckSchema),
+    latencyMs: Type.Optional(Type.Number()),
+    binlog: Type.Optional(ChangeLogReadiness),
+  },
+  {
+    description:
+      'The last test of the connection (on create, on a change of its server or credentials, or `POST /v1/connections/{id}/test`); null when it was saved untested.',
+  },
+);
+
+const SkipTest = Type.Boolean({
+  description:
+    'Save without testing the connection first (default false: a failing test answers 422 `connection_test_failed` and nothing is saved).',
+});
+
+/** A source password: '' (or, when changing, null) for a user without one. Write-only. */
+const Password = Type.String({
+  maxLength: 1024,
+  description: "Write-only. Omit it or send '' for a user without a password.",
+});
+
 export const Connection = Type.Object(
   {
     id: Uuid,
@@ -66,7 +112,8 @@ export const Connection = Type.Object(
     port: Type.Integer(),
     user: Type.String(),
     hasPassword: Type.Boolean({
-      description: 'The password is stored (sealed); it is never returned.',
+      description:
+        'A password is stored (sealed; it is never returned); false for a user without one.',
     }),
     defaultRegion: RegionSchema,
     tlsMode: TlsMode,
@@ -79,6 +126,7 @@ export const Connection = Type.Object(
       }),
       Type.Null(),
     ]),
+    lastTest: Type.Union([LastTest, Type.Null()]),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
@@ -92,12 +140,18 @@ export const CreateConnectionBody = Type.Object(
     host: Host,
     port: Type.Optional(Port),
     user: Type.String({ minLength: 1, maxLength: 128 }),
-    password: Type.String({ minLength: 1, maxLength: 1024, description: 'Write-only.' }),
+    password: Type.Optional(Password),
     defaultRegion: Type.Optional(RegionSchema),
     tlsMode: Type.Optional(TlsMode),
     ssh: Type.Optional(SshInput),
+    skipTest: Type.Optional(SkipTest),
   },
-  { $id: 'CreateConnectionBody', additionalProperties: false },
+  {
+    $id: 'CreateConnectionBody',
+    additionalProperties: false,
+    description:
+      'The connection is tested first (as `POST /v1/connections/{id}/test` does) unless `skipTest` is true.',
+  },
 );
 export type CreateConnectionBody = Static<typeof CreateConnectionBody>;
 
@@ -107,16 +161,22 @@ export const UpdateConnectionBody = Type.Object(
     host: Type.Optional(Host),
     port: Type.Optional(Port),
     user: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-    password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    password: Type.Optional(
+      Type.Union([Password, Type.Null()], {
+        description:
+          "Write-only. '' or null: the user has no password (any stored one is removed).",
+      }),
+    ),
     defaultRegion: Type.Optional(RegionSchema),
     tlsMode: Type.Optional(TlsMode),
     ssh: Type.Optional(Type.Union([SshPatch, Type.Null()])),
+    skipTest: Type.Optional(SkipTest),
   },
   {
     $id: 'UpdateConnectionBody',
     additionalProperties: false,
     description:
-      'Fields to change; the backend cannot change. Running instances keep the old settings until rebuilt or redeployed.',
+      'Fields to change; the backend cannot change. A change of host, port, user, password, TLS mode or SSH tunnel is tested first unless `skipTest` is true. Running instances keep the old settings until rebuilt or redeployed.',
   },
 );
 export type UpdateConnectionBody = Static<typeof UpdateConnectionBody>;
@@ -171,6 +231,7 @@ export const TestConnectionResult = Type.Object(
     error: Type.Optional(
       Type.String({ description: 'Why the connection failed (when ok is false).' }),
     ),
+    failedCheck: Type.Optional(FailedCheckSchema),
     latencyMs: Type.Optional(Type.Number({ description: 'Round trip of a trivial query, ms.' })),
     estimatedSizeGb: Type.Optional(
       Type.Number({
@@ -182,23 +243,18 @@ export const TestConnectionResult = Type.Object(
         description: 'Databases the user can use, system ones excluded.',
       }),
     ),
-    binlog: Type.Optional(
-      Type.Object(
-        {
-          logBin: Type.Boolean(),
-          format: Type.Union([Type.String(), Type.Null()]),
-          serverId: Type.Union([Type.Integer(), Type.Null()]),
-          ready: Type.Boolean(),
-          issues: Type.Array(Type.String()),
-        },
-        {
-          description:
-            'Change-log readiness: the binlog (MySQL), logical replication (PostgreSQL: format is wal_level) or CDC (SQL Server: format `cdc`).',
-        },
-      ),
-    ),
+    binlog: Type.Optional(ChangeLogReadiness),
   },
   { $id: 'TestConnectionResult' },
+);
+
+export const ConnectionTestFailedResponse = Type.Object(
+  { error: Type.String(), message: Type.String(), test: TestConnectionResult },
+  {
+    $id: 'ConnectionTestFailedResponse',
+    description:
+      'The error envelope of `connection_test_failed`, with the test result: nothing was saved.',
+  },
 );
 
 /** The API view of a connection: secrets are reported as present, never returned. */
@@ -210,7 +266,7 @@ export function connectionResource(row: Selectable<ConnectionTable>) {
     host: row.host,
     port: row.port,
     user: row.username,
-    hasPassword: true,
+    hasPassword: row.password_enc !== null,
     defaultRegion: row.default_region as Region,
     tlsMode: row.tls_mode as SourceTlsMode,
     ssh: row.ssh
@@ -221,6 +277,14 @@ export function connectionResource(row: Selectable<ConnectionTable>) {
           hasPrivateKey: row.ssh_private_key_enc !== null,
         }
       : null,
+    lastTest:
+      row.last_test && row.last_tested_at
+        ? {
+            ...row.last_test,
+            failedCheck: row.last_test.failedCheck as FailedCheck | undefined,
+            testedAt: iso(row.last_tested_at),
+          }
+        : null,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };

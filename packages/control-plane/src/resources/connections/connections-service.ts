@@ -6,19 +6,22 @@ import { ownedConnection } from '../../api/tenancy.ts';
 import { accountPlan } from '../../connections/account-plan.ts';
 import { DEFAULT_REGION } from '../../connections/regions.ts';
 import { testSavedConnection } from '../../connections/saved-connection-test.ts';
+import { sourcePassword } from '../../connections/source-password.ts';
 import { readSourceSchema } from '../../connections/source-schema-read.ts';
 import { assertUsablePrivateKey } from '../../connections/ssh-private-key.ts';
-import { testConnection } from '../../connections/test-connection.ts';
+import { type TestConnectionInput, testConnection } from '../../connections/test-connection.ts';
 import { assertRegion } from '../../domain/plan-enforcement.ts';
 import { ApiError } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import type { ConnectionTable } from '../../store/schema.ts';
+import { lastTestColumns, requirePassingTest } from './connection-test-gate.ts';
 import {
   databaseNamesOn,
   insertConnectionRow,
   listConnectionRows,
   lockConnectionRow,
   markConnectionDeleted,
+  recordConnectionTest,
   updateConnectionRow,
 } from './connections-queries.ts';
 import {
@@ -29,6 +32,7 @@ import {
 } from './connections-schemas.ts';
 
 type Context = Pick<ApiContext, 'db' | 'secrets'>;
+type ConnectionRow = Awaited<ReturnType<typeof ownedConnection>>;
 
 /** Checks raw credentials before a connection is saved. */
 export function testRawConnection(body: TestConnectionBody) {
@@ -63,6 +67,20 @@ export async function createConnection(
   const defaultRegion = body.defaultRegion ?? DEFAULT_REGION;
   assertRegion(await accountPlan(db, accountId), defaultRegion);
   if (body.ssh) assertUsablePrivateKey(body.ssh.privateKey, 'body.ssh.privateKey');
+  const port = body.port ?? SOURCE_DIALECTS[backend].defaultPort;
+  const password = body.password ?? '';
+  const ssh = body.ssh && { ...body.ssh, port: body.ssh.port ?? 22 };
+  const test = body.skipTest
+    ? undefined
+    : await requirePassingTest({
+        backend,
+        host: body.host,
+        port,
+        user: body.user,
+        password,
+        tlsMode: body.tlsMode,
+        ssh,
+      });
   const id = randomUUID();
   const now = new Date();
   const row = await db.transaction().execute(async (tx) => {
@@ -72,15 +90,14 @@ export async function createConnection(
       name: body.name,
       backend,
       host: body.host,
-      port: body.port ?? SOURCE_DIALECTS[backend].defaultPort,
+      port,
       username: body.user,
-      password_enc: secrets.seal(body.password),
+      password_enc: password === '' ? null : secrets.seal(password),
       default_region: defaultRegion,
       tls_mode: body.tlsMode ?? 'prefer',
-      ssh: body.ssh
-        ? JSON.stringify({ host: body.ssh.host, port: body.ssh.port ?? 22, user: body.ssh.user })
-        : null,
-      ssh_private_key_enc: body.ssh ? secrets.seal(body.ssh.privateKey) : null,
+      ssh: ssh ? JSON.stringify({ host: ssh.host, port: ssh.port, user: ssh.user }) : null,
+      ssh_private_key_enc: ssh ? secrets.seal(ssh.privateKey) : null,
+      ...lastTestColumns(test, now),
       created_at: now,
       updated_at: now,
     });
@@ -89,14 +106,22 @@ export async function createConnection(
       entityType: 'connection',
       entityId: id,
       eventType: 'connection.created',
-      payload: { name: body.name, backend, ssh: body.ssh !== undefined },
+      payload: {
+        name: body.name,
+        backend,
+        ssh: body.ssh !== undefined,
+        tested: test !== undefined,
+      },
     });
     return inserted;
   });
   return connectionResource(row);
 }
 
-/** Tests a saved connection with its stored settings; `database` is the login database. */
+/**
+ * Tests a saved connection with its stored settings; `database` is the login database. The
+ * result becomes the connection's last test.
+ */
 export async function testConnectionOf(
   { db, secrets }: Context,
   accountId: string,
@@ -104,7 +129,9 @@ export async function testConnectionOf(
   database: string | undefined,
 ) {
   const connection = await ownedConnection(db, accountId, id);
-  return testSavedConnection(connection, secrets, database);
+  const result = await testSavedConnection(connection, secrets, database);
+  await recordConnectionTest(db, connection.id, lastTestColumns(result, new Date()));
+  return result;
 }
 
 /** Reads a source schema live through a saved connection. */
@@ -118,7 +145,39 @@ export async function readConnectionSchema(
   return readSourceSchema(connection, secrets, sourceSchema);
 }
 
-/** Changes a connection; omitted fields and secrets stay as they are. */
+/** The fields that change how the source is reached: changing one tests the connection again. */
+const REACH_FIELDS = new Set(['host', 'port', 'user', 'password', 'tlsMode', 'ssh']);
+
+/** The connection as the update would leave it, as a test input (secrets opened). */
+function testInputAfter(
+  current: ConnectionRow,
+  body: UpdateConnectionBody,
+  secrets: Context['secrets'],
+): TestConnectionInput {
+  const storedKey = current.ssh_private_key_enc && secrets.open(current.ssh_private_key_enc);
+  let ssh: TestConnectionInput['ssh'];
+  if (body.ssh) {
+    const privateKey = body.ssh.privateKey ?? storedKey;
+    if (privateKey) ssh = { ...body.ssh, port: body.ssh.port ?? 22, privateKey };
+  } else if (body.ssh === undefined && current.ssh && storedKey) {
+    ssh = { ...current.ssh, privateKey: storedKey };
+  }
+  return {
+    backend: current.backend as TestConnectionInput['backend'],
+    host: body.host ?? current.host,
+    port: body.port ?? current.port,
+    user: body.user ?? current.username,
+    password:
+      body.password === undefined ? sourcePassword(current, secrets) : (body.password ?? ''),
+    tlsMode: (body.tlsMode ?? current.tls_mode) as SourceTlsMode,
+    ssh,
+  };
+}
+
+/**
+ * Changes a connection; omitted fields and secrets stay as they are. A change of how the
+ * source is reached is tested first (unless `skipTest`).
+ */
 export async function updateConnection(
   { db, secrets }: Context,
   accountId: string,
@@ -134,7 +193,9 @@ export async function updateConnection(
   if (body.host !== undefined) set('host', 'host', body.host);
   if (body.port !== undefined) set('port', 'port', body.port);
   if (body.user !== undefined) set('user', 'username', body.user);
-  if (body.password !== undefined) set('password', 'password_enc', secrets.seal(body.password));
+  if (body.password !== undefined) {
+    set('password', 'password_enc', body.password ? secrets.seal(body.password) : null);
+  }
   if (body.defaultRegion !== undefined) set('defaultRegion', 'default_region', body.defaultRegion);
   if (body.tlsMode !== undefined) set('tlsMode', 'tls_mode', body.tlsMode as SourceTlsMode);
   if (body.ssh === null) {
@@ -156,6 +217,12 @@ export async function updateConnection(
       'ssh',
       JSON.stringify({ host: body.ssh.host, port: body.ssh.port ?? 22, user: body.ssh.user }),
     );
+  }
+  if (changed.some((field) => REACH_FIELDS.has(field))) {
+    const test = body.skipTest
+      ? undefined
+      : await requirePassingTest(testInputAfter(current, body, secrets));
+    Object.assign(changes, lastTestColumns(test, new Date()));
   }
   const row = await db.transaction().execute(async (tx) => {
     const updated = await updateConnectionRow(tx, current.id, changes);

@@ -79,6 +79,23 @@ function ConnectionDetails(props: { connection: Connection }) {
           </dd>
         </div>
         <div>
+          <dt>Last test</dt>
+          <dd>
+            {connection.lastTest ? (
+              <>
+                {connection.lastTest.ok
+                  ? 'succeeded'
+                  : `failed: ${connection.lastTest.error ?? 'no reason given'}`}
+                <span className="conn-sub">
+                  <Time value={connection.lastTest.testedAt} />
+                </span>
+              </>
+            ) : (
+              'never: saved untested'
+            )}
+          </dd>
+        </div>
+        <div>
           <dt>Created</dt>
           <dd>
             <Time value={connection.createdAt} />

@@ -17,10 +17,14 @@ import { ConnectionTestResult } from '../../components/connection-test-result.ts
 import { useConnectionTest } from '../../components/connection-tester.ts';
 import { GuardedButton } from '../../components/guarded-button.tsx';
 import { ErrorNotice, Page, Panel } from '../../components/page.tsx';
+import { RefusedConnectionTest, refusedTest } from '../../components/refused-connection-test.tsx';
 import { ReadOnlyNotice, useWriteBlock } from '../../components/write-access.tsx';
 import '../connections-databases.css';
 
-/** A new connection: fill in the source's address and credentials, test them, save. */
+/**
+ * A new connection: fill in the source's address and credentials, test them, save. Saving
+ * tests them too; a failing test saves nothing unless the user chooses "Save anyway".
+ */
 export function NewConnectionPage() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
@@ -30,9 +34,9 @@ export function NewConnectionPage() {
   const tester = useConnectionTest();
 
   const create = useMutation({
-    mutationFn: (current: ConnectionDraft) =>
-      unwrap(postV1Connections({ client: api, body: createBody(current) })),
-    onSuccess: (connection, current) => {
+    mutationFn: ({ draft, skipTest }: { draft: ConnectionDraft; skipTest: boolean }) =>
+      unwrap(postV1Connections({ client: api, body: createBody(draft, skipTest) })),
+    onSuccess: (connection, { draft: current }) => {
       queryClient.setQueryData(keys.connection(connection.id), connection);
       void queryClient.invalidateQueries({ queryKey: keys.connections });
       // A test of these very settings is the saved connection's test: the connection page
@@ -53,15 +57,16 @@ export function NewConnectionPage() {
     event.preventDefault();
     // A failed test's field message must not linger under a field the user has since fixed.
     if (tester.test.error) tester.test.reset();
-    if (form.validate('create')) create.mutate(form.draft);
+    if (form.validate('create')) create.mutate({ draft: form.draft, skipTest: false });
   };
+  const refused = refusedTest(create.error);
 
   return (
     <Page title="New connection">
       <p className="muted conn-lead">
-        A connection is a source server and the credentials Replix reads it with. Test it first: the
-        test shows the schemas the user can read and whether the server is ready for change data
-        capture. <Link to="/connections">Back to connections</Link>
+        A connection is a source server and the credentials Replix reads it with. Creating it tests
+        it first; the test shows the schemas the user can read and whether the server is ready for
+        change data capture. <Link to="/connections">Back to connections</Link>
       </p>
       <ReadOnlyNotice reason={blocked} />
       <form className="stack" onSubmit={submit} noValidate>
@@ -75,8 +80,16 @@ export function NewConnectionPage() {
             disabled={Boolean(blocked)}
           />
         </Panel>
-        {create.error && !fieldOfApiError(create.error) && (
+        {create.error && !fieldOfApiError(create.error) && !refused && (
           <ErrorNotice error={create.error} title="Could not create the connection" />
+        )}
+        {refused && (
+          <RefusedConnectionTest
+            result={refused}
+            onSaveAnyway={() => create.mutate({ draft: form.draft, skipTest: true })}
+            busy={create.isPending}
+            disabledReason={blocked}
+          />
         )}
         <div className="row">
           <GuardedButton
@@ -93,7 +106,7 @@ export function NewConnectionPage() {
             disabledReason={blocked}
             busy={create.isPending}
           >
-            {create.isPending ? 'Creating…' : 'Create connection'}
+            {create.isPending ? 'Testing and creating…' : 'Create connection'}
           </GuardedButton>
           <Link className="button" to="/connections">
             Cancel
