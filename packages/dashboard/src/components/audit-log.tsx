@@ -6,6 +6,7 @@ import { api, unwrap } from '../api.ts';
 import { auditEventTypes } from './audit-event-types.ts';
 import { formatNumber, Time } from './bits.tsx';
 import { DataTable } from './data-table.tsx';
+import { formatRelative } from './date-time.ts';
 import { SelectField, TextField } from './fields.tsx';
 import { Empty, QueryState } from './page.tsx';
 import './audit-log.css';
@@ -300,8 +301,6 @@ function AuditTable(props: { events: AuditRow[]; showDatabase: boolean }) {
   );
 }
 
-const exactTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-
 function AuditEventRow(props: { event: AuditRow; showDatabase: boolean; columns: number }) {
   const { event } = props;
   const [open, setOpen] = useState(false);
@@ -311,10 +310,8 @@ function AuditEventRow(props: { event: AuditRow; showDatabase: boolean; columns:
     <Fragment>
       <tr>
         <td className="audit-time">
-          <time dateTime={event.createdAt}>{exactTime.format(new Date(event.createdAt))}</time>
-          <div className="muted">
-            <Time value={event.createdAt} />
-          </div>
+          <Time value={event.createdAt} />
+          <div className="muted">{formatRelative(event.createdAt)}</div>
         </td>
         <td>
           <code>{event.eventType}</code>

@@ -1,5 +1,6 @@
 import { isApiError } from '../../api.ts';
 import { formatBytes, formatNumber } from '../../components/bits.tsx';
+import { formatDateTime } from '../../components/date-time.ts';
 import {
   deriveSeries,
   latest,
@@ -60,7 +61,7 @@ function CurrentValues(props: { sample: MetricsSample }) {
   return (
     <Panel title="Now">
       <p className="muted ops-small">
-        Counters since the instance started; read {new Date(sample.at).toLocaleTimeString()}.
+        Counters since the instance started; read {formatDateTime(sample.at)}.
       </p>
       <dl className="stats">
         <div>
