@@ -393,11 +393,43 @@ export type Def7 = {
 };
 
 /**
+ * MetricsSample
+ */
+export type Def8 = {
+    /**
+     * When the reading was taken.
+     */
+    at: string;
+    /**
+     * Successful queries since the instance started.
+     */
+    queriesOk: number;
+    /**
+     * Failed queries since the instance started.
+     */
+    queriesErr: number;
+    snapshotBytes: number;
+    /**
+     * Seconds since the last sync.
+     */
+    snapshotAgeSeconds: number;
+    swapCount: number;
+    tableRows: {
+        [key: string]: number;
+    };
+    /**
+     * Seconds.
+     */
+    queryDurationSum: number;
+    queryDurationCount: number;
+};
+
+/**
  * ApiKey
  *
  * An instance API key; the key itself is never returned again.
  */
-export type Def8 = {
+export type Def9 = {
     id: string;
     /**
      * The key id: 16 lowercase hex digits.
@@ -418,7 +450,7 @@ export type Def8 = {
 /**
  * AuditEvent
  */
-export type Def9 = {
+export type Def10 = {
     id: string;
     /**
      * What the event is about: `database`, `api_key`, …
@@ -438,7 +470,7 @@ export type Def9 = {
 /**
  * AuditEventWithDatabase
  */
-export type Def10 = {
+export type Def11 = {
     id: string;
     /**
      * What the event is about: `database`, `api_key`, …
@@ -463,7 +495,7 @@ export type Def10 = {
 /**
  * Notification
  */
-export type Def11 = {
+export type Def12 = {
     id: string;
     eventType: string;
     message: string;
@@ -479,7 +511,7 @@ export type Def11 = {
 /**
  * ManagementKey
  */
-export type Def12 = {
+export type Def13 = {
     id: string;
     name: string;
     /**
@@ -493,7 +525,7 @@ export type Def12 = {
 /**
  * Customer
  */
-export type Def13 = {
+export type Def14 = {
     id: string;
     email: string;
     plan: string;
@@ -524,7 +556,7 @@ export type Def13 = {
 /**
  * PlanLimits
  */
-export type Def14 = {
+export type Def15 = {
     /**
      * Databases the account may have (not deleted).
      */
@@ -562,7 +594,7 @@ export type Def14 = {
 /**
  * PlanUsage
  */
-export type Def15 = {
+export type Def16 = {
     databases: number;
     /**
      * Compute units of the building, deploying and running instances.
@@ -575,7 +607,7 @@ export type Def15 = {
  *
  * A webhook subscription; `id` is the `webhookId`. The signing secret is never returned.
  */
-export type Def16 = {
+export type Def17 = {
     id: string;
     databaseId: string;
     /**
@@ -592,7 +624,7 @@ export type Def16 = {
  *
  * One event delivered to one subscription (spec §2 WebhookDelivery): its state after its latest attempt, and the attempts.
  */
-export type Def17 = {
+export type Def18 = {
     id: string;
     subscriptionId: string;
     /**
@@ -614,13 +646,13 @@ export type Def17 = {
     /**
      * Its attempts, newest first (the latest 20).
      */
-    attempts: Array<Def18>;
+    attempts: Array<Def19>;
 };
 
 /**
  * WebhookAttempt
  */
-export type Def18 = {
+export type Def19 = {
     /**
      * Its number among the delivery’s attempts.
      */
@@ -641,7 +673,7 @@ export type Def18 = {
 /**
  * TeamMember
  */
-export type Def19 = {
+export type Def20 = {
     userId: string;
     email: string;
     /**
@@ -656,7 +688,7 @@ export type Def19 = {
 /**
  * TeamInvitation
  */
-export type Def20 = {
+export type Def21 = {
     id: string;
     email: string;
     /**
@@ -2851,6 +2883,68 @@ export type GetV1DatabasesByIdMetricsResponses = {
 
 export type GetV1DatabasesByIdMetricsResponse = GetV1DatabasesByIdMetricsResponses[keyof GetV1DatabasesByIdMetricsResponses];
 
+export type GetV1DatabasesByIdMetricsHistoryData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: {
+        /**
+         * Only readings taken after this time; default (and at most) the retention, the last 24 hours.
+         */
+        since?: string;
+    };
+    url: '/v1/databases/{id}/metrics/history';
+};
+
+export type GetV1DatabasesByIdMetricsHistoryErrors = {
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    400: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    401: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    404: {
+        error: string;
+        message: string;
+    };
+};
+
+export type GetV1DatabasesByIdMetricsHistoryError = GetV1DatabasesByIdMetricsHistoryErrors[keyof GetV1DatabasesByIdMetricsHistoryErrors];
+
+export type GetV1DatabasesByIdMetricsHistoryResponses = {
+    /**
+     * Default Response
+     */
+    200: {
+        /**
+         * Readings of the database’s instances, oldest first. Counters are since each instance started: a counter that falls is a restart.
+         */
+        samples: Array<Def8>;
+        /**
+         * Seconds between two readings.
+         */
+        intervalSeconds: number;
+        /**
+         * How long readings are kept.
+         */
+        retentionSeconds: number;
+    };
+};
+
+export type GetV1DatabasesByIdMetricsHistoryResponse = GetV1DatabasesByIdMetricsHistoryResponses[keyof GetV1DatabasesByIdMetricsHistoryResponses];
+
 export type GetV1DatabasesByIdInfraLogsData = {
     body?: never;
     path: {
@@ -3024,7 +3118,7 @@ export type GetV1DatabasesByDbIdApiKeysResponses = {
     /**
      * Default Response
      */
-    200: Array<Def8>;
+    200: Array<Def9>;
 };
 
 export type GetV1DatabasesByDbIdApiKeysResponse = GetV1DatabasesByDbIdApiKeysResponses[keyof GetV1DatabasesByDbIdApiKeysResponses];
@@ -3196,7 +3290,7 @@ export type GetV1DatabasesByIdAuditLogResponses = {
      * Default Response
      */
     200: {
-        events: Array<Def9>;
+        events: Array<Def10>;
         total: number;
     };
 };
@@ -3253,7 +3347,7 @@ export type GetV1AccountAuditLogResponses = {
      * Default Response
      */
     200: {
-        events: Array<Def10>;
+        events: Array<Def11>;
         total: number;
     };
 };
@@ -3300,7 +3394,7 @@ export type GetV1DatabasesByIdNotificationsResponses = {
      * Default Response
      */
     200: {
-        notifications: Array<Def11>;
+        notifications: Array<Def12>;
         /**
          * Unseen notifications that are listed.
          */
@@ -3515,7 +3609,7 @@ export type GetV1ManagementKeysResponses = {
     /**
      * Default Response
      */
-    200: Array<Def12>;
+    200: Array<Def13>;
 };
 
 export type GetV1ManagementKeysResponse = GetV1ManagementKeysResponses[keyof GetV1ManagementKeysResponses];
@@ -3648,7 +3742,7 @@ export type GetV1AdminCustomersResponses = {
     /**
      * Default Response
      */
-    200: Array<Def13>;
+    200: Array<Def14>;
 };
 
 export type GetV1AdminCustomersResponse = GetV1AdminCustomersResponses[keyof GetV1AdminCustomersResponses];
@@ -3839,8 +3933,8 @@ export type GetV1BillingResponses = {
              */
             computeUnitsAllowed: number;
         };
-        limits: Def14;
-        usage: Def15;
+        limits: Def15;
+        usage: Def16;
         /**
          * Every plan with its standard limits, smallest first, to compare them.
          */
@@ -4050,8 +4144,8 @@ export type GetV1AccountResponses = {
          * The caller accepted the current terms version.
          */
         tosAccepted: boolean;
-        limits: Def14;
-        usage: Def15;
+        limits: Def15;
+        usage: Def16;
     };
 };
 
@@ -4139,7 +4233,7 @@ export type GetV1DatabasesByIdWebhooksResponses = {
     /**
      * Default Response
      */
-    200: Array<Def16>;
+    200: Array<Def17>;
 };
 
 export type GetV1DatabasesByIdWebhooksResponse = GetV1DatabasesByIdWebhooksResponses[keyof GetV1DatabasesByIdWebhooksResponses];
@@ -4312,7 +4406,7 @@ export type GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponses = {
     /**
      * Default Response
      */
-    200: Array<Def17>;
+    200: Array<Def18>;
 };
 
 export type GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponse = GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponses[keyof GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponses];
@@ -4394,7 +4488,7 @@ export type PostV1DatabasesByIdWebhooksByWebhookIdDeliveriesByDeliveryIdRetryRes
         /**
          * Its attempts, newest first (the latest 20).
          */
-        attempts: Array<Def18>;
+        attempts: Array<Def19>;
     };
 };
 
@@ -4469,7 +4563,7 @@ export type PostV1DatabasesByIdWebhooksByWebhookIdTestResponses = {
         /**
          * Its attempts, newest first (the latest 20).
          */
-        attempts: Array<Def18>;
+        attempts: Array<Def19>;
     };
 };
 
@@ -4505,7 +4599,7 @@ export type GetV1TeamMembersResponses = {
     /**
      * Default Response
      */
-    200: Array<Def19>;
+    200: Array<Def20>;
 };
 
 export type GetV1TeamMembersResponse = GetV1TeamMembersResponses[keyof GetV1TeamMembersResponses];
@@ -4671,7 +4765,7 @@ export type GetV1TeamInvitationsResponses = {
     /**
      * Default Response
      */
-    200: Array<Def20>;
+    200: Array<Def21>;
 };
 
 export type GetV1TeamInvitationsResponse = GetV1TeamInvitationsResponses[keyof GetV1TeamInvitationsResponses];

@@ -223,6 +223,22 @@ export interface InstanceTable {
   removed_at: NullableTimestamp;
 }
 
+/** One reading of an instance's metrics (migration 010), kept for the retention. */
+export interface InstanceMetricsSampleTable {
+  id: Generated<string>;
+  database_id: string;
+  instance_id: string;
+  sampled_at: DefaultTimestamp;
+  queries_ok: number;
+  queries_err: number;
+  snapshot_bytes: number;
+  snapshot_age_seconds: number;
+  swap_count: number;
+  table_rows: Json<Record<string, number>>;
+  query_duration_sum: number;
+  query_duration_count: number;
+}
+
 export interface ApiKeyTable {
   id: string;
   database_id: string;
@@ -388,6 +404,7 @@ export interface Store {
   log_lines: LogLineTable;
   deployments: DeploymentTable;
   instances: InstanceTable;
+  instance_metrics_samples: InstanceMetricsSampleTable;
   api_keys: ApiKeyTable;
   audit_events: AuditEventTable;
   notifications: NotificationTable;

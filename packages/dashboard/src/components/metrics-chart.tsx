@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
+import { formatDate, formatDateTime, formatTimeOfDay } from './date-time.ts';
 import { WINDOW_MS } from './instance-metrics-history.ts';
 import 'uplot/dist/uPlot.min.css';
 import { Panel } from './page.tsx';
@@ -9,6 +10,12 @@ const COLOURS = ['#2952cc', '#b42318', '#17803d', '#8a5a00', '#6b3fa0', '#0e7490
 export interface ChartSeries {
   label: string;
   values: Array<number | null>;
+}
+
+/** A time-axis tick (seconds): `14:30`, or `2026-11-25` at midnight. */
+function axisTime(seconds: number): string {
+  const time = formatTimeOfDay(seconds * 1000).slice(0, 5);
+  return time === '00:00' ? formatDate(seconds * 1000) : time;
 }
 
 /**
@@ -42,13 +49,25 @@ export function MetricsChart(props: {
       width: Math.max(element.clientWidth, 200),
       height,
       scales: {
-        // Always the whole window, ending at the latest reading: one reading is not a time axis.
-        x: { time: true, range: (_chart, _min, max) => [max - WINDOW_MS / 1000, max] },
+        // Always the whole window, ending now: one reading is not a time axis, and the axis
+        // starts where the history does, not at the first reading.
+        x: {
+          time: true,
+          range: () => {
+            const now = Date.now() / 1000;
+            return [now - WINDOW_MS / 1000, now];
+          },
+        },
         // From zero: a flat line at 0 should look like nothing happening, not noise.
         y: { range: (_chart, _min, max) => [0, max > 0 ? max * 1.15 : 1] },
       },
       axes: [
-        { stroke: '#5d6678', grid: { stroke: '#eceef2' } },
+        {
+          stroke: '#5d6678',
+          grid: { stroke: '#eceef2' },
+          // The dashboard's format: hours and minutes, the date at midnight.
+          values: (_chart, ticks) => ticks.map(axisTime),
+        },
         {
           stroke: '#5d6678',
           grid: { stroke: '#eceef2' },
@@ -57,7 +76,10 @@ export function MetricsChart(props: {
         },
       ],
       series: [
-        {},
+        {
+          value: (_chart: uPlot, value: number | null) =>
+            value === null ? '–' : formatDateTime(value * 1000),
+        },
         ...props.series.map((series, index) => ({
           label: series.label,
           stroke: COLOURS[index % COLOURS.length],
