@@ -465,6 +465,24 @@ export type Def10 = {
         [key: string]: unknown;
     };
     createdAt: string;
+    /**
+     * The name of the API key, management key, connection or database the event is about, when it has one.
+     */
+    entityName?: string;
+    /**
+     * Who made the change: a signed-in user, a management key, or the system (background work such as builds, deploys and health). Absent on events recorded before actors were kept.
+     */
+    actor?: {
+        type: 'user' | 'management_key' | 'system';
+        /**
+         * The user's or the key's id.
+         */
+        id?: string;
+        /**
+         * The user's email, the management key's name, or `system`.
+         */
+        name: string;
+    };
 };
 
 /**
@@ -485,6 +503,24 @@ export type Def11 = {
         [key: string]: unknown;
     };
     createdAt: string;
+    /**
+     * The name of the API key, management key, connection or database the event is about, when it has one.
+     */
+    entityName?: string;
+    /**
+     * Who made the change: a signed-in user, a management key, or the system (background work such as builds, deploys and health). Absent on events recorded before actors were kept.
+     */
+    actor?: {
+        type: 'user' | 'management_key' | 'system';
+        /**
+         * The user's or the key's id.
+         */
+        id?: string;
+        /**
+         * The user's email, the management key's name, or `system`.
+         */
+        name: string;
+    };
     databaseId?: string;
     /**
      * The name of the database, also when it has been deleted.

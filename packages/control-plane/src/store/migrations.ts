@@ -406,6 +406,19 @@ const MIGRATIONS: Record<string, Migration> = {
       );
     },
   },
+  '011-audit-actors': {
+    async up(db: Kysely<unknown>) {
+      // Who made each change: a user (their email), a management key (its name) or the system
+      // (background roles). Events recorded before this have none.
+      await runStatements(
+        db,
+        `ALTER TABLE audit_events ADD COLUMN actor_type text
+          CHECK (actor_type IN ('user', 'management_key', 'system'));
+        ALTER TABLE audit_events ADD COLUMN actor_id text;
+        ALTER TABLE audit_events ADD COLUMN actor_name text`,
+      );
+    },
+  },
 };
 
 /** Runs `;`-separated DDL one statement at a time (PGlite's extended protocol takes one). */

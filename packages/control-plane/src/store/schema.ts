@@ -264,7 +264,15 @@ export interface AuditEventTable {
   event_type: string;
   payload: NullableJson<Record<string, unknown>>;
   created_at: DefaultTimestamp;
+  /** Who made the change (migration 011); null on events recorded before actors were kept. */
+  actor_type: ColumnType<AuditActorType | null, AuditActorType | null | undefined, never>;
+  /** The user's or the management key's id; null for the system. */
+  actor_id: ColumnType<string | null, string | null | undefined, never>;
+  /** The user's email or the key's name when the change was made. */
+  actor_name: ColumnType<string | null, string | null | undefined, never>;
 }
+
+export type AuditActorType = 'user' | 'management_key' | 'system';
 
 export interface NotificationTable {
   id: string;
