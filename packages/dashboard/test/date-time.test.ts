@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  formatAxisTime,
   formatDate,
   formatDateTime,
   formatRelative,
@@ -17,6 +18,11 @@ describe('the dashboard’s one date and time format', () => {
     expect(formatDateTime(moment.getTime())).toBe('2026-11-05 04:03:07');
     expect(formatDate(moment)).toBe('2026-11-05');
     expect(formatTimeOfDay(moment)).toBe('04:03:07');
+  });
+
+  it('labels a chart axis by hours and minutes, and by the date at midnight', () => {
+    expect(formatAxisTime(new Date(2026, 10, 25, 14, 30))).toBe('14:30');
+    expect(formatAxisTime(new Date(2026, 10, 26, 0, 0))).toBe('2026-11-26');
   });
 
   it('writes a dash for a value that is not a time', () => {

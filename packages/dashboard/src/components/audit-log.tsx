@@ -30,9 +30,11 @@ interface AuditRow {
   id: string;
   entityType: string;
   entityId: string;
+  entityName?: string;
   eventType: string;
   payload?: { [key: string]: unknown };
   createdAt: string;
+  actor?: { type: 'user' | 'management_key' | 'system'; id?: string; name: string };
   databaseId?: string;
   databaseName?: string;
 }
@@ -281,13 +283,13 @@ function AuditPager(props: {
 }
 
 function AuditTable(props: { events: AuditRow[]; showDatabase: boolean }) {
-  const columns = props.showDatabase ? 5 : 4;
+  const columns = props.showDatabase ? 6 : 5;
   return (
     <DataTable
       caption="Audit events, newest first"
       className="audit-table"
       wrapClassName="audit-table-wrap"
-      columns={['Time', 'Event', 'Entity', props.showDatabase && 'Database', 'Details']}
+      columns={['Time', 'Event', 'Actor', 'Entity', props.showDatabase && 'Database', 'Details']}
     >
       {props.events.map((event) => (
         <AuditEventRow
@@ -317,10 +319,17 @@ function AuditEventRow(props: { event: AuditRow; showDatabase: boolean; columns:
           <code>{event.eventType}</code>
         </td>
         <td>
+          <AuditActor actor={event.actor} />
+        </td>
+        <td>
           {event.entityType}{' '}
-          <code className="muted audit-id" title={event.entityId}>
-            {event.entityId.slice(0, 8)}
-          </code>
+          {event.entityName ? (
+            <span title={event.entityId}>“{event.entityName}”</span>
+          ) : (
+            <code className="muted audit-id" title={event.entityId}>
+              {event.entityId.slice(0, 8)}
+            </code>
+          )}
         </td>
         {props.showDatabase && (
           <td>
@@ -359,4 +368,13 @@ function AuditEventRow(props: { event: AuditRow; showDatabase: boolean; columns:
       )}
     </Fragment>
   );
+}
+
+/** Who made the change: a user's email, a management key by name, or the system. */
+function AuditActor(props: { actor: AuditRow['actor'] }) {
+  const { actor } = props;
+  if (!actor) return <span className="muted">–</span>;
+  if (actor.type === 'management_key') return <>key “{actor.name}”</>;
+  if (actor.type === 'system') return <span className="muted">system</span>;
+  return <>{actor.name}</>;
 }

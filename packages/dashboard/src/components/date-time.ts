@@ -33,6 +33,12 @@ export function formatDateTime(value: Date | string | number): string {
   return `${formatDate(date)} ${formatTimeOfDay(date)}`;
 }
 
+/** A chart's time-axis tick: `14:30`, or the date (`2026-11-25`) at midnight. */
+export function formatAxisTime(value: Date | string | number): string {
+  const time = formatTimeOfDay(value).slice(0, 5);
+  return time === '00:00' ? formatDate(value) : time;
+}
+
 const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 
 /** "3 minutes ago", "in 2 hours": said beside the exact time, never instead of it. */

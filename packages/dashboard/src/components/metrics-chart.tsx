@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
-import { formatDate, formatDateTime, formatTimeOfDay } from './date-time.ts';
+import { formatAxisTime, formatDateTime } from './date-time.ts';
 import { WINDOW_MS } from './instance-metrics-history.ts';
 import 'uplot/dist/uPlot.min.css';
 import { Panel } from './page.tsx';
@@ -10,12 +10,6 @@ const COLOURS = ['#2952cc', '#b42318', '#17803d', '#8a5a00', '#6b3fa0', '#0e7490
 export interface ChartSeries {
   label: string;
   values: Array<number | null>;
-}
-
-/** A time-axis tick (seconds): `14:30`, or `2026-11-25` at midnight. */
-function axisTime(seconds: number): string {
-  const time = formatTimeOfDay(seconds * 1000).slice(0, 5);
-  return time === '00:00' ? formatDate(seconds * 1000) : time;
 }
 
 /**
@@ -66,7 +60,7 @@ export function MetricsChart(props: {
           stroke: '#5d6678',
           grid: { stroke: '#eceef2' },
           // The dashboard's format: hours and minutes, the date at midnight.
-          values: (_chart, ticks) => ticks.map(axisTime),
+          values: (_chart, ticks) => ticks.map((tick) => formatAxisTime(tick * 1000)),
         },
         {
           stroke: '#5d6678',
@@ -84,7 +78,7 @@ export function MetricsChart(props: {
           label: series.label,
           stroke: COLOURS[index % COLOURS.length],
           width: 2,
-          points: { show: false },
+          // uPlot shows points only where readings are sparse: a lone reading stays visible.
           value: (_chart: uPlot, value: number | null) => show(value),
         })),
       ],
