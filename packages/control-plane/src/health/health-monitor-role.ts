@@ -147,6 +147,10 @@ export async function startHealthMonitor(context: RoleContext): Promise<RunningR
         );
       }),
     );
+    // Forget instances no longer live, so the map holds only what runs.
+    const live = new Set(rows.map((row) => row.instanceId));
+    for (const instanceId of lastSampled.keys())
+      if (!live.has(instanceId)) lastSampled.delete(instanceId);
     if (Date.now() - lastPruned >= METRICS_SAMPLE_INTERVAL_MS) {
       lastPruned = Date.now();
       await pruneMetricsSamples(db);
