@@ -115,7 +115,8 @@ export function addServeCommand(program: Command): void {
       [
         '',
         'When ready it prints one JSON line on stdout:',
-        '  {"event":"ready","url":"http://127.0.0.1:PORT","apiKey":"rxk_…","adminKey":"rxk_…"}',
+        '  {"event":"ready","url":"http://127.0.0.1:PORT","apiKey":"rxk_…","adminKey":"rxk_…","time":1764079387120}',
+        'time is when it became ready, in milliseconds since the epoch (as in the JSON log lines).',
         'apiKey is a query key (POST/GET /query, GET /schema): the one to give apps and browsers.',
         'adminKey may also reload, pause or resume replication, and read /metrics and /health/detail.',
         'Both are printed only when serve made them: with REPLIX_KEY_SECRET, REPLIX_KEY_IDS (query',
@@ -151,9 +152,11 @@ export function addServeCommand(program: Command): void {
       }
       const running = instance;
       exitOnSignals(() => running.close());
-      const ready: Record<string, string> = { event: 'ready', url: running.url };
+      const ready: Record<string, string | number> = { event: 'ready', url: running.url };
       if (running.apiKey) ready.apiKey = running.apiKey;
       if (running.adminKey) ready.adminKey = running.adminKey;
+      // When it happened: the instance log (read later, by the control plane) shows this time.
+      ready.time = Date.now();
       process.stdout.write(`${JSON.stringify(ready)}\n`);
     });
 }

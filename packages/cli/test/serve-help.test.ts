@@ -11,7 +11,7 @@ describe('replix serve --help', () => {
     serve?.configureOutput({ writeOut: (text) => (help += text) });
     serve?.outputHelp();
     expect(help).toContain(
-      '{"event":"ready","url":"http://127.0.0.1:PORT","apiKey":"rxk_…","adminKey":"rxk_…"}',
+      '{"event":"ready","url":"http://127.0.0.1:PORT","apiKey":"rxk_…","adminKey":"rxk_…","time":1764079387120}',
     );
     expect(help).toContain('apiKey is a query key (POST/GET /query, GET /schema)');
     expect(help).toContain('REPLIX_ADMIN_KEY_IDS');

@@ -43,7 +43,17 @@ describe('replix serve', () => {
     );
     const server = await serve(['--source', db.url, '--port', '0']);
     try {
-      expect(Object.keys(server.ready).sort()).toEqual(['adminKey', 'apiKey', 'event', 'url']);
+      const started = Date.now();
+      expect(Object.keys(server.ready).sort()).toEqual([
+        'adminKey',
+        'apiKey',
+        'event',
+        'time',
+        'url',
+      ]);
+      // When it became ready (before this line was read), in milliseconds since the epoch.
+      expect(server.ready.time).toBeLessThanOrEqual(started);
+      expect(server.ready.time).toBeGreaterThan(1_600_000_000_000);
       expect(server.ready.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(server.ready.apiKey).toMatch(/^rxk_[0-9a-f]{16}\.[A-Za-z0-9_-]{43}$/);
       expect(server.ready.adminKey).toMatch(/^rxk_[0-9a-f]{16}\.[A-Za-z0-9_-]{43}$/);

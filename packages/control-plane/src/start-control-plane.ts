@@ -9,6 +9,7 @@ import { builtInTokenVerifier, oidcTokenVerifier } from './auth/token-verifier.t
 import type { ControlPlaneConfig } from './config.ts';
 import { createDriver } from './drivers/create-driver.ts';
 import { PlatformEvents } from './events/platform-events.ts';
+import { markStoppedInstances } from './health/mark-stopped-instances.ts';
 import { startHeartbeat } from './roles/heartbeat.ts';
 import type { RoleContext, RoleName, RunningRole } from './roles/role.ts';
 import { ROLE_STARTERS } from './roles/role-starters.ts';
@@ -94,7 +95,9 @@ export async function startControlPlane(
       } else {
         // Closers run last-first: the driver stops its instances after the reconciler stopped.
         // Only a process that runs instances stops them; an api-only one leaves them alone.
-        if (role === 'reconciler') closers.push(() => context.driver.shutdown());
+        // Their health becomes unknown, not unreachable: the next start raises no alarm.
+        if (role === 'reconciler')
+          closers.push(async () => markStoppedInstances(store.db, await context.driver.shutdown()));
         const running: RunningRole = await ROLE_STARTERS[role](context);
         closers.push(() => running.close());
       }

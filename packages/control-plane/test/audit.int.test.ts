@@ -54,10 +54,12 @@ describe.each(STORE_KINDS)('the audit log on the %s store', (kind) => {
     expect(first.status).toBe(200);
     expect(first.body.total).toBe(30);
     expect(first.body.events).toHaveLength(25);
+    // Recorded without an actor (as events were before actors were kept): none is made up.
     expect(first.body.events[0]).toEqual({
       id: ids.get(29),
       entityType: 'database',
       entityId: shop,
+      entityName: 'shop',
       eventType: 'database.rebuild',
       createdAt: at(29).toISOString(),
     });
@@ -65,6 +67,7 @@ describe.each(STORE_KINDS)('the audit log on the %s store', (kind) => {
       id: ids.get(28),
       entityType: 'database',
       entityId: shop,
+      entityName: 'shop',
       eventType: 'database.rebuild',
       payload: { minute: 28, nested: { a: [1, 2] } },
       createdAt: at(28).toISOString(),
@@ -122,9 +125,11 @@ describe.each(STORE_KINDS)('the audit log on the %s store', (kind) => {
       id: expect.any(String),
       entityType: 'management_key',
       entityId: expect.any(String),
+      entityName: 'ci',
       eventType: 'management_key.created',
       payload: { name: 'ci', prefix: expect.any(String) },
       createdAt: expect.any(String),
+      actor: { type: 'user', id: expect.any(String), name: 'audit@example.com' },
     });
     expect(rest[0]).toMatchObject({ id: ids.get(34), databaseId: gone, databaseName: 'gone' });
     expect(rest[5]).toMatchObject({ id: ids.get(29), databaseId: shop, databaseName: 'shop' });

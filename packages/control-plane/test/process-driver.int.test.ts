@@ -155,6 +155,7 @@ describe('the process driver', () => {
 
   it('reads the log from the tail, then from a token on', async () => {
     const launch = launchFor(source.url);
+    const startingAt = Date.now();
     const handle = await driver.start(launch);
     await waitFor(async () => (await fetch(`${handle.endpointUrl}/health`)).status === 200);
     const first = await driver.readLogs(launch.instanceId, undefined);
@@ -165,8 +166,16 @@ describe('the process driver', () => {
       expect(line.timestamp).toBeGreaterThan(Date.now() - 120_000);
     }
     expect(first.lines.map((line) => line.message)).toContain('snapshot loaded');
-    // The ready line is plain JSON without `msg`: it comes back as it is.
-    expect(first.lines.some((line) => line.message.includes('"event":"ready"'))).toBe(true);
+    // The ready line reads as words, at the time the instance became ready: the same time on
+    // a later read, not the time the log was read.
+    const readyLine = `ready at ${handle.endpointUrl}`;
+    const ready = first.lines.find((line) => line.message === readyLine);
+    expect(ready?.timestamp).toBeGreaterThanOrEqual(startingAt);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const again = await driver.readLogs(launch.instanceId, undefined);
+    expect(again.lines.find((line) => line.message === readyLine)?.timestamp).toBe(
+      ready?.timestamp,
+    );
     const next = await driver.readLogs(launch.instanceId, first.nextToken);
     expect(next.lines).toEqual([]);
     expect(next.nextToken).toBe(first.nextToken);

@@ -23,12 +23,14 @@ import { QueryPage } from './pages/query.tsx';
 import { SettingsPage } from './pages/settings.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { TeamPage } from './pages/team.tsx';
+import { TermsPage } from './pages/terms.tsx';
 
-/** Every page address. Everything but sign-in needs a session (AuthGate). */
+/** Every page address. Everything but sign-in and the terms needs a session (AuthGate). */
 export function App() {
   return (
     <Routes>
       <Route path="/sign-in" element={<SignInPage />} />
+      <Route path="/terms" element={<TermsPage />} />
       <Route element={<AuthGate />}>
         <Route element={<Layout />}>
           <Route index element={<Navigate to="/databases" replace />} />

@@ -111,7 +111,11 @@ function TermsStep(props: { account: Account }) {
       <div className="stack">
         <p>
           Signed in as <strong>{props.account.user.email}</strong>. Before you go on, please read
-          and accept the terms of service (version {props.account.currentTosVersion}).
+          and accept the{' '}
+          <a href="/terms" target="_blank" rel="noopener">
+            terms of service
+          </a>{' '}
+          (version {props.account.currentTosVersion}).
         </p>
         <Checkbox
           label={`I accept the Replix terms of service, version ${props.account.currentTosVersion}`}

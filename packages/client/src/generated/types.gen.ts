@@ -453,11 +453,43 @@ export type Def8 = {
 };
 
 /**
+ * MetricsSample
+ */
+export type Def9 = {
+    /**
+     * When the reading was taken.
+     */
+    at: string;
+    /**
+     * Successful queries since the instance started.
+     */
+    queriesOk: number;
+    /**
+     * Failed queries since the instance started.
+     */
+    queriesErr: number;
+    snapshotBytes: number;
+    /**
+     * Seconds since the last sync.
+     */
+    snapshotAgeSeconds: number;
+    swapCount: number;
+    tableRows: {
+        [key: string]: number;
+    };
+    /**
+     * Seconds.
+     */
+    queryDurationSum: number;
+    queryDurationCount: number;
+};
+
+/**
  * ApiKey
  *
  * An instance API key; the key itself is never returned again.
  */
-export type Def9 = {
+export type Def10 = {
     id: string;
     /**
      * The key id: 16 lowercase hex digits.
@@ -478,26 +510,6 @@ export type Def9 = {
 /**
  * AuditEvent
  */
-export type Def10 = {
-    id: string;
-    /**
-     * What the event is about: `database`, `api_key`, …
-     */
-    entityType: string;
-    entityId: string;
-    /**
-     * `<entity>.<verb>`; docs/control-plane/audit-and-notifications.md lists them.
-     */
-    eventType: string;
-    payload?: {
-        [key: string]: unknown;
-    };
-    createdAt: string;
-};
-
-/**
- * AuditEventWithDatabase
- */
 export type Def11 = {
     id: string;
     /**
@@ -513,6 +525,62 @@ export type Def11 = {
         [key: string]: unknown;
     };
     createdAt: string;
+    /**
+     * The name of the API key, management key, connection or database the event is about, when it has one.
+     */
+    entityName?: string;
+    /**
+     * Who made the change: a signed-in user, a management key, or the system (background work such as builds, deploys and health). Absent on events recorded before actors were kept.
+     */
+    actor?: {
+        type: 'user' | 'management_key' | 'system';
+        /**
+         * The user's or the key's id.
+         */
+        id?: string;
+        /**
+         * The user's email, the management key's name, or `system`.
+         */
+        name: string;
+    };
+};
+
+/**
+ * AuditEventWithDatabase
+ */
+export type Def12 = {
+    id: string;
+    /**
+     * What the event is about: `database`, `api_key`, …
+     */
+    entityType: string;
+    entityId: string;
+    /**
+     * `<entity>.<verb>`; docs/control-plane/audit-and-notifications.md lists them.
+     */
+    eventType: string;
+    payload?: {
+        [key: string]: unknown;
+    };
+    createdAt: string;
+    /**
+     * The name of the API key, management key, connection or database the event is about, when it has one.
+     */
+    entityName?: string;
+    /**
+     * Who made the change: a signed-in user, a management key, or the system (background work such as builds, deploys and health). Absent on events recorded before actors were kept.
+     */
+    actor?: {
+        type: 'user' | 'management_key' | 'system';
+        /**
+         * The user's or the key's id.
+         */
+        id?: string;
+        /**
+         * The user's email, the management key's name, or `system`.
+         */
+        name: string;
+    };
     databaseId?: string;
     /**
      * The name of the database, also when it has been deleted.
@@ -523,7 +591,7 @@ export type Def11 = {
 /**
  * Notification
  */
-export type Def12 = {
+export type Def13 = {
     id: string;
     eventType: string;
     message: string;
@@ -539,7 +607,7 @@ export type Def12 = {
 /**
  * ManagementKey
  */
-export type Def13 = {
+export type Def14 = {
     id: string;
     name: string;
     /**
@@ -553,7 +621,7 @@ export type Def13 = {
 /**
  * Customer
  */
-export type Def14 = {
+export type Def15 = {
     id: string;
     email: string;
     plan: string;
@@ -584,7 +652,7 @@ export type Def14 = {
 /**
  * PlanLimits
  */
-export type Def15 = {
+export type Def16 = {
     /**
      * Databases the account may have (not deleted).
      */
@@ -622,7 +690,7 @@ export type Def15 = {
 /**
  * PlanUsage
  */
-export type Def16 = {
+export type Def17 = {
     databases: number;
     /**
      * Compute units of the building, deploying and running instances.
@@ -635,7 +703,7 @@ export type Def16 = {
  *
  * A webhook subscription; `id` is the `webhookId`. The signing secret is never returned.
  */
-export type Def17 = {
+export type Def18 = {
     id: string;
     databaseId: string;
     /**
@@ -652,7 +720,7 @@ export type Def17 = {
  *
  * One event delivered to one subscription (spec §2 WebhookDelivery): its state after its latest attempt, and the attempts.
  */
-export type Def18 = {
+export type Def19 = {
     id: string;
     subscriptionId: string;
     /**
@@ -674,13 +742,13 @@ export type Def18 = {
     /**
      * Its attempts, newest first (the latest 20).
      */
-    attempts: Array<Def19>;
+    attempts: Array<Def20>;
 };
 
 /**
  * WebhookAttempt
  */
-export type Def19 = {
+export type Def20 = {
     /**
      * Its number among the delivery’s attempts.
      */
@@ -701,7 +769,7 @@ export type Def19 = {
 /**
  * TeamMember
  */
-export type Def20 = {
+export type Def21 = {
     userId: string;
     email: string;
     /**
@@ -716,7 +784,7 @@ export type Def20 = {
 /**
  * TeamInvitation
  */
-export type Def21 = {
+export type Def22 = {
     id: string;
     email: string;
     /**
@@ -3018,6 +3086,68 @@ export type GetV1DatabasesByIdMetricsResponses = {
 
 export type GetV1DatabasesByIdMetricsResponse = GetV1DatabasesByIdMetricsResponses[keyof GetV1DatabasesByIdMetricsResponses];
 
+export type GetV1DatabasesByIdMetricsHistoryData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: {
+        /**
+         * Only readings taken after this time; default (and at most) the retention, the last 24 hours.
+         */
+        since?: string;
+    };
+    url: '/v1/databases/{id}/metrics/history';
+};
+
+export type GetV1DatabasesByIdMetricsHistoryErrors = {
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    400: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    401: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    404: {
+        error: string;
+        message: string;
+    };
+};
+
+export type GetV1DatabasesByIdMetricsHistoryError = GetV1DatabasesByIdMetricsHistoryErrors[keyof GetV1DatabasesByIdMetricsHistoryErrors];
+
+export type GetV1DatabasesByIdMetricsHistoryResponses = {
+    /**
+     * Default Response
+     */
+    200: {
+        /**
+         * Readings of the database’s instances, oldest first. Counters are since each instance started: a counter that falls is a restart.
+         */
+        samples: Array<Def9>;
+        /**
+         * Seconds between two readings.
+         */
+        intervalSeconds: number;
+        /**
+         * How long readings are kept.
+         */
+        retentionSeconds: number;
+    };
+};
+
+export type GetV1DatabasesByIdMetricsHistoryResponse = GetV1DatabasesByIdMetricsHistoryResponses[keyof GetV1DatabasesByIdMetricsHistoryResponses];
+
 export type GetV1DatabasesByIdInfraLogsData = {
     body?: never;
     path: {
@@ -3191,7 +3321,7 @@ export type GetV1DatabasesByDbIdApiKeysResponses = {
     /**
      * Default Response
      */
-    200: Array<Def9>;
+    200: Array<Def10>;
 };
 
 export type GetV1DatabasesByDbIdApiKeysResponse = GetV1DatabasesByDbIdApiKeysResponses[keyof GetV1DatabasesByDbIdApiKeysResponses];
@@ -3363,7 +3493,7 @@ export type GetV1DatabasesByIdAuditLogResponses = {
      * Default Response
      */
     200: {
-        events: Array<Def10>;
+        events: Array<Def11>;
         total: number;
     };
 };
@@ -3420,7 +3550,7 @@ export type GetV1AccountAuditLogResponses = {
      * Default Response
      */
     200: {
-        events: Array<Def11>;
+        events: Array<Def12>;
         total: number;
     };
 };
@@ -3467,7 +3597,7 @@ export type GetV1DatabasesByIdNotificationsResponses = {
      * Default Response
      */
     200: {
-        notifications: Array<Def12>;
+        notifications: Array<Def13>;
         /**
          * Unseen notifications that are listed.
          */
@@ -3682,7 +3812,7 @@ export type GetV1ManagementKeysResponses = {
     /**
      * Default Response
      */
-    200: Array<Def13>;
+    200: Array<Def14>;
 };
 
 export type GetV1ManagementKeysResponse = GetV1ManagementKeysResponses[keyof GetV1ManagementKeysResponses];
@@ -3815,7 +3945,7 @@ export type GetV1AdminCustomersResponses = {
     /**
      * Default Response
      */
-    200: Array<Def14>;
+    200: Array<Def15>;
 };
 
 export type GetV1AdminCustomersResponse = GetV1AdminCustomersResponses[keyof GetV1AdminCustomersResponses];
@@ -4006,8 +4136,8 @@ export type GetV1BillingResponses = {
              */
             computeUnitsAllowed: number;
         };
-        limits: Def15;
-        usage: Def16;
+        limits: Def16;
+        usage: Def17;
         /**
          * Every plan with its standard limits, smallest first, to compare them.
          */
@@ -4217,8 +4347,8 @@ export type GetV1AccountResponses = {
          * The caller accepted the current terms version.
          */
         tosAccepted: boolean;
-        limits: Def15;
-        usage: Def16;
+        limits: Def16;
+        usage: Def17;
     };
 };
 
@@ -4306,7 +4436,7 @@ export type GetV1DatabasesByIdWebhooksResponses = {
     /**
      * Default Response
      */
-    200: Array<Def17>;
+    200: Array<Def18>;
 };
 
 export type GetV1DatabasesByIdWebhooksResponse = GetV1DatabasesByIdWebhooksResponses[keyof GetV1DatabasesByIdWebhooksResponses];
@@ -4479,7 +4609,7 @@ export type GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponses = {
     /**
      * Default Response
      */
-    200: Array<Def18>;
+    200: Array<Def19>;
 };
 
 export type GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponse = GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponses[keyof GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponses];
@@ -4561,7 +4691,7 @@ export type PostV1DatabasesByIdWebhooksByWebhookIdDeliveriesByDeliveryIdRetryRes
         /**
          * Its attempts, newest first (the latest 20).
          */
-        attempts: Array<Def19>;
+        attempts: Array<Def20>;
     };
 };
 
@@ -4636,7 +4766,7 @@ export type PostV1DatabasesByIdWebhooksByWebhookIdTestResponses = {
         /**
          * Its attempts, newest first (the latest 20).
          */
-        attempts: Array<Def19>;
+        attempts: Array<Def20>;
     };
 };
 
@@ -4672,7 +4802,7 @@ export type GetV1TeamMembersResponses = {
     /**
      * Default Response
      */
-    200: Array<Def20>;
+    200: Array<Def21>;
 };
 
 export type GetV1TeamMembersResponse = GetV1TeamMembersResponses[keyof GetV1TeamMembersResponses];
@@ -4838,7 +4968,7 @@ export type GetV1TeamInvitationsResponses = {
     /**
      * Default Response
      */
-    200: Array<Def21>;
+    200: Array<Def22>;
 };
 
 export type GetV1TeamInvitationsResponse = GetV1TeamInvitationsResponses[keyof GetV1TeamInvitationsResponses];

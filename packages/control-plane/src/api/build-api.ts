@@ -6,6 +6,7 @@ import { authenticate } from '../auth/principal.ts';
 import { hasRole, minimumRole } from '../auth/role-policy.ts';
 import { registerLocalBillingPages } from '../billing/local-billing-pages.ts';
 import { ApiError, CONTROL_PLANE_ERRORS, type ControlPlaneErrorCode } from '../errors.ts';
+import { actorOf, runAsActor } from '../events/audit-actor.ts';
 import type { ApiServer } from './api-server.ts';
 import type { ApiContext } from './context.ts';
 import { registerDashboardSite } from './dashboard-site.ts';
@@ -121,6 +122,13 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
   });
 
   app.addHook('preValidation', refuseUnstorableStrings);
+
+  // The audit log names who made each change: the handler runs as the caller. A callback hook,
+  // just before the handler (after the body is read), so the handler's async work inherits it.
+  app.addHook('preHandler', (request, _reply, done) => {
+    if (!request.principal) return done();
+    runAsActor(actorOf(request.principal), done);
+  });
 
   // Actions without a body (provision, terminate, …) are often sent with a JSON content type
   // and nothing in it, as curl and most SDKs do: read an empty JSON body as no body.

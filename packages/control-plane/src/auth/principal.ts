@@ -13,6 +13,8 @@ export interface Principal {
   /** Member of the identity provider's `service-admins` group. Management keys never are. */
   readonly admin: boolean;
   readonly via: 'token' | 'management_key';
+  /** The management key used, when `via` is `management_key` (the audit log names it). */
+  readonly managementKey?: { readonly id: string; readonly name: string } | undefined;
   /** The user's role in the account; a management key acts with its creator's current role. */
   readonly role: TeamRole;
   /**
@@ -130,7 +132,7 @@ export async function authenticate(
   if (credential.startsWith(MANAGEMENT_KEY_PREFIX)) {
     const key = await db
       .selectFrom('management_keys')
-      .select(['id', 'account_id', 'user_id', 'last_used_at'])
+      .select(['id', 'account_id', 'user_id', 'last_used_at', 'name'])
       .where('key_hash', '=', hashManagementKey(credential))
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
@@ -157,6 +159,7 @@ export async function authenticate(
       email: user.email,
       admin: false,
       via: 'management_key',
+      managementKey: { id: key.id, name: key.name },
       role,
       // Keys are made with a fully authenticated token; they are the second factor's output.
       needsSecondFactor: false,

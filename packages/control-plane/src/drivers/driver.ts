@@ -36,9 +36,9 @@ export interface Driver {
   /**
    * Graceful control-plane exit: stops the instances this driver runs (the reconciler starts
    * them again on the next start). A control plane that crashes leaves them running instead,
-   * and the next one re-adopts them.
+   * and the next one re-adopts them. Returns the ids it stopped.
    */
-  shutdown(): Promise<void>;
+  shutdown(): Promise<string[]>;
   /**
    * Stops instances the store no longer has live (left by a control plane that crashed
    * mid-deploy). `liveInstanceIds` is asked after the driver has looked at what it runs, so an

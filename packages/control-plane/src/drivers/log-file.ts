@@ -6,17 +6,32 @@ export const TAIL_LINES = 200;
 /** At most this much is read per call, so one poll never loads a huge log. */
 const MAX_READ_BYTES = 1024 * 1024;
 
-/** One log line: pino JSON gives its own `time` and `msg`; anything else is taken as it is. */
+/**
+ * One log line: pino JSON gives its own `time` and `msg`; `replix serve`'s ready line
+ * (`{"event":"ready","url":…,"time":…}`) reads "ready at <url>" at the time it became ready;
+ * anything else is taken as it is, at `now` (when it was read: it carries no time of its own).
+ */
 export function parseLogLine(line: string, now: number): { message: string; timestamp: number } {
   if (line.startsWith('{')) {
     try {
-      const parsed = JSON.parse(line) as { time?: unknown; msg?: unknown; err?: unknown };
+      const parsed = JSON.parse(line) as {
+        time?: unknown;
+        msg?: unknown;
+        err?: unknown;
+        event?: unknown;
+        url?: unknown;
+      };
+      const timestamp = typeof parsed.time === 'number' ? parsed.time : now;
       if (typeof parsed.msg === 'string') {
         const cause = (parsed.err as { message?: unknown } | undefined)?.message;
         return {
           message: typeof cause === 'string' ? `${parsed.msg}: ${cause}` : parsed.msg,
-          timestamp: typeof parsed.time === 'number' ? parsed.time : now,
+          timestamp,
         };
+      }
+      // Never the keys a standalone serve may print: only the address.
+      if (parsed.event === 'ready' && typeof parsed.url === 'string') {
+        return { message: `ready at ${parsed.url}`, timestamp };
       }
     } catch {}
   }

@@ -327,7 +327,9 @@ export class ProcessDriver implements Driver {
       .map((entry) => entry.name);
   }
 
-  async shutdown(): Promise<void> {
-    await Promise.all([...this.#owned].map((instanceId) => this.stop(instanceId)));
+  async shutdown(): Promise<string[]> {
+    const stopped = [...this.#owned];
+    await Promise.all(stopped.map((instanceId) => this.stop(instanceId)));
+    return stopped;
   }
 }

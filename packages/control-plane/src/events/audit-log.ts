@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Store } from '../store/schema.ts';
+import { currentActor } from './audit-actor.ts';
 
 export interface AuditEntry {
   readonly accountId: string;
@@ -12,8 +13,12 @@ export interface AuditEntry {
   readonly payload?: Record<string, unknown> | undefined;
 }
 
-/** Appends one immutable audit event. Pass the transaction that made the change, if any. */
+/**
+ * Appends one immutable audit event. Pass the transaction that made the change, if any. The
+ * actor is the current request's (`audit-actor.ts`), or the system's outside a request.
+ */
 export async function recordAudit(db: Kysely<Store>, entry: AuditEntry): Promise<void> {
+  const actor = currentActor();
   await db
     .insertInto('audit_events')
     .values({
@@ -24,6 +29,9 @@ export async function recordAudit(db: Kysely<Store>, entry: AuditEntry): Promise
       entity_id: entry.entityId,
       event_type: entry.eventType,
       payload: entry.payload ? JSON.stringify(entry.payload) : null,
+      actor_type: actor.type,
+      actor_id: actor.id ?? null,
+      actor_name: actor.name,
     })
     .execute();
 }

@@ -1,8 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { InstanceClient } from '../drivers/instance-client.ts';
+import { parseInstanceMetrics } from '../drivers/parse-instance-metrics.ts';
 import type { RoleContext, RunningRole } from '../roles/role.ts';
 import { classifyHealth, type HealthDetail, type HealthReading } from './classify-health.ts';
+import {
+  METRICS_SAMPLE_INTERVAL_MS,
+  pruneMetricsSamples,
+  recordMetricsSample,
+} from './metrics-samples.ts';
 import { recordReplicationPaused } from './record-replication-paused.ts';
 
 interface Checked {
@@ -21,6 +27,13 @@ interface Checked {
  * status emits `instance.recovered`; the first reading of an instance emits nothing. A
  * replication pause state that differs from the store's (paused or resumed at the instance
  * with an admin key) is recorded, so the two always agree within a period.
+ *
+ * An instance with no health yet (just deployed, or stopped by a graceful shutdown and started
+ * again: `markStoppedInstances`) that does not answer is still starting, not unhealthy: its
+ * health stays unknown until it first answers, so a normal restart raises no alarm.
+ *
+ * Every `METRICS_SAMPLE_INTERVAL_MS` it also keeps a reading of each answering instance's
+ * metrics (`metrics-samples.ts`) and drops the readings past the retention.
  */
 export async function startHealthMonitor(context: RoleContext): Promise<RunningRole> {
   const { db, log } = context;
@@ -36,11 +49,12 @@ export async function startHealthMonitor(context: RoleContext): Promise<RunningR
           observedPaused: reading.replicationPaused,
         });
       }
+      const starting = checked.previous === null && reading.health === 'unreachable';
       // Conditional on the status we read: of two monitors, only one reports a transition.
       const updated = await tx
         .updateTable('instances')
         .set({
-          health_status: reading.health,
+          health_status: starting ? null : reading.health,
           last_health_check: new Date(),
           ...(reading.snapshotAgeMs !== null ? { snapshot_age_ms: reading.snapshotAgeMs } : {}),
           ...(reading.swapCount !== null ? { swap_count: reading.swapCount } : {}),
@@ -80,6 +94,18 @@ export async function startHealthMonitor(context: RoleContext): Promise<RunningR
     });
   };
 
+  /** When each instance's metrics were last kept, and when old readings were last dropped. */
+  const lastSampled = new Map<string, number>();
+  let lastPruned = 0;
+  const sampleMetrics = async (client: InstanceClient, row: Checked) => {
+    const now = Date.now();
+    if (now - (lastSampled.get(row.instanceId) ?? 0) < METRICS_SAMPLE_INTERVAL_MS) return;
+    lastSampled.set(row.instanceId, now);
+    const response = await client.call('GET', '/metrics');
+    if (response.status !== 200 || stopping.signal.aborted) return;
+    await recordMetricsSample(db, row, parseInstanceMetrics(response.text));
+  };
+
   const check = async () => {
     const rows = await db
       .selectFrom('instances')
@@ -111,11 +137,24 @@ export async function startHealthMonitor(context: RoleContext): Promise<RunningR
           .json<HealthDetail>('GET', '/health/detail')
           .catch(() => undefined);
         if (stopping.signal.aborted) return;
-        await record(row, classifyHealth(answer)).catch((error: unknown) =>
+        const reading = classifyHealth(answer);
+        await record(row, reading).catch((error: unknown) =>
           log.warn({ err: error, instanceId: row.instanceId }, 'recording instance health failed'),
+        );
+        if (reading.health === 'unreachable') return;
+        await sampleMetrics(client, row).catch((error: unknown) =>
+          log.warn({ err: error, instanceId: row.instanceId }, 'keeping instance metrics failed'),
         );
       }),
     );
+    // Forget instances no longer live, so the map holds only what runs.
+    const live = new Set(rows.map((row) => row.instanceId));
+    for (const instanceId of lastSampled.keys())
+      if (!live.has(instanceId)) lastSampled.delete(instanceId);
+    if (Date.now() - lastPruned >= METRICS_SAMPLE_INTERVAL_MS) {
+      lastPruned = Date.now();
+      await pruneMetricsSamples(db);
+    }
   };
 
   const loop = (async () => {

@@ -392,6 +392,45 @@ const MIGRATIONS: Record<string, Migration> = {
       );
     },
   },
+  '010-instance-metrics-samples': {
+    async up(db: Kysely<unknown>) {
+      // Readings of each instance's metrics taken by the health monitor, so the dashboard's
+      // charts show the last day whether or not a page was open. Pruned by the monitor.
+      await runStatements(
+        db,
+        `CREATE TABLE instance_metrics_samples (
+          id bigserial PRIMARY KEY,
+          database_id uuid NOT NULL REFERENCES databases(id),
+          instance_id uuid NOT NULL REFERENCES instances(id),
+          sampled_at timestamptz NOT NULL DEFAULT now(),
+          queries_ok double precision NOT NULL,
+          queries_err double precision NOT NULL,
+          snapshot_bytes double precision NOT NULL,
+          snapshot_age_seconds double precision NOT NULL,
+          swap_count double precision NOT NULL,
+          table_rows jsonb NOT NULL,
+          query_duration_sum double precision NOT NULL,
+          query_duration_count double precision NOT NULL
+        );
+        CREATE INDEX instance_metrics_samples_database
+          ON instance_metrics_samples(database_id, sampled_at);
+        CREATE INDEX instance_metrics_samples_time ON instance_metrics_samples(sampled_at)`,
+      );
+    },
+  },
+  '011-audit-actors': {
+    async up(db: Kysely<unknown>) {
+      // Who made each change: a user (their email), a management key (its name) or the system
+      // (background roles). Events recorded before this have none.
+      await runStatements(
+        db,
+        `ALTER TABLE audit_events ADD COLUMN actor_type text
+          CHECK (actor_type IN ('user', 'management_key', 'system'));
+        ALTER TABLE audit_events ADD COLUMN actor_id text;
+        ALTER TABLE audit_events ADD COLUMN actor_name text`,
+      );
+    },
+  },
 };
 
 /** Runs `;`-separated DDL one statement at a time (PGlite's extended protocol takes one). */

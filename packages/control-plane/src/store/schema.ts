@@ -242,6 +242,22 @@ export interface InstanceTable {
   removed_at: NullableTimestamp;
 }
 
+/** One reading of an instance's metrics (migration 010), kept for the retention. */
+export interface InstanceMetricsSampleTable {
+  id: Generated<string>;
+  database_id: string;
+  instance_id: string;
+  sampled_at: DefaultTimestamp;
+  queries_ok: number;
+  queries_err: number;
+  snapshot_bytes: number;
+  snapshot_age_seconds: number;
+  swap_count: number;
+  table_rows: Json<Record<string, number>>;
+  query_duration_sum: number;
+  query_duration_count: number;
+}
+
 export interface ApiKeyTable {
   id: string;
   database_id: string;
@@ -267,7 +283,15 @@ export interface AuditEventTable {
   event_type: string;
   payload: NullableJson<Record<string, unknown>>;
   created_at: DefaultTimestamp;
+  /** Who made the change (migration 011); null on events recorded before actors were kept. */
+  actor_type: ColumnType<AuditActorType | null, AuditActorType | null | undefined, never>;
+  /** The user's or the management key's id; null for the system. */
+  actor_id: ColumnType<string | null, string | null | undefined, never>;
+  /** The user's email or the key's name when the change was made. */
+  actor_name: ColumnType<string | null, string | null | undefined, never>;
 }
+
+export type AuditActorType = 'user' | 'management_key' | 'system';
 
 export interface NotificationTable {
   id: string;
@@ -407,6 +431,7 @@ export interface Store {
   log_lines: LogLineTable;
   deployments: DeploymentTable;
   instances: InstanceTable;
+  instance_metrics_samples: InstanceMetricsSampleTable;
   api_keys: ApiKeyTable;
   audit_events: AuditEventTable;
   notifications: NotificationTable;

@@ -6,6 +6,7 @@ import { api, unwrap } from '../api.ts';
 import { auditEventTypes } from './audit-event-types.ts';
 import { formatNumber, Time } from './bits.tsx';
 import { DataTable } from './data-table.tsx';
+import { formatRelative } from './date-time.ts';
 import { SelectField, TextField } from './fields.tsx';
 import { Empty, QueryState } from './page.tsx';
 import './audit-log.css';
@@ -29,9 +30,11 @@ interface AuditRow {
   id: string;
   entityType: string;
   entityId: string;
+  entityName?: string;
   eventType: string;
   payload?: { [key: string]: unknown };
   createdAt: string;
+  actor?: { type: 'user' | 'management_key' | 'system'; id?: string; name: string };
   databaseId?: string;
   databaseName?: string;
 }
@@ -280,13 +283,13 @@ function AuditPager(props: {
 }
 
 function AuditTable(props: { events: AuditRow[]; showDatabase: boolean }) {
-  const columns = props.showDatabase ? 5 : 4;
+  const columns = props.showDatabase ? 6 : 5;
   return (
     <DataTable
       caption="Audit events, newest first"
       className="audit-table"
       wrapClassName="audit-table-wrap"
-      columns={['Time', 'Event', 'Entity', props.showDatabase && 'Database', 'Details']}
+      columns={['Time', 'Event', 'Actor', 'Entity', props.showDatabase && 'Database', 'Details']}
     >
       {props.events.map((event) => (
         <AuditEventRow
@@ -300,8 +303,6 @@ function AuditTable(props: { events: AuditRow[]; showDatabase: boolean }) {
   );
 }
 
-const exactTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-
 function AuditEventRow(props: { event: AuditRow; showDatabase: boolean; columns: number }) {
   const { event } = props;
   const [open, setOpen] = useState(false);
@@ -311,19 +312,24 @@ function AuditEventRow(props: { event: AuditRow; showDatabase: boolean; columns:
     <Fragment>
       <tr>
         <td className="audit-time">
-          <time dateTime={event.createdAt}>{exactTime.format(new Date(event.createdAt))}</time>
-          <div className="muted">
-            <Time value={event.createdAt} />
-          </div>
+          <Time value={event.createdAt} />
+          <div className="muted">{formatRelative(event.createdAt)}</div>
         </td>
         <td>
           <code>{event.eventType}</code>
         </td>
         <td>
+          <AuditActor actor={event.actor} />
+        </td>
+        <td>
           {event.entityType}{' '}
-          <code className="muted audit-id" title={event.entityId}>
-            {event.entityId.slice(0, 8)}
-          </code>
+          {event.entityName ? (
+            <span title={event.entityId}>“{event.entityName}”</span>
+          ) : (
+            <code className="muted audit-id" title={event.entityId}>
+              {event.entityId.slice(0, 8)}
+            </code>
+          )}
         </td>
         {props.showDatabase && (
           <td>
@@ -362,4 +368,13 @@ function AuditEventRow(props: { event: AuditRow; showDatabase: boolean; columns:
       )}
     </Fragment>
   );
+}
+
+/** Who made the change: a user's email, a management key by name, or the system. */
+function AuditActor(props: { actor: AuditRow['actor'] }) {
+  const { actor } = props;
+  if (!actor) return <span className="muted">–</span>;
+  if (actor.type === 'management_key') return <>key “{actor.name}”</>;
+  if (actor.type === 'system') return <span className="muted">system</span>;
+  return <>{actor.name}</>;
 }

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { formatDateTime, formatRelative } from './date-time.ts';
 
 const STATUS_TONES: Record<string, string> = {
   running: 'good',
@@ -67,25 +68,12 @@ export function SecretOnce(props: { label: string; value: string }) {
   );
 }
 
-const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
-
-/** "3 minutes ago", with the exact time on hover. */
+/** The exact local time (`2026-11-25 14:03:07`), with "3 minutes ago" on hover. */
 export function Time(props: { value: string | null | undefined }) {
   if (!props.value) return <span className="muted">never</span>;
-  const date = new Date(props.value);
-  const seconds = Math.round((date.getTime() - Date.now()) / 1000);
-  const abs = Math.abs(seconds);
-  const text =
-    abs < 60
-      ? relative.format(seconds, 'second')
-      : abs < 3600
-        ? relative.format(Math.round(seconds / 60), 'minute')
-        : abs < 86400
-          ? relative.format(Math.round(seconds / 3600), 'hour')
-          : relative.format(Math.round(seconds / 86400), 'day');
   return (
-    <time dateTime={props.value} title={date.toLocaleString()}>
-      {text}
+    <time dateTime={props.value} title={formatRelative(props.value)}>
+      {formatDateTime(props.value)}
     </time>
   );
 }

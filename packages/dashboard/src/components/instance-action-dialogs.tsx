@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { ConfirmDialog } from './confirm.tsx';
+import { formatDateTime } from './date-time.ts';
 import { SelectField } from './fields.tsx';
 import type { ActionRequest } from './instance-action-calls.ts';
 import {
@@ -136,7 +137,7 @@ function RedeployDialog(props: DialogProps) {
           onChange={(event) => setBuildId(event.target.value)}
           options={succeeded.map((build) => ({
             value: build.id,
-            label: `${new Date(build.finishedAt ?? build.createdAt).toLocaleString()} · ${build.id.slice(0, 8)}${build.id === current ? ' (running now)' : ''}`,
+            label: `${formatDateTime(build.finishedAt ?? build.createdAt)} · ${build.id.slice(0, 8)}${build.id === current ? ' (running now)' : ''}`,
           }))}
         />
       )}

@@ -1,40 +1,62 @@
-import { getV1DatabasesByIdMetrics } from '@replix/client';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { getV1DatabasesByIdMetrics, getV1DatabasesByIdMetricsHistory } from '@replix/client';
+import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api.ts';
 
 type InstanceMetrics = Awaited<ReturnType<typeof loadMetrics>>;
 
 /** One reading of the instance's counters and gauges, and when it was taken (epoch ms). */
-export type MetricsSample = InstanceMetrics & { at: number };
+export type MetricsSample = Omit<InstanceMetrics, 'at'> & { at: number };
 
-/** How much history the charts keep. */
-export const WINDOW_MS = 15 * 60_000;
+/** How much history the charts show: what the control plane keeps (its retention). */
+export const WINDOW_MS = 24 * 3600_000;
+/** How often the live reading ("Now") is refreshed. */
 export const POLL_MS = 5000;
 
 function loadMetrics(id: string) {
   return unwrap(getV1DatabasesByIdMetrics({ client: api, path: { id } }));
 }
 
-/**
- * The instance's metrics, read every 5 s, as a rolling window of readings. The window lives in
- * the query cache (not the page), so switching tabs and back keeps it; signing out clears it.
- */
-export function useMetricsHistory(id: string) {
-  const queryClient = useQueryClient();
-  const queryKey = ['database', id, 'metrics-history'];
+/** The instance's live metrics, read every 5 s: the "Now" panel and the charts' newest point. */
+export function useLiveMetrics(id: string) {
   return useQuery({
-    queryKey,
-    queryFn: async (): Promise<MetricsSample[]> => {
-      const metrics = await loadMetrics(id);
-      const at = Date.now();
-      const previous = queryClient.getQueryData<MetricsSample[]>(queryKey) ?? [];
-      return [...previous.filter((sample) => sample.at > at - WINDOW_MS), { ...metrics, at }];
-    },
+    queryKey: ['database', id, 'metrics'],
+    queryFn: async (): Promise<MetricsSample> => ({ ...(await loadMetrics(id)), at: Date.now() }),
     refetchInterval: POLL_MS,
     // The next reading is 5 s away anyway; an unavailable instance should say so at once.
     retry: false,
-    structuralSharing: false,
   });
+}
+
+/**
+ * The readings the control plane kept over the last 24 hours (its health monitor takes one
+ * every `intervalMs` whether or not a page is open), refreshed at that interval.
+ */
+export function useStoredMetrics(id: string) {
+  return useQuery({
+    queryKey: ['database', id, 'metrics-history'],
+    queryFn: async () => {
+      const history = await unwrap(getV1DatabasesByIdMetricsHistory({ client: api, path: { id } }));
+      return {
+        intervalMs: history.intervalSeconds * 1000,
+        samples: history.samples.map(
+          (sample): MetricsSample => ({
+            ...sample,
+            at: Date.parse(sample.at),
+          }),
+        ),
+      };
+    },
+    refetchInterval: 30_000,
+  });
+}
+
+/** The stored readings with the live one after them (when it is newer). */
+export function withLive(
+  stored: MetricsSample[],
+  live: MetricsSample | undefined,
+): MetricsSample[] {
+  const last = stored.at(-1);
+  return live && (!last || live.at > last.at) ? [...stored, live] : stored;
 }
 
 /** Per-second change of a counter between two readings; null across a restart (it fell). */
@@ -54,8 +76,11 @@ export interface MetricsSeries {
   rowsByTable: Record<string, Array<number | null>>;
 }
 
-/** Chart series from the readings: rates and mean latency from counter deltas. */
-export function deriveSeries(samples: MetricsSample[]): MetricsSeries {
+/**
+ * Chart series from the readings: rates and mean latency from counter deltas. Readings further
+ * apart than three intervals (no instance answering) break the lines there.
+ */
+export function deriveSeries(samples: MetricsSample[], intervalMs: number): MetricsSeries {
   const tables = [...new Set(samples.flatMap((sample) => Object.keys(sample.tableRows)))].sort();
   const series: MetricsSeries = {
     x: [],
@@ -67,9 +92,8 @@ export function deriveSeries(samples: MetricsSample[]): MetricsSeries {
   };
   samples.forEach((sample, index) => {
     const gapBefore = samples[index - 1];
-    // Readings missed (no instance, tab hidden): a null point breaks the lines there.
-    if (gapBefore && sample.at - gapBefore.at > 3 * POLL_MS) {
-      series.x.push((gapBefore.at + POLL_MS) / 1000);
+    if (gapBefore && sample.at - gapBefore.at > 3 * intervalMs) {
+      series.x.push((gapBefore.at + intervalMs) / 1000);
       series.snapshotBytes.push(null);
       for (const table of tables) series.rowsByTable[table]?.push(null);
       series.queryRate.push(null);

@@ -66,14 +66,4 @@ export function invalidateDatabase(client: QueryClient, id: string): Promise<unk
 export const INSTANCE_SIZES = ['xs', 's', 'm', 'l', 'xl'] as const;
 export type InstanceSize = (typeof INSTANCE_SIZES)[number];
 
-/** "12 s", "4 min 3 s", "2 h 5 min": for ages and durations in seconds. */
-export function formatSeconds(seconds: number | null | undefined): string {
-  if (seconds === null || seconds === undefined) return '–';
-  const whole = Math.round(seconds);
-  if (whole < 60) return `${whole} s`;
-  const [big, small, bigUnit, smallUnit] =
-    whole < 3600
-      ? [Math.floor(whole / 60), whole % 60, 'min', 's']
-      : [Math.floor(whole / 3600), Math.floor((whole % 3600) / 60), 'h', 'min'];
-  return small === 0 ? `${big} ${bigUnit}` : `${big} ${bigUnit} ${small} ${smallUnit}`;
-}
+export { formatSeconds } from './durations.ts';

@@ -1,6 +1,7 @@
 import { Link } from 'react-router';
 import { CopyButton, formatNumber, StatusBadge, Time } from './bits.tsx';
 import { DataTable } from './data-table.tsx';
+import { buildDuration } from './durations.ts';
 import { formatSeconds, type InstanceStatus } from './instance-queries.ts';
 import { Panel } from './page.tsx';
 
@@ -125,8 +126,7 @@ export function InstanceSummary(props: { status: InstanceStatus }) {
             <StatusBadge status={latestBuild.status} />
             <span>
               started <Time value={latestBuild.startedAt ?? latestBuild.createdAt} />
-              {latestBuild.buildDurationSeconds != null &&
-                `, took ${formatSeconds(latestBuild.buildDurationSeconds)}`}
+              {buildDuration(latestBuild) !== null && `, took ${buildDuration(latestBuild)}`}
             </span>
             <Link to={`builds?build=${latestBuild.id}`}>Build log</Link>
           </span>

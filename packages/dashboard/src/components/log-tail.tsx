@@ -1,15 +1,9 @@
 import type { ReactNode } from 'react';
 import { useLayoutEffect, useRef, useState } from 'react';
+import { formatDateTime, formatTimeOfDay } from './date-time.ts';
 import { TextField } from './fields.tsx';
 import { type LogLine, type LogStreamOptions, useLogStream } from './log-stream.ts';
 import { ErrorNotice } from './page.tsx';
-
-const timeFormat = new Intl.DateTimeFormat(undefined, {
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  hour12: false,
-});
 
 /** How close to the bottom (px) still counts as "at the end", so auto-scroll stays on. */
 const BOTTOM_SLACK = 24;
@@ -153,8 +147,8 @@ function LogRow(props: { line: LogLine }) {
   const date = new Date(line.timestamp);
   return (
     <div className={line.marker ? 'ops-log-line ops-log-marker' : 'ops-log-line'}>
-      <time dateTime={date.toISOString()} title={date.toLocaleString()}>
-        {timeFormat.format(date)}
+      <time dateTime={date.toISOString()} title={formatDateTime(date)}>
+        {formatTimeOfDay(date)}
       </time>
       <span>{line.message}</span>
     </div>

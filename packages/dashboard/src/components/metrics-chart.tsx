@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
+import { formatAxisTime, formatDateTime } from './date-time.ts';
 import { WINDOW_MS } from './instance-metrics-history.ts';
 import 'uplot/dist/uPlot.min.css';
 import { Panel } from './page.tsx';
@@ -42,13 +43,25 @@ export function MetricsChart(props: {
       width: Math.max(element.clientWidth, 200),
       height,
       scales: {
-        // Always the whole window, ending at the latest reading: one reading is not a time axis.
-        x: { time: true, range: (_chart, _min, max) => [max - WINDOW_MS / 1000, max] },
+        // Always the whole window, ending now: one reading is not a time axis, and the axis
+        // starts where the history does, not at the first reading.
+        x: {
+          time: true,
+          range: () => {
+            const now = Date.now() / 1000;
+            return [now - WINDOW_MS / 1000, now];
+          },
+        },
         // From zero: a flat line at 0 should look like nothing happening, not noise.
         y: { range: (_chart, _min, max) => [0, max > 0 ? max * 1.15 : 1] },
       },
       axes: [
-        { stroke: '#5d6678', grid: { stroke: '#eceef2' } },
+        {
+          stroke: '#5d6678',
+          grid: { stroke: '#eceef2' },
+          // The dashboard's format: hours and minutes, the date at midnight.
+          values: (_chart, ticks) => ticks.map((tick) => formatAxisTime(tick * 1000)),
+        },
         {
           stroke: '#5d6678',
           grid: { stroke: '#eceef2' },
@@ -57,12 +70,15 @@ export function MetricsChart(props: {
         },
       ],
       series: [
-        {},
+        {
+          value: (_chart: uPlot, value: number | null) =>
+            value === null ? '–' : formatDateTime(value * 1000),
+        },
         ...props.series.map((series, index) => ({
           label: series.label,
           stroke: COLOURS[index % COLOURS.length],
           width: 2,
-          points: { show: false },
+          // uPlot shows points only where readings are sparse: a lone reading stays visible.
           value: (_chart: uPlot, value: number | null) => show(value),
         })),
       ],

@@ -1,6 +1,6 @@
 import { getV1Databases, getV1DatabasesByIdInstance } from '@replix/client';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { type KeyboardEvent, useRef, useState } from 'react';
+import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, errorMessage, unwrap } from '../api.ts';
 import { CopyButton, StatusBadge } from '../components/bits.tsx';
@@ -145,6 +145,13 @@ function QueryEditor(props: {
   const run = useMutation<QueryOutcome, Error, QueryRequest>({
     mutationFn: (request) => runWithFreshKey(request, isKeyFresh),
   });
+  const resultRef = useRef<HTMLDivElement>(null);
+  // Below the editor the answer would land out of sight: bring it into view when it arrives
+  // (each run passes through pending, so each answer scrolls).
+  const answered = run.isSuccess || run.isError;
+  useEffect(() => {
+    if (answered) resultRef.current?.scrollIntoView({ block: 'start' });
+  }, [answered]);
 
   const request = (query: string): QueryRequest | null =>
     props.apiKey && query.trim() !== ''
@@ -240,29 +247,31 @@ function QueryEditor(props: {
           {!props.apiKey && <span className="muted">Choose an API key above to run queries.</span>}
         </div>
       </Panel>
-      <Panel title="Result">
-        <p className="visually-hidden" aria-live="polite">
-          {runStatus(run)}
-        </p>
-        {run.isPending && <p className="muted">Running…</p>}
-        {run.error && (
-          <div className="notice notice-error" role="alert">
-            {errorMessage(run.error)}
-          </div>
-        )}
-        {run.data && !run.isPending && (
-          <QueryResults
-            outcome={run.data}
-            onShowPosition={showPosition}
-            onNextPage={(cursor) => {
-              const next = withCursor(text, cursor);
-              setText(next);
-              runText(next);
-            }}
-          />
-        )}
-        {run.isIdle && <p className="muted">Run a query to see its rows here.</p>}
-      </Panel>
+      <div ref={resultRef} className="query-result">
+        <Panel title="Result">
+          <p className="visually-hidden" aria-live="polite">
+            {runStatus(run)}
+          </p>
+          {run.isPending && <p className="muted">Running…</p>}
+          {run.error && (
+            <div className="notice notice-error" role="alert">
+              {errorMessage(run.error)}
+            </div>
+          )}
+          {run.data && !run.isPending && (
+            <QueryResults
+              outcome={run.data}
+              onShowPosition={showPosition}
+              onNextPage={(cursor) => {
+                const next = withCursor(text, cursor);
+                setText(next);
+                runText(next);
+              }}
+            />
+          )}
+          {run.isIdle && <p className="muted">Run a query to see its rows here.</p>}
+        </Panel>
+      </div>
     </>
   );
 }

@@ -54,7 +54,16 @@ function ProfilePanel(props: { account: Account }) {
         </div>
         <div>
           <dt>Terms accepted</dt>
-          <dd>{account.tosAcceptedVersion ?? 'not yet'}</dd>
+          <dd>
+            {account.tosAcceptedVersion === null ? (
+              'not yet'
+            ) : (
+              <>
+                <Time value={account.tosAcceptedAt} /> (version {account.tosAcceptedVersion},{' '}
+                <Link to="/terms">read the terms</Link>)
+              </>
+            )}
+          </dd>
         </div>
         <div className="profile-id">
           <dt>Account id</dt>

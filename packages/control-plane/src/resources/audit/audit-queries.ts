@@ -19,14 +19,37 @@ function filtered(query: AuditQuery, accountId: string, filter: AccountAuditFilt
   return result;
 }
 
-/** One page of the matching events, newest first, with their database's name and the total. */
+/**
+ * One page of the matching events, newest first, with their database's name, the name of the
+ * key or connection they are about (so the log shows names, not ids), and the total.
+ */
 export async function auditEventRows(db: StoreDb, accountId: string, filter: AccountAuditFilter) {
   const base = filtered(db.selectFrom('audit_events'), accountId, filter);
   const [rows, count] = await Promise.all([
     base
       .leftJoin('databases', 'databases.id', 'audit_events.database_id')
+      .leftJoin('api_keys', (join) =>
+        join
+          .onRef('api_keys.id', '=', 'audit_events.entity_id')
+          .on('audit_events.entity_type', '=', 'api_key'),
+      )
+      .leftJoin('management_keys', (join) =>
+        join
+          .onRef('management_keys.id', '=', 'audit_events.entity_id')
+          .on('audit_events.entity_type', '=', 'management_key'),
+      )
+      .leftJoin('connections', (join) =>
+        join
+          .onRef('connections.id', '=', 'audit_events.entity_id')
+          .on('audit_events.entity_type', '=', 'connection'),
+      )
       .selectAll('audit_events')
-      .select('databases.name as db_name')
+      .select([
+        'databases.name as db_name',
+        'api_keys.name as api_key_name',
+        'management_keys.name as management_key_name',
+        'connections.name as connection_name',
+      ])
       .orderBy('audit_events.created_at', 'desc')
       .orderBy('audit_events.seq', 'desc')
       .limit(Number(filter.limit ?? 25))

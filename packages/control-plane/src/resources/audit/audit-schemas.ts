@@ -10,6 +10,31 @@ const auditEventFields = {
   }),
   payload: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   createdAt: DateTime,
+  entityName: Type.Optional(
+    Type.String({
+      description:
+        'The name of the API key, management key, connection or database the event is about, when it has one.',
+    }),
+  ),
+  actor: Type.Optional(
+    Type.Object(
+      {
+        type: Type.Union([
+          Type.Literal('user'),
+          Type.Literal('management_key'),
+          Type.Literal('system'),
+        ]),
+        id: Type.Optional(Type.String({ description: "The user's or the key's id." })),
+        name: Type.String({
+          description: "The user's email, the management key's name, or `system`.",
+        }),
+      },
+      {
+        description:
+          'Who made the change: a signed-in user, a management key, or the system (background work such as builds, deploys and health). Absent on events recorded before actors were kept.',
+      },
+    ),
+  ),
 };
 
 export const AuditEvent = Type.Object(auditEventFields, { $id: 'AuditEvent' });

@@ -10,6 +10,23 @@ import type { AccountAuditFilter, AuditEventWithDatabase } from './audit-schemas
 
 type AuditEventRecord = Static<typeof AuditEventWithDatabase>;
 
+type AuditRow = Awaited<ReturnType<typeof auditEventRows>>['rows'][number];
+
+/**
+ * The name of what the event is about, from its row (a key deleted since is named by the name
+ * its event recorded).
+ */
+function entityNameOf(row: AuditRow): { entityName?: string } {
+  const recorded = row.payload?.name;
+  const name =
+    row.api_key_name ??
+    row.management_key_name ??
+    row.connection_name ??
+    (row.entity_type === 'database' ? row.db_name : null) ??
+    (typeof recorded === 'string' ? recorded : null);
+  return name ? { entityName: name } : {};
+}
+
 /** One page of the account's events, newest first, with the number of events matching the filters. */
 export async function auditPage(
   db: StoreDb,
@@ -25,6 +42,16 @@ export async function auditPage(
       eventType: row.event_type,
       ...(row.payload ? { payload: row.payload } : {}),
       createdAt: iso(row.created_at),
+      ...entityNameOf(row),
+      ...(row.actor_type
+        ? {
+            actor: {
+              type: row.actor_type,
+              ...(row.actor_id ? { id: row.actor_id } : {}),
+              name: row.actor_name ?? row.actor_type,
+            },
+          }
+        : {}),
       ...(row.database_id ? { databaseId: row.database_id } : {}),
       ...(row.db_name ? { databaseName: row.db_name } : {}),
     }),

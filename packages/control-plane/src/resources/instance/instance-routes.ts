@@ -4,6 +4,8 @@ import { ErrorResponse, errorResponses, IdParams, LogsResponse } from '../../api
 import type { ApiContext } from '../../api/context.ts';
 import { InstanceMetrics, InstanceStatus } from './instance-schemas.ts';
 import { infraLogs, instanceLogs, instanceMetrics, instanceStatus } from './instance-service.ts';
+import { MetricsHistory, MetricsHistoryQuery } from './metrics-history-schemas.ts';
+import { metricsHistory } from './metrics-history-service.ts';
 
 const tags = ['instances'];
 
@@ -41,6 +43,23 @@ export function registerInstanceRoutes(app: ApiServer, context: ApiContext): voi
     },
     async (request) =>
       instanceMetrics(context, request.principal.accountId, request.params.id, request.log),
+  );
+
+  app.get(
+    '/databases/:id/metrics/history',
+    {
+      schema: {
+        tags,
+        summary: "The database's metrics over the last 24 hours, as the health monitor read them",
+        description:
+          'Readings kept by the control plane every `intervalSeconds` while an instance answers, for `retentionSeconds`; served whether or not the instance runs now. `GET /databases/{id}/metrics` is the live reading.',
+        params: IdParams,
+        querystring: MetricsHistoryQuery,
+        response: { 200: MetricsHistory, 404: ErrorResponse, ...errorResponses() },
+      },
+    },
+    async (request) =>
+      metricsHistory(context.db, request.principal.accountId, request.params.id, request.query),
   );
 
   app.get(

@@ -4,6 +4,7 @@ import { useSearchParams } from 'react-router';
 import { api, unwrap } from '../../api.ts';
 import { StatusBadge, Time } from '../../components/bits.tsx';
 import { DataTable } from '../../components/data-table.tsx';
+import { buildDuration } from '../../components/durations.ts';
 import { type Build, formatSeconds, useBuilds } from '../../components/instance-queries.ts';
 import { LogTail } from '../../components/log-tail.tsx';
 import { Empty, Panel, QueryList } from '../../components/page.tsx';
@@ -23,7 +24,8 @@ function running(build: Build): boolean {
 
 /** Wall-clock time of a finished build, or the time so far of a running one. */
 function duration(build: Build): string {
-  if (build.buildDurationSeconds !== null) return formatSeconds(build.buildDurationSeconds);
+  const took = buildDuration(build);
+  if (took !== null) return took;
   if (build.status === 'in_progress' && build.startedAt) {
     return `${formatSeconds((Date.now() - Date.parse(build.startedAt)) / 1000)} so far`;
   }

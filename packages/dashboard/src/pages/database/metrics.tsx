@@ -1,11 +1,13 @@
 import { isApiError } from '../../api.ts';
 import { formatBytes, formatNumber } from '../../components/bits.tsx';
+import { formatDateTime } from '../../components/date-time.ts';
 import {
   deriveSeries,
   latest,
   type MetricsSample,
-  useMetricsHistory,
-  WINDOW_MS,
+  useLiveMetrics,
+  useStoredMetrics,
+  withLive,
 } from '../../components/instance-metrics-history.ts';
 import { formatSeconds } from '../../components/instance-queries.ts';
 import { MetricsChart } from '../../components/metrics-chart.tsx';
@@ -24,28 +26,31 @@ function said(value: number | null, format: (value: number) => string, none: str
 }
 
 /**
- * Charts of the live instance over the last 15 minutes (read every 5 s while this tab is
- * open) and its current counters. Rates come from the change between two readings.
+ * Charts of the last 24 hours, from the readings the control plane keeps (whether or not this
+ * page was open), ending with the live reading; and the live counters, read every 5 s.
  */
 export function MetricsTab() {
   const database = useDatabase();
-  const history = useMetricsHistory(database.id);
-  const samples = history.data ?? [];
-  const now = samples.at(-1);
-  const unavailable = isApiError(history.error, 'instance_unavailable');
+  const live = useLiveMetrics(database.id);
+  const stored = useStoredMetrics(database.id);
+  const now = live.data;
+  const unavailable = isApiError(live.error, 'instance_unavailable');
+  const samples = withLive(stored.data?.samples ?? [], now);
 
   return (
     <div className="stack">
       {unavailable && (
         <p className="notice notice-info" role="status">
-          Metrics come from the running instance, and {database.name} has none answering now (status{' '}
-          {database.status}). They resume when it runs again.
+          Live metrics come from the running instance, and {database.name} has none answering now
+          (status {database.status}). They resume when it runs again; the charts keep the last 24
+          hours.
         </p>
       )}
-      {history.error !== null && !unavailable && <ErrorNotice error={history.error} />}
-      {history.isPending && <Loading what="metrics" />}
+      {live.error !== null && !unavailable && <ErrorNotice error={live.error} />}
+      {stored.error !== null && <ErrorNotice error={stored.error} />}
+      {live.isPending && stored.isPending && <Loading what="metrics" />}
       {now && <CurrentValues sample={now} />}
-      {samples.length > 0 && <Charts samples={samples} />}
+      {stored.data && <Charts samples={samples} intervalMs={stored.data.intervalMs} />}
     </div>
   );
 }
@@ -60,7 +65,7 @@ function CurrentValues(props: { sample: MetricsSample }) {
   return (
     <Panel title="Now">
       <p className="muted ops-small">
-        Counters since the instance started; read {new Date(sample.at).toLocaleTimeString()}.
+        Counters since the instance started; read {formatDateTime(sample.at)}.
       </p>
       <dl className="stats">
         <div>
@@ -106,9 +111,9 @@ function CurrentValues(props: { sample: MetricsSample }) {
   );
 }
 
-function Charts(props: { samples: MetricsSample[] }) {
-  const series = deriveSeries(props.samples);
-  const waiting = props.samples.length < 2 ? ' Rates appear after the second reading (5 s).' : '';
+function Charts(props: { samples: MetricsSample[]; intervalMs: number }) {
+  const series = deriveSeries(props.samples, props.intervalMs);
+  const waiting = props.samples.length < 2 ? ' Rates appear from the second reading.' : '';
   const queryRate = latest(series.queryRate);
   const errorRate = latest(series.errorRate);
   const latency = latest(series.latencyMs);
@@ -117,8 +122,8 @@ function Charts(props: { samples: MetricsSample[] }) {
   return (
     <>
       <p className="muted ops-small">
-        The last {WINDOW_MS / 60_000} minutes while this page is open, one reading every 5 seconds.
-        {waiting}
+        The last 24 hours, one reading every {props.intervalMs / 1000} seconds kept by the control
+        plane whether or not this page is open, and the live one.{waiting}
       </p>
       <div className="ops-charts">
         <MetricsChart
