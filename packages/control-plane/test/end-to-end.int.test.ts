@@ -132,6 +132,9 @@ describe.each(CASES)('end to end: $source source, $store store', (testCase) => {
       tables: ['customers', 'orders'],
     });
     const endpointUrl: string = running.instance.endpointUrl;
+    // The database record shows the same endpoint.
+    const record = await cp.request('GET', `/v1/databases/${databaseId}`, { token });
+    expect(record.body.endpointUrl).toBe(endpointUrl);
 
     const key = await cp.request('POST', `/v1/databases/${databaseId}/api-keys`, {
       token,

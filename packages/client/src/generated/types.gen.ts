@@ -76,6 +76,10 @@ export type Def1 = {
     replicationPaused: boolean;
     currentBuildId: string | null;
     lastError: string | null;
+    /**
+     * Where the database answers queries (the instance query API), the same for its whole life: across redeploys, resizes, pause and resume. Null until its first deploy.
+     */
+    endpointUrl: string | null;
     createdAt: string;
     updatedAt: string;
 };
@@ -1455,6 +1459,10 @@ export type PostV1DatabasesResponses = {
         replicationPaused: boolean;
         currentBuildId: string | null;
         lastError: string | null;
+        /**
+         * Where the database answers queries (the instance query API), the same for its whole life: across redeploys, resizes, pause and resume. Null until its first deploy.
+         */
+        endpointUrl: string | null;
         createdAt: string;
         updatedAt: string;
     };
@@ -1591,6 +1599,10 @@ export type GetV1DatabasesByIdResponses = {
         replicationPaused: boolean;
         currentBuildId: string | null;
         lastError: string | null;
+        /**
+         * Where the database answers queries (the instance query API), the same for its whole life: across redeploys, resizes, pause and resume. Null until its first deploy.
+         */
+        endpointUrl: string | null;
         createdAt: string;
         updatedAt: string;
     };
@@ -1689,6 +1701,10 @@ export type PatchV1DatabasesByIdResponses = {
         replicationPaused: boolean;
         currentBuildId: string | null;
         lastError: string | null;
+        /**
+         * Where the database answers queries (the instance query API), the same for its whole life: across redeploys, resizes, pause and resume. Null until its first deploy.
+         */
+        endpointUrl: string | null;
         createdAt: string;
         updatedAt: string;
     };

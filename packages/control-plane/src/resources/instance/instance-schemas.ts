@@ -105,7 +105,14 @@ const InstanceSchema = Type.Object(
     containerServiceArn: Type.Optional(
       Nullable(Type.String({ description: "The driver's reference (process: `process:<pid>`)." })),
     ),
-    endpointUrl: Type.Optional(Nullable(Type.String())),
+    endpointUrl: Type.Optional(
+      Nullable(
+        Type.String({
+          description:
+            "The database's endpoint, where queries go: the same for every instance of the database.",
+        }),
+      ),
+    ),
     healthStatus: Type.Optional(
       Nullable(
         Type.Union([
