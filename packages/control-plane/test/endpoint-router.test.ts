@@ -164,6 +164,28 @@ describe('the endpoint router', () => {
     expect(text).toBe('ok');
   });
 
+  it('answers other clients while one client is slow to send its request', async () => {
+    const port = await openRouted((req, res) => {
+      req.on('error', () => {});
+      req.resume();
+      req.on('end', () => res.end('answered'));
+    });
+    // A client that sends half a body and then nothing: its request stays open.
+    const slow = request({
+      port,
+      method: 'POST',
+      path: '/query',
+      headers: { 'content-length': '100' },
+    });
+    slow.on('error', () => {});
+    slow.write('item {');
+    const answers = await Promise.all(
+      [1, 2, 3].map(async () => (await fetch(`http://127.0.0.1:${port}/query`)).text()),
+    );
+    expect(answers).toEqual(['answered', 'answered', 'answered']);
+    slow.destroy();
+  });
+
   it('aborts the upstream request when the client goes away', async () => {
     let upstreamClosed: () => void = () => {};
     const closed = new Promise<void>((resolve) => {

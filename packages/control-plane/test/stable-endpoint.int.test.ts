@@ -211,6 +211,20 @@ describe('one stable endpoint per database', () => {
     expect((await query()).body.data).toEqual(EXPECTED);
   });
 
+  it('serves again on the same URL once a killed instance is restarted', async () => {
+    const [before] = await liveInstances(cp.context.db, seeded.databaseId);
+    process.kill(before?.pid as number, 'SIGKILL');
+    await eventually(
+      async () => {
+        const [after] = await liveInstances(cp.context.db, seeded.databaseId);
+        return after && after.pid !== before?.pid && (await query()).status === 200;
+      },
+      60_000,
+      'answers from the restarted instance',
+    );
+    expect((await query()).body.data).toEqual(EXPECTED);
+  });
+
   it('keeps the URL across a control-plane restart', async () => {
     await cp.close();
     cp = await startCp();

@@ -169,8 +169,10 @@ export class Maintenance {
         });
       });
       // Same endpoint; the private port may have changed.
-      await driver.openEndpoint(databaseId, database.endpoint_port);
-      await driver.route(databaseId, instanceId);
+      if (database.endpoint_port !== null) {
+        await driver.openEndpoint(databaseId, database.endpoint_port);
+        await driver.route(databaseId, instanceId);
+      }
       log.info({ instanceId, pid: handle.pid }, 'instance restarted');
     } finally {
       await releaseLease(db, this.#owner, databaseId);
