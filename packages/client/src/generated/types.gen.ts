@@ -148,6 +148,7 @@ export type Def3 = {
     } | null;
     currentBuildId: string | null;
     lastError: string | null;
+    endpointUrl: string | null;
     createdAt: string;
     updatedAt: string;
 };

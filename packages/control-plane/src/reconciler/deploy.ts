@@ -83,7 +83,8 @@ export async function deploy(
   const log = (message: string) => appendDeploymentLog(context.db, deploymentId, message);
   const endpoint = await openEndpoint(run);
 
-  if (goal.phase === 'deploy:prepare') {
+  // `deploy:replace`: the first phase's name before stable endpoints (a goal recorded then).
+  if (goal.phase === 'deploy:prepare' || goal.phase === 'deploy:replace') {
     const previous = await liveInstanceOf(context.db, run.database.id);
     // A standby left by an earlier try of this deploy goes first: one standby at most.
     const leftovers = await context.db
@@ -121,6 +122,7 @@ export async function deploy(
   }
   run.signal.throwIfAborted();
 
+  // A goal recorded before stable endpoints names no instance: its new one is the live one.
   const instance = goal.instanceId
     ? await context.db
         .selectFrom('instances')
@@ -128,7 +130,7 @@ export async function deploy(
         .where('id', '=', goal.instanceId)
         .where('removed_at', 'is', null)
         .executeTakeFirst()
-    : undefined;
+    : await liveInstanceOf(context.db, run.database.id);
   if (!instance)
     return failDeploy(run, deploymentId, buildId, 'The new instance record is missing.');
 

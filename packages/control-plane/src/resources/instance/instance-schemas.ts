@@ -54,6 +54,12 @@ const InstanceDatabase = Type.Object(
     ),
     currentBuildId: Nullable(Uuid),
     lastError: Nullable(Type.String()),
+    endpointUrl: Nullable(
+      Type.String({
+        description:
+          "The database's endpoint, the same for its whole life (null before its first deploy); 503 `service_unavailable` while no instance serves it.",
+      }),
+    ),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
