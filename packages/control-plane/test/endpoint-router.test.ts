@@ -6,6 +6,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { HTTP_LIMITS } from '@replix/instance';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EndpointRouter, endToEndHeaders } from '../src/drivers/endpoint-router.ts';
@@ -225,6 +226,7 @@ describe('the endpoint router', () => {
     router = new EndpointRouter({
       log: pino({ level: 'silent' }),
       limits: {
+        ...HTTP_LIMITS,
         max_header_bytes: 1024,
         headers_timeout_ms: 20_000,
         request_timeout_ms: 30_000,
