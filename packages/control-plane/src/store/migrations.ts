@@ -380,7 +380,7 @@ const MIGRATIONS: Record<string, Migration> = {
       );
     },
   },
-  '009-stable-endpoints': {
+  '010-stable-endpoints': {
     async up(db: Kysely<unknown>) {
       // Each database keeps one endpoint for life (its port and URL, given at its first
       // deploy); instances listen on a private address the endpoint forwards to. A deploy

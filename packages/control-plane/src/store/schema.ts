@@ -158,7 +158,7 @@ export interface DatabaseTable {
   deployed_config: NullableJson<DeployedInstanceConfig>;
   current_build_id: string | null;
   last_error: string | null;
-  /** The database's endpoint for life, given at its first deploy (migration 009). */
+  /** The database's endpoint for life, given at its first deploy (migration 010). */
   endpoint_port: number | null;
   endpoint_url: string | null;
   created_at: DefaultTimestamp;
@@ -215,7 +215,7 @@ export interface InstanceTable {
   container_ref: string | null;
   /** The database's public endpoint (the same for all its instances). */
   endpoint_url: string | null;
-  /** Where the control plane and the endpoint reach this instance (migration 009). */
+  /** Where the control plane and the endpoint reach this instance (migration 010). */
   private_url: string | null;
   /** The private port. */
   port: number | null;
@@ -228,7 +228,7 @@ export interface InstanceTable {
   row_counts: NullableJson<Record<string, number>>;
   last_health_check: NullableTimestamp;
   restarts: Defaulted<number>;
-  /** Started by a deploy beside the serving instance; serving once it is ready (migration 009). */
+  /** Started by a deploy beside the serving instance; serving once it is ready (migration 010). */
   standby: Defaulted<boolean>;
   created_at: DefaultTimestamp;
   updated_at: DefaultTimestamp;
