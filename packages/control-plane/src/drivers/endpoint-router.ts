@@ -126,6 +126,10 @@ export class EndpointRouter {
       };
       try {
         const bound = await listen(endpoint.server, port ?? 0);
+        // A listener error after the start (out of file descriptors) must not end the process.
+        endpoint.server.on('error', (error: NodeJS.ErrnoException) =>
+          this.#log.warn({ port: bound, code: error.code }, 'endpoint listener error'),
+        );
         return Object.assign(endpoint, { port: bound });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
