@@ -83,6 +83,8 @@ call POST "/databases/$DATABASE/pause-replication" | jq .
 BUILD=$(call GET "/databases/$DATABASE/builds" | jq -r '.[0].id') # newest first
 call POST "/databases/$DATABASE/redeploy" "{\"buildId\":\"$BUILD\"}" | jq .
 wait_for running
+[ "$(call GET "/databases/$DATABASE" | jq -r .endpointUrl)" = "$INSTANCE" ] || fail 'the redeploy moved the endpoint'
+echo "endpoint after the redeploy: $INSTANCE"
 
 step 'Terminate, provision again, then delete'
 call POST "/databases/$DATABASE/terminate" | jq .

@@ -36,7 +36,8 @@ export function addDatabaseShowCommand(databases: Command): void {
         const id = await databaseId(client, idOrName);
         const view = await unwrap(getV1DatabasesByIdInstance({ client, path: { id } }));
         const { database, instance, latestBuild } = view;
-        const endpointUrl = instance?.endpointUrl ?? null;
+        // The database's address for life; null until its first deploy.
+        const endpointUrl = database.endpointUrl ?? null;
         const shown = {
           id: database.id,
           name: database.name,
@@ -59,7 +60,7 @@ export function addDatabaseShowCommand(databases: Command): void {
           id: shown.id,
           status: shown.status,
           health: shown.health ?? '-',
-          endpoint: endpointUrl ?? `- (no instance: replix db provision ${id})`,
+          endpoint: endpointUrl ?? `- (not deployed yet: replix db provision ${id})`,
           'latest build': latestBuild
             ? `${latestBuild.status}${latestBuild.finishedAt ? `, finished ${latestBuild.finishedAt}` : ''} (${latestBuild.id})`
             : 'none yet',

@@ -330,6 +330,8 @@ describe('replix commands over the control-plane API', () => {
     });
     const fields = await replix(['databases', 'get', databaseId]);
     expect(fields.stdout).toMatch(/^status: +draft$/m);
+    // Not deployed yet: no endpoint.
+    expect(fields.stdout).toMatch(/^endpointUrl: +null$/m);
   });
 
   it('prints an action the status does not allow as the API error and exits 1', async () => {

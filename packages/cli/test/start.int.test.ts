@@ -75,6 +75,8 @@ describe('npx replix start', () => {
     // The second start reuses the data folder: the same database and key, no new build.
     running = await startReplix(env);
     expect(field(running.banner, 'API key')).toBe(apiKey);
+    // The demo database keeps its address across restarts.
+    expect(field(running.banner, 'demo instance')).toBe(instanceUrl);
     expect(
       readdirSync(join(dataDir, 'artifacts')).filter((name) => !name.startsWith('.')),
     ).toHaveLength(1);

@@ -10,9 +10,11 @@ import { SecretBox } from '../src/secret-box.ts';
 import { openStore } from '../src/store/open-store.ts';
 import type { StoreKind } from './control-plane-harness.ts';
 import {
+  databaseRow,
   eventually,
   instanceProcesses,
   killInstanceProcesses,
+  requestAction,
   seedProvision,
 } from './reconciler-fixtures.ts';
 
@@ -134,7 +136,7 @@ async function crashSetup(kind: StoreKind) {
     children.push(child);
     return child;
   };
-  return { dataDir, seeded, start };
+  return { dataDir, seeded, start, databaseUrl, source };
 }
 
 /** Whether a pid file has appeared: the driver has spawned an instance process. */
@@ -225,3 +227,49 @@ describe.each<StoreKind>(['pglite', 'postgres'])(
     }, 240_000);
   },
 );
+
+describe('a control plane crash while redeploying (postgres store)', () => {
+  it('the next control plane finishes the deploy on the same endpoint and leaves one instance', async () => {
+    const { dataDir, seeded, start, databaseUrl, source } = await crashSetup('postgres');
+    const first = start();
+    const running = await first.settledRunning(90_000);
+    const [old] = running.liveInstances;
+    // Enough rows that the new instance takes a while to load them: the crash lands mid-deploy.
+    await source.exec(`SET SESSION max_recursive_iterations = 300000;
+      INSERT INTO item WITH RECURSIVE s(n) AS (SELECT 2 UNION ALL SELECT n + 1 FROM s WHERE n < 200000)
+      SELECT n, 'item' FROM s`);
+    // The store is a PostgreSQL database: the test records the redeploy as the API does.
+    const store = await openStore({ databaseUrl });
+    cleanups.push(() => store.close());
+    const before = await databaseRow(store.db, seeded.databaseId);
+    await requestAction(store.db, seeded.databaseId, 'redeploy', 'deploying', {
+      buildId: before.current_build_id as string,
+    });
+    // The new instance runs as the standby beside the serving one: crash then.
+    const halfway = await first.waitForState(
+      (state) => state.phase === 'deploy:wait' && state.liveInstances.length === 2,
+      90_000,
+      'the standby to be started',
+    );
+    expect(halfway.liveInstances).toContain(old);
+    await first.kill('SIGKILL');
+    // Killed mid-deploy: loading the standby, or switched and about to stop the old instance.
+    expect((await databaseRow(store.db, seeded.databaseId)).goal?.phase).toMatch(
+      /^deploy:(wait|retire)$/,
+    );
+
+    const second = start();
+    const done = await second.settledRunning(90_000);
+    expect(done.liveInstances).toHaveLength(1);
+    expect(done.liveInstances).not.toContain(old);
+    expect(instanceProcesses(dataDir)).toEqual(done.pids);
+    const after = await databaseRow(store.db, seeded.databaseId);
+    expect(after.endpoint_url).toBe(before.endpoint_url);
+    await eventually(
+      async () => (await fetch(`${after.endpoint_url}/health`)).status === 200,
+      30_000,
+      'the endpoint to answer',
+    );
+    expect(await second.kill('SIGTERM')).toBe(0);
+  }, 240_000);
+});

@@ -112,6 +112,7 @@ describe.each(STORE_KINDS)('databases on the %s store', (kind) => {
       replicationPaused: false,
       currentBuildId: null,
       lastError: null,
+      endpointUrl: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

@@ -132,6 +132,9 @@ describe.each(CASES)('end to end: $source source, $store store', (testCase) => {
       tables: ['customers', 'orders'],
     });
     const endpointUrl: string = running.instance.endpointUrl;
+    // The database record shows the same endpoint.
+    const record = await cp.request('GET', `/v1/databases/${databaseId}`, { token });
+    expect(record.body.endpointUrl).toBe(endpointUrl);
 
     const key = await cp.request('POST', `/v1/databases/${databaseId}/api-keys`, {
       token,
@@ -185,18 +188,28 @@ describe.each(CASES)('end to end: $source source, $store store', (testCase) => {
     const redeployed = await reach(databaseId, 'running');
     expect(redeployed.instance.buildId).toBe(firstBuild);
     expect(redeployed.instance.id).not.toBe(running.instance.id);
+    // The database's endpoint outlives its instances.
+    expect(redeployed.instance.endpointUrl).toBe(running.instance.endpointUrl);
     const builds = await cp.request('GET', `/v1/databases/${databaseId}/builds`, { token });
     expect(builds.body).toHaveLength(1);
 
     const terminate = await cp.request('POST', `/v1/databases/${databaseId}/terminate`, { token });
     expect(terminate.body.status).toBe('terminating');
     await reach(databaseId, 'terminated');
-    await expect(fetch(`${redeployed.instance.endpointUrl}/health`)).rejects.toThrow();
+    const afterTerminate = await fetch(`${redeployed.instance.endpointUrl}/health`);
+    expect(afterTerminate.status).toBe(503);
+    expect(await afterTerminate.json()).toEqual({
+      error: {
+        code: 'service_unavailable',
+        message: 'The database is terminated: provision it again to serve queries.',
+      },
+    });
 
     expect(
       (await cp.request('POST', `/v1/databases/${databaseId}/provision`, { token })).status,
     ).toBe(202);
-    await reach(databaseId, 'running');
+    const provisionedAgain = await reach(databaseId, 'running');
+    expect(provisionedAgain.instance.endpointUrl).toBe(running.instance.endpointUrl);
 
     const removed = await cp.request('DELETE', `/v1/databases/${databaseId}`, { token });
     expect(removed.status).toBe(202);

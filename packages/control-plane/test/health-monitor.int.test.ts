@@ -59,6 +59,7 @@ async function runningDatabase(
       database_id: databaseId,
       driver: 'process',
       endpoint_url: endpoint.url,
+      private_url: endpoint.url,
       control_key_id: endpoint.controlKeyId,
       health_status: healthStatus,
     })

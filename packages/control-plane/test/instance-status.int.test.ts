@@ -104,6 +104,7 @@ describe.each(STORE_KINDS)('instance status, metrics and logs on the %s store', 
       goal: null,
       currentBuildId: null,
       lastError: null,
+      endpointUrl: null,
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

@@ -280,6 +280,7 @@ export async function insertInstance(
       driver: 'process',
       container_ref: 'process:0',
       endpoint_url: endpointUrl,
+      private_url: endpointUrl,
       port: Number(new URL(endpointUrl).port),
       pid: null,
       control_key_id: controlKeyId,

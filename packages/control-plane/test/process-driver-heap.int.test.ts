@@ -65,7 +65,7 @@ describe('the process driver sizes the heap', () => {
     const launch = launchOfSize(taskMemoryMb);
     const handle = await driver.start(launch);
     try {
-      const reported = (await (await fetch(handle.endpointUrl)).json()) as { heapLimitMb: number };
+      const reported = (await (await fetch(handle.privateUrl)).json()) as { heapLimitMb: number };
       expect(reported.heapLimitMb).toBe(heapLimitMb);
     } finally {
       await driver.stop(launch.instanceId);

@@ -93,7 +93,7 @@ describe('the process driver', () => {
     const folder = join(dataDir, 'instances', launch.instanceId);
     expect(handle).toEqual({
       instanceId: launch.instanceId,
-      endpointUrl: `http://127.0.0.1:${handle.port}`,
+      privateUrl: `http://127.0.0.1:${handle.port}`,
       containerRef: `process:${handle.pid}`,
       port: expect.any(Number),
       pid: expect.any(Number),
@@ -109,8 +109,8 @@ describe('the process driver', () => {
     expect(environ).toContain(`REPLIX_ADMIN_KEY_IDS=${launch.keys.adminKeyIds[0]}`);
     expect(environ.some((entry) => entry.startsWith('REPLIX_DRIVER_TEST_MARKER='))).toBe(false);
     // It serves queries with the launch's key once the snapshot is in.
-    await waitFor(async () => (await fetch(`${handle.endpointUrl}/health`)).status === 200);
-    const query = await fetch(`${handle.endpointUrl}/query`, {
+    await waitFor(async () => (await fetch(`${handle.privateUrl}/health`)).status === 200);
+    const query = await fetch(`${handle.privateUrl}/query`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${deriveApiKey(Buffer.from(launch.keySecretHex, 'hex'), launch.keys.keyIds[0] as string)}`,
@@ -136,7 +136,7 @@ describe('the process driver', () => {
     const successor = new ProcessDriver({ dataDir, log, programArgs: serveSource });
     const adopted = await successor.start(launch);
     expect(adopted.pid).toBe(first.pid);
-    expect(adopted.endpointUrl).toBe(first.endpointUrl);
+    expect(adopted.privateUrl).toBe(first.privateUrl);
     expect(processesUnder(join(dataDir, 'instances', launch.instanceId))).toEqual([first.pid]);
     await successor.shutdown();
     expect(await driver.isAlive(launch.instanceId)).toBe(false);
@@ -157,7 +157,7 @@ describe('the process driver', () => {
     const launch = launchFor(source.url);
     const startingAt = Date.now();
     const handle = await driver.start(launch);
-    await waitFor(async () => (await fetch(`${handle.endpointUrl}/health`)).status === 200);
+    await waitFor(async () => (await fetch(`${handle.privateUrl}/health`)).status === 200);
     const first = await driver.readLogs(launch.instanceId, undefined);
     expect(first.lines.length).toBeGreaterThan(0);
     expect(first.lines.length).toBeLessThanOrEqual(200);
@@ -168,7 +168,7 @@ describe('the process driver', () => {
     expect(first.lines.map((line) => line.message)).toContain('snapshot loaded');
     // The ready line reads as words, at the time the instance became ready: the same time on
     // a later read, not the time the log was read.
-    const readyLine = `ready at ${handle.endpointUrl}`;
+    const readyLine = `ready at ${handle.privateUrl}`;
     const ready = first.lines.find((line) => line.message === readyLine);
     expect(ready?.timestamp).toBeGreaterThanOrEqual(startingAt);
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -118,8 +118,9 @@ describe.each(STORE_KINDS)('the reconciler on the %s store', (kind) => {
     expect(lines.map((line) => line.message)).toEqual([
       `Deploying build ${row.current_build_id} (provision)`,
       `Starting instance ${instance?.id}`,
-      expect.stringMatching(/^Instance .* started on port \d+/),
+      expect.stringMatching(/^Instance .* started on private port \d+/),
       'Waiting for the snapshot to load',
+      `The endpoint now sends queries to instance ${instance?.id}`,
       `Instance is serving at ${instance?.endpoint_url}`,
     ]);
     // The health monitor's first reading emits nothing.
@@ -174,6 +175,7 @@ describe.each(STORE_KINDS)('the reconciler on the %s store', (kind) => {
     );
     expect(after.id).toBe(before?.id);
     expect(after.port).toBe(before?.port);
+    expect(after.endpoint_url).toBe(before?.endpoint_url);
     expect(instanceProcesses(cp.dataDir)).toEqual([after.pid]);
     await eventually(
       async () => (await auditTypes(db, seeded.databaseId)).includes('instance.recovered'),
@@ -229,21 +231,39 @@ describe.each(STORE_KINDS)('the reconciler on the %s store', (kind) => {
     expect(types).toContain('database.resumed');
   });
 
-  it('fails a deploy whose instance cannot start, with the reason and without the password', async () => {
+  it('fails a deploy whose instance cannot start, with the reason and without the password; the old instance keeps serving', async () => {
     const db = cp.context.db;
+    const [serving] = await liveInstances(db, seeded.databaseId);
+    const keyId = await addApiKey(db, seeded);
     await db
       .updateTable('connections')
       .set({ password_enc: cp.context.secrets.seal('wrong-Pa55word') })
       .where('id', '=', seeded.connectionId)
       .execute();
     await requestAction(db, seeded.databaseId, 'reconfigure', 'deploying');
-    const row = await statusReached(db, seeded.databaseId, 'failed');
+    const row = await eventually(
+      async () => {
+        const current = await databaseRow(db, seeded.databaseId);
+        return current.goal === null && current.last_error ? current : undefined;
+      },
+      90_000,
+      'the failed deploy',
+    );
+    expect(row.status).toBe('running');
     expect(row.last_error).toBe(
       'The instance process exited before it listened. Last log lines:\nreplix serve: Authentication to the source database failed. (source_auth_failed)',
     );
     expect(row.last_error).not.toContain('wrong-Pa55word');
-    expect(await liveInstances(db, seeded.databaseId)).toEqual([]);
-    expect(instanceProcesses(cp.dataDir)).toEqual([]);
+    // The instance that served before still does, on the same endpoint.
+    expect((await liveInstances(db, seeded.databaseId)).map((instance) => instance.id)).toEqual([
+      serving?.id,
+    ]);
+    expect(instanceProcesses(cp.dataDir)).toEqual([serving?.pid]);
+    await eventually(
+      async () => (await query(row.endpoint_url as string, seeded.keySecret, keyId)).status === 200,
+      30_000,
+      'a query answered by the old instance',
+    );
     const types = await auditTypes(db, seeded.databaseId);
     expect(types).toContain('deploy.failed');
     const notification = await db

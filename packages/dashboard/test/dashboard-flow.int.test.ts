@@ -85,11 +85,18 @@ describe('the dashboard, end to end', () => {
     await screenshot('database-new');
     await page.getByRole('button', { name: 'Create database' }).click();
     await page.getByRole('heading', { level: 1, name: 'shop' }).waitFor();
-    await page.getByRole('button', { name: 'Provision', exact: true }).click();
     const instance = page.getByRole('region', { name: 'Instance' });
+    await expect
+      .poll(() => instance.textContent(), EVENTUALLY)
+      .toContain('Not deployed yet, so there is no URL to query.');
+    await page.getByRole('button', { name: 'Provision', exact: true }).click();
     await expect
       .poll(() => instance.textContent(), { timeout: 120_000, interval: 1000 })
       .toMatch(/running/);
+    // The database's endpoint, the address it keeps for life.
+    await expect
+      .poll(() => instance.textContent(), EVENTUALLY)
+      .toMatch(/Instance URLhttp:\/\/127\.0\.0\.1:\d+/);
     await screenshot('database-overview');
     for (const [tab, name] of [
       ['Schema config', 'database-config'],

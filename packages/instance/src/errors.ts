@@ -37,6 +37,10 @@ export const INSTANCE_ERRORS = {
     doc: 'Too many queries are running or waiting on this instance; retry after the `Retry-After` seconds.',
   },
   bad_request: { status: 400, doc: 'The request is malformed (for example GET /query without q).' },
+  service_unavailable: {
+    status: 503,
+    doc: "The database's endpoint has no serving instance (paused, terminated or not deployed yet); the message says which action brings it back.",
+  },
   internal_error: {
     status: 500,
     doc: 'An internal failure; the response carries nothing internal.',

@@ -15,6 +15,12 @@ export const HTTP_LIMITS = {
   /** Time to receive the whole request, body included: 408 `request_timeout` after it. */
   request_timeout_ms: 30_000,
   /**
+   * On SIGTERM the instance stops accepting, closes idle connections and lets the requests in
+   * flight finish; those still running after this are cut, so a stop never hangs (the process
+   * driver kills an instance 10 s after SIGTERM).
+   */
+  drain_timeout_ms: 8_000,
+  /**
    * How often Node looks for requests over their timeout (its default is 30 s, which would let
    * a timeout fire up to 30 s late).
    */

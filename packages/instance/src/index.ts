@@ -15,6 +15,7 @@ export {
 } from './artifact-config.ts';
 export type { RunArtifactOptions, runArtifact } from './artifact-main.ts';
 export { ARTIFACT_FILES, type ArtifactManifest, artifactEntryPoint } from './artifact-manifest.ts';
+export { createClientErrorHandler } from './client-error-response.ts';
 export { ConfigError } from './config/config-error.ts';
 export {
   decodeEnvironment,

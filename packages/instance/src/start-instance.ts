@@ -3,7 +3,7 @@ import { connectorFromUrl } from '@replix/sources';
 import pino, { type Logger } from 'pino';
 import { ApiKeyVerifier, deriveApiKey } from './api-keys.ts';
 import { ConfigError } from './config/config-error.ts';
-import type { HttpLimits } from './http-limits.ts';
+import { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
 import type { InstanceConfig } from './instance-config.ts';
 import { ChangeFollower } from './replication/change-follower.ts';
 import type { RowFetcher } from './replication/change-mapper.ts';
@@ -172,7 +172,15 @@ export async function startInstance(
       async close() {
         scheduler.stop();
         refresher?.stop();
-        await app.close();
+        // Fastify stops accepting, closes idle keep-alive connections and waits for the
+        // requests in flight; past the bound the rest are cut.
+        const drainLimit = (options.httpLimits ?? HTTP_LIMITS).drain_timeout_ms;
+        const cut = setTimeout(() => app.server.closeAllConnections(), drainLimit);
+        try {
+          await app.close();
+        } finally {
+          clearTimeout(cut);
+        }
         await connector.close();
       },
     };

@@ -52,6 +52,7 @@ describe('docs/limits.md', () => {
     expect(row('`http.request_timeout_ms`')).toContain(
       `${HTTP_LIMITS.request_timeout_ms / 1000} s`,
     );
+    expect(row('`http.drain_timeout_ms`')).toContain(`${HTTP_LIMITS.drain_timeout_ms / 1000} s`);
     expect(row('Queries running at once')).toContain(`| ${QUERY_CONCURRENCY.maxConcurrent} |`);
     expect(row('Queries waiting for a turn')).toContain(`| ${QUERY_CONCURRENCY.maxQueued} |`);
   });

@@ -136,6 +136,10 @@ export type Def2 = {
     replicationPaused: boolean;
     currentBuildId: string | null;
     lastError: string | null;
+    /**
+     * Where the database answers queries (the instance query API), the same for its whole life: across redeploys, resizes, pause and resume. Null until its first deploy.
+     */
+    endpointUrl: string | null;
     createdAt: string;
     updatedAt: string;
 };
@@ -204,6 +208,7 @@ export type Def4 = {
     } | null;
     currentBuildId: string | null;
     lastError: string | null;
+    endpointUrl: string | null;
     createdAt: string;
     updatedAt: string;
 };
@@ -1690,6 +1695,10 @@ export type PostV1DatabasesResponses = {
         replicationPaused: boolean;
         currentBuildId: string | null;
         lastError: string | null;
+        /**
+         * Where the database answers queries (the instance query API), the same for its whole life: across redeploys, resizes, pause and resume. Null until its first deploy.
+         */
+        endpointUrl: string | null;
         createdAt: string;
         updatedAt: string;
     };
@@ -1826,6 +1835,10 @@ export type GetV1DatabasesByIdResponses = {
         replicationPaused: boolean;
         currentBuildId: string | null;
         lastError: string | null;
+        /**
+         * Where the database answers queries (the instance query API), the same for its whole life: across redeploys, resizes, pause and resume. Null until its first deploy.
+         */
+        endpointUrl: string | null;
         createdAt: string;
         updatedAt: string;
     };
@@ -1924,6 +1937,10 @@ export type PatchV1DatabasesByIdResponses = {
         replicationPaused: boolean;
         currentBuildId: string | null;
         lastError: string | null;
+        /**
+         * Where the database answers queries (the instance query API), the same for its whole life: across redeploys, resizes, pause and resume. Null until its first deploy.
+         */
+        endpointUrl: string | null;
         createdAt: string;
         updatedAt: string;
     };

@@ -4,7 +4,11 @@ import type { InstanceLaunch } from './instance-launch.ts';
 /** A started instance, as the driver knows it. */
 export interface InstanceHandle {
   readonly instanceId: string;
-  readonly endpointUrl: string;
+  /**
+   * Where the control plane (health, metrics, keys, admin calls) and the database's endpoint
+   * reach this instance; never shown to users, who use the database's endpoint.
+   */
+  readonly privateUrl: string;
   /** Driver-specific reference (process: `process:<pid>`). */
   readonly containerRef: string;
   readonly port: number | null;
@@ -17,6 +21,12 @@ export interface LogChunk {
   readonly nextToken: string;
 }
 
+/** A database's stable endpoint: the address users query, the same for the database's life. */
+export interface Endpoint {
+  readonly port: number;
+  readonly url: string;
+}
+
 /**
  * Runs instances somewhere (the `process` driver: child processes on this machine). Every
  * method is idempotent, so a reconciler that died half-way can repeat it.
@@ -25,7 +35,24 @@ export interface Driver {
   readonly name: string;
   /** Starts the instance, or finds it already running, and resolves when it listens. */
   start(launch: InstanceLaunch): Promise<InstanceHandle>;
-  /** Stops and removes the instance; resolves once it is gone. Unknown ids are fine. */
+  /**
+   * Opens the database's endpoint (or finds it open) on `port`, or on a new port when null
+   * (the first deploy); the caller records the port so the endpoint never moves.
+   */
+  openEndpoint(databaseId: string, port: number | null): Promise<Endpoint>;
+  /**
+   * Points the database's endpoint at a started instance: new requests go to it from now on,
+   * requests already under way finish where they are.
+   */
+  route(databaseId: string, instanceId: string): Promise<void>;
+  /** The endpoint stays but answers 503 with `message` (paused, terminated, …) until routed. */
+  unroute(databaseId: string, message: string): Promise<void>;
+  /** Closes the database's endpoint for good (the database is deleted). */
+  closeEndpoint(databaseId: string): Promise<void>;
+  /**
+   * Stops and removes the instance; resolves once it is gone. It first stops accepting and
+   * finishes the requests in flight (within a bound). Unknown ids are fine.
+   */
   stop(instanceId: string): Promise<void>;
   /** Whether the instance's process/container is alive (not whether it is healthy). */
   isAlive(instanceId: string): Promise<boolean>;
@@ -34,9 +61,10 @@ export interface Driver {
   /** Recent log lines of the instance from `token` on (undefined: the last 200 lines). */
   readLogs(instanceId: string, token: string | undefined): Promise<LogChunk>;
   /**
-   * Graceful control-plane exit: stops the instances this driver runs (the reconciler starts
-   * them again on the next start). A control plane that crashes leaves them running instead,
-   * and the next one re-adopts them. Returns the ids it stopped.
+   * Graceful control-plane exit: closes the endpoints and stops the instances this driver runs
+   * (the reconciler opens the same endpoints and starts the instances again on the next start).
+   * A control plane that crashes leaves them running instead, and the next one re-adopts them.
+   * Returns the ids it stopped.
    */
   shutdown(): Promise<string[]>;
   /**

@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { heapFlags } from '@replix/instance';
 import type { Logger } from 'pino';
-import type { Driver, InstanceHandle, LogChunk } from './driver.ts';
+import type { Driver, Endpoint, InstanceHandle, LogChunk } from './driver.ts';
+import { EndpointRouter } from './endpoint-router.ts';
 import { freePort } from './free-port.ts';
 import { type InstanceKeySet, keysFileText } from './instance-key-set.ts';
 import { type InstanceLaunch, launchEnvironment } from './instance-launch.ts';
@@ -23,7 +24,10 @@ import { processRunsIn } from './process-identity.ts';
 
 /** The `replix` command of this checkout; instances run it with this process's Node. */
 const REPLIX_BIN = fileURLToPath(new URL('../../../cli/bin/replix.js', import.meta.url));
-/** How long SIGTERM gets before SIGKILL. */
+/**
+ * How long SIGTERM gets before SIGKILL: the instance stops accepting, closes idle connections
+ * and finishes the queries in flight (bounded by their own timeouts) within it.
+ */
 const STOP_GRACE_MS = 10_000;
 /** How long a new instance gets to introspect its source and listen. */
 const DEFAULT_LISTEN_TIMEOUT_MS = 120_000;
@@ -106,12 +110,15 @@ function writeAtomically(path: string, text: string, mode = 0o600): void {
  * `<dataDir>/instances/<instanceId>/`: `keys.json` (the key ids it accepts, by scope), `instance.log`
  * (its stdout and stderr), `pid` and `port`. Children are detached, so they outlive a crashed
  * control plane; the next one adopts them by pid, checking that the process still runs in the
- * instance's folder.
+ * instance's folder. Instances listen on private ports; users reach each database through its
+ * stable endpoint, a port this process listens on and forwards to the database's current
+ * instance (`endpoint-router.ts`).
  */
 export class ProcessDriver implements Driver {
   readonly name = 'process';
   readonly instancesDir: string;
   readonly #log: Logger;
+  readonly #router: EndpointRouter;
   readonly #programArgs: (launch: InstanceLaunch, port: number) => string[];
   readonly #listenTimeoutMs: number;
   /** Instances this process started or adopted: shutdown() stops them. */
@@ -124,6 +131,26 @@ export class ProcessDriver implements Driver {
     this.#log = options.log;
     this.#programArgs = options.programArgs ?? defaultProgramArgs;
     this.#listenTimeoutMs = options.listenTimeoutMs ?? DEFAULT_LISTEN_TIMEOUT_MS;
+    this.#router = new EndpointRouter({ log: options.log });
+  }
+
+  async openEndpoint(databaseId: string, port: number | null): Promise<Endpoint> {
+    const bound = await this.#router.open(databaseId, port);
+    return { port: bound, url: `http://127.0.0.1:${bound}` };
+  }
+
+  async route(databaseId: string, instanceId: string): Promise<void> {
+    const port = readNumberFile(join(this.folderOf(instanceId), 'port'));
+    if (port === null) throw new Error(`Instance ${instanceId} has no port to route to.`);
+    this.#router.route(databaseId, instanceId, `http://127.0.0.1:${port}`);
+  }
+
+  async unroute(databaseId: string, message: string): Promise<void> {
+    this.#router.unroute(databaseId, message);
+  }
+
+  closeEndpoint(databaseId: string): Promise<void> {
+    return this.#router.close(databaseId);
   }
 
   folderOf(instanceId: string): string {
@@ -239,7 +266,7 @@ export class ProcessDriver implements Driver {
   #handle(instanceId: string, pid: number, port: number): InstanceHandle {
     return {
       instanceId,
-      endpointUrl: `http://127.0.0.1:${port}`,
+      privateUrl: `http://127.0.0.1:${port}`,
       containerRef: `process:${pid}`,
       port,
       pid,
@@ -328,6 +355,7 @@ export class ProcessDriver implements Driver {
   }
 
   async shutdown(): Promise<string[]> {
+    await this.#router.closeAll();
     const stopped = [...this.#owned];
     await Promise.all(stopped.map((instanceId) => this.stop(instanceId)));
     return stopped;

@@ -112,7 +112,7 @@ export async function startHealthMonitor(context: RoleContext): Promise<RunningR
       .innerJoin('databases', 'databases.id', 'instances.database_id')
       .select([
         'instances.id as instanceId',
-        'instances.endpoint_url as endpointUrl',
+        'instances.private_url as privateUrl',
         'instances.control_key_id as controlKeyId',
         'instances.health_status as previous',
         'databases.id as databaseId',
@@ -122,14 +122,15 @@ export async function startHealthMonitor(context: RoleContext): Promise<RunningR
         'databases.replication_paused as replicationPaused',
       ])
       .where('instances.removed_at', 'is', null)
-      .where('instances.endpoint_url', 'is not', null)
+      .where('instances.standby', '=', false)
+      .where('instances.private_url', 'is not', null)
       .where('databases.status', '=', 'running')
       .where('databases.deleted_at', 'is', null)
       .execute();
     await Promise.all(
       rows.map(async (row) => {
         const client = new InstanceClient(
-          row.endpointUrl as string,
+          row.privateUrl as string,
           context.secrets.openBuffer(row.keySecretEnc),
           row.controlKeyId,
         );

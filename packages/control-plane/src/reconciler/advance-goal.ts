@@ -3,6 +3,7 @@ import { queueBuild } from '../resources/builds/queue-build.ts';
 import { FINISHED_EVENT } from '../resources/databases/database-lifecycle.ts';
 import { deploy } from './deploy.ts';
 import { dropReplicationState } from './drop-replication-state.ts';
+import { unroutedMessage } from './endpoint-messages.ts';
 import {
   DONE,
   finishedGoal,
@@ -98,7 +99,13 @@ async function stopInstance(
   action: 'pause' | 'terminate' | 'delete',
 ): Promise<GoalOutcome> {
   const { context } = run;
-  const stopped = await stopLiveInstance(context, run.database.id);
+  // The endpoint stays the database's: it answers 503 with what brings it back, until then.
+  const stopped = await stopLiveInstance(
+    context,
+    run.database.id,
+    unroutedMessage(action === 'pause' ? 'paused' : 'terminated'),
+  );
+  if (action === 'delete') await context.driver.closeEndpoint(run.database.id);
   if (action !== 'pause') await dropReplicationState(context, run.database);
   const database = run.database;
   await context.db.transaction().execute(async (tx) => {

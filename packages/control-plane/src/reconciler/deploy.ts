@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newKeyId } from '@replix/instance';
+import type { Endpoint } from '../drivers/driver.ts';
 import { InstanceStartError } from '../drivers/process-driver.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import { notify } from '../events/notifications.ts';
@@ -8,6 +9,7 @@ import { FINISHED_EVENT, isQueuedAction } from '../resources/databases/database-
 import { deployedConfigOf } from '../resources/databases/database-settings.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import { appendDeploymentLog } from './deployment-log.ts';
+import { unroutedMessage } from './endpoint-messages.ts';
 import {
   DONE,
   finishedGoal,
@@ -18,7 +20,7 @@ import {
   updateClaimed,
 } from './goal-run.ts';
 import { instanceLaunchFor, LaunchError } from './instance-launch-for.ts';
-import { liveInstanceOf, stopLiveInstance } from './live-instance.ts';
+import { liveInstanceOf, markRemoved } from './live-instance.ts';
 
 /** How long a new instance gets to load its snapshot before the deploy fails. */
 export const SNAPSHOT_LOAD_TIMEOUT_MS = 5 * 60_000;
@@ -31,11 +33,17 @@ function withoutCredentials(text: string): string {
 }
 
 /**
- * Deploys `buildId` as the database's instance, in phases a successor can resume:
- * `deploy:replace` (deployment recorded; stop the previous instance, record the new one),
- * `deploy:start` (start it through the driver, which adopts it if it already runs) and
- * `deploy:wait` (wait until /health answers 200: the snapshot is in). Then the database is
- * `running` with this build and configuration; on failure it is `failed` with the reason.
+ * Deploys `buildId` as the database's instance without dropping a query, in phases a successor
+ * can resume (each step idempotent): `deploy:prepare` (deployment recorded; the new instance is
+ * recorded, as a standby beside the serving one if there is one), `deploy:start` (start it
+ * through the driver, which adopts it if it already runs), `deploy:wait` (wait until its
+ * /health answers 200: the snapshot is in), then the switch: the database's endpoint is
+ * pointed at the new instance, which becomes the serving one (`deploy:retire`), and the
+ * previous one stops: it stops accepting, finishes its queries in flight, then exits. The
+ * endpoint (its URL) is the database's for life. Then the database is `running` with this
+ * build and configuration. When the new instance fails, the previous one keeps serving (the
+ * database stays `running`, the deployment is `failed` with the reason); with none, the
+ * database is `failed`.
  */
 export async function deploy(
   run: GoalRun,
@@ -62,7 +70,7 @@ export async function deploy(
       if (goal.action === 'resize' && goal.instanceSize) {
         await updateClaimed(run, { instance_size: goal.instanceSize, updated_at: new Date() }, tx);
       }
-      await saveGoal(run, { ...goal, phase: 'deploy:replace', deploymentId }, tx);
+      await saveGoal(run, { ...goal, phase: 'deploy:prepare', deploymentId }, tx);
     });
     goal = goalOf(run);
     await appendDeploymentLog(
@@ -73,22 +81,25 @@ export async function deploy(
   }
   const deploymentId = goal.deploymentId as string;
   const log = (message: string) => appendDeploymentLog(context.db, deploymentId, message);
+  const endpoint = await openEndpoint(run);
 
-  if (goal.phase === 'deploy:replace') {
+  // `deploy:replace`: the first phase's name before stable endpoints (a goal recorded then).
+  if (goal.phase === 'deploy:prepare' || goal.phase === 'deploy:replace') {
     const previous = await liveInstanceOf(context.db, run.database.id);
-    if (previous) {
-      await log(`Stopping the previous instance ${previous.id}`);
-      await context.driver.stop(previous.id);
+    // A standby left by an earlier try of this deploy goes first: one standby at most.
+    const leftovers = await context.db
+      .selectFrom('instances')
+      .select('id')
+      .where('database_id', '=', run.database.id)
+      .where('removed_at', 'is', null)
+      .where('standby', '=', true)
+      .execute();
+    for (const leftover of leftovers) {
+      await context.driver.stop(leftover.id);
+      await markRemoved(context.db, leftover.id);
     }
     const instanceId = randomUUID();
     await context.db.transaction().execute(async (tx) => {
-      if (previous) {
-        await tx
-          .updateTable('instances')
-          .set({ removed_at: new Date(), updated_at: new Date() })
-          .where('id', '=', previous.id)
-          .execute();
-      }
       await tx
         .insertInto('instances')
         .values({
@@ -97,19 +108,33 @@ export async function deploy(
           build_id: buildId,
           driver: context.driver.name,
           control_key_id: newKeyId(),
+          endpoint_url: endpoint.url,
+          standby: previous !== undefined,
         })
         .execute();
-      await saveGoal(run, { ...goalOf(run), phase: 'deploy:start' }, tx);
+      await saveGoal(
+        run,
+        { ...goalOf(run), phase: 'deploy:start', instanceId, previousInstanceId: previous?.id },
+        tx,
+      );
     });
     goal = goalOf(run);
   }
   run.signal.throwIfAborted();
 
-  const instance = await liveInstanceOf(context.db, run.database.id);
+  // A goal recorded before stable endpoints names no instance: its new one is the live one.
+  const instance = goal.instanceId
+    ? await context.db
+        .selectFrom('instances')
+        .selectAll()
+        .where('id', '=', goal.instanceId)
+        .where('removed_at', 'is', null)
+        .executeTakeFirst()
+    : await liveInstanceOf(context.db, run.database.id);
   if (!instance)
     return failDeploy(run, deploymentId, buildId, 'The new instance record is missing.');
 
-  /** Starts (or adopts) the instance; its address, or the failed goal's outcome. */
+  /** Starts (or adopts) the instance; its private address, or the failed goal's outcome. */
   const startStep = async (): Promise<string | GoalOutcome> => {
     await log(`Starting instance ${instance.id}`);
     try {
@@ -124,7 +149,7 @@ export async function deploy(
         await tx
           .updateTable('instances')
           .set({
-            endpoint_url: handle.endpointUrl,
+            private_url: handle.privateUrl,
             port: handle.port,
             pid: handle.pid,
             container_ref: handle.containerRef,
@@ -136,10 +161,10 @@ export async function deploy(
         await saveGoal(run, { ...goalOf(run), phase: 'deploy:wait' }, tx);
       });
       await log(
-        `Instance ${instance.id} started${handle.port ? ` on port ${handle.port}` : ''} (${handle.containerRef})`,
+        `Instance ${instance.id} started${handle.port ? ` on private port ${handle.port}` : ''} (${handle.containerRef})`,
       );
       await log('Waiting for the snapshot to load');
-      return handle.endpointUrl;
+      return handle.privateUrl;
     } catch (error) {
       if (run.signal.aborted) throw error;
       const reason =
@@ -151,54 +176,66 @@ export async function deploy(
     }
   };
 
-  // Whether this run started the process it waits for: one resumed in `deploy:wait` may find
-  // it stopped (a graceful control-plane exit stops instances) and starts it once more.
-  let startedHere = false;
-  let endpointUrl = instance.endpoint_url ?? '';
-  if (goal.phase === 'deploy:start' || !endpointUrl) {
-    const started = await startStep();
-    if (typeof started !== 'string') return started;
-    endpointUrl = started;
-    startedHere = true;
-  }
-  const deadline = instance.created_at.getTime() + SNAPSHOT_LOAD_TIMEOUT_MS;
-  while (true) {
-    run.signal.throwIfAborted();
-    const status = await fetch(`${endpointUrl}/health`, { signal: AbortSignal.timeout(3000) }).then(
-      (response) => response.status,
-      () => 0,
-    );
-    if (status === 200) break;
-    if (!(await context.driver.isAlive(instance.id))) {
-      if (!startedHere) {
-        startedHere = true;
-        const restarted = await startStep();
-        if (typeof restarted !== 'string') return restarted;
-        endpointUrl = restarted;
-        continue;
+  if (goal.phase !== 'deploy:retire') {
+    // Whether this run started the process it waits for: one resumed in `deploy:wait` may find
+    // it stopped (a graceful control-plane exit stops instances) and starts it once more.
+    let startedHere = false;
+    let privateUrl = instance.private_url ?? '';
+    if (goal.phase === 'deploy:start' || !privateUrl) {
+      const started = await startStep();
+      if (typeof started !== 'string') return started;
+      privateUrl = started;
+      startedHere = true;
+    }
+    const deadline = instance.created_at.getTime() + SNAPSHOT_LOAD_TIMEOUT_MS;
+    while (true) {
+      run.signal.throwIfAborted();
+      const status = await fetch(`${privateUrl}/health`, {
+        signal: AbortSignal.timeout(3000),
+      }).then(
+        (response) => response.status,
+        () => 0,
+      );
+      if (status === 200) break;
+      if (!(await context.driver.isAlive(instance.id))) {
+        if (!startedHere) {
+          startedHere = true;
+          const restarted = await startStep();
+          if (typeof restarted !== 'string') return restarted;
+          privateUrl = restarted;
+          continue;
+        }
+        const { lines } = await context.driver.readLogs(instance.id, undefined);
+        const quoted = lines
+          .slice(-QUOTED_LOG_LINES)
+          .map((line) => withoutCredentials(line.message));
+        return failDeploy(
+          run,
+          deploymentId,
+          buildId,
+          `The instance exited before its snapshot loaded.${quoted.length ? ` Last log lines:\n${quoted.join('\n')}` : ''}`,
+          instance.id,
+        );
       }
-      const { lines } = await context.driver.readLogs(instance.id, undefined);
-      const quoted = lines.slice(-QUOTED_LOG_LINES).map((line) => withoutCredentials(line.message));
-      return failDeploy(
-        run,
-        deploymentId,
-        buildId,
-        `The instance exited before its snapshot loaded.${quoted.length ? ` Last log lines:\n${quoted.join('\n')}` : ''}`,
-        instance.id,
-      );
+      if (Date.now() > deadline) {
+        return failDeploy(
+          run,
+          deploymentId,
+          buildId,
+          `The instance did not load its snapshot within ${SNAPSHOT_LOAD_TIMEOUT_MS / 60_000} minutes.`,
+          instance.id,
+        );
+      }
+      await sleep(HEALTH_POLL_MS, undefined, { signal: run.signal }).catch(() => {});
     }
-    if (Date.now() > deadline) {
-      return failDeploy(
-        run,
-        deploymentId,
-        buildId,
-        `The instance did not load its snapshot within ${SNAPSHOT_LOAD_TIMEOUT_MS / 60_000} minutes.`,
-        instance.id,
-      );
-    }
-    await sleep(HEALTH_POLL_MS, undefined, { signal: run.signal }).catch(() => {});
+    await switchTo(run, instance.id);
   }
-
+  const previousId = goalOf(run).previousInstanceId;
+  if (previousId) {
+    await log(`Stopping the previous instance ${previousId} once its queries in flight finish`);
+    await context.driver.stop(previousId);
+  }
+  const endpointUrl = endpoint.url;
   await log(`Instance is serving at ${endpointUrl}`);
   const database = run.database;
   const { action } = goal;
@@ -249,6 +286,43 @@ export async function deploy(
   return DONE;
 }
 
+/**
+ * Opens the database's endpoint, on its recorded port (or a new one on its first deploy,
+ * recorded then): its address for life.
+ */
+async function openEndpoint(run: GoalRun): Promise<Endpoint> {
+  const database = run.database;
+  const endpoint = await run.context.driver.openEndpoint(database.id, database.endpoint_port);
+  if (database.endpoint_port !== endpoint.port || database.endpoint_url !== endpoint.url) {
+    await updateClaimed(run, { endpoint_port: endpoint.port, endpoint_url: endpoint.url });
+  }
+  return endpoint;
+}
+
+/**
+ * The switch: the endpoint sends new requests to the ready instance, and the store records it
+ * as the serving one (the previous one, removed, is stopped next). Repeatable.
+ */
+async function switchTo(run: GoalRun, instanceId: string): Promise<void> {
+  const { context } = run;
+  await context.driver.route(run.database.id, instanceId);
+  await context.db.transaction().execute(async (tx) => {
+    const previousId = goalOf(run).previousInstanceId;
+    if (previousId) await markRemoved(tx, previousId);
+    await tx
+      .updateTable('instances')
+      .set({ standby: false, updated_at: new Date() })
+      .where('id', '=', instanceId)
+      .execute();
+    await saveGoal(run, { ...goalOf(run), phase: 'deploy:retire' }, tx);
+  });
+  await appendDeploymentLog(
+    context.db,
+    goalOf(run).deploymentId as string,
+    `The endpoint now sends queries to instance ${instanceId}`,
+  );
+}
+
 /** The sticky notification of a failed deploy, whether or not it got as far as a deployment. */
 function notifyDeployFailed(
   tx: StoreDb,
@@ -284,7 +358,10 @@ async function failWithoutDeployment(run: GoalRun, reason: string): Promise<Goal
   return DONE;
 }
 
-/** Stops what was started, and ends the goal with the database `failed` and the reason. */
+/**
+ * Stops what was started and ends the goal with the reason: the database stays `running` on
+ * the instance that served before, or is `failed` when there is none.
+ */
 async function failDeploy(
   run: GoalRun,
   deploymentId: string,
@@ -296,14 +373,25 @@ async function failDeploy(
   const database = run.database;
   const action = goalOf(run).action;
   await appendDeploymentLog(context.db, deploymentId, `Deploy failed: ${reason}`);
-  if (instanceId) await stopLiveInstance(context, run.database.id);
+  if (instanceId) {
+    await context.driver.stop(instanceId);
+    await markRemoved(context.db, instanceId);
+  }
+  // The instance that served before the deploy keeps serving: the database stays usable.
+  const serving = await liveInstanceOf(context.db, database.id);
+  const stillServing = serving !== undefined && (await context.driver.isAlive(serving.id));
+  if (!stillServing) await context.driver.unroute(database.id, unroutedMessage('failed'));
   await context.db.transaction().execute(async (tx) => {
     await tx
       .updateTable('deployments')
       .set({ status: 'failed', finished_at: new Date() })
       .where('id', '=', deploymentId)
       .execute();
-    await updateClaimed(run, finishedGoal({ status: 'failed', last_error: reason }), tx);
+    await updateClaimed(
+      run,
+      finishedGoal({ status: stillServing ? 'running' : 'failed', last_error: reason }),
+      tx,
+    );
     await recordAudit(tx, {
       accountId: database.account_id,
       databaseId: database.id,

@@ -48,7 +48,8 @@ export class Maintenance {
         'instances.id as instanceId',
         'instances.keys_version as instanceKeysVersion',
         'instances.control_key_id as controlKeyId',
-        'instances.endpoint_url as endpointUrl',
+        'instances.private_url as privateUrl',
+        'instances.standby as standby',
         'databases.id as databaseId',
         'databases.keys_version as databaseKeysVersion',
         'databases.status as status',
@@ -68,7 +69,7 @@ export class Maintenance {
       }
       // A failed rebuild leaves the previous instance up: it is kept running too.
       const serving = row.status === 'running' || row.status === 'failed';
-      if (!serving || row.goal !== null || row.endpointUrl === null) continue;
+      if (!serving || row.goal !== null || row.privateUrl === null || row.standby) continue;
       if (this.#restartingIds.has(row.instanceId)) continue;
       const now = Date.now();
       if (await this.#context.driver.isAlive(row.instanceId)) {
@@ -119,7 +120,10 @@ export class Maintenance {
       .execute();
   }
 
-  /** Starts the dead instance again under a short lease: same id, same port when free. */
+  /**
+   * Starts the dead instance again under a short lease (same id, same private port when free)
+   * and points the database's endpoint at it again.
+   */
   async #restart(instanceId: string, databaseId: string): Promise<void> {
     const { db, driver, log } = this.#context;
     const database = await claimRunning(db, this.#owner, databaseId);
@@ -130,6 +134,7 @@ export class Maintenance {
         .selectAll()
         .where('id', '=', instanceId)
         .where('removed_at', 'is', null)
+        .where('standby', '=', false)
         .executeTakeFirst();
       if (!instance?.build_id || (await driver.isAlive(instanceId))) return;
       const { launch, keysVersion } = await instanceLaunchFor(
@@ -143,7 +148,7 @@ export class Maintenance {
         const updated = await tx
           .updateTable('instances')
           .set((eb) => ({
-            endpoint_url: handle.endpointUrl,
+            private_url: handle.privateUrl,
             port: handle.port,
             pid: handle.pid,
             container_ref: handle.containerRef,
@@ -160,9 +165,14 @@ export class Maintenance {
           entityType: 'instance',
           entityId: instanceId,
           eventType: 'instance.restarted',
-          payload: { restarts: updated.restarts, endpointUrl: handle.endpointUrl },
+          payload: { restarts: updated.restarts, endpointUrl: instance.endpoint_url },
         });
       });
+      // Same endpoint; the private port may have changed.
+      if (database.endpoint_port !== null) {
+        await driver.openEndpoint(databaseId, database.endpoint_port);
+        await driver.route(databaseId, instanceId);
+      }
       log.info({ instanceId, pid: handle.pid }, 'instance restarted');
     } finally {
       await releaseLease(db, this.#owner, databaseId);

@@ -13,6 +13,7 @@ import {
   renewLease,
 } from './leases.ts';
 import { Maintenance } from './maintenance.ts';
+import { restoreEndpoints } from './restore-endpoints.ts';
 
 /** Goals one reconciler process works on at once. */
 const MAX_CONCURRENT_GOALS = 8;
@@ -23,7 +24,8 @@ class Stopping extends Error {}
 
 /**
  * The reconciler role: makes the real world match the store. On start it keeps the instances
- * that still run (adopting them), stops the ones the store does not know; then, every
+ * that still run (adopting them), stops the ones the store does not know, and opens every
+ * database's endpoint on its own port again; then, every
  * `reconcileIntervalMs`, it claims databases with a goal and drives each goal forward
  * (several at once, each under a renewed lease), and runs the maintenance pass (key sync,
  * restarts of dead instances).
@@ -36,6 +38,7 @@ export async function startReconciler(context: RoleContext): Promise<RunningRole
   const maintenance = new Maintenance(context, owner);
 
   await adoptAndReap(context);
+  await restoreEndpoints(context);
 
   const runGoal = async (database: DatabaseRow) => {
     const abort = new AbortController();

@@ -431,6 +431,25 @@ const MIGRATIONS: Record<string, Migration> = {
       );
     },
   },
+  '012-stable-endpoints': {
+    async up(db: Kysely<unknown>) {
+      // Each database keeps one endpoint for life (its port and URL, given at its first
+      // deploy); instances listen on a private address the endpoint forwards to. A deploy
+      // starts the new instance as the database's standby beside the serving one and swaps
+      // them once it is ready: one serving and one standby instance at most.
+      await runStatements(
+        db,
+        `ALTER TABLE databases ADD COLUMN endpoint_port integer;
+        ALTER TABLE databases ADD COLUMN endpoint_url text;
+        ALTER TABLE instances ADD COLUMN private_url text;
+        ALTER TABLE instances ADD COLUMN standby boolean NOT NULL DEFAULT false;
+        UPDATE instances SET private_url = endpoint_url;
+        DROP INDEX instances_live;
+        CREATE UNIQUE INDEX instances_live ON instances(database_id) WHERE removed_at IS NULL AND NOT standby;
+        CREATE UNIQUE INDEX instances_standby ON instances(database_id) WHERE removed_at IS NULL AND standby`,
+      );
+    },
+  },
 };
 
 /** Runs `;`-separated DDL one statement at a time (PGlite's extended protocol takes one). */

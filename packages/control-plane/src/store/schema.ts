@@ -135,6 +135,9 @@ export interface Goal {
   phase?: string;
   buildId?: string;
   deploymentId?: string;
+  /** The instance a deploy starts, and the one it replaces (stopped once the new one serves). */
+  instanceId?: string;
+  previousInstanceId?: string;
   instanceSize?: string;
   requestedAt: string;
   claimedAt?: string;
@@ -174,6 +177,9 @@ export interface DatabaseTable {
   deployed_config: NullableJson<DeployedInstanceConfig>;
   current_build_id: string | null;
   last_error: string | null;
+  /** The database's endpoint for life, given at its first deploy (migration 010). */
+  endpoint_port: number | null;
+  endpoint_url: string | null;
   created_at: DefaultTimestamp;
   updated_at: DefaultTimestamp;
   deleted_at: NullableTimestamp;
@@ -226,7 +232,11 @@ export interface InstanceTable {
   build_id: string | null;
   driver: string;
   container_ref: string | null;
+  /** The database's public endpoint (the same for all its instances). */
   endpoint_url: string | null;
+  /** Where the control plane and the endpoint reach this instance (migration 010). */
+  private_url: string | null;
+  /** The private port. */
   port: number | null;
   pid: number | null;
   control_key_id: string;
@@ -237,6 +247,8 @@ export interface InstanceTable {
   row_counts: NullableJson<Record<string, number>>;
   last_health_check: NullableTimestamp;
   restarts: Defaulted<number>;
+  /** Started by a deploy beside the serving instance; serving once it is ready (migration 010). */
+  standby: Defaulted<boolean>;
   created_at: DefaultTimestamp;
   updated_at: DefaultTimestamp;
   removed_at: NullableTimestamp;

@@ -31,6 +31,8 @@ function HealthBadge(props: { health: string | null | undefined }) {
 /** The live instance at a glance: status, health, sizes, URL, replication, build, error. */
 export function InstanceSummary(props: { status: InstanceStatus }) {
   const { database, instance, deployedInstanceConfig: config, latestBuild } = props.status;
+  // The database's endpoint outlives its instances: shown while paused or terminated too.
+  const endpointUrl = database.endpointUrl ?? instance?.endpointUrl;
   const health = instance?.healthStatus;
   return (
     <Panel title="Instance">
@@ -110,13 +112,18 @@ export function InstanceSummary(props: { status: InstanceStatus }) {
       </dl>
       <div className="ops-url">
         <span className="ops-label">Instance URL</span>
-        {instance?.endpointUrl ? (
+        {endpointUrl ? (
           <span className="row">
-            <code>{instance.endpointUrl}</code>
-            <CopyButton text={instance.endpointUrl} label="Copy URL" />
+            <code>{endpointUrl}</code>
+            <CopyButton text={endpointUrl} label="Copy URL" />
+            {!instance && (
+              <span className="muted">
+                No instance serves it now: queries get 503 until one does.
+              </span>
+            )}
           </span>
         ) : (
-          <span className="muted">No instance runs, so there is no URL to query.</span>
+          <span className="muted">Not deployed yet, so there is no URL to query.</span>
         )}
       </div>
       <div className="ops-url">

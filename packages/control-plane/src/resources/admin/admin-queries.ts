@@ -12,7 +12,7 @@ export function customerRows(db: StoreDb) {
       'a.email',
       'a.plan',
       'a.created_at',
-      sql<number>`(SELECT count(*) FROM instances i JOIN databases d ON d.id = i.database_id WHERE d.account_id = a.id AND d.deleted_at IS NULL AND i.removed_at IS NULL)::int`.as(
+      sql<number>`(SELECT count(*) FROM instances i JOIN databases d ON d.id = i.database_id WHERE d.account_id = a.id AND d.deleted_at IS NULL AND i.removed_at IS NULL AND NOT i.standby)::int`.as(
         'running_count',
       ),
       sql<number>`(SELECT count(*) FROM builds b WHERE b.account_id = a.id AND b.created_at > now() - interval '30 days')::int`.as(

@@ -174,11 +174,11 @@ async function liveInstance(
   row: DatabaseRow,
 ): Promise<InstanceClient> {
   const instance = await liveInstanceAddress(tx, row.id);
-  if (!instance?.endpoint_url) {
+  if (!instance?.private_url) {
     throw new ApiError('instance_unavailable', 'The database has no running instance.');
   }
   return new InstanceClient(
-    instance.endpoint_url,
+    instance.private_url,
     context.secrets.openBuffer(row.key_secret_enc),
     instance.control_key_id,
   );

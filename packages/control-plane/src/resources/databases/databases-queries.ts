@@ -152,12 +152,13 @@ export function buildOfDatabase(
     .executeTakeFirst();
 }
 
-/** Where the database's live instance answers, if it has one. */
+/** Where the control plane reaches the database's serving instance, if it has one. */
 export function liveInstanceAddress(tx: Kysely<Store>, databaseId: string) {
   return tx
     .selectFrom('instances')
-    .select(['endpoint_url', 'control_key_id'])
+    .select(['private_url', 'control_key_id'])
     .where('database_id', '=', databaseId)
     .where('removed_at', 'is', null)
+    .where('standby', '=', false)
     .executeTakeFirst();
 }

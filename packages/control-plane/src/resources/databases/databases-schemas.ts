@@ -30,6 +30,10 @@ export const Database = Type.Object(
     replicationPaused: Type.Boolean(),
     currentBuildId: Type.Union([Uuid, Type.Null()]),
     lastError: Type.Union([Type.String(), Type.Null()]),
+    endpointUrl: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Where the database answers queries (the instance query API), the same for its whole life: across redeploys, resizes, pause and resume. Null until its first deploy.',
+    }),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
@@ -156,6 +160,7 @@ export function databaseResource(row: Selectable<DatabaseTable>) {
     replicationPaused: row.replication_paused,
     currentBuildId: row.current_build_id,
     lastError: row.last_error,
+    endpointUrl: row.endpoint_url,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };

@@ -54,6 +54,12 @@ const InstanceDatabase = Type.Object(
     ),
     currentBuildId: Nullable(Uuid),
     lastError: Nullable(Type.String()),
+    endpointUrl: Nullable(
+      Type.String({
+        description:
+          "The database's endpoint, the same for its whole life (null before its first deploy); 503 `service_unavailable` while no instance serves it.",
+      }),
+    ),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
@@ -105,7 +111,14 @@ const InstanceSchema = Type.Object(
     containerServiceArn: Type.Optional(
       Nullable(Type.String({ description: "The driver's reference (process: `process:<pid>`)." })),
     ),
-    endpointUrl: Type.Optional(Nullable(Type.String())),
+    endpointUrl: Type.Optional(
+      Nullable(
+        Type.String({
+          description:
+            "The database's endpoint, where queries go: the same for every instance of the database.",
+        }),
+      ),
+    ),
     healthStatus: Type.Optional(
       Nullable(
         Type.Union([

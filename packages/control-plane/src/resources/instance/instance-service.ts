@@ -136,11 +136,11 @@ export async function instanceMetrics(
   const { db } = context;
   const row = await ownedDatabase(db, accountId, id);
   const instance = await liveInstanceOf(db, row.id);
-  if (!instance?.endpoint_url) {
+  if (!instance?.private_url) {
     throw new ApiError('instance_unavailable', 'The database has no running instance.');
   }
   const client = new InstanceClient(
-    instance.endpoint_url,
+    instance.private_url,
     context.secrets.openBuffer(row.key_secret_enc),
     instance.control_key_id,
   );

@@ -1,0 +1,267 @@
+import {
+  Agent,
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  request,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { pipeline } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createClientErrorHandler, HTTP_LIMITS, type HttpLimits, RELEASE } from '@replix/instance';
+import type { Logger } from 'pino';
+
+/** Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+/** How long a restarted control plane waits for an endpoint's port (its old owner may be exiting). */
+const PORT_WAIT_MS = 5000;
+const PORT_RETRY_MS = 100;
+
+/** Where an endpoint's requests go: one instance's private address, with its own connections. */
+interface Target {
+  readonly instanceId: string;
+  readonly host: string;
+  readonly port: number;
+  /** Kept-alive connections to this instance only: a switch leaves them to drain with it. */
+  readonly agent: Agent;
+}
+
+interface Endpoint {
+  readonly server: Server;
+  readonly port: number;
+  target: Target | null;
+  /** What a request hears while nothing is routed (paused, terminated, not deployed yet). */
+  unroutedMessage: string;
+}
+
+export const NOT_DEPLOYED_MESSAGE =
+  'The database has no running instance yet: it serves queries once its deploy finishes.';
+const UNREACHABLE_MESSAGE =
+  'The database instance is not answering; it is being restarted. Retry in a few seconds.';
+
+/** Copies the headers that belong to the message, dropping hop-by-hop ones and those `Connection` names. */
+export function endToEndHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const named = String(headers.connection ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  const result: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || named.includes(name)) continue;
+    result[name] = value;
+  }
+  return result;
+}
+
+function sendUnavailable(response: ServerResponse, message: string): void {
+  const body = JSON.stringify({ error: { code: 'service_unavailable', message } });
+  response.writeHead(503, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    'retry-after': '5',
+    // Browsers read the instance's answers from any origin; this one too.
+    'access-control-allow-origin': '*',
+  });
+  response.end(body);
+}
+
+/**
+ * The stable endpoints of the process driver: one HTTP listener per database on a port that
+ * belongs to the database for life, forwarding every request to the database's current
+ * instance on its private port. Switching the target is one assignment, so new requests go to
+ * the new instance at once while requests already forwarded finish on the old one. Bodies
+ * stream both ways with backpressure (nothing is buffered); a client that goes away aborts its
+ * upstream request, so the instance cancels the query. With no target it answers 503 with the
+ * instance API's error envelope. Built on node:http: no dependency, and full control over the
+ * header, timeout and hop-by-hop rules a proxy needs.
+ */
+export class EndpointRouter {
+  readonly #log: Logger;
+  readonly #limits: HttpLimits;
+  readonly #endpoints = new Map<string, Endpoint>();
+  readonly #opening = new Map<string, Promise<Endpoint>>();
+
+  constructor(options: { log: Logger; limits?: HttpLimits }) {
+    this.#log = options.log;
+    this.#limits = options.limits ?? HTTP_LIMITS;
+  }
+
+  /**
+   * Listens for the database on `port` (waiting a few seconds if it is still taken), or on a
+   * port the kernel picks when null; resolves with the port. Idempotent.
+   */
+  async open(databaseId: string, port: number | null): Promise<number> {
+    const existing = this.#endpoints.get(databaseId);
+    if (existing) return existing.port;
+    let opening = this.#opening.get(databaseId);
+    if (!opening) {
+      opening = this.#listen(port).finally(() => this.#opening.delete(databaseId));
+      this.#opening.set(databaseId, opening);
+    }
+    const endpoint = await opening;
+    this.#endpoints.set(databaseId, endpoint);
+    return endpoint.port;
+  }
+
+  async #listen(port: number | null): Promise<Endpoint> {
+    const deadline = Date.now() + PORT_WAIT_MS;
+    for (;;) {
+      const endpoint: Endpoint = {
+        server: this.#createServer(() => endpoint),
+        port: 0,
+        target: null,
+        unroutedMessage: NOT_DEPLOYED_MESSAGE,
+      };
+      try {
+        const bound = await listen(endpoint.server, port ?? 0);
+        // A listener error after the start (out of file descriptors) must not end the process.
+        endpoint.server.on('error', (error: NodeJS.ErrnoException) =>
+          this.#log.warn({ port: bound, code: error.code }, 'endpoint listener error'),
+        );
+        return Object.assign(endpoint, { port: bound });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'EADDRINUSE' || port === null || Date.now() > deadline) throw error;
+        await sleep(PORT_RETRY_MS);
+      }
+    }
+  }
+
+  #createServer(endpointOf: () => Endpoint): Server {
+    const limits = this.#limits;
+    // The instance's own limits hold at the router too, with the same refusals.
+    const server = createServer(
+      {
+        maxHeaderSize: limits.max_header_bytes,
+        headersTimeout: limits.headers_timeout_ms,
+        requestTimeout: limits.request_timeout_ms,
+        connectionsCheckingInterval: limits.timeout_check_interval_ms,
+      },
+      (req, res) => this.#forward(endpointOf(), req, res),
+    );
+    server.on('clientError', createClientErrorHandler(RELEASE, limits));
+    return server;
+  }
+
+  /** From now on new requests go to the instance at `privateUrl`. */
+  route(databaseId: string, instanceId: string, privateUrl: string): void {
+    const endpoint = this.#endpoint(databaseId);
+    const url = new URL(privateUrl);
+    if (endpoint.target?.instanceId === instanceId && endpoint.target.port === Number(url.port))
+      return;
+    endpoint.target = {
+      instanceId,
+      host: url.hostname,
+      port: Number(url.port),
+      agent: new Agent({ keepAlive: true }),
+    };
+  }
+
+  /** From now on requests get 503 with `message`; requests already forwarded finish. */
+  unroute(databaseId: string, message: string): void {
+    const endpoint = this.#endpoints.get(databaseId);
+    if (!endpoint) return;
+    endpoint.target = null;
+    endpoint.unroutedMessage = message;
+  }
+
+  /** The instance the endpoint forwards to, if any. */
+  targetOf(databaseId: string): string | null {
+    return this.#endpoints.get(databaseId)?.target?.instanceId ?? null;
+  }
+
+  /** Stops listening for the database and ends its connections. */
+  async close(databaseId: string): Promise<void> {
+    const endpoint = this.#endpoints.get(databaseId);
+    if (!endpoint) return;
+    this.#endpoints.delete(databaseId);
+    endpoint.target = null;
+    await new Promise<void>((resolve) => {
+      endpoint.server.close(() => resolve());
+      endpoint.server.closeAllConnections();
+    });
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.#endpoints.keys()].map((databaseId) => this.close(databaseId)));
+  }
+
+  #endpoint(databaseId: string): Endpoint {
+    const endpoint = this.#endpoints.get(databaseId);
+    if (!endpoint) throw new Error(`The endpoint of database ${databaseId} is not open.`);
+    return endpoint;
+  }
+
+  #forward(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse): void {
+    const target = endpoint.target;
+    if (!target) {
+      req.resume();
+      sendUnavailable(res, endpoint.unroutedMessage);
+      return;
+    }
+    const headers = endToEndHeaders(req.headers);
+    const client = req.socket.remoteAddress ?? '';
+    const forwardedFor = headers['x-forwarded-for'];
+    headers['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${client}` : client;
+    headers['x-forwarded-proto'] = 'http';
+    const upstream = request({
+      host: target.host,
+      port: target.port,
+      method: req.method,
+      path: req.url,
+      headers,
+      agent: target.agent,
+    });
+    upstream.on('response', (answer) => {
+      res.writeHead(
+        answer.statusCode ?? 502,
+        answer.statusMessage,
+        endToEndHeaders(answer.headers),
+      );
+      pipeline(answer, res, () => {});
+    });
+    upstream.on('error', (error) => {
+      if (res.headersSent || res.destroyed) {
+        res.destroy();
+        return;
+      }
+      this.#log.warn(
+        { instanceId: target.instanceId, code: (error as NodeJS.ErrnoException).code },
+        'endpoint could not reach its instance',
+      );
+      req.resume();
+      sendUnavailable(res, UNREACHABLE_MESSAGE);
+    });
+    // The client went away before its answer was complete: abort the upstream request, so the
+    // instance sees the disconnect and cancels the query.
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    req.on('error', () => upstream.destroy());
+    // pipe, not pipeline: an upstream failure must leave the client's socket open for the 503.
+    req.pipe(upstream);
+  }
+}
+
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}

@@ -1,0 +1,57 @@
+import type { RoleContext } from '../roles/role.ts';
+import { unroutedMessage } from './endpoint-messages.ts';
+
+/**
+ * Reconciler start-up: opens every database's endpoint again on its own port (the addresses
+ * survive control-plane restarts) and points it at the database's serving instance when that
+ * runs (adopted); otherwise it answers 503 until the instance is started again. A database
+ * deployed before endpoints existed gets its endpoint now. Failures are logged per database.
+ */
+export async function restoreEndpoints(context: RoleContext): Promise<void> {
+  const { db, driver, log } = context;
+  const databases = await db
+    .selectFrom('databases')
+    .leftJoin('instances', (join) =>
+      join
+        .onRef('instances.database_id', '=', 'databases.id')
+        .on('instances.removed_at', 'is', null)
+        .on('instances.standby', '=', false),
+    )
+    .select([
+      'databases.id as databaseId',
+      'databases.status as status',
+      'databases.endpoint_port as endpointPort',
+      'databases.endpoint_url as endpointUrl',
+      'instances.id as instanceId',
+    ])
+    .where('databases.deleted_at', 'is', null)
+    .where((eb) =>
+      eb.or([eb('databases.endpoint_port', 'is not', null), eb('instances.id', 'is not', null)]),
+    )
+    .execute();
+  for (const row of databases) {
+    try {
+      const endpoint = await driver.openEndpoint(row.databaseId, row.endpointPort);
+      if (endpoint.port !== row.endpointPort || endpoint.url !== row.endpointUrl) {
+        await db
+          .updateTable('databases')
+          .set({ endpoint_port: endpoint.port, endpoint_url: endpoint.url })
+          .where('id', '=', row.databaseId)
+          .execute();
+        await db
+          .updateTable('instances')
+          .set({ endpoint_url: endpoint.url })
+          .where('database_id', '=', row.databaseId)
+          .where('removed_at', 'is', null)
+          .execute();
+      }
+      if (row.instanceId && (await driver.isAlive(row.instanceId))) {
+        await driver.route(row.databaseId, row.instanceId);
+      } else {
+        await driver.unroute(row.databaseId, unroutedMessage(row.status));
+      }
+    } catch (error) {
+      log.warn({ err: error, databaseId: row.databaseId }, 'could not open the endpoint');
+    }
+  }
+}

@@ -1,0 +1,255 @@
+import { once } from 'node:events';
+import {
+  createServer,
+  type IncomingMessage,
+  request,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { HTTP_LIMITS } from '@replix/instance';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EndpointRouter, endToEndHeaders } from '../src/drivers/endpoint-router.ts';
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const servers: Server[] = [];
+let router: EndpointRouter;
+
+/** A stand-in instance on its own port; resolves with its private URL. */
+async function upstream(handler: Handler): Promise<string> {
+  const server = createServer(handler);
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+}
+
+async function openRouted(handler: Handler): Promise<number> {
+  router = new EndpointRouter({ log: pino({ level: 'silent' }) });
+  const port = await router.open('db', null);
+  router.route('db', 'instance-1', await upstream(handler));
+  return port;
+}
+
+afterEach(async () => {
+  await router?.closeAll();
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+describe('the endpoint router', () => {
+  it('answers 503 with the instance envelope and the reason while nothing is routed', async () => {
+    router = new EndpointRouter({ log: pino({ level: 'silent' }) });
+    const port = await router.open('db', null);
+    router.unroute('db', 'The database is paused: resume it to serve queries.');
+    const response = await fetch(`http://127.0.0.1:${port}/query`, {
+      method: 'POST',
+      body: 'item { id }',
+    });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(await response.json()).toEqual({
+      error: {
+        code: 'service_unavailable',
+        message: 'The database is paused: resume it to serve queries.',
+      },
+    });
+  });
+
+  it('keeps its port when opened again, and listens on a given port', async () => {
+    router = new EndpointRouter({ log: pino({ level: 'silent' }) });
+    const port = await router.open('db', null);
+    expect(await router.open('db', null)).toBe(port);
+    await router.close('db');
+    expect(await router.open('db', port)).toBe(port);
+  });
+
+  it('forwards method, path, body and end-to-end headers; drops hop-by-hop ones; sets X-Forwarded-*', async () => {
+    let seen: {
+      method?: string;
+      url?: string;
+      headers?: IncomingMessage['headers'];
+      body?: string;
+    } = {};
+    const port = await openRouted(async (req, res) => {
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      seen = { method: req.method, url: req.url, headers: req.headers, body };
+      res.writeHead(201, { 'x-answer': 'yes', 'proxy-authenticate': 'Basic' });
+      res.end('created');
+    });
+    const response = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = request(
+        {
+          port,
+          method: 'POST',
+          path: '/query?x=1',
+          headers: {
+            authorization: 'Bearer k',
+            connection: 'keep-alive, x-secret-hop',
+            'x-secret-hop': 'drop me',
+            te: 'trailers',
+            'proxy-authorization': 'Basic abc',
+          },
+        },
+        resolve,
+      );
+      req.on('error', reject);
+      req.end('item { id }');
+    });
+    let text = '';
+    for await (const chunk of response) text += chunk;
+    expect(response.statusCode).toBe(201);
+    expect(text).toBe('created');
+    expect(response.headers['x-answer']).toBe('yes');
+    expect(response.headers['proxy-authenticate']).toBeUndefined();
+    expect(seen.method).toBe('POST');
+    expect(seen.url).toBe('/query?x=1');
+    expect(seen.body).toBe('item { id }');
+    expect(seen.headers?.authorization).toBe('Bearer k');
+    expect(seen.headers?.['x-secret-hop']).toBeUndefined();
+    expect(seen.headers?.te).toBeUndefined();
+    expect(seen.headers?.['proxy-authorization']).toBeUndefined();
+    expect(seen.headers?.['x-forwarded-for']).toBe('127.0.0.1');
+    expect(seen.headers?.['x-forwarded-proto']).toBe('http');
+  });
+
+  it('streams the answer: the first chunk arrives before the instance has finished', async () => {
+    let finish: () => void = () => {};
+    const finished = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const port = await openRouted((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('[first');
+      finished.then(() => res.end(',last]'));
+    });
+    const response = await fetch(`http://127.0.0.1:${port}/query`);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe('[first');
+    finish();
+    let rest = '';
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      rest += new TextDecoder().decode(chunk.value);
+    expect(rest).toBe(',last]');
+  });
+
+  it('streams the request body to the instance before the client has sent all of it', async () => {
+    let firstChunk = '';
+    let gotFirst: () => void = () => {};
+    const first = new Promise<void>((resolve) => {
+      gotFirst = resolve;
+    });
+    const port = await openRouted((req, res) => {
+      req.once('data', (chunk) => {
+        firstChunk = String(chunk);
+        gotFirst();
+      });
+      req.on('end', () => res.end('ok'));
+    });
+    const req = request({ port, method: 'POST', path: '/query' });
+    const answered = once(req, 'response') as Promise<[IncomingMessage]>;
+    req.write('item { ');
+    // The rest is sent only once the instance has the first part.
+    await first;
+    req.end('id }');
+    const [response] = await answered;
+    let text = '';
+    for await (const chunk of response) text += chunk;
+    expect(firstChunk).toBe('item { ');
+    expect(text).toBe('ok');
+  });
+
+  it('answers other clients while one client is slow to send its request', async () => {
+    const port = await openRouted((req, res) => {
+      req.on('error', () => {});
+      req.resume();
+      req.on('end', () => res.end('answered'));
+    });
+    // A client that sends half a body and then nothing: its request stays open.
+    const slow = request({
+      port,
+      method: 'POST',
+      path: '/query',
+      headers: { 'content-length': '100' },
+    });
+    slow.on('error', () => {});
+    slow.write('item {');
+    const answers = await Promise.all(
+      [1, 2, 3].map(async () => (await fetch(`http://127.0.0.1:${port}/query`)).text()),
+    );
+    expect(answers).toEqual(['answered', 'answered', 'answered']);
+    slow.destroy();
+  });
+
+  it('aborts the upstream request when the client goes away', async () => {
+    let upstreamClosed: () => void = () => {};
+    const closed = new Promise<void>((resolve) => {
+      upstreamClosed = resolve;
+    });
+    const port = await openRouted((req, res) => {
+      res.writeHead(200);
+      res.write('started');
+      // Never ends by itself: only the client's disconnect can finish it.
+      req.socket.on('close', upstreamClosed);
+    });
+    const controller = new AbortController();
+    const response = await fetch(`http://127.0.0.1:${port}/query`, { signal: controller.signal });
+    await (response.body as ReadableStream<Uint8Array>).getReader().read();
+    controller.abort();
+    await closed;
+  });
+
+  it('sends new requests to the new instance once switched, and 503 when the instance is unreachable', async () => {
+    const port = await openRouted((_req, res) => res.end('old'));
+    expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('old');
+    router.route('db', 'instance-2', await upstream((_req, res) => res.end('new')));
+    expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('new');
+    expect(router.targetOf('db')).toBe('instance-2');
+    // A port nothing listens on: the kernel refuses, the client hears the envelope.
+    const gone = await upstream(() => {});
+    for (const server of servers.splice(0)) server.close();
+    router.route('db', 'instance-3', gone);
+    const response = await fetch(`http://127.0.0.1:${port}/`);
+    expect(response.status).toBe(503);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('service_unavailable');
+    expect(body.error.message).not.toMatch(/127\.0\.0\.1|ECONNREFUSED/);
+  });
+
+  it('refuses oversized headers itself, with the instance envelope', async () => {
+    router = new EndpointRouter({
+      log: pino({ level: 'silent' }),
+      limits: {
+        ...HTTP_LIMITS,
+        max_header_bytes: 1024,
+        headers_timeout_ms: 20_000,
+        request_timeout_ms: 30_000,
+        timeout_check_interval_ms: 1000,
+      },
+    });
+    const port = await router.open('db', null);
+    const response = await fetch(`http://127.0.0.1:${port}/query?q=${'x'.repeat(4000)}`);
+    expect(response.status).toBe(431);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
+      'request_header_too_large',
+    );
+  });
+
+  it('keeps only end-to-end headers', () => {
+    expect(
+      endToEndHeaders({
+        connection: 'close, x-a',
+        'x-a': '1',
+        'x-b': '2',
+        'transfer-encoding': 'chunked',
+        upgrade: 'h2c',
+      }),
+    ).toEqual({ 'x-b': '2' });
+  });
+});
