@@ -238,8 +238,17 @@ describe.each(STORE_KINDS)('the reconciler on the %s store', (kind) => {
       .execute();
     await requestAction(db, seeded.databaseId, 'reconfigure', 'deploying');
     const row = await statusReached(db, seeded.databaseId, 'failed');
-    expect(row.last_error).toBe(
-      'The instance process exited before it listened. Last log lines:\nreplix serve: Authentication to the source database failed. (source_auth_failed)',
+    // The source is asked again, and its answer is put in the dashboard's words.
+    expect(row.last_error).toMatch(
+      /^The source refused the connection’s user or password: Authentication to the source database failed\. On the Connections page, edit “.+”, correct its user or password and save it, then click Reconfigure on the Overview tab\.$/,
+    );
+    const deployLog = await db
+      .selectFrom('log_lines')
+      .select('message')
+      .where('message', 'like', 'Deploy failed:%')
+      .execute();
+    expect(deployLog.map((line) => line.message)).toContain(
+      'Deploy failed: The instance process exited before it listened. Last log lines:\nreplix serve: Authentication to the source database failed. (source_auth_failed)',
     );
     expect(row.last_error).not.toContain('wrong-Pa55word');
     expect(await liveInstances(db, seeded.databaseId)).toEqual([]);

@@ -67,6 +67,10 @@ export type Def1 = {
      * Seconds.
      */
     syncInterval: number;
+    /**
+     * Why Replix chose the sync mode, e.g. poll because the source cannot do change data capture; null when the user chose it.
+     */
+    syncModeReason: string | null;
     logLevel: string;
     /**
      * Seconds between safety-net reloads; 0 for none.
@@ -131,6 +135,7 @@ export type Def3 = {
     instanceSize: string;
     syncMode: string;
     syncInterval: number;
+    syncModeReason: string | null;
     logLevel: string;
     safetyNet: number;
     replicationPaused: boolean;
@@ -1446,6 +1451,10 @@ export type PostV1DatabasesResponses = {
          * Seconds.
          */
         syncInterval: number;
+        /**
+         * Why Replix chose the sync mode, e.g. poll because the source cannot do change data capture; null when the user chose it.
+         */
+        syncModeReason: string | null;
         logLevel: string;
         /**
          * Seconds between safety-net reloads; 0 for none.
@@ -1582,6 +1591,10 @@ export type GetV1DatabasesByIdResponses = {
          * Seconds.
          */
         syncInterval: number;
+        /**
+         * Why Replix chose the sync mode, e.g. poll because the source cannot do change data capture; null when the user chose it.
+         */
+        syncModeReason: string | null;
         logLevel: string;
         /**
          * Seconds between safety-net reloads; 0 for none.
@@ -1680,6 +1693,10 @@ export type PatchV1DatabasesByIdResponses = {
          * Seconds.
          */
         syncInterval: number;
+        /**
+         * Why Replix chose the sync mode, e.g. poll because the source cannot do change data capture; null when the user chose it.
+         */
+        syncModeReason: string | null;
         logLevel: string;
         /**
          * Seconds between safety-net reloads; 0 for none.

@@ -3,6 +3,7 @@ import {
   openSshTunnel,
   type SourceBackend,
   SourceError,
+  type SourceErrorCode,
   type SourceTlsMode,
   type SshTunnel,
   serverProbeFor,
@@ -31,6 +32,8 @@ export interface TestConnectionInput {
 export interface TestConnectionResult {
   readonly ok: boolean;
   readonly error?: string;
+  /** The connector's stable code for `error` (not in the API's answer: for explaining failures). */
+  readonly errorCode?: SourceErrorCode;
   readonly latencyMs?: number;
   readonly estimatedSizeGb?: number;
   readonly availableSchemas?: string[];
@@ -69,7 +72,9 @@ export async function testConnection(input: TestConnectionInput): Promise<TestCo
       binlog: { ...report.changeLog, issues: [...report.changeLog.issues] },
     };
   } catch (error) {
-    if (error instanceof SourceError) return { ok: false, error: error.message };
+    if (error instanceof SourceError) {
+      return { ok: false, error: error.message, errorCode: error.code };
+    }
     throw error;
   } finally {
     await tunnel?.close();

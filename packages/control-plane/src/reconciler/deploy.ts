@@ -7,6 +7,7 @@ import { notify } from '../events/notifications.ts';
 import { FINISHED_EVENT, isQueuedAction } from '../resources/databases/database-lifecycle.ts';
 import { deployedConfigOf } from '../resources/databases/database-settings.ts';
 import type { StoreDb } from '../store/open-store.ts';
+import { deployFailureReason } from './deploy-failure-reason.ts';
 import { appendDeploymentLog } from './deployment-log.ts';
 import {
   DONE,
@@ -297,6 +298,8 @@ async function failDeploy(
   const action = goalOf(run).action;
   await appendDeploymentLog(context.db, deploymentId, `Deploy failed: ${reason}`);
   if (instanceId) await stopLiveInstance(context, run.database.id);
+  // The deployment log keeps the instance's words; the database gets the user's.
+  reason = await deployFailureReason(context, database, reason);
   await context.db.transaction().execute(async (tx) => {
     await tx
       .updateTable('deployments')
