@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { type DatabaseServer, startDedicatedServer } from '@replix/testkit';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -7,6 +10,9 @@ import { killInstanceProcesses } from './reconciler-fixtures.ts';
 
 // A build and two deploys take seconds each; a slow machine gets room.
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
+
+const run = promisify(execFile);
+const REPLIX = fileURLToPath(new URL('../../cli/bin/replix.js', import.meta.url));
 
 const USER = 'rx_nobinlog';
 const PASSWORD = 'No-binlog-9';
@@ -94,7 +100,7 @@ describe('a failed first deploy on a source without a binary log', () => {
     expect(failed.database.status).toBe('failed');
     expect(failed.latestBuild.status).toBe('succeeded');
     expect(failed.database.lastError).toBe(
-      'Sync mode is CDC (change data capture), but the source’s binary log (replication) is off, so its changes cannot be followed. On the Schema config tab, set Sync mode to poll and click Save changes, then click Reconfigure on the Overview tab. (Or change the source, then click Reconfigure.)',
+      `Sync mode is CDC (change data capture), but the source’s binary log (replication) is off, so its changes cannot be followed. On the Schema config tab, set Sync mode to poll and click Save changes, then click Reconfigure on the Overview tab. (Or change the source, then click Reconfigure.) With the CLI: replix databases update ${id} --sync-mode poll, then replix db reconfigure ${id}.`,
     );
     // The repairs are offered; nothing offered would fail for want of a build.
     const actions = failed.allowedActions;
@@ -120,5 +126,39 @@ describe('a failed first deploy on a source without a binary log', () => {
     expect(running.deployedInstanceConfig).toMatchObject({ syncMode: 'poll', syncInterval: 60 });
     expect(running.database.currentBuildId).toBe(failed.latestBuild.id);
     expect(running.instance.endpointUrl).toEqual(expect.any(String));
+  });
+
+  it('gets out the same way with the CLI lines the error gives', async () => {
+    const replix = async (args: string[]) =>
+      run(process.execPath, [REPLIX, ...args], {
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          REPLIX_DATA_DIR: cp.dataDir,
+          REPLIX_API_URL: cp.url as string,
+          REPLIX_TOKEN: token,
+        },
+      });
+    const created = await cp.request('POST', '/v1/databases', {
+      token,
+      body: { name: 'cli-insists', connectionId, sourceSchema: 'shop', syncMode: 'cdc' },
+    });
+    const id: string = created.body.id;
+    await replix(['db', 'provision', id]);
+    await pollUntil(
+      () => instanceStatus(id),
+      (s) => s.database.status === 'failed',
+      150_000,
+      'the deploy to fail',
+    );
+    const shown = (await replix(['databases', 'get', id])).stdout;
+    const lines = shown.match(/With the CLI: (replix .+), then (replix .+)\.$/m);
+    expect(lines?.slice(1)).toEqual([
+      `replix databases update ${id} --sync-mode poll`,
+      `replix db reconfigure ${id}`,
+    ]);
+    for (const line of lines?.slice(1) ?? []) await replix(line.split(' ').slice(1));
+    const running = await reachStatus(cp, token, id, 'running');
+    expect(running.deployedInstanceConfig).toMatchObject({ syncMode: 'poll', syncInterval: 60 });
   });
 });
