@@ -45,7 +45,10 @@ export async function deploy(
   const { context } = run;
   let goal = goalOf(run);
   if (!buildId) {
-    return failWithoutDeployment(run, 'There is no build to deploy: provision the database first.');
+    return failWithoutDeployment(
+      run,
+      'There is no succeeded build to deploy: use Rebuild instead.',
+    );
   }
   if (!goal.deploymentId || !goal.phase?.startsWith('deploy:')) {
     const deploymentId = randomUUID();
