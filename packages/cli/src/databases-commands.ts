@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { getV1Databases, getV1DatabasesById, postV1Databases, unwrap } from '@replix/client';
+import {
+  getV1Databases,
+  getV1DatabasesById,
+  patchV1DatabasesById,
+  postV1Databases,
+  unwrap,
+} from '@replix/client';
 import { type Command, Option } from 'commander';
 import {
   apiAction,
@@ -26,6 +32,24 @@ interface CreateOptions {
   json: boolean;
 }
 
+interface UpdateOptions {
+  sourceSchema?: string;
+  config?: string;
+  syncMode?: 'cdc' | 'poll';
+  syncInterval?: string;
+  json: boolean;
+}
+
+/** `--sync-interval` as whole seconds, or undefined when not given. */
+function wholeSeconds(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const seconds = Number(text);
+  if (!Number.isInteger(seconds)) {
+    throw new CommandFailure('--sync-interval must be a whole number of seconds.');
+  }
+  return seconds;
+}
+
 /** A schema config file (docs/schema-config.md): a JSON object. */
 function schemaConfig(path: string | undefined): Record<string, unknown> | undefined {
   if (path === undefined) return undefined;
@@ -41,7 +65,10 @@ function schemaConfig(path: string | undefined): Record<string, unknown> | undef
   return parsed as Record<string, unknown>;
 }
 
-/** `replix databases list|get|show|create`: databases (a source schema served as an instance). */
+/**
+ * `replix databases list|get|show|create|update`: databases (a source schema served as an
+ * instance).
+ */
 export function addDatabasesCommands(program: Command): void {
   const databases = program
     .command('databases')
@@ -91,11 +118,7 @@ export function addDatabasesCommands(program: Command): void {
     .option('--json', 'print the API’s JSON', false)
     .action(
       apiAction('databases create', async (options: CreateOptions) => {
-        const syncInterval =
-          options.syncInterval === undefined ? undefined : Number(options.syncInterval);
-        if (syncInterval !== undefined && !Number.isInteger(syncInterval)) {
-          throw new CommandFailure('--sync-interval must be a whole number of seconds.');
-        }
+        const syncInterval = wholeSeconds(options.syncInterval);
         const created = await unwrap(
           postV1Databases({
             client: apiClient(),
@@ -115,6 +138,40 @@ export function addDatabasesCommands(program: Command): void {
         process.stdout.write(
           `Created database ${created.id} (${created.name}), ${created.status}.\n`,
         );
+      }),
+    );
+
+  databases
+    .command('update <id>')
+    .description(
+      'change settings; they stay pending until `replix db reconfigure` (or rebuild, for the schema)',
+    )
+    .option('--source-schema <schema>', 'the source schema (database) to serve')
+    .option('--config <file>', 'a schema config JSON file (docs/schema-config.md)')
+    .addOption(new Option('--sync-mode <mode>', 'sync mode').choices(['cdc', 'poll']))
+    .option(
+      '--sync-interval <seconds>',
+      "seconds between sync ticks (poll without one: the plan's minimum)",
+    )
+    .option('--json', 'print the API’s JSON', false)
+    .action(
+      apiAction('databases update', async (id: string, options: UpdateOptions) => {
+        const body = {
+          sourceSchema: options.sourceSchema,
+          schemaConfig: schemaConfig(options.config),
+          syncMode: options.syncMode,
+          syncInterval: wholeSeconds(options.syncInterval),
+        };
+        if (Object.values(body).every((value) => value === undefined)) {
+          throw new CommandFailure(
+            'name a setting to change: --source-schema, --config, --sync-mode or --sync-interval.',
+          );
+        }
+        const updated = await unwrap(
+          patchV1DatabasesById({ client: apiClient(), path: { id }, body }),
+        );
+        if (options.json) return printJson(updated);
+        printFields(updated);
       }),
     );
 }

@@ -18,6 +18,7 @@ import {
 import { type Command, Option } from 'commander';
 import { apiAction, apiClient, printJson } from './api-session.ts';
 import { INSTANCE_SIZES } from './databases-commands.ts';
+import { withInsteadCommand } from './instead-command.ts';
 
 /** The answer's type differs per action (delete may answer 204 with nothing). */
 type Call = (client: Client, id: string) => Promise<unknown>;
@@ -84,7 +85,8 @@ function printOutcome(action: string, id: string, answer: unknown, json: boolean
 
 /**
  * `replix db <action> <id>`: the lifecycle actions of a database. An action the database's
- * status does not allow is answered 409 with the reason, printed as the error.
+ * status does not allow is answered 409 with the reason, printed as the error with the
+ * `replix db` line of the action the reason names instead.
  */
 export function addDbActionCommands(program: Command): void {
   const db = program
@@ -97,7 +99,8 @@ export function addDbActionCommands(program: Command): void {
       .option('--json', 'print the API’s JSON', false)
       .action(
         apiAction(`db ${action}`, async (id: string, options: { json: boolean }) => {
-          printOutcome(action, id, await call(apiClient(), id), options.json);
+          const answer = await withInsteadCommand(id, () => call(apiClient(), id));
+          printOutcome(action, id, answer, options.json);
         }),
       );
   }
@@ -108,12 +111,14 @@ export function addDbActionCommands(program: Command): void {
     .option('--json', 'print the API’s JSON', false)
     .action(
       apiAction('db redeploy', async (id: string, options: { build: string; json: boolean }) => {
-        const answer = await unwrap(
-          postV1DatabasesByIdRedeploy({
-            client: apiClient(),
-            path: { id },
-            body: { buildId: options.build },
-          }),
+        const answer = await withInsteadCommand(id, () =>
+          unwrap(
+            postV1DatabasesByIdRedeploy({
+              client: apiClient(),
+              path: { id },
+              body: { buildId: options.build },
+            }),
+          ),
         );
         printOutcome('redeploy', id, answer, options.json);
       }),
@@ -131,12 +136,14 @@ export function addDbActionCommands(program: Command): void {
       apiAction(
         'db resize',
         async (id: string, options: { size: (typeof INSTANCE_SIZES)[number]; json: boolean }) => {
-          const answer = await unwrap(
-            postV1DatabasesByIdResize({
-              client: apiClient(),
-              path: { id },
-              body: { instanceSize: options.size },
-            }),
+          const answer = await withInsteadCommand(id, () =>
+            unwrap(
+              postV1DatabasesByIdResize({
+                client: apiClient(),
+                path: { id },
+                body: { instanceSize: options.size },
+              }),
+            ),
           );
           printOutcome('resize', id, answer, options.json);
         },

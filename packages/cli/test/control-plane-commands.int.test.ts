@@ -338,7 +338,10 @@ describe('replix commands over the control-plane API', () => {
     const result = await replix(['db', 'resume', databaseId]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^replix db resume: action_not_allowed: .+\n$/);
+    // The refusal names the action to use instead, and the command that does it.
+    expect(result.stderr).toBe(
+      `replix db resume: action_not_allowed: Resume needs a paused database; this one is draft: use Provision instead. Run: replix db provision ${databaseId}\n`,
+    );
   });
 
   it('prints not_found for an unknown id and unauthorized for a bad REPLIX_TOKEN', async () => {

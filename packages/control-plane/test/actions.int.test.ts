@@ -216,7 +216,7 @@ describe.each(STORE_KINDS)('database actions on the %s store', (kind) => {
     expect(response.status).toBe(409);
     expect(response.body).toEqual({
       error: 'action_not_allowed',
-      message: 'Pause needs a running database; this one is paused.',
+      message: 'Pause needs a running database; this one is paused: use Resume instead.',
     });
     const terminate = await insertDatabase(cp, alice, { status: 'draft' });
     const refused = await cp.request('POST', `/v1/databases/${terminate.id}/terminate`, {
@@ -224,7 +224,7 @@ describe.each(STORE_KINDS)('database actions on the %s store', (kind) => {
     });
     expect(refused.status).toBe(409);
     expect(refused.body.message).toBe(
-      'Terminate needs a running, paused or failed database; this one is draft.',
+      'Terminate needs a running, paused or failed database; this one is draft: use Delete instead.',
     );
     const noBuild = await insertDatabase(cp, alice, { status: 'failed' });
     const reconfigure = await cp.request('POST', `/v1/databases/${noBuild.id}/reconfigure`, {
@@ -232,7 +232,7 @@ describe.each(STORE_KINDS)('database actions on the %s store', (kind) => {
     });
     expect(reconfigure.status).toBe(409);
     expect(reconfigure.body.message).toBe(
-      'The database has no successful build yet; rebuild it first.',
+      'The database has no successful build yet: use Rebuild instead.',
     );
     expect((await row(id)).status).toBe('paused');
   });
@@ -496,7 +496,9 @@ describe.each(STORE_KINDS)('database actions on the %s store', (kind) => {
         token: alice.token,
       });
       expect(twice.status).toBe(409);
-      expect(twice.body.message).toBe('Replication is already paused.');
+      expect(twice.body.message).toBe(
+        'Replication is already paused: use Resume replication instead.',
+      );
 
       const resumed = await cp.request('POST', `/v1/databases/${databaseId}/resume-replication`, {
         token: alice.token,

@@ -13,13 +13,16 @@ import {
 } from '../src/resources/databases/database-lifecycle.ts';
 import type { Goal } from '../src/store/schema.ts';
 
-type Case = { hasBuild: boolean; replicationPaused: boolean };
+type Case = { hasBuild: boolean; hasDeployment: boolean; replicationPaused: boolean };
 
 /**
  * The expected allowed set per status when no goal is pending, written out by hand from the
  * rules in docs/control-plane/lifecycle.md (not computed the way the implementation does).
  */
-function expectedAllowed(status: DatabaseStatus, { hasBuild, replicationPaused }: Case): Action[] {
+function expectedAllowed(
+  status: DatabaseStatus,
+  { hasBuild, hasDeployment, replicationPaused }: Case,
+): Action[] {
   const deployable: Action[] = hasBuild ? ['reconfigure', 'redeploy', 'resize'] : [];
   switch (status) {
     case 'draft':
@@ -38,7 +41,14 @@ function expectedAllowed(status: DatabaseStatus, { hasBuild, replicationPaused }
     case 'paused':
       return ['rebuild', ...deployable, 'resume', 'terminate', 'delete'];
     case 'failed':
-      return ['rebuild', ...deployable, 'terminate', 'delete'];
+      // Never deployed: provision starts over.
+      return [
+        ...(hasDeployment ? [] : (['provision'] as Action[])),
+        'rebuild',
+        ...deployable,
+        'terminate',
+        'delete',
+      ];
     default:
       return [];
   }
@@ -90,29 +100,36 @@ function expectWellFormed(matrix: AllowedActions): void {
   }
 }
 
-const rows: Array<[DatabaseStatus, 'none' | 'queued' | 'claimed', string, boolean, boolean]> = [];
+const rows: Array<
+  [DatabaseStatus, 'none' | 'queued' | 'claimed', string, boolean, boolean, boolean]
+> = [];
 for (const status of DATABASE_STATUSES)
   for (const goal of ['none', 'queued', 'claimed'] as const)
     for (const plan of PLANS)
-      for (const hasBuild of [true, false])
+      for (const [hasBuild, hasDeployment] of [
+        [true, true],
+        [true, false],
+        [false, false],
+      ] as const)
         for (const replicationPaused of [false, true])
-          rows.push([status, goal, plan, hasBuild, replicationPaused]);
+          rows.push([status, goal, plan, hasBuild, hasDeployment, replicationPaused]);
 
 describe('allowedActions', () => {
   it.each(rows)(
-    'status %s, goal %s, plan %s, hasBuild %s, replicationPaused %s',
-    (status, goalState, plan, hasBuild, replicationPaused) => {
+    'status %s, goal %s, plan %s, hasBuild %s, hasDeployment %s, replicationPaused %s',
+    (status, goalState, plan, hasBuild, hasDeployment, replicationPaused) => {
       const matrix = allowedActions({
         status,
         goal: goalOf(goalState),
         plan: plan as (typeof PLANS)[number],
         hasBuild,
+        hasDeployment,
         replicationPaused,
       });
       expectWellFormed(matrix);
       const allowed =
         goalState === 'none'
-          ? expectedAllowed(status, { hasBuild, replicationPaused })
+          ? expectedAllowed(status, { hasBuild, hasDeployment, replicationPaused })
           : goalState === 'queued'
             ? ['cancel-goal']
             : [];
@@ -126,7 +143,12 @@ describe('allowedActions', () => {
   );
 
   it('says a queued goal must be cancelled first, and a claimed one awaited', () => {
-    const base = { plan: 'pro', hasBuild: true, replicationPaused: false } as const;
+    const base = {
+      plan: 'pro',
+      hasBuild: true,
+      hasDeployment: true,
+      replicationPaused: false,
+    } as const;
     const queued = allowedActions({ ...base, status: 'terminating', goal: goalOf('queued') });
     expect(queued.pause.reason).toBe('Another action is queued: terminate. Cancel it first.');
     expect(queued['cancel-goal']).toEqual({ allowed: true, mode: 'immediate' });
@@ -151,17 +173,26 @@ describe('allowedActions', () => {
       goal: null,
       plan: 'free',
       hasBuild: false,
+      hasDeployment: false,
       replicationPaused: false,
     });
     expect(matrix.redeploy.reason).toBe(
-      'Redeploy needs a running, paused or failed database; this one is draft.',
+      'Redeploy needs a running, paused or failed database; this one is draft: use Provision instead.',
     );
-    expect(matrix.resume.reason).toBe('Resume needs a paused database; this one is draft.');
+    expect(matrix.resume.reason).toBe(
+      'Resume needs a paused database; this one is draft: use Provision instead.',
+    );
   });
 
   it('refuses resize on a plan whose largest size is the smallest one', () => {
     const matrix = allowedActionsWithLimits(
-      { status: 'running', goal: null, hasBuild: true, replicationPaused: false },
+      {
+        status: 'running',
+        goal: null,
+        hasBuild: true,
+        hasDeployment: true,
+        replicationPaused: false,
+      },
       { ...PLAN_LIMITS.free, maxInstanceSize: 'xs' },
     );
     expect(matrix.resize).toEqual({
@@ -178,10 +209,11 @@ describe('allowedActions', () => {
       goal: null,
       plan: 'business',
       hasBuild: false,
+      hasDeployment: false,
       replicationPaused: false,
     });
     expect(matrix.reconfigure.reason).toBe(
-      'The database has no successful build yet; rebuild it first.',
+      'The database has no successful build yet: use Rebuild instead.',
     );
     expect(matrix.delete).toEqual({ allowed: true, mode: 'immediate' });
   });

@@ -104,8 +104,13 @@ describe.each(STORE_KINDS)('databases on the %s store', (kind) => {
       schemaConfig: {},
       region: 'eu-west-1',
       instanceSize: 'xs',
-      syncMode: 'cdc',
-      syncInterval: 1,
+      // The connection's user may only SELECT: CDC cannot run, so the database polls at the
+      // plan's fastest rate and says why.
+      syncMode: 'poll',
+      syncInterval: 60,
+      syncModeReason: expect.stringMatching(
+        /^Poll: the source is not set up for change data capture \(Grant the user REPLICATION SLAVE .*\), so CDC is not available\.$/,
+      ),
       logLevel: 'info',
       safetyNet: 0,
       status: 'draft',
@@ -321,8 +326,19 @@ describe.each(STORE_KINDS)('databases on the %s store', (kind) => {
       token,
       body: { syncMode: 'poll' },
     });
-    expect(slowPoll.status).toBe(400);
-    expect(slowPoll.body.message).toContain('at least 60 seconds');
+    // Switching to poll without an interval takes the plan's fastest poll, not CDC's 1 s.
+    expect(slowPoll.status).toBe(200);
+    expect(slowPoll.body).toMatchObject({
+      syncMode: 'poll',
+      syncInterval: 60,
+      syncModeReason: null,
+    });
+    const tooFast = await call('PATCH', `/v1/databases/${id}`, {
+      token,
+      body: { syncInterval: 5 },
+    });
+    expect(tooFast.status).toBe(400);
+    expect(tooFast.body.message).toContain('at least 60 seconds');
     const poll = await call('PATCH', `/v1/databases/${id}`, {
       token,
       body: { syncMode: 'poll', syncInterval: 90 },

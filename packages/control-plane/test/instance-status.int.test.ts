@@ -98,6 +98,7 @@ describe.each(STORE_KINDS)('instance status, metrics and logs on the %s store', 
       instanceSize: 'xs',
       syncMode: 'cdc',
       syncInterval: 1,
+      syncModeReason: null,
       logLevel: 'info',
       safetyNet: 0,
       replicationPaused: false,
@@ -134,7 +135,7 @@ describe.each(STORE_KINDS)('instance status, metrics and logs on the %s store', 
     expect(body.allowedActions.pause).toEqual({
       allowed: false,
       mode: 'queued',
-      reason: 'Pause needs a running database; this one is draft.',
+      reason: 'Pause needs a running database; this one is draft: use Provision instead.',
     });
     expect(body).toMatchObject({
       notifications: [],

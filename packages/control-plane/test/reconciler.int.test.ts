@@ -250,8 +250,17 @@ describe.each(STORE_KINDS)('the reconciler on the %s store', (kind) => {
       'the failed deploy',
     );
     expect(row.status).toBe('running');
-    expect(row.last_error).toBe(
-      'The instance process exited before it listened. Last log lines:\nreplix serve: Authentication to the source database failed. (source_auth_failed)',
+    // The source is asked again, and its answer is put in the dashboard's words.
+    expect(row.last_error).toMatch(
+      /^The source refused the connection’s user or password: Authentication to the source database failed\. On the Connections page, edit “.+”, correct its user or password and save it, then click Reconfigure on the Overview tab\. With the CLI: replix db reconfigure [-0-9a-f]{36}\.$/,
+    );
+    const deployLog = await db
+      .selectFrom('log_lines')
+      .select('message')
+      .where('message', 'like', 'Deploy failed:%')
+      .execute();
+    expect(deployLog.map((line) => line.message)).toContain(
+      'Deploy failed: The instance process exited before it listened. Last log lines:\nreplix serve: Authentication to the source database failed. (source_auth_failed)',
     );
     expect(row.last_error).not.toContain('wrong-Pa55word');
     // The instance that served before still does, on the same endpoint.

@@ -26,6 +26,11 @@ export interface ServerOptions {
    * `ServerTls`). Plain connections stay open to everybody else.
    */
   readonly tls?: boolean | undefined;
+  /**
+   * MariaDB only: `false` starts the server without a binary log, as many are set up, so
+   * change data capture cannot run on it (a source that must be polled).
+   */
+  readonly binlog?: boolean | undefined;
 }
 
 /** A TLS test server's CA file and its TLS-only user (all privileges, replication included). */

@@ -15,7 +15,7 @@ import { createTestCertificates } from './tls-certificates.ts';
 
 /**
  * Starts MariaDB in `<runDir>/mariadb` on a free port with the binary log on in ROW format and
- * FULL row images, as change data capture needs. Durability is traded for speed: it is a
+ * FULL row images, as change data capture needs (`binlog: false`: without one). Durability is traded for speed: it is a
  * throwaway server. With `tls`, TLS is on and user `tls_only` must use it (REQUIRE SSL).
  */
 export async function startMariaDb(
@@ -62,10 +62,14 @@ export async function startMariaDb(
         `--socket=${join(dir, 'mysqld.sock')}`,
         `--pid-file=${join(dir, 'mysqld.pid')}`,
         `--tmpdir=${join(dir, 'tmp')}`,
-        `--log-bin=${join(dataDir, 'binlog')}`,
-        '--binlog-format=ROW',
-        '--binlog-row-image=FULL',
-        '--server-id=1',
+        ...(options.binlog === false
+          ? []
+          : [
+              `--log-bin=${join(dataDir, 'binlog')}`,
+              '--binlog-format=ROW',
+              '--binlog-row-image=FULL',
+              '--server-id=1',
+            ]),
         '--skip-name-resolve',
         '--character-set-server=utf8mb4',
         '--collation-server=utf8mb4_bin',

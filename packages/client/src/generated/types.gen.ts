@@ -127,6 +127,10 @@ export type Def2 = {
      * Seconds.
      */
     syncInterval: number;
+    /**
+     * Why Replix chose the sync mode, e.g. poll because the source cannot do change data capture; null when the user chose it.
+     */
+    syncModeReason: string | null;
     logLevel: string;
     /**
      * Seconds between safety-net reloads; 0 for none.
@@ -195,6 +199,7 @@ export type Def4 = {
     instanceSize: string;
     syncMode: string;
     syncInterval: number;
+    syncModeReason: string | null;
     logLevel: string;
     safetyNet: number;
     replicationPaused: boolean;
@@ -1686,6 +1691,10 @@ export type PostV1DatabasesResponses = {
          * Seconds.
          */
         syncInterval: number;
+        /**
+         * Why Replix chose the sync mode, e.g. poll because the source cannot do change data capture; null when the user chose it.
+         */
+        syncModeReason: string | null;
         logLevel: string;
         /**
          * Seconds between safety-net reloads; 0 for none.
@@ -1826,6 +1835,10 @@ export type GetV1DatabasesByIdResponses = {
          * Seconds.
          */
         syncInterval: number;
+        /**
+         * Why Replix chose the sync mode, e.g. poll because the source cannot do change data capture; null when the user chose it.
+         */
+        syncModeReason: string | null;
         logLevel: string;
         /**
          * Seconds between safety-net reloads; 0 for none.
@@ -1928,6 +1941,10 @@ export type PatchV1DatabasesByIdResponses = {
          * Seconds.
          */
         syncInterval: number;
+        /**
+         * Why Replix chose the sync mode, e.g. poll because the source cannot do change data capture; null when the user chose it.
+         */
+        syncModeReason: string | null;
         logLevel: string;
         /**
          * Seconds between safety-net reloads; 0 for none.

@@ -3,6 +3,7 @@ import {
   openSshTunnel,
   type SourceBackend,
   SourceError,
+  type SourceErrorCode,
   type SourceTlsMode,
   type SshTunnel,
   SshTunnelError,
@@ -41,6 +42,8 @@ export interface TestConnectionResult {
   readonly ok: boolean;
   readonly error?: string;
   readonly failedCheck?: FailedCheck;
+  /** The connector's stable code for `error` (not in the API's answer: for explaining failures). */
+  readonly errorCode?: SourceErrorCode;
   readonly latencyMs?: number;
   readonly estimatedSizeGb?: number;
   readonly availableSchemas?: string[];
@@ -80,7 +83,12 @@ export async function testConnection(input: TestConnectionInput): Promise<TestCo
     };
   } catch (error) {
     if (error instanceof SourceError) {
-      return { ok: false, error: error.message, failedCheck: failedCheckOf(error) };
+      return {
+        ok: false,
+        error: error.message,
+        failedCheck: failedCheckOf(error),
+        errorCode: error.code,
+      };
     }
     throw error;
   } finally {

@@ -1,6 +1,7 @@
 import { recordAudit } from '../events/audit-log.ts';
 import { queueBuild } from '../resources/builds/queue-build.ts';
 import { FINISHED_EVENT } from '../resources/databases/database-lifecycle.ts';
+import { buildToDeploy } from './build-to-deploy.ts';
 import { deploy } from './deploy.ts';
 import { dropReplicationState } from './drop-replication-state.ts';
 import { unroutedMessage } from './endpoint-messages.ts';
@@ -33,7 +34,7 @@ export function advanceGoal(run: GoalRun): Promise<GoalOutcome> {
     case 'reconfigure':
     case 'resize':
     case 'resume':
-      return deploy(run, run.database.current_build_id);
+      return buildToDeploy(run.context.db, run.database).then((buildId) => deploy(run, buildId));
     case 'pause':
       return stopInstance(run, 'pause');
     case 'terminate':

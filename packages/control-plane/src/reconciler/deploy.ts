@@ -8,6 +8,7 @@ import { notify } from '../events/notifications.ts';
 import { FINISHED_EVENT, isQueuedAction } from '../resources/databases/database-lifecycle.ts';
 import { deployedConfigOf } from '../resources/databases/database-settings.ts';
 import type { StoreDb } from '../store/open-store.ts';
+import { deployFailureReason } from './deploy-failure-reason.ts';
 import { appendDeploymentLog } from './deployment-log.ts';
 import { unroutedMessage } from './endpoint-messages.ts';
 import {
@@ -52,7 +53,10 @@ export async function deploy(
   const { context } = run;
   let goal = goalOf(run);
   if (!buildId) {
-    return failWithoutDeployment(run, 'There is no build to deploy: provision the database first.');
+    return failWithoutDeployment(
+      run,
+      'There is no succeeded build to deploy: use Rebuild instead.',
+    );
   }
   if (!goal.deploymentId || !goal.phase?.startsWith('deploy:')) {
     const deploymentId = randomUUID();
@@ -381,6 +385,8 @@ async function failDeploy(
   const serving = await liveInstanceOf(context.db, database.id);
   const stillServing = serving !== undefined && (await context.driver.isAlive(serving.id));
   if (!stillServing) await context.driver.unroute(database.id, unroutedMessage('failed'));
+  // The deployment log keeps the instance's words; the database gets the user's.
+  reason = await deployFailureReason(context, database, reason);
   await context.db.transaction().execute(async (tx) => {
     await tx
       .updateTable('deployments')

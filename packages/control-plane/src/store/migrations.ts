@@ -450,6 +450,12 @@ const MIGRATIONS: Record<string, Migration> = {
       );
     },
   },
+  '013-database-sync-mode-reason': {
+    async up(db: Kysely<unknown>) {
+      // Why a new database on a source that cannot do CDC was set to poll.
+      await runStatements(db, 'ALTER TABLE databases ADD COLUMN sync_mode_reason text');
+    },
+  },
 };
 
 /** Runs `;`-separated DDL one statement at a time (PGlite's extended protocol takes one). */

@@ -165,6 +165,8 @@ export interface DatabaseTable {
   instance_size: string;
   sync_mode: string;
   sync_interval: number;
+  /** Why Replix chose the sync mode (the source cannot do CDC); null once the user chose. */
+  sync_mode_reason: string | null;
   log_level: string;
   safety_net: number;
   status: string;

@@ -22,7 +22,11 @@ export function useInstanceStatus(id: string) {
     queryFn: async () => {
       const status = await loadInstanceStatus(id);
       // The answer carries the database too: the page header (polled more slowly) keeps in step.
-      client.setQueryData(['database', id], status.database);
+      // It leaves out the schema config, so it is laid over the full record, never replaces it
+      // (a replaced one showed "undefined" in the Schema config tab and blocked Save changes).
+      client.setQueryData(['database', id], (full: object | undefined) =>
+        full ? { ...full, ...status.database } : undefined,
+      );
       return status;
     },
     refetchInterval: 2500,

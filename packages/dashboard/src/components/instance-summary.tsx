@@ -2,6 +2,7 @@ import { Link } from 'react-router';
 import { CopyButton, formatNumber, StatusBadge, Time } from './bits.tsx';
 import { DataTable } from './data-table.tsx';
 import { buildDuration } from './durations.ts';
+import { ACTION_TEXT } from './instance-action-calls.ts';
 import { formatSeconds, type InstanceStatus } from './instance-queries.ts';
 import { Panel } from './page.tsx';
 
@@ -28,12 +29,23 @@ function HealthBadge(props: { health: string | null | undefined }) {
   );
 }
 
+/** The first action that can repair a failed database, as the action buttons name it. */
+const REPAIRS = ['reconfigure', 'rebuild', 'provision'] as const;
+
+function WayOut(props: { status: InstanceStatus }) {
+  const repair = REPAIRS.find((action) => props.status.allowedActions[action].allowed);
+  if (!repair) return null;
+  return <p>Next step: fix what the error names, then click {ACTION_TEXT[repair].label} below.</p>;
+}
+
 /** The live instance at a glance: status, health, sizes, URL, replication, build, error. */
 export function InstanceSummary(props: { status: InstanceStatus }) {
   const { database, instance, deployedInstanceConfig: config, latestBuild } = props.status;
   // The database's endpoint outlives its instances: shown while paused or terminated too.
   const endpointUrl = database.endpointUrl ?? instance?.endpointUrl;
   const health = instance?.healthStatus;
+  // A build can succeed and its deploy fail: the build's badge alone would hide that.
+  const deployFailed = database.status === 'failed' && latestBuild?.status === 'succeeded';
   return (
     <Panel title="Instance">
       {/* Announced only when the status or health changes, not on every poll. */}
@@ -48,6 +60,7 @@ export function InstanceSummary(props: { status: InstanceStatus }) {
       {database.lastError && (
         <div className="notice notice-error">
           <strong>Last error:</strong> <span className="ops-pre">{database.lastError}</span>
+          {database.status === 'failed' && <WayOut status={props.status} />}
         </div>
       )}
       {props.status.hasPendingChanges && (
@@ -131,6 +144,7 @@ export function InstanceSummary(props: { status: InstanceStatus }) {
         {latestBuild ? (
           <span className="row">
             <StatusBadge status={latestBuild.status} />
+            {deployFailed && <strong>but its deploy failed (see Last error)</strong>}
             <span>
               started <Time value={latestBuild.startedAt ?? latestBuild.createdAt} />
               {buildDuration(latestBuild) !== null && `, took ${buildDuration(latestBuild)}`}

@@ -48,9 +48,23 @@ export function SyncSettingsFields(props: {
   pollMinimum: number | undefined;
   defaults?: boolean;
   disabled?: boolean;
+  /** Why the sync mode is what it is (the API's syncModeReason, or the connection test's). */
+  modeNote?: string | null | undefined;
 }) {
   const { settings, onChange, errors } = props;
-  const fromConfig = props.defaults ? [{ value: '', label: 'From the config (cdc)' }] : [];
+  const fromConfig = props.defaults
+    ? [{ value: '', label: 'Automatic: cdc, or poll where the source cannot do CDC' }]
+    : [];
+  // Switching to poll keeps no interval the plan refuses: CDC's 1 s becomes the plan's fastest.
+  const changeMode = (syncMode: SyncSettings['syncMode']) => {
+    const interval = settings.syncInterval.trim();
+    const tooFast =
+      syncMode === 'poll' &&
+      props.pollMinimum !== undefined &&
+      interval !== '' &&
+      Number(interval) < props.pollMinimum;
+    onChange(tooFast ? { syncMode, syncInterval: String(props.pollMinimum) } : { syncMode });
+  };
   const pollHint =
     props.pollMinimum !== undefined
       ? `Poll mode: at least ${props.pollMinimum} s on your plan.`
@@ -60,12 +74,13 @@ export function SyncSettingsFields(props: {
       <SelectField
         label="Sync mode"
         value={settings.syncMode}
-        onChange={(event) => onChange({ syncMode: event.target.value as SyncSettings['syncMode'] })}
+        onChange={(event) => changeMode(event.target.value as SyncSettings['syncMode'])}
         options={[
           ...fromConfig,
           { value: 'cdc', label: 'cdc: change data capture' },
           { value: 'poll', label: 'poll: re-read every interval' },
         ]}
+        hint={props.modeNote ?? undefined}
         disabled={props.disabled}
         error={errors.syncMode}
       />

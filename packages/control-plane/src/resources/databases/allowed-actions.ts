@@ -21,6 +21,11 @@ export interface AllowedActionsInput {
   readonly plan: Plan;
   /** The database has at least one succeeded build (something to deploy). */
   readonly hasBuild: boolean;
+  /**
+   * A deploy has succeeded at least once (`current_build_id` is set). A database that failed
+   * without ever being deployed can be provisioned again.
+   */
+  readonly hasDeployment: boolean;
   readonly replicationPaused: boolean;
 }
 
@@ -52,9 +57,9 @@ const LABELS: Record<Action, string> = {
   terminate: 'Terminate',
   delete: 'Delete',
   reload: 'Reload',
-  'pause-replication': 'Pausing replication',
-  'resume-replication': 'Resuming replication',
-  'cancel-goal': 'Cancelling',
+  'pause-replication': 'Pause replication',
+  'resume-replication': 'Resume replication',
+  'cancel-goal': 'Cancel',
 };
 
 /**
@@ -72,7 +77,7 @@ export function allowedActionsWithLimits(
   input: Omit<AllowedActionsInput, 'plan'>,
   limits: PlanLimits,
 ): AllowedActions {
-  const { status, goal, hasBuild, replicationPaused } = input;
+  const { status, goal, hasBuild, hasDeployment, replicationPaused } = input;
 
   /** Why nothing but cancel-goal may start now, or undefined when the database is settled. */
   function busyReason(): string | undefined {
@@ -97,7 +102,7 @@ export function allowedActionsWithLimits(
       return {
         allowed: false,
         mode,
-        reason: `${LABELS[action]} needs a ${listStatuses(statuses)} database; this one is ${status}.`,
+        reason: `${LABELS[action]} needs a ${listStatuses(statuses)} database; this one is ${status}: use ${LABELS[insteadOf(action, status, hasBuild)]} instead.`,
       };
     }
     const objection = extra?.();
@@ -105,7 +110,7 @@ export function allowedActionsWithLimits(
   }
 
   const needsBuild = (): string | undefined =>
-    hasBuild ? undefined : 'The database has no successful build yet; rebuild it first.';
+    hasBuild ? undefined : 'The database has no successful build yet: use Rebuild instead.';
 
   // Delete tears down a deployment first (queued) unless there has never been one to tear down.
   const deleteMode: ActionMode =
@@ -113,8 +118,13 @@ export function allowedActionsWithLimits(
       ? 'queued'
       : 'immediate';
 
+  // A failed first deploy (nothing ever served) may start over as it began.
+  const provisionable: DatabaseStatus[] = hasDeployment
+    ? ['draft', 'terminated']
+    : ['draft', 'terminated', 'failed'];
+
   const matrix: AllowedActions = {
-    provision: rule('provision', 'queued', ['draft', 'terminated']),
+    provision: rule('provision', 'queued', provisionable),
     rebuild: rule('rebuild', 'queued', SETTLED_WITH_INSTANCE),
     reconfigure: rule('reconfigure', 'queued', SETTLED_WITH_INSTANCE, needsBuild),
     redeploy: rule('redeploy', 'queued', SETTLED_WITH_INSTANCE, needsBuild),
@@ -130,14 +140,39 @@ export function allowedActionsWithLimits(
     delete: rule('delete', deleteMode, ['draft', 'running', 'paused', 'failed', 'terminated']),
     reload: rule('reload', 'immediate', ['running']),
     'pause-replication': rule('pause-replication', 'immediate', ['running'], () =>
-      replicationPaused ? 'Replication is already paused.' : undefined,
+      replicationPaused
+        ? 'Replication is already paused: use Resume replication instead.'
+        : undefined,
     ),
     'resume-replication': rule('resume-replication', 'immediate', ['running'], () =>
-      replicationPaused ? undefined : 'Replication is not paused.',
+      replicationPaused ? undefined : 'Replication is not paused: use Pause replication instead.',
     ),
     'cancel-goal': cancelGoal(goal),
   };
   return Object.fromEntries(ACTIONS.map((action) => [action, matrix[action]])) as AllowedActions;
+}
+
+/**
+ * The action to use instead of `action` in a status that does not allow it: the one that gets
+ * the database to where `action` was meant to take it, or repairs it first.
+ */
+function insteadOf(action: Action, status: DatabaseStatus, hasBuild: boolean): Action {
+  if (status === 'draft' || status === 'terminated') {
+    // Nothing is deployed: provision, or delete what there is no deployment of to remove.
+    return action === 'terminate' ? 'delete' : 'provision';
+  }
+  // A failed database is repaired by deploying its build again (after fixing its settings),
+  // or by building again when no build ever succeeded.
+  const repair: Action = hasBuild ? 'reconfigure' : 'rebuild';
+  if (status === 'failed') {
+    if (action === 'provision') return 'rebuild';
+    return action === 'pause' ? 'terminate' : repair;
+  }
+  if (status === 'paused') return action === 'provision' ? 'rebuild' : 'resume';
+  // running
+  if (action === 'provision') return 'rebuild';
+  if (action === 'resume') return 'reconfigure';
+  return repair;
 }
 
 function cancelGoal(goal: Goal | null): ActionAvailability {

@@ -49,6 +49,7 @@ export async function lockDatabase(
     goal: row.goal,
     plan,
     hasBuild,
+    hasDeployment: row.current_build_id !== null,
     replicationPaused: row.replication_paused,
   });
   return { row, plan, matrix };

@@ -24,6 +24,10 @@ export const Database = Type.Object(
     instanceSize: Type.String(),
     syncMode: Type.String(),
     syncInterval: Type.Number({ description: 'Seconds.' }),
+    syncModeReason: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Why Replix chose the sync mode, e.g. poll because the source cannot do change data capture; null when the user chose it.',
+    }),
     logLevel: Type.String(),
     safetyNet: Type.Number({ description: 'Seconds between safety-net reloads; 0 for none.' }),
     status: Type.Enum([...DATABASE_STATUSES]),
@@ -154,6 +158,7 @@ export function databaseResource(row: Selectable<DatabaseTable>) {
     instanceSize: row.instance_size,
     syncMode: row.sync_mode,
     syncInterval: row.sync_interval,
+    syncModeReason: row.sync_mode_reason,
     logLevel: row.log_level,
     safetyNet: row.safety_net,
     status: row.status as (typeof DATABASE_STATUSES)[number],

@@ -1,9 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { SourceBackend } from '@replix/sources';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type SourceBackend, sourceDialect } from '@replix/sources';
+import type { Selectable } from 'kysely';
 import type { ApiContext } from '../../api/context.ts';
 import { fieldChanges } from '../../api/field-changes.ts';
 import { ownedConnection, ownedDatabase } from '../../api/tenancy.ts';
 import { accountPlan } from '../../connections/account-plan.ts';
+import { sourceReadiness } from '../../connections/source-readiness.ts';
 import { readSourceSchema } from '../../connections/source-schema-read.ts';
 import {
   assertDatabaseCount,
@@ -14,7 +17,8 @@ import {
 import type { InstanceSize } from '../../domain/plans.ts';
 import { ApiError } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
-import type { DatabaseTable } from '../../store/schema.ts';
+import type { SecretBox } from '../../secret-box.ts';
+import type { ConnectionTable, DatabaseTable } from '../../store/schema.ts';
 import { validSchemaConfig } from './database-settings.ts';
 import {
   backendOfConnection,
@@ -61,7 +65,13 @@ export async function createDatabase(
   assertRegion(plan, region);
   const instanceSize: InstanceSize = body.instanceSize ?? 'xs';
   assertInstanceSize(plan, instanceSize);
-  const syncMode = body.syncMode ?? config.sync.mode;
+  // Neither the body nor the config chose a sync mode: CDC where the source can do it.
+  const chosenMode = body.syncMode ?? explicitSyncMode(schemaConfig);
+  const cdcProblem =
+    chosenMode === undefined
+      ? await cdcUnavailableReason(connection, secrets, body.sourceSchema)
+      : undefined;
+  const syncMode = chosenMode ?? (cdcProblem ? 'poll' : config.sync.mode);
   const configInterval = Math.max(1, Math.round(config.sync.interval));
   const syncInterval =
     body.syncInterval ??
@@ -89,6 +99,7 @@ export async function createDatabase(
       instance_size: instanceSize,
       sync_mode: syncMode,
       sync_interval: syncInterval,
+      sync_mode_reason: cdcProblem ?? null,
       log_level: body.logLevel ?? 'info',
       safety_net: body.safetyNet ?? Math.round(config.sync.safety_net),
       status: 'draft',
@@ -110,6 +121,39 @@ export async function createDatabase(
   return databaseResource(row);
 }
 
+/** The `sync.mode` a schema config sets itself, if it does. */
+function explicitSyncMode(schemaConfig: Record<string, unknown>): 'cdc' | 'poll' | undefined {
+  const sync = schemaConfig.sync;
+  if (typeof sync !== 'object' || sync === null) return undefined;
+  const mode = (sync as Record<string, unknown>).mode;
+  return mode === 'cdc' || mode === 'poll' ? mode : undefined;
+}
+
+/** How long creating a database waits for the source's answer before assuming CDC works. */
+const READINESS_TIMEOUT_MS = 5000;
+
+/**
+ * Why the source cannot do change data capture (the connection test's verdict), or undefined
+ * when it can, or does not answer in time (the deploy will say so then).
+ */
+async function cdcUnavailableReason(
+  connection: Selectable<ConnectionTable>,
+  secrets: SecretBox,
+  sourceSchema: string,
+): Promise<string | undefined> {
+  const test = await Promise.race([
+    sourceReadiness(connection, secrets, sourceSchema).catch(() => undefined),
+    sleep(READINESS_TIMEOUT_MS, undefined, { ref: false }),
+  ]);
+  const changeLog = test?.ok ? test.binlog : undefined;
+  if (!changeLog || changeLog.ready) return undefined;
+  const logName = sourceDialect(connection.backend).changeLog.name.toLowerCase();
+  const why = changeLog.logBin
+    ? `the source is not set up for change data capture (${changeLog.issues.join(' ')})`
+    : `the source’s ${logName} is off`;
+  return `Poll: ${why}, so CDC is not available.`;
+}
+
 /** Changes settings; they become pending changes until a rebuild or reconfigure. */
 export async function updateDatabase(
   { db }: Context,
@@ -126,16 +170,26 @@ export async function updateDatabase(
   }
   if (body.name !== undefined) set('name', 'name', body.name);
   if (body.sourceSchema !== undefined) set('sourceSchema', 'source_schema', body.sourceSchema);
-  if (body.syncMode !== undefined) set('syncMode', 'sync_mode', body.syncMode);
-  if (body.syncInterval !== undefined) set('syncInterval', 'sync_interval', body.syncInterval);
+  if (body.syncMode !== undefined) {
+    set('syncMode', 'sync_mode', body.syncMode);
+    // The user has chosen: Replix's reason for its own choice no longer applies.
+    changes.sync_mode_reason = null;
+  }
   if (body.logLevel !== undefined) set('logLevel', 'log_level', body.logLevel);
   if (body.safetyNet !== undefined) set('safetyNet', 'safety_net', body.safetyNet);
   if (body.syncMode !== undefined || body.syncInterval !== undefined) {
-    assertPollInterval(
-      await accountPlan(db, accountId),
-      body.syncMode ?? current.sync_mode,
-      body.syncInterval ?? current.sync_interval,
-    );
+    const plan = await accountPlan(db, accountId);
+    const syncMode = body.syncMode ?? current.sync_mode;
+    // Switching to poll without an interval: the plan's fastest poll, not CDC's 1 s.
+    const syncInterval =
+      body.syncInterval ??
+      (syncMode === 'poll'
+        ? Math.max(current.sync_interval, plan.limits.pollModeMinSyncInterval)
+        : current.sync_interval);
+    assertPollInterval(plan, syncMode, syncInterval);
+    if (syncInterval !== current.sync_interval || body.syncInterval !== undefined) {
+      set('syncInterval', 'sync_interval', syncInterval);
+    }
   }
   const row = await db.transaction().execute(async (tx) => {
     const updated = await updateLiveDatabaseRow(tx, current.id, changes);

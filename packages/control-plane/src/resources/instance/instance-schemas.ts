@@ -40,6 +40,9 @@ const InstanceDatabase = Type.Object(
     instanceSize: Type.String(),
     syncMode: Type.String(),
     syncInterval: Type.Number(),
+    syncModeReason: Nullable(
+      Type.String({ description: 'Why Replix chose the sync mode; null when the user chose it.' }),
+    ),
     logLevel: Type.String(),
     safetyNet: Type.Number(),
     replicationPaused: Type.Boolean(),

@@ -106,6 +106,7 @@ export async function instanceStatus(context: Context, accountId: string, id: st
       goal: row.goal,
       plan,
       hasBuild,
+      hasDeployment: row.current_build_id !== null,
       replicationPaused: row.replication_paused,
     }),
     notifications: notes.map((note) => ({

@@ -185,6 +185,7 @@ export function ConfigTab() {
           errors={syncErrors}
           pollMinimum={pollMinimum}
           disabled={Boolean(blocked)}
+          modeNote={database.syncModeReason}
         />
       </Panel>
       {save.error && !configError && <ErrorNotice error={save.error} title="Could not save" />}

@@ -105,6 +105,23 @@ function schemaHint(
     : format;
 }
 
+/**
+ * Why CDC cannot run on this source, from the saved connection's test, in the words the API
+ * gives as `syncModeReason` when Automatic picks poll.
+ */
+function cdcUnavailableNote(
+  connection: Connection | undefined,
+  test: ReturnType<typeof useSavedConnectionTest>,
+): string | undefined {
+  const changeLog = test.data?.ok ? test.data.binlog : undefined;
+  if (!connection || !changeLog || changeLog.ready) return undefined;
+  const logName = SOURCE_DIALECTS[connection.backend].changeLog.name.toLowerCase();
+  const why = changeLog.logBin
+    ? `the source is not set up for change data capture (${changeLog.issues.join(' ')})`
+    : `the source’s ${logName} is off`;
+  return `Poll: ${why}, so CDC is not available.`;
+}
+
 /** A saved connection whose test failed cannot serve a database: say so, and why. */
 function ConnectionTestProblem(props: {
   connection: Connection | undefined;
@@ -260,6 +277,7 @@ function NewDatabaseForm(props: { connections: Connection[]; account: Account | 
           pollMinimum={pollMinimum}
           defaults
           disabled={Boolean(blocked)}
+          modeNote={cdcUnavailableNote(connection, test)}
         />
       </Panel>
       <Panel title="Schema config">

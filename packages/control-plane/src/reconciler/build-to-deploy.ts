@@ -1,0 +1,20 @@
+import type { StoreDb } from '../store/open-store.ts';
+import type { DatabaseRow } from './leases.ts';
+
+/**
+ * The build a reconfigure, resize or resume deploys: the one the database runs (or last ran),
+ * or, when no deploy ever succeeded (a failed first deploy), its newest succeeded build, so
+ * fixing a setting and reconfiguring gets a database out of `failed` without a new build.
+ */
+export async function buildToDeploy(db: StoreDb, database: DatabaseRow): Promise<string | null> {
+  if (database.current_build_id) return database.current_build_id;
+  const latest = await db
+    .selectFrom('builds')
+    .select('id')
+    .where('database_id', '=', database.id)
+    .where('status', '=', 'succeeded')
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return latest?.id ?? null;
+}
