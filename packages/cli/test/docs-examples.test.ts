@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import {
+  docExamples,
+  extractExamples,
+  outputMatches,
+  queriesOf,
+  splitConsole,
+} from './docs-examples.ts';
+import { ROOT } from './replix-start.ts';
+
+const doc = [
+  '# A doc',
+  '',
+  '```sh',
+  'echo one',
+  '```',
+  '',
+  '```json',
+  '{"not": "run"}',
+  '```',
+  '',
+  '1. In a list:',
+  '   ```bash',
+  '   echo two',
+  '   ```',
+  '',
+  '````sh no-run: needs SQL Server',
+  'sqlcmd -Q "SELECT 1"',
+  '```',
+  'still inside',
+  '````',
+  '',
+  '```query',
+  'customers { id }',
+  '',
+  'orders (status = ',
+  "  'paid') { id }",
+  '```',
+  '',
+  '```',
+  'a plain block: not run',
+  '```',
+].join('\n');
+
+describe('extracting the examples of a doc', () => {
+  it('takes shell and query fences with their lines, and leaves every other language', () => {
+    const examples = extractExamples('docs/a.md', doc);
+    expect(examples.map(({ line, kind, code, noRun }) => ({ line, kind, code, noRun }))).toEqual([
+      { line: 3, kind: 'shell', code: 'echo one', noRun: undefined },
+      { line: 12, kind: 'shell', code: 'echo two', noRun: undefined },
+      {
+        line: 16,
+        kind: 'shell',
+        code: 'sqlcmd -Q "SELECT 1"\n```\nstill inside',
+        noRun: 'needs SQL Server',
+      },
+      {
+        line: 22,
+        kind: 'query',
+        code: "customers { id }\n\norders (status = \n  'paid') { id }",
+        noRun: undefined,
+      },
+    ]);
+  });
+
+  it('refuses a fence with a marker other than no-run, or no-run without a reason', () => {
+    expect(() => extractExamples('docs/b.md', '```sh ignore\nls\n```')).toThrow(
+      /docs\/b\.md:1: .*no-run: <reason>/,
+    );
+    expect(() => extractExamples('docs/b.md', 'text\n```sh no-run:\nls\n```')).toThrow(
+      /docs\/b\.md:2/,
+    );
+  });
+
+  it('splits a query block at blank lines', () => {
+    expect(queriesOf("customers { id }\n\norders (status = \n  'paid') { id }\n")).toEqual([
+      'customers { id }',
+      "orders (status = \n  'paid') { id }",
+    ]);
+  });
+
+  it('splits a console block into its $ commands and their output', () => {
+    expect(splitConsole('$ echo a \\\n  b\na b\n$ echo c\nc')).toEqual({
+      commands: 'echo a \\\n  b\necho c',
+      output: 'a b\nc',
+    });
+  });
+
+  it('compares output with … for anything and any run of white space as one', () => {
+    expect(
+      outputMatches('id  name\n 1  Ada\n2 rows · … ms', 'id name\n1 Ada\n2 rows · 0.4 ms\n'),
+    ).toBe(true);
+    expect(outputMatches('id  name\n 1  Ada', 'id  name\n 1  Grace')).toBe(false);
+    expect(outputMatches('a (b) …', 'a (b) [c]')).toBe(true);
+    expect(outputMatches('a (b)', 'a b')).toBe(false);
+  });
+
+  it('finds the examples of README.md and docs/, each excluded one with its reason', () => {
+    const examples = docExamples(ROOT);
+    expect(examples.some((e) => e.file === 'docs/walkthrough.md' && !e.noRun)).toBe(true);
+    expect(examples.some((e) => e.kind === 'query' && !e.noRun)).toBe(true);
+    for (const example of examples.filter((e) => e.noRun))
+      expect(example.noRun, `${example.file}:${example.line}`).toMatch(/\w{3,}/);
+  });
+});

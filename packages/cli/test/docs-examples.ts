@@ -1,0 +1,134 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+/**
+ * The examples of the docs that the docs-examples test runs (CONTRIBUTING.md, "Examples in the
+ * docs run"): fenced blocks whose language is a shell (`sh`, `bash`, `shell`, `console`) or
+ * `query`. Any other fence (json, sql, ts, plain) is output, a template or another language.
+ */
+export interface DocExample {
+  /** The doc, relative to the repository root. */
+  readonly file: string;
+  /** The line of the opening fence (1-based). */
+  readonly line: number;
+  readonly kind: 'shell' | 'console' | 'query';
+  /** The block's text, its indentation removed. */
+  readonly code: string;
+  /** Why it does not run here: the fence's `no-run: <reason>`; absent for an example that runs. */
+  readonly noRun?: string;
+}
+
+const SHELL_LANGUAGES = new Set(['sh', 'bash', 'shell']);
+const FENCE = /^( {0,3})(`{3,}|~{3,})(.*)$/;
+
+/** The runnable-or-excluded examples of one markdown text. Throws on a `no-run` without reason. */
+export function extractExamples(file: string, markdown: string): DocExample[] {
+  const lines = markdown.split('\n');
+  const examples: DocExample[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = FENCE.exec(lines[i] as string);
+    if (!open) continue;
+    const [, indent = '', fence = '', info = ''] = open;
+    const body: string[] = [];
+    let end = i + 1;
+    for (; end < lines.length; end++) {
+      const line = lines[end] as string;
+      if (closes(line, fence)) break;
+      body.push(line.startsWith(indent) ? line.slice(indent.length) : line.trimStart());
+    }
+    const example = toExample(file, i + 1, info.trim(), body.join('\n'));
+    if (example) examples.push(example);
+    i = end;
+  }
+  return examples;
+}
+
+/** A closing fence: up to 3 spaces, then at least as many of the opening's characters, alone. */
+function closes(line: string, fence: string): boolean {
+  const text = line.trim();
+  return (
+    /^ {0,3}\S/.test(line) && text.length >= fence.length && [...text].every((c) => c === fence[0])
+  );
+}
+
+function toExample(file: string, line: number, info: string, code: string): DocExample | undefined {
+  const [language = '', ...rest] = info.split(/\s+/);
+  const kind = SHELL_LANGUAGES.has(language)
+    ? 'shell'
+    : language === 'console' || language === 'query'
+      ? language
+      : undefined;
+  if (!kind) return undefined;
+  const markers = rest.join(' ');
+  if (markers === '') return { file, line, kind, code };
+  const noRun = /^no-run:\s*(\S.*)$/.exec(markers);
+  if (!noRun) {
+    throw new Error(
+      `${file}:${line}: the fence says "${info}"; an example that cannot run says why: \`\`\`${language} no-run: <reason>`,
+    );
+  }
+  return { file, line, kind, code, noRun: noRun[1] as string };
+}
+
+/** The queries of a `query` block: separated by blank lines. */
+export function queriesOf(code: string): string[] {
+  return code
+    .split(/\n\s*\n/)
+    .map((query) => query.trim())
+    .filter(Boolean);
+}
+
+/** A `console` block: the `$ ` lines (with `\` continuations) are run, the rest is their output. */
+export function splitConsole(code: string): { commands: string; output: string } {
+  const commands: string[] = [];
+  const output: string[] = [];
+  let continued = false;
+  for (const line of code.split('\n')) {
+    if (continued || line.startsWith('$ ')) {
+      commands.push(continued ? line : line.slice(2));
+      continued = line.endsWith('\\');
+    } else output.push(line);
+  }
+  return { commands: commands.join('\n'), output: output.join('\n').trim() };
+}
+
+/**
+ * Whether `actual` is what a doc shows as `expected`: runs of white space compare equal, and
+ * `…` stands for anything (ids, times, keys).
+ */
+export function outputMatches(expected: string, actual: string): boolean {
+  const pattern = expected
+    .trim()
+    .split('…')
+    .map((part) =>
+      part
+        .split(/\s+/)
+        .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('\\s+'),
+    )
+    .join('[\\s\\S]*?');
+  return new RegExp(`^${pattern}$`).test(actual.trim());
+}
+
+/** README.md and every `docs/**` markdown file, in path order. */
+export function docFiles(root: string): string[] {
+  const found: string[] = [join(root, 'README.md')];
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.md')) found.push(path);
+    }
+  };
+  walk(join(root, 'docs'));
+  return found;
+}
+
+/** Every example of README.md and docs/, grouped by doc in path order. */
+export function docExamples(root: string): DocExample[] {
+  return docFiles(root).flatMap((path) =>
+    extractExamples(relative(root, path), readFileSync(path, 'utf8')),
+  );
+}
