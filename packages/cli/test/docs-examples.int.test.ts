@@ -8,7 +8,9 @@ import {
   type DocExample,
   docExamples,
   outputMatches,
+  printsInOrder,
   queriesOf,
+  shownOutputs,
   splitConsole,
 } from './docs-examples.ts';
 import { ROOT, type StartedReplix, startEnvironment, startReplix } from './replix-start.ts';
@@ -127,6 +129,11 @@ async function runExample(example: DocExample): Promise<void> {
   }
   const stdout = await runShell(example, example.code);
   expect(stdout, 'an API error').not.toMatch(API_ERROR);
+  const shown = shownOutputs(example.code);
+  expect(
+    printsInOrder(shown, stdout),
+    `printed:\n${stdout}\nthe doc shows:\n${shown.join('\n')}`,
+  ).toBe(true);
 }
 
 describe('the examples in README.md and docs/ run against replix start and its demo', () => {

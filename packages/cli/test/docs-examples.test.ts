@@ -3,7 +3,9 @@ import {
   docExamples,
   extractExamples,
   outputMatches,
+  printsInOrder,
   queriesOf,
+  shownOutputs,
   splitConsole,
 } from './docs-examples.ts';
 import { ROOT } from './replix-start.ts';
@@ -93,6 +95,24 @@ describe('extracting the examples of a doc', () => {
     expect(outputMatches('id  name\n 1  Ada', 'id  name\n 1  Grace')).toBe(false);
     expect(outputMatches('a (b) …', 'a (b) [c]')).toBe(true);
     expect(outputMatches('a (b)', 'a b')).toBe(false);
+  });
+
+  it('reads the output a shell line shows in its comment, and finds it in what the block printed', () => {
+    const code = [
+      'rx -X POST $API/x/terminate   # {"status":"terminating"}',
+      'rx $API/x/redeploy -d "{}"    # {"status": "deploying", "id": "…"}: no new build',
+      'BUILD=$(rx $API/x | jq -r .id)  # the latest',
+      'echo "#{not a comment}"',
+    ].join('\n');
+    const shown = shownOutputs(code);
+    expect(shown).toEqual(['{"status":"terminating"}', '{"status": "deploying", "id": "…"}']);
+    const printed = '{"status":"terminating"}\n{\n  "status": "deploying",\n  "id": "9f3c"\n}\n';
+    expect(printsInOrder(shown, printed)).toBe(true);
+    expect(printsInOrder(shown.toReversed(), printed)).toBe(false);
+    expect(printsInOrder(shown, '{"status":"terminating"}\n{"status":"running","id":"9f3c"}')).toBe(
+      false,
+    );
+    expect(printsInOrder([], 'anything')).toBe(true);
   });
 
   it('finds the examples of README.md and docs/, each excluded one with its reason', () => {

@@ -93,6 +93,40 @@ export function splitConsole(code: string): { commands: string; output: string }
 }
 
 /**
+ * The outputs a shell block shows beside its commands, as a trailing comment that starts with a
+ * JSON object: `rx -X POST …/terminate   # {"status":"terminating"}` shows `{"status":"terminating"}`.
+ */
+export function shownOutputs(code: string): string[] {
+  const shown: string[] = [];
+  for (const line of code.split('\n')) {
+    const comment = /\s#\s*(\{.*)$/.exec(line)?.[1];
+    if (!comment) continue;
+    let depth = 0;
+    for (let i = 0; i < comment.length; i++) {
+      depth += comment[i] === '{' ? 1 : comment[i] === '}' ? -1 : 0;
+      if (depth === 0) {
+        shown.push(comment.slice(0, i + 1));
+        break;
+      }
+    }
+  }
+  return shown;
+}
+
+/** Whether `printed` holds each of `shown`, in order, white space aside (`…` stands for anything). */
+export function printsInOrder(shown: readonly string[], printed: string): boolean {
+  const pattern = shown.map((text) => wildcardPattern(text.replace(/\s+/g, ''))).join('[\\s\\S]*?');
+  return new RegExp(pattern).test(printed.replace(/\s+/g, ''));
+}
+
+const regexLiteral = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A regular expression source for `text`, where `…` stands for anything. */
+function wildcardPattern(text: string): string {
+  return text.split('…').map(regexLiteral).join('[\\s\\S]*?');
+}
+
+/**
  * Whether `actual` is what a doc shows as `expected`: runs of white space compare equal, and
  * `…` stands for anything (ids, times, keys).
  */
@@ -100,12 +134,7 @@ export function outputMatches(expected: string, actual: string): boolean {
   const pattern = expected
     .trim()
     .split('…')
-    .map((part) =>
-      part
-        .split(/\s+/)
-        .map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-        .join('\\s+'),
-    )
+    .map((part) => part.split(/\s+/).map(regexLiteral).join('\\s+'))
     .join('[\\s\\S]*?');
   return new RegExp(`^${pattern}$`).test(actual.trim());
 }
