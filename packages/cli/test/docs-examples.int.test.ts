@@ -129,6 +129,12 @@ async function runExample(example: DocExample): Promise<void> {
   }
   const stdout = await runShell(example, example.code);
   expect(stdout, 'an API error').not.toMatch(API_ERROR);
+  if (example.output !== undefined) {
+    expect(
+      outputMatches(example.output, stdout),
+      `printed:\n${stdout}\nthe doc shows:\n${example.output}`,
+    ).toBe(true);
+  }
   const shown = shownOutputs(example.code);
   expect(
     printsInOrder(shown, stdout),

@@ -88,6 +88,15 @@ describe('extracting the examples of a doc', () => {
     });
   });
 
+  it('takes a text block right after a shell block as its output', () => {
+    const [shown, alone] = extractExamples(
+      'docs/c.md',
+      '```sh\nreplix db show demo\n```\n\n```text\nname: demo\n```\n\n```sh\nls\n```\nthen\n```text\nnot its output\n```',
+    );
+    expect(shown?.output).toBe('name: demo');
+    expect(alone?.output).toBeUndefined();
+  });
+
   it('compares output with … for anything and any run of white space as one', () => {
     expect(
       outputMatches('id  name\n 1  Ada\n2 rows · … ms', 'id name\n1 Ada\n2 rows · 0.4 ms\n'),
@@ -95,6 +104,16 @@ describe('extracting the examples of a doc', () => {
     expect(outputMatches('id  name\n 1  Ada', 'id  name\n 1  Grace')).toBe(false);
     expect(outputMatches('a (b) …', 'a (b) [c]')).toBe(true);
     expect(outputMatches('a (b)', 'a b')).toBe(false);
+    const shown = 'id: 7d1c…\nfinished 2026-11-25T23:04:11.532Z at http://127.0.0.1:35423 (5b0e…)';
+    expect(
+      outputMatches(
+        shown,
+        'id: 0a9f3e2c-1d2b-4c5d-8e9f-0a1b2c3d4e5f\nfinished 2026-11-26T00:01:02Z at http://127.0.0.1:40111 (c3d4e5f6-aaaa)',
+      ),
+    ).toBe(true);
+    expect(outputMatches(shown, 'id: 7d1c\nfinished yesterday at http://127.0.0.1:1 (5b0e)')).toBe(
+      false,
+    );
   });
 
   it('reads the output a shell line shows in its comment, and finds it in what the block printed', () => {

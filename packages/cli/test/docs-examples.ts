@@ -14,6 +14,8 @@ export interface DocExample {
   readonly kind: 'shell' | 'console' | 'query';
   /** The block's text, its indentation removed. */
   readonly code: string;
+  /** What a shell block prints, from the `text` block right after it. */
+  readonly output?: string;
   /** Why it does not run here: the fence's `no-run: <reason>`; absent for an example that runs. */
   readonly noRun?: string;
 }
@@ -21,10 +23,17 @@ export interface DocExample {
 const SHELL_LANGUAGES = new Set(['sh', 'bash', 'shell']);
 const FENCE = /^( {0,3})(`{3,}|~{3,})(.*)$/;
 
-/** The runnable-or-excluded examples of one markdown text. Throws on a `no-run` without reason. */
-export function extractExamples(file: string, markdown: string): DocExample[] {
-  const lines = markdown.split('\n');
-  const examples: DocExample[] = [];
+interface Fence {
+  readonly line: number;
+  readonly info: string;
+  readonly code: string;
+  /** The line of the closing fence. */
+  readonly end: number;
+}
+
+/** Every fenced block of a markdown text. */
+function fences(lines: readonly string[]): Fence[] {
+  const found: Fence[] = [];
   for (let i = 0; i < lines.length; i++) {
     const open = FENCE.exec(lines[i] as string);
     if (!open) continue;
@@ -36,10 +45,33 @@ export function extractExamples(file: string, markdown: string): DocExample[] {
       if (closes(line, fence)) break;
       body.push(line.startsWith(indent) ? line.slice(indent.length) : line.trimStart());
     }
-    const example = toExample(file, i + 1, info.trim(), body.join('\n'));
-    if (example) examples.push(example);
+    found.push({ line: i + 1, info: info.trim(), code: body.join('\n'), end: end + 1 });
     i = end;
   }
+  return found;
+}
+
+/**
+ * The runnable-or-excluded examples of one markdown text. A `text` block right after a shell
+ * block (nothing but blank lines between) is what that block prints. Throws on a marker other
+ * than `no-run: <reason>`.
+ */
+export function extractExamples(file: string, markdown: string): DocExample[] {
+  const lines = markdown.split('\n');
+  const blocks = fences(lines);
+  const examples: DocExample[] = [];
+  blocks.forEach((block, index) => {
+    const example = toExample(file, block.line, block.info, block.code);
+    if (!example) return;
+    const next = blocks[index + 1];
+    const adjacent =
+      next !== undefined &&
+      next.info === 'text' &&
+      lines.slice(block.end, next.line - 1).every((line) => line.trim() === '');
+    examples.push(
+      adjacent && example.kind === 'shell' ? { ...example, output: next.code } : example,
+    );
+  });
   return examples;
 }
 
@@ -126,17 +158,32 @@ function wildcardPattern(text: string): string {
   return text.split('…').map(regexLiteral).join('[\\s\\S]*?');
 }
 
+// What changes from run to run, written in a doc as an example value: each matches any value
+// of its shape.
+const VOLATILE: readonly (readonly [RegExp, string])[] = [
+  [/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, '\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z'],
+  [/127\.0\.0\.1:\d+/g, '127\\.0\\.0\\.1:\\d+'],
+  [/\b[0-9a-f]{4,}…/g, '[0-9a-f-]+'],
+  [/…/g, '[\\s\\S]*?'],
+];
+// Stand-ins for the shapes while the rest is escaped: characters of Unicode's private use area.
+const standIn = (index: number) => String.fromCodePoint(0xf0000 + index);
+
 /**
- * Whether `actual` is what a doc shows as `expected`: runs of white space compare equal, and
- * `…` stands for anything (ids, times, keys).
+ * Whether `actual` is what a doc shows as `expected`: runs of white space compare equal, `…`
+ * stands for anything, and a time (`2026-01-01T12:00:00.000Z`), a local address's port
+ * (`127.0.0.1:35423`) or an abbreviated id (`7d1c…`) for any other.
  */
 export function outputMatches(expected: string, actual: string): boolean {
-  const pattern = expected
-    .trim()
-    .split('…')
-    .map((part) => part.split(/\s+/).map(regexLiteral).join('\\s+'))
-    .join('[\\s\\S]*?');
-  return new RegExp(`^${pattern}$`).test(actual.trim());
+  let text = expected.trim();
+  VOLATILE.forEach(([shape], index) => {
+    text = text.replace(shape, standIn(index));
+  });
+  let pattern = text.split(/\s+/).map(regexLiteral).join('\\s+');
+  VOLATILE.forEach(([, any], index) => {
+    pattern = pattern.replaceAll(standIn(index), any);
+  });
+  return new RegExp(`^${pattern}$`, 'u').test(actual.trim());
 }
 
 /** README.md and every `docs/**` markdown file, in path order. */
