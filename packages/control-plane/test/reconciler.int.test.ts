@@ -252,7 +252,7 @@ describe.each(STORE_KINDS)('the reconciler on the %s store', (kind) => {
     expect(row.status).toBe('running');
     // The source is asked again, and its answer is put in the dashboard's words.
     expect(row.last_error).toMatch(
-      /^The source refused the connection’s user or password: Authentication to the source database failed\. On the Connections page, edit “.+”, correct its user or password and save it, then click Reconfigure on the Overview tab\. With the CLI: replix db reconfigure [-0-9a-f]{36}\.$/,
+      /^The source refused the connection’s user or password: Authentication to the source database failed\. On the Connections page, edit “.+”, correct its user or password and save it, then click Reconfigure on the Overview tab\. With the CLI: replix connections update [-0-9a-f]{36} --user <user> --password <password>, then replix db reconfigure [-0-9a-f]{36}\.$/,
     );
     const deployLog = await db
       .selectFrom('log_lines')

@@ -32,10 +32,10 @@ export async function deployFailureReason(
       case undefined:
         break;
       case 'source_auth_failed':
-        return `The source refused the connection’s user or password: ${test.error} On the Connections page, edit ${name}, correct its user or password and save it, then click Reconfigure on the Overview tab.${cli('', 'reconfigure')}`;
+        return `The source refused the connection’s user or password: ${test.error} On the Connections page, edit ${name}, correct its user or password and save it, then click Reconfigure on the Overview tab.${cli(`replix connections update ${connection.id} --user <user> --password <password>, then `, 'reconfigure')}`;
       case 'source_unreachable':
       case 'source_connection_lost':
-        return `Replix cannot reach the source: ${test.error} Check that the server runs and that ${name} on the Connections page has the right host and port, then click Reconfigure on the Overview tab.${cli('', 'reconfigure')}`;
+        return `Replix cannot reach the source: ${test.error} Check that the server runs and that ${name} on the Connections page has the right host and port, then click Reconfigure on the Overview tab.${cli(`replix connections update ${connection.id} --host <host> --port <port>, then `, 'reconfigure')}`;
       case 'source_database_not_found':
         return `The source has no such database: ${test.error} On the Schema config tab, choose another Source schema and click Save changes, then click Rebuild on the Overview tab.${cli(`replix databases update ${database.id} --source-schema <name>, then `, 'rebuild')}`;
       default:
