@@ -6,9 +6,9 @@ const POLLED_PATHS = new Set(['/health', '/health/detail', '/metrics']);
 /**
  * An `onResponse` hook that logs one line per answered request, saying what a person looks
  * for: method, path (never the query string, which may carry a query or a key), status and
- * duration. It replaces Fastify's "incoming request"/"request completed" pair
- * (`disableRequestLogging`). Health checks and metrics scrapes go to debug so they do not bury
- * the requests that matter.
+ * duration. It replaces Fastify's "incoming request"/"request completed" pair (turned off with
+ * a `LogController` that has `disableRequestLogging`). Health checks and metrics scrapes go to
+ * debug so they do not bury the requests that matter.
  */
 export async function logRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const path = request.url.split('?', 1)[0] ?? '';

@@ -1,6 +1,6 @@
 import cors from '@fastify/cors';
 import { type CompiledSchema, QueryEngine, type QueryLimits } from '@replix/engine';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { type ApiKeyVerifier, type KeyScope, scopeGrants } from './api-keys.ts';
 import { createClientErrorHandler } from './client-error-response.ts';
@@ -56,7 +56,8 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
   const httpLimits = options.httpLimits ?? HTTP_LIMITS;
   const app = Fastify({
     loggerInstance: options.log,
-    disableRequestLogging: true,
+    // Request lines are written by request-log.ts (method, path, status, time), not Fastify.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: maxBodyBytes,
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
