@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
-import pino, { type Logger } from 'pino';
+import { serviceLogger } from '@replix/instance';
+import type { Logger } from 'pino';
 
 const LEVEL_NAMES: Record<number, string> = {
   10: 'trace',
@@ -35,5 +36,5 @@ export function terminalLogger(level: string): Logger {
       callback();
     },
   });
-  return pino({ level, base: { service: 'replix-control-plane' } }, lines);
+  return serviceLogger('replix-control-plane', level, lines);
 }

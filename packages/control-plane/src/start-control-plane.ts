@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import pino, { type Logger } from 'pino';
+import { serviceLogger } from '@replix/instance';
+import type { Logger } from 'pino';
 import type { ApiServer } from './api/api-server.ts';
 import { buildApi } from './api/build-api.ts';
 import type { ApiContext } from './api/context.ts';
@@ -35,7 +36,7 @@ export interface RunningControlPlane {
 }
 
 export function createControlPlaneLogger(level: string): Logger {
-  return pino({ level, base: { service: 'replix-control-plane' } }, pino.destination(2));
+  return serviceLogger('replix-control-plane', level);
 }
 
 /**

@@ -45,6 +45,7 @@ export { ChangeFollower } from './replication/change-follower.ts';
 export { mapChanges, type RowFetcher } from './replication/change-mapper.ts';
 export { SyncScheduler } from './replication/sync-scheduler.ts';
 export { buildInstanceServer, type InstanceServerOptions } from './server.ts';
+export { errorForLog, type LoggedError, serviceLogger } from './service-logger.ts';
 export { type HealthStatus, SnapshotController } from './snapshot-controller.ts';
 export { type LoadProgress, loadSnapshot, sourceColumnsOf } from './snapshot-loader.ts';
 export {

@@ -1,6 +1,6 @@
 import { compileSchema } from '@replix/engine';
 import { connectorFromUrl } from '@replix/sources';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { ApiKeyVerifier, deriveApiKey } from './api-keys.ts';
 import { ConfigError } from './config/config-error.ts';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
@@ -11,6 +11,7 @@ import { IncrementalPoller } from './replication/incremental-poller.ts';
 import { SyncScheduler } from './replication/sync-scheduler.ts';
 import { ViewRefresher, withViewReport } from './replication/view-refresher.ts';
 import { buildInstanceServer } from './server.ts';
+import { serviceLogger } from './service-logger.ts';
 import { SnapshotController } from './snapshot-controller.ts';
 import { sourceColumnsOf } from './snapshot-loader.ts';
 import { RELEASE } from './version.ts';
@@ -28,7 +29,7 @@ export interface RunningInstance {
 }
 
 export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'replix-instance' } }, pino.destination(2));
+  return serviceLogger('replix-instance', level);
 }
 
 export interface StartInstanceOptions {
