@@ -289,6 +289,20 @@ describe.each(STORE_KINDS)('the reconciler on the %s store', (kind) => {
       .where('action', '=', 'reconfigure')
       .executeTakeFirstOrThrow();
     expect(deployment.status).toBe('failed');
+    // A resize that fails leaves the database at the size its serving instance runs at.
+    const sizeBefore = (await databaseRow(db, seeded.databaseId)).instance_size;
+    const otherSize = sizeBefore === 's' ? 'xs' : 's';
+    await requestAction(db, seeded.databaseId, 'resize', 'deploying', { instanceSize: otherSize });
+    const resized = await eventually(
+      async () => {
+        const current = await databaseRow(db, seeded.databaseId);
+        return current.goal === null ? current : undefined;
+      },
+      90_000,
+      'the failed resize',
+    );
+    expect(resized.status).toBe('running');
+    expect(resized.instance_size).toBe(sizeBefore);
     // Back to the right password: redeploying the current build brings it back.
     await db
       .updateTable('connections')

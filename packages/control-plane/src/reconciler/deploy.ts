@@ -393,9 +393,15 @@ async function failDeploy(
       .set({ status: 'failed', finished_at: new Date() })
       .where('id', '=', deploymentId)
       .execute();
+    // A resize that did not happen leaves the size the serving instance runs at.
+    const servedSize = stillServing ? database.deployed_config?.instanceSize : undefined;
     await updateClaimed(
       run,
-      finishedGoal({ status: stillServing ? 'running' : 'failed', last_error: reason }),
+      finishedGoal({
+        status: stillServing ? 'running' : 'failed',
+        last_error: reason,
+        ...(action === 'resize' && servedSize ? { instance_size: servedSize } : {}),
+      }),
       tx,
     );
     await recordAudit(tx, {
