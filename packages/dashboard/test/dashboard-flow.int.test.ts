@@ -97,7 +97,22 @@ describe('the dashboard, end to end', () => {
     await expect
       .poll(() => instance.textContent(), EVENTUALLY)
       .toMatch(/Instance URLhttp:\/\/127\.0\.0\.1:\d+/);
+    const instanceUrl = /Instance URL(http:\/\/127\.0\.0\.1:\d+)/.exec(
+      (await instance.textContent()) ?? '',
+    )?.[1];
     await screenshot('database-overview');
+    // Pause and resume keep the address: shown while paused, the same once running again.
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    await page.getByRole('button', { name: 'Yes, pause' }).click();
+    await expect
+      .poll(() => instance.textContent(), { timeout: 60_000, interval: 500 })
+      .toMatch(/paused/);
+    expect(await instance.textContent()).toContain(`Instance URL${instanceUrl}`);
+    await page.getByRole('button', { name: 'Resume', exact: true }).click();
+    await expect
+      .poll(() => instance.textContent(), { timeout: 120_000, interval: 1000 })
+      .toMatch(/running/);
+    expect(await instance.textContent()).toContain(`Instance URL${instanceUrl}`);
     for (const [tab, name] of [
       ['Schema config', 'database-config'],
       ['Builds', 'database-builds'],
