@@ -15,7 +15,8 @@
  * - LIMIT defaults to 1000; nested to-many selections to `nestedDefaultLimit` (0 = unbounded).
  * - Aggregates: COUNT(*), COUNT(f) (non-NULL), SUM(f) → `sum_f`, AVG(f) → `avg_f`; every other
  *   selected field is a GROUP BY key; groups come in first-seen order; SUM/AVG over no value
- *   is null; `total_matched` counts groups.
+ *   is null; `total_matched` counts groups; ORDER BY an integer or decimal SUM/AVG compares
+ *   its exact value, not the printed double.
  */
 import {
   type Condition,
@@ -29,8 +30,11 @@ import {
 import type { ColumnType, SourceSchema, SourceTable } from '../../src/source-schema.ts';
 import { like } from './like.ts';
 import {
+  compareRatios,
   compareValues,
+  type ExactRatio,
   exactAverage,
+  exactRatio,
   exactSum,
   literalToCanonical,
   valueToJson,
@@ -398,21 +402,57 @@ export class ReferenceDb {
       }
       return object;
     });
-    const order = objects.map((object, index) => ({ object, first: groups[index]?.[0], index }));
+    const order = objects.map((object, index) => ({
+      object,
+      first: groups[index]?.[0],
+      exact: this.#exactAggregates(table, outputs, groups[index] ?? []),
+      index,
+    }));
     order.sort((a, b) => {
       for (const sort of orderBy) {
         const name = sort.field.segments.join('.');
         const isColumn = outputs.some((o) => o.kind === 'column' && o.key === name);
-        // Group keys sort by their stored value, aggregates by their number.
+        const descending = sort.direction === 'DESC';
+        // Integer and decimal SUM/AVG sort by their exact value, as the engine does: two
+        // averages that print as the same double may still differ.
+        const x = a.exact.get(name);
+        const y = b.exact.get(name);
+        if (x !== undefined && y !== undefined) {
+          const result = compareRatios(x, y);
+          if (result !== 0) return descending ? -result : result;
+          continue;
+        }
+        // Group keys sort by their stored value, other aggregates by their number.
         const type: ColumnType = isColumn ? this.#type(table, name) : 'float';
-        const x = isColumn ? (a.first?.values[name] ?? null) : a.object[name];
-        const y = isColumn ? (b.first?.values[name] ?? null) : b.object[name];
-        const result = compareNullable(type, x, y, sort.direction === 'DESC');
+        const u = isColumn ? (a.first?.values[name] ?? null) : a.object[name];
+        const v = isColumn ? (b.first?.values[name] ?? null) : b.object[name];
+        const result = compareNullable(type, u, v, descending);
         if (result !== 0) return result;
       }
       return a.index - b.index;
     });
     return order.map((o) => o.object);
+  }
+
+  /** The exact value of each integer or decimal SUM/AVG of a group that has one (not NULL). */
+  #exactAggregates(
+    table: RefTable,
+    outputs: readonly Output[],
+    rows: readonly Row[],
+  ): Map<string, ExactRatio> {
+    const exact = new Map<string, ExactRatio>();
+    for (const output of outputs) {
+      if (output.kind !== 'aggregate' || output.field === null || output.fn === 'COUNT') continue;
+      const type = this.#type(table, output.field);
+      if (type !== 'int' && type !== 'bigint' && type !== 'decimal') continue;
+      const texts = rows
+        .map((r) => r.values[output.field as string] ?? null)
+        .filter((v) => v !== null)
+        .map(String);
+      if (texts.length === 0) continue;
+      exact.set(output.key, exactRatio(texts, output.fn === 'AVG' ? texts.length : 1));
+    }
+    return exact;
   }
 
   #aggregate(

@@ -54,6 +54,24 @@ function exactSumOf(texts: readonly string[]): Exact {
   return exactNumber(exactSum(texts));
 }
 
+/** An exact ratio: the sum of exact decimal texts over `divisor` (1 for SUM, the count for AVG). */
+export interface ExactRatio {
+  readonly sum: Exact;
+  readonly divisor: bigint;
+}
+
+export function exactRatio(texts: readonly string[], divisor: number): ExactRatio {
+  return { sum: exactSumOf(texts), divisor: BigInt(divisor) };
+}
+
+/** Compares two exact ratios without rounding (cross-multiplied at one scale). */
+export function compareRatios(a: ExactRatio, b: ExactRatio): number {
+  const scale = Math.max(a.sum.scale, b.sum.scale);
+  const x = a.sum.numerator * 10n ** BigInt(scale - a.sum.scale) * b.divisor;
+  const y = b.sum.numerator * 10n ** BigInt(scale - b.sum.scale) * a.divisor;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
 /**
  * The average of exact decimal texts as text with `extraDigits` more decimals than the widest
  * value, rounded half away from zero (docs/instance-api.md, Aggregates).
