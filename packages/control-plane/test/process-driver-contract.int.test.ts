@@ -1,0 +1,18 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterAll } from 'vitest';
+import { ProcessDriver } from '../src/drivers/process-driver.ts';
+import { runDriverContract } from './driver-contract.ts';
+import { killInstanceProcesses } from './reconciler-fixtures.ts';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'replix-process-contract-'));
+
+runDriverContract('process', () => new ProcessDriver({ dataDir, log: pino({ level: 'silent' }) }));
+
+afterAll(() => {
+  // Whatever a failed test left running.
+  killInstanceProcesses(dataDir);
+  rmSync(dataDir, { recursive: true, force: true });
+});
