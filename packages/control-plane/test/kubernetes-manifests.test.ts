@@ -351,6 +351,12 @@ describe('Kubernetes manifests', () => {
         hostPatterns: { 'eu-west-1': 'Bad_Host/{database}' },
       }),
     ).toThrow(/DNS/);
+    expect(() =>
+      endpointManifests(endpointInput, {
+        ...endpointOptions,
+        hostPatterns: { 'eu-west-1': 'db.example.com' },
+      }),
+    ).toThrow(/\{database\}/);
   });
 
   it('name everything with valid DNS-1123 labels and label values, even for hostile ids', () => {

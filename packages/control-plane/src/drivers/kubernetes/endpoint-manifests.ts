@@ -43,6 +43,10 @@ export function endpointHost(options: EndpointManifestOptions, input: EndpointIn
   const pattern = options.hostPatterns[input.region];
   if (pattern === undefined)
     throw new Error(`No endpoint host pattern for region ${input.region}.`);
+  // Without the database in it, every database of the region would share one host.
+  if (!pattern.includes('{database}')) {
+    throw new Error(`The host pattern of region ${input.region} must contain {database}.`);
+  }
   const host = pattern.replaceAll('{database}', databaseObjectName(input.databaseId));
   if (!DNS_SUBDOMAIN.test(host) || host.split('.').some((label) => label.length > 63)) {
     throw new Error(`The host pattern of region ${input.region} does not give a DNS name.`);

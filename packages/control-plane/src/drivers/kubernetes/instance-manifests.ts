@@ -101,7 +101,6 @@ export function instanceSecret(
     kind: 'Secret',
     metadata: metadataOf(instanceSecretName(input.launch.instanceId), input, options),
     type: 'Opaque',
-    immutable: true,
     data: secretData(entries),
   };
 }
