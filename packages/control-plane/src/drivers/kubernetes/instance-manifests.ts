@@ -144,13 +144,15 @@ function containerEnv(input: InstanceManifestInput): Array<Record<string, unknow
   const secretName = instanceSecretName(input.launch.instanceId);
   const env = launchEnvironment(input.launch, KEYS_FILE);
   const secret = new Set<string>(SECRET_VARIABLES);
-  return [...Object.keys(env).sort(), 'HOME'].map((name) =>
-    name === 'HOME'
-      ? { name, value: '/tmp' }
-      : secret.has(name)
+  const variables = Object.keys(env)
+    .sort()
+    .map((name) =>
+      secret.has(name)
         ? { name, valueFrom: { secretKeyRef: { name: secretName, key: name } } }
         : { name, value: env[name] },
-  );
+    );
+  // The root file system is read-only: anything that writes under HOME writes to /tmp.
+  return [...variables, { name: 'HOME', value: '/tmp' }];
 }
 
 const containerSecurity = {
