@@ -1,0 +1,412 @@
+import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { Job } from 'kubernetes-models/batch/v1';
+import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
+import { Secret, Service } from 'kubernetes-models/v1';
+import { describe, expect, it } from 'vitest';
+import { INSTANCE_SIZE_NAMES, INSTANCE_SIZES } from '../src/domain/plans.ts';
+import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
+import { buildJobManifest } from '../src/drivers/kubernetes/build-job-manifest.ts';
+import {
+  type EndpointInput,
+  type EndpointManifestOptions,
+  endpointManifests,
+} from '../src/drivers/kubernetes/endpoint-manifests.ts';
+import {
+  type InstanceManifestInput,
+  type InstanceManifestOptions,
+  instanceManifests,
+  KEYS_FILE,
+  TERMINATION_GRACE_SECONDS,
+} from '../src/drivers/kubernetes/instance-manifests.ts';
+import {
+  DNS_LABEL,
+  databaseObjectName,
+  instanceObjectName,
+  LABEL_VALUE,
+  namespaceFor,
+} from '../src/drivers/kubernetes/kubernetes-names.ts';
+import { type KubernetesObject, ownedBy } from '../src/drivers/kubernetes/kubernetes-object.ts';
+
+const PASSWORD = 'pa55:w/ord@secret';
+const KEY_SECRET = 'ab'.repeat(32);
+const SSH_KEY =
+  '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE=\n-----END OPENSSH PRIVATE KEY-----';
+const ARTIFACT_TOKEN = 'rxa_artifact-token-0123456789';
+
+function launchOf(
+  size: keyof typeof INSTANCE_SIZES = 'xs',
+  ids = { i: 'in_1', d: 'db_1' },
+): InstanceLaunch {
+  const { taskCpu, taskMemoryMb } = INSTANCE_SIZES[size];
+  return {
+    instanceId: ids.i,
+    databaseId: ids.d,
+    buildId: 'bd_1',
+    artifactDir: '/data/artifacts/bd_1',
+    sourceUrl: `mysql://reader:${encodeURIComponent(PASSWORD)}@db.internal:3306/shop`,
+    ssh: { host: 'bastion.internal', port: 22, user: 'tunnel', privateKey: SSH_KEY },
+    keySecretHex: KEY_SECRET,
+    keys: { keyIds: ['1111111111111111'], adminKeyIds: ['cccccccccccccccc'] },
+    replicationId: 'rx_db_1',
+    settings: {
+      instanceSize: size,
+      taskCpu,
+      taskMemoryMb,
+      syncMode: 'cdc',
+      syncInterval: 1,
+      logLevel: 'info',
+      safetyNet: 3600,
+    },
+    replicationPaused: false,
+  };
+}
+
+const instanceOptions: InstanceManifestOptions = {
+  image: 'registry.example.com/replix/runtime:1.0.0',
+  replixBin: '/app/packages/cli/bin/replix.js',
+  namespacePattern: 'replix-{region}',
+};
+
+function inputOf(launch = launchOf(), replicas = 1): InstanceManifestInput {
+  return {
+    launch,
+    accountId: 'ac_1',
+    region: 'eu-west-1',
+    replicas,
+    artifact: {
+      kind: 'fetch',
+      url: 'https://control.example.com/v1/internal/artifacts/bd_1',
+      manifestSha256: 'f'.repeat(64),
+      token: ARTIFACT_TOKEN,
+    },
+  };
+}
+
+const endpointOptions: EndpointManifestOptions = {
+  namespacePattern: 'replix-{region}',
+  hostPatterns: { 'eu-west-1': '{database}.eu-west-1.db.example.com' },
+  route: { kind: 'httproute', gateway: { name: 'replix', namespace: 'replix-system' } },
+};
+
+const endpointInput: EndpointInput = {
+  accountId: 'ac_1',
+  databaseId: 'db_1',
+  region: 'eu-west-1',
+  servingInstanceId: 'in_1',
+};
+
+/** Validates `object` against its kind's OpenAPI schema; throws what is wrong. */
+function validate(object: KubernetesObject): void {
+  const models: Record<string, new (data: never) => { validate(): void }> = {
+    Secret,
+    Service,
+    Deployment,
+    Job,
+    Ingress,
+    HTTPRoute,
+  };
+  const Model = models[object.kind];
+  if (!Model) throw new Error(`no schema for ${object.kind}`);
+  new Model(structuredClone(object) as never).validate();
+}
+
+function allObjects(): KubernetesObject[] {
+  return [
+    ...instanceManifests(inputOf(), instanceOptions),
+    ...instanceManifests(
+      { ...inputOf(), artifact: { kind: 'image', imageUri: 'registry.example.com/db_1:bd_1' } },
+      instanceOptions,
+    ),
+    ...endpointManifests(endpointInput, endpointOptions),
+    ...endpointManifests(endpointInput, {
+      ...endpointOptions,
+      route: { kind: 'ingress', ingressClassName: 'nginx' },
+    }),
+    buildJobManifest(
+      { buildId: 'bd_1', databaseId: 'db_1', accountId: 'ac_1', region: 'eu-west-1' },
+      {
+        image: instanceOptions.image,
+        command: ['replix', 'build'],
+        namespacePattern: 'replix-{region}',
+        storeSecretName: 'replix-store',
+        deadlineSeconds: 1800,
+      },
+    ),
+  ];
+}
+
+type Container = {
+  name: string;
+  image: string;
+  env: Array<{ name: string; value?: string; valueFrom?: unknown }>;
+  resources: { requests: Record<string, string>; limits: Record<string, string> };
+  volumeMounts: Array<{ name: string; mountPath: string; subPath?: string }>;
+  lifecycle?: unknown;
+};
+type PodSpec = {
+  containers: Container[];
+  initContainers: Container[];
+  terminationGracePeriodSeconds: number;
+  volumes: Array<{ name: string; secret?: { secretName: string } }>;
+  securityContext: { runAsNonRoot: boolean };
+};
+type DeploymentShape = {
+  spec: {
+    replicas: number;
+    selector: { matchLabels: Record<string, string> };
+    template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+  };
+};
+
+function deploymentOf(objects: KubernetesObject[]) {
+  const found = objects.find((object) => object.kind === 'Deployment');
+  if (!found) throw new Error('no Deployment');
+  return found as KubernetesObject & DeploymentShape;
+}
+
+function matches(selector: Record<string, string>, labels: Record<string, string>): boolean {
+  return Object.entries(selector).every(([key, value]) => labels[key] === value);
+}
+
+describe('Kubernetes manifests', () => {
+  it('validate against the Kubernetes and Gateway API OpenAPI schemas', () => {
+    const objects = allObjects();
+    expect(objects.map((object) => object.kind).sort()).toEqual(
+      [
+        'Deployment',
+        'Deployment',
+        'HTTPRoute',
+        'Ingress',
+        'Job',
+        'Secret',
+        'Secret',
+        'Secret',
+        'Secret',
+        'Service',
+        'Service',
+      ].sort(),
+    );
+    for (const object of objects) expect(() => validate(object), object.kind).not.toThrow();
+    const owned = ownedBy(objects[0] as KubernetesObject, {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: instanceObjectName('in_1'),
+      uid: '6b8f0c3e-0d1f-4c55-9a43-2f0b6c1d8e77',
+    });
+    expect(() => validate(owned)).not.toThrow();
+  });
+
+  it('the schema check catches a broken manifest (it can fail)', () => {
+    const deployment = deploymentOf(instanceManifests(inputOf(), instanceOptions));
+    const broken = structuredClone(deployment);
+    (broken.spec as { replicas: unknown }).replicas = 'two';
+    expect(() => validate(broken)).toThrow();
+  });
+
+  it('keep every secret value inside a Secret data field, and nowhere else', () => {
+    const objects = allObjects();
+    const secrets = [PASSWORD, encodeURIComponent(PASSWORD), KEY_SECRET, SSH_KEY, ARTIFACT_TOKEN];
+    const forms = secrets.flatMap((secret) => [
+      secret,
+      Buffer.from(secret).toString('base64'),
+      launchOf().sourceUrl,
+      Buffer.from(launchOf().sourceUrl).toString('base64'),
+    ]);
+    const outsideSecretData = objects.map((object) =>
+      JSON.stringify(object.kind === 'Secret' ? { ...object, data: undefined } : object),
+    );
+    for (const text of outsideSecretData)
+      for (const form of forms) expect(text).not.toContain(form);
+    // …and they are there, for the pod to read through secretKeyRef.
+    const envSecret = objects.find((object) => object.kind === 'Secret') as KubernetesObject & {
+      data: Record<string, string>;
+    };
+    const decoded = Object.fromEntries(
+      Object.entries(envSecret.data).map(([key, value]) => [
+        key,
+        Buffer.from(value, 'base64').toString(),
+      ]),
+    );
+    expect(decoded).toEqual({
+      REPLIX_ARTIFACT_TOKEN: ARTIFACT_TOKEN,
+      REPLIX_KEY_SECRET: KEY_SECRET,
+      REPLIX_SOURCE_URL: launchOf().sourceUrl,
+      REPLIX_SSH_PRIVATE_KEY: SSH_KEY,
+    });
+    const container = deploymentOf(objects).spec.template.spec.containers[0] as Container;
+    const source = container.env.find((variable) => variable.name === 'REPLIX_SOURCE_URL');
+    expect(source).toEqual({
+      name: 'REPLIX_SOURCE_URL',
+      valueFrom: { secretKeyRef: { name: envSecret.metadata.name, key: 'REPLIX_SOURCE_URL' } },
+    });
+  });
+
+  it('request and limit exactly the CPU and memory of each size', () => {
+    for (const size of INSTANCE_SIZE_NAMES) {
+      const deployment = deploymentOf(instanceManifests(inputOf(launchOf(size)), instanceOptions));
+      const { resources } = deployment.spec.template.spec.containers[0] as Container;
+      const expected = {
+        cpu: `${INSTANCE_SIZES[size].taskCpu * 1000}m`,
+        memory: `${INSTANCE_SIZES[size].taskMemoryMb}Mi`,
+      };
+      expect(resources, size).toEqual({ requests: expected, limits: expected });
+    }
+  });
+
+  it('run the pods non-root, for longer than the drain bound when stopped, with the replicas asked', () => {
+    const deployment = deploymentOf(instanceManifests(inputOf(launchOf(), 3), instanceOptions));
+    const pod = deployment.spec.template.spec;
+    expect(deployment.spec.replicas).toBe(3);
+    expect(pod.securityContext.runAsNonRoot).toBe(true);
+    expect(pod.terminationGracePeriodSeconds).toBe(TERMINATION_GRACE_SECONDS);
+    expect(TERMINATION_GRACE_SECONDS).toBeGreaterThan(8 + 5);
+    expect(() => instanceManifests(inputOf(launchOf(), 0), instanceOptions)).toThrow(/replica/);
+  });
+
+  it('mount the keys Secret whole as REPLIX_KEYS_FILE, so key changes reach running pods', () => {
+    const objects = instanceManifests(inputOf(), instanceOptions);
+    const pod = deploymentOf(objects).spec.template.spec;
+    const container = pod.containers[0] as Container;
+    expect(container.env.find((variable) => variable.name === 'REPLIX_KEYS_FILE')?.value).toBe(
+      KEYS_FILE,
+    );
+    const mount = container.volumeMounts.find((volumeMount) => volumeMount.name === 'keys');
+    expect(mount).toBeDefined();
+    expect(mount?.subPath).toBeUndefined();
+    expect(KEYS_FILE.startsWith(`${mount?.mountPath}/`)).toBe(true);
+    const keysSecret = objects[1] as KubernetesObject & { data: Record<string, string> };
+    expect(pod.volumes.find((volume) => volume.name === 'keys')?.secret?.secretName).toBe(
+      keysSecret.metadata.name,
+    );
+    const keysJson = Buffer.from(keysSecret.data['keys.json'] as string, 'base64').toString();
+    expect(JSON.parse(keysJson)).toEqual({
+      keyIds: ['1111111111111111'],
+      adminKeyIds: ['cccccccccccccccc'],
+    });
+  });
+
+  it('fetch the artifact in an init container, or run the build image that holds it', () => {
+    const fetched = deploymentOf(instanceManifests(inputOf(), instanceOptions)).spec.template.spec;
+    expect(fetched.initContainers.map((container) => container.name)).toEqual(['fetch-artifact']);
+    expect((fetched.containers[0] as Container).image).toBe(instanceOptions.image);
+    const image = deploymentOf(
+      instanceManifests(
+        { ...inputOf(), artifact: { kind: 'image', imageUri: 'registry.example.com/db_1:bd_1' } },
+        instanceOptions,
+      ),
+    ).spec.template.spec;
+    expect(image.initContainers).toEqual([]);
+    const container = image.containers[0] as Container;
+    expect(container.image).toBe('registry.example.com/db_1:bd_1');
+    expect(container.volumeMounts.map((volumeMount) => volumeMount.mountPath)).not.toContain(
+      '/artifact',
+    );
+  });
+
+  it("select exactly the serving instance's pods of the database", () => {
+    const pods = (databaseId: string, instanceId: string) =>
+      deploymentOf(
+        instanceManifests(
+          inputOf(launchOf('xs', { i: instanceId, d: databaseId })),
+          instanceOptions,
+        ),
+      ).spec.template.metadata.labels;
+    const [service] = endpointManifests(endpointInput, endpointOptions) as [
+      KubernetesObject & { spec: { selector: Record<string, string> } },
+    ];
+    const deployment = deploymentOf(instanceManifests(inputOf(), instanceOptions));
+    expect(matches(service.spec.selector, pods('db_1', 'in_1'))).toBe(true);
+    expect(matches(service.spec.selector, pods('db_1', 'in_2'))).toBe(false);
+    expect(matches(service.spec.selector, pods('db_2', 'in_1'))).toBe(false);
+    expect(matches(deployment.spec.selector.matchLabels, pods('db_1', 'in_1'))).toBe(true);
+    expect(matches(deployment.spec.selector.matchLabels, pods('db_1', 'in_2'))).toBe(false);
+    expect(pods('db_1', 'in_1')).toMatchObject({
+      'app.kubernetes.io/name': 'replix-instance',
+      'app.kubernetes.io/managed-by': 'replix',
+      'replix.dev/account-id': 'ac_1',
+      'replix.dev/database-id': 'db_1',
+      'replix.dev/instance-id': 'in_1',
+    });
+  });
+
+  it('route the region host to the database Service', () => {
+    const [service, route] = endpointManifests(endpointInput, endpointOptions) as [
+      KubernetesObject,
+      KubernetesObject & {
+        spec: { hostnames: string[]; rules: Array<{ backendRefs: Array<{ name: string }> }> };
+      },
+    ];
+    expect(route.spec.hostnames).toEqual([
+      `${databaseObjectName('db_1')}.eu-west-1.db.example.com`,
+    ]);
+    expect(route.spec.hostnames[0]).toMatch(/^replix-db-[a-z0-9-]+\.eu-west-1\.db\.example\.com$/);
+    expect(route.spec.rules[0]?.backendRefs[0]?.name).toBe(service.metadata.name);
+    expect(() =>
+      endpointManifests({ ...endpointInput, region: 'us-east-1' }, endpointOptions),
+    ).toThrow(/us-east-1/);
+    expect(() =>
+      endpointManifests(endpointInput, {
+        ...endpointOptions,
+        hostPatterns: { 'eu-west-1': 'Bad_Host/{database}' },
+      }),
+    ).toThrow(/DNS/);
+    expect(() =>
+      endpointManifests(endpointInput, {
+        ...endpointOptions,
+        hostPatterns: { 'eu-west-1': 'db.example.com' },
+      }),
+    ).toThrow(/\{database\}/);
+  });
+
+  it('name everything with valid DNS-1123 labels and label values, even for hostile ids', () => {
+    const hostile = [
+      'x'.repeat(300),
+      'UPPER_case_ID',
+      'ünïcödé-数据库-🚀',
+      '---',
+      '.',
+      '',
+      '../../etc/passwd',
+      'a'.repeat(63),
+    ];
+    const names = new Set<string>();
+    for (const id of hostile) {
+      const launch = launchOf('xs', { i: id, d: id });
+      const objects = [
+        ...instanceManifests({ ...inputOf(launch), accountId: id }, instanceOptions),
+        ...endpointManifests(
+          { ...endpointInput, accountId: id, databaseId: id, servingInstanceId: id },
+          endpointOptions,
+        ),
+      ];
+      for (const object of objects) {
+        expect(object.metadata.name, id).toMatch(DNS_LABEL);
+        expect(object.metadata.name.length).toBeLessThanOrEqual(63);
+        expect(object.metadata.namespace).toMatch(DNS_LABEL);
+        for (const value of Object.values(object.metadata.labels)) {
+          expect(value, id).toMatch(LABEL_VALUE);
+          expect(value.length).toBeLessThanOrEqual(63);
+        }
+        expect(() => validate(object)).not.toThrow();
+      }
+      names.add(databaseObjectName(id));
+    }
+    // Different ids never collapse onto one name.
+    expect(names.size).toBe(hostile.length);
+    expect(databaseObjectName('db_1')).not.toBe(databaseObjectName('DB_1'));
+    expect(namespaceFor('replix-{account}', { region: 'eu-west-1', accountId: 'Ac_ÜÜ' })).toMatch(
+      DNS_LABEL,
+    );
+    expect(() => namespaceFor('Replix_{region}', { region: 'eu-west-1', accountId: 'a' })).toThrow(
+      /DNS-1123/,
+    );
+  });
+
+  it('give byte-identical output for the same input (server-side apply stays idempotent)', () => {
+    const first = JSON.stringify(allObjects());
+    const second = JSON.stringify(allObjects());
+    expect(second).toBe(first);
+    expect(first).not.toMatch(/creationTimestamp|resourceVersion|"status"/);
+  });
+});
