@@ -245,17 +245,21 @@ describe('a control plane crash while redeploying (postgres store)', () => {
     await requestAction(store.db, seeded.databaseId, 'redeploy', 'deploying', {
       buildId: before.current_build_id as string,
     });
-    // The new instance runs as the standby beside the serving one: crash then.
+    // The new instance is recorded as the standby beside the serving one and is starting or
+    // loading (a loaded machine may spend the whole load in deploy:start): crash then.
     const halfway = await first.waitForState(
-      (state) => state.phase === 'deploy:wait' && state.liveInstances.length === 2,
+      (state) =>
+        (state.phase === 'deploy:start' || state.phase === 'deploy:wait') &&
+        state.liveInstances.length === 2,
       90_000,
       'the standby to be started',
     );
     expect(halfway.liveInstances).toContain(old);
     await first.kill('SIGKILL');
-    // Killed mid-deploy: loading the standby, or switched and about to stop the old instance.
+    // Killed mid-deploy: starting or loading the standby, or switched and about to stop the old
+    // instance.
     expect((await databaseRow(store.db, seeded.databaseId)).goal?.phase).toMatch(
-      /^deploy:(wait|retire)$/,
+      /^deploy:(start|wait|retire)$/,
     );
 
     const second = start();
