@@ -437,3 +437,68 @@ describe.skipIf(kubectlMissing !== undefined)('kubectl against the fake', () => 
     }
   });
 });
+
+describe('hostile or unsupported requests', () => {
+  const send = async (path: string, init: RequestInit = {}) => {
+    const response = await fetch(`${fake.url}${path}`, init);
+    return { code: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  const patch = (path: string, body: string, contentType = 'application/apply-patch+yaml') =>
+    send(path, { method: 'PATCH', headers: { 'content-type': contentType }, body });
+  const web = `/apis/apps/v1/namespaces/${NS}/deployments/web`;
+
+  it("answers each with a Status object and the API server's code", async () => {
+    const json = JSON.stringify(deployment(1));
+    expect(
+      await patch(`${web}?fieldManager=x`, json, 'application/merge-patch+json'),
+    ).toMatchObject({
+      code: 415,
+      body: { kind: 'Status', reason: 'UnsupportedMediaType' },
+    });
+    expect(await patch(web, json)).toMatchObject({ code: 400, body: { reason: 'BadRequest' } });
+    expect(await patch(`${web}?fieldManager=x`, 'spec: [unclosed')).toMatchObject({
+      code: 400,
+      body: { reason: 'BadRequest' },
+    });
+    expect(await patch(`${web}?fieldManager=x`, '- a list')).toMatchObject({
+      code: 400,
+      body: { reason: 'BadRequest' },
+    });
+    expect(
+      await patch(`/apis/apps/v1/namespaces/${NS}/deployments/other?fieldManager=x`, json),
+    ).toMatchObject({
+      code: 400,
+      body: { message: 'the name of the object (web) does not match the name on the URL (other)' },
+    });
+    expect(await send(`/apis/apps/v1/namespaces/${NS}/deployments?watch=true`)).toMatchObject({
+      code: 405,
+    });
+    expect(await send(`/apis/apps/v1/namespaces/${NS}/widgets`)).toMatchObject({
+      code: 404,
+      body: { reason: 'NotFound' },
+    });
+    expect(await send(`/api/v1/namespaces/${NS}/pods/x`, { method: 'PATCH' })).toMatchObject({
+      code: 405,
+    });
+    await patch(`${web}?fieldManager=x`, json);
+    expect(await send(`${web}?propagationPolicy=Sideways`, { method: 'DELETE' })).toMatchObject({
+      code: 422,
+      body: { reason: 'Invalid', details: { causes: [{ field: 'propagationPolicy' }] } },
+    });
+    expect(fake.object('Deployment', NS, 'web')).toBeDefined();
+  });
+
+  it('reports a conflict once when another manager owns the whole map a configuration fills', async () => {
+    const configMap = (data: Record<string, string>) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'c', namespace: NS },
+      data,
+    });
+    await apply(configMap({}), 'one');
+    const { status } = await failure(apply(configMap({ a: '1', b: '2' }), 'two'));
+    expect(status.details).toEqual({
+      causes: [{ type: 'FieldManagerConflict', message: 'conflict with "one"', field: '.data' }],
+    });
+  });
+});

@@ -361,7 +361,11 @@ function conflictsWith(
       for (const own of owned.fields) {
         if (!overlaps(own, field)) continue;
         const shorter = JSON.parse(own.length < field.length ? own : field) as string[];
-        if (!isDeepStrictEqual(valueAt(entry.object, shorter), valueAt(config, shorter))) {
+        const known = conflicts.some((c) => c.manager === other && c.field === own);
+        if (
+          !known &&
+          !isDeepStrictEqual(valueAt(entry.object, shorter), valueAt(config, shorter))
+        ) {
           conflicts.push({ manager: other, field: own });
         }
       }
