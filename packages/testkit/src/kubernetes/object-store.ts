@@ -2,8 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { type ApiResource, groupVersion, resourceByKind } from './api-resources.ts';
 import { ApiError, badRequest, notFound } from './api-status.ts';
+import type { JsonObject } from './field-paths.ts';
+import {
+  deleteAt,
+  type FieldKey,
+  fieldsV1,
+  leafFields,
+  overlaps,
+  pathOf,
+  setAt,
+  valueAt,
+} from './field-paths.ts';
 
-export type JsonObject = Record<string, unknown>;
+export type { JsonObject } from './field-paths.ts';
 
 /** An object as the API server returns it. */
 export interface StoredObject extends JsonObject {
@@ -17,9 +28,6 @@ export type StoreEvent = {
   resource: ApiResource;
   object: StoredObject;
 };
-
-/** A field path inside an object, `["spec","replicas"]`, keyed as its JSON. */
-type FieldKey = string;
 
 interface Ownership {
   readonly fields: Set<FieldKey>;
@@ -118,9 +126,9 @@ export class ObjectStore {
       const ownedByOthers = [...owners].some(
         ([other, own]) => other !== manager && [...own.fields].some((f) => overlaps(f, field)),
       );
-      if (!fields.has(field) && !ownedByOthers) deleteAt(next, JSON.parse(field));
+      if (!fields.has(field) && !ownedByOthers) deleteAt(next, pathOf(field));
     }
-    for (const field of fields) setAt(next, JSON.parse(field), valueAt(config, JSON.parse(field)));
+    for (const field of fields) setAt(next, pathOf(field), valueAt(config, pathOf(field)));
     const previous = owners.get(manager);
     const sameFields = previous !== undefined && isDeepStrictEqual(previous.fields, fields);
     owners.set(
@@ -324,25 +332,6 @@ function specOf(object: JsonObject): JsonObject {
   return spec;
 }
 
-/**
- * The fields a configuration sets: every leaf of its maps. Lists are atomic (one field), a
- * simplification of the API server's keyed lists such as containers by name.
- */
-function leafFields(config: JsonObject): Set<FieldKey> {
-  const fields = new Set<FieldKey>();
-  const walk = (value: unknown, path: string[]) => {
-    if (isMap(value) && Object.keys(value).length > 0) {
-      for (const [key, child] of Object.entries(value)) walk(child, [...path, key]);
-    } else if (path.length > 0) {
-      fields.add(JSON.stringify(path));
-    }
-  };
-  const { apiVersion: _apiVersion, kind: _kind, ...rest } = config;
-  walk(rest, []);
-  fields.delete(JSON.stringify(['metadata'])); // only name and namespace, which nobody owns
-  return fields;
-}
-
 interface Conflict {
   readonly manager: string;
   readonly field: FieldKey;
@@ -360,7 +349,7 @@ function conflictsWith(
     for (const field of fields) {
       for (const own of owned.fields) {
         if (!overlaps(own, field)) continue;
-        const shorter = JSON.parse(own.length < field.length ? own : field) as string[];
+        const shorter = pathOf(own.length < field.length ? own : field);
         const known = conflicts.some((c) => c.manager === other && c.field === own);
         if (
           !known &&
@@ -378,47 +367,11 @@ function conflictError(conflicts: Conflict[]): ApiError {
   const causes = conflicts.map(({ manager, field }) => ({
     type: 'FieldManagerConflict',
     message: `conflict with "${manager}"`,
-    field: `.${(JSON.parse(field) as string[]).join('.')}`,
+    field: `.${(pathOf(field)).join('.')}`,
   }));
   const list = causes.map((cause) => `${cause.message}: ${cause.field}`).join('\n- ');
   const count = causes.length === 1 ? '1 conflict' : `${causes.length} conflicts`;
   return new ApiError(409, 'Conflict', `Apply failed with ${count}: ${list}`, { causes });
-}
-
-/** One path is the other or inside it. */
-function overlaps(a: FieldKey, b: FieldKey): boolean {
-  const [shorter, longer] = a.length <= b.length ? [a, b] : [b, a];
-  return longer === shorter || longer.startsWith(`${shorter.slice(0, -1)},`);
-}
-
-function isMap(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function valueAt(object: unknown, path: string[]): unknown {
-  return path.reduce<unknown>((node, key) => (isMap(node) ? node[key] : undefined), object);
-}
-
-function setAt(object: JsonObject, path: string[], value: unknown): void {
-  let node = object;
-  for (const key of path.slice(0, -1)) {
-    if (!isMap(node[key])) node[key] = {};
-    node = node[key] as JsonObject;
-  }
-  node[path.at(-1) as string] = structuredClone(value);
-}
-
-/** Removes a field and the maps it leaves empty. */
-function deleteAt(object: JsonObject, path: string[]): void {
-  const [key, ...rest] = path as [string, ...string[]];
-  if (rest.length === 0) {
-    delete object[key];
-    return;
-  }
-  const child = object[key];
-  if (!isMap(child)) return;
-  deleteAt(child, rest);
-  if (Object.keys(child).length === 0) delete object[key];
 }
 
 function sameOwners(a: Map<string, Ownership>, b: Map<string, Ownership>): boolean {
@@ -441,16 +394,4 @@ function render(entry: Entry): StoredObject {
   const object = structuredClone(entry.object);
   if (managedFields.length > 0) object.metadata.managedFields = managedFields;
   return object;
-}
-
-function fieldsV1(fields: Set<FieldKey>): JsonObject {
-  const tree: JsonObject = {};
-  for (const field of fields) {
-    let node = tree;
-    for (const key of JSON.parse(field) as string[]) {
-      node[`f:${key}`] ??= {};
-      node = node[`f:${key}`] as JsonObject;
-    }
-  }
-  return tree;
 }
