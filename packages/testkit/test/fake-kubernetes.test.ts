@@ -11,6 +11,7 @@ import {
   KubernetesObjectApi,
   PatchStrategy,
   type V1Deployment,
+  Watch,
 } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeKubernetes, startFakeKubernetes } from '../src/index.ts';
@@ -277,6 +278,47 @@ describe('reads and deletes', () => {
   });
 });
 
+describe('watch', () => {
+  it('streams the current objects, then each write the selector matches, until aborted', async () => {
+    const config = new KubeConfig();
+    config.loadFromString(fake.kubeconfig);
+    const events: string[] = [];
+    const path = `/apis/apps/v1/namespaces/${NS}/deployments`;
+    await apply(deployment(1));
+    const watch = await new Watch(config).watch(
+      path,
+      { labelSelector: 'app=web' },
+      (type, object: V1Deployment) =>
+        events.push(`${type} ${object.metadata?.name} ready=${object.status?.readyReplicas ?? 0}`),
+      () => {},
+    );
+    await until(
+      async () => events,
+      (seen) => seen.includes('MODIFIED web ready=1'),
+    );
+    await apply({
+      ...deployment(1),
+      metadata: { name: 'other', namespace: NS, labels: { app: 'other' } },
+    });
+    await apps.deleteNamespacedDeployment({ name: 'web', namespace: NS });
+    await until(
+      async () => events,
+      (seen) => seen.some((event) => event.startsWith('DELETED')),
+    );
+    watch.abort();
+    expect(events[0]).toMatch(/^ADDED web ready=[01]$/);
+    expect(events.at(-1)).toBe('DELETED web ready=1');
+    expect(events.some((event) => event.includes('other'))).toBe(false);
+    expect(fake.requests).toContainEqual(
+      expect.objectContaining({
+        method: 'GET',
+        path,
+        query: expect.objectContaining({ watch: 'true' }),
+      }),
+    );
+  });
+});
+
 describe('the simulated controller', () => {
   it("makes a Deployment's pods and reports it ready", async () => {
     await apply(deployment(2));
@@ -469,9 +511,6 @@ describe('hostile or unsupported requests', () => {
     ).toMatchObject({
       code: 400,
       body: { message: 'the name of the object (web) does not match the name on the URL (other)' },
-    });
-    expect(await send(`/apis/apps/v1/namespaces/${NS}/deployments?watch=true`)).toMatchObject({
-      code: 405,
     });
     expect(await send(`/apis/apps/v1/namespaces/${NS}/widgets`)).toMatchObject({
       code: 404,

@@ -3,7 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import { API_RESOURCES, type ApiResource, groupVersion, resourceByPath } from './api-resources.ts';
 import { ApiError, badRequest } from './api-status.ts';
 import { parseLabelSelector } from './label-selector.ts';
-import type { ObjectStore } from './object-store.ts';
+import type { ObjectStore, StoredObject } from './object-store.ts';
 import type { SimulatedController } from './simulated-controller.ts';
 
 /** One request as the fake received it, for tests to assert which calls a client made. */
@@ -15,6 +15,12 @@ export interface RecordedRequest {
   /** `fieldManager` from the query, when given. */
   readonly fieldManager?: string;
 }
+
+/** Plain text (pod logs), a JSON body, or a watch's stream of events. */
+type Answer =
+  | string
+  | { code?: number; body: unknown }
+  | { stream: (response: ServerResponse) => void };
 
 const APPLY_PATCH = 'application/apply-patch+yaml';
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -55,6 +61,7 @@ export class ApiRoutes {
         body,
       );
       if (typeof answer === 'string') send(response, 200, answer, 'text/plain');
+      else if ('stream' in answer) answer.stream(response);
       else send(response, answer.code ?? 200, JSON.stringify(answer.body), 'application/json');
     } catch (error) {
       const failure =
@@ -71,7 +78,7 @@ export class ApiRoutes {
     query: Record<string, string>,
     contentType: string,
     body: string,
-  ): string | { code?: number; body: unknown } {
+  ): Answer {
     if (method === 'GET') {
       const discovery = discoveryDocument(path);
       if (discovery) return { body: discovery };
@@ -101,14 +108,13 @@ export class ApiRoutes {
     }
     if (name === undefined) {
       if (method !== 'GET') throw notAllowed(method, resource);
-      if (query.watch === 'true' || query.watch === '1') {
-        throw new ApiError(
-          405,
-          'MethodNotAllowed',
-          'the fake API server does not implement watch; poll instead',
-        );
-      }
       const matches = parseLabelSelector(query.labelSelector ?? '');
+      if (query.watch === 'true' || query.watch === '1') {
+        return {
+          stream: (response) =>
+            this.#watch(response, resource, namespace, matches, query.resourceVersion),
+        };
+      }
       const items = this.#store.list(resource, namespace, matches);
       const list = {
         apiVersion: groupVersion(resource),
@@ -184,6 +190,34 @@ export class ApiRoutes {
     } catch {
       return false;
     }
+  }
+
+  /**
+   * A watch: one JSON event per line (`ADDED`, `MODIFIED`, `DELETED`) until the client
+   * closes it. Without a `resourceVersion` (or with "0") it starts with the current objects
+   * as ADDED; with one, it sends only later writes (the fake keeps no history, so it never
+   * answers 410 Gone).
+   */
+  #watch(
+    response: ServerResponse,
+    resource: ApiResource,
+    namespace: string | undefined,
+    matches: (labels: Record<string, string>) => boolean,
+    resourceVersion: string | undefined,
+  ): void {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    const event = (type: string, object: StoredObject) =>
+      response.write(`${JSON.stringify({ type, object })}\n`);
+    if (!resourceVersion || resourceVersion === '0') {
+      for (const object of this.#store.list(resource, namespace, matches)) event('ADDED', object);
+    }
+    const stop = this.#store.onChange(({ type, created, resource: written, object }) => {
+      if (written !== resource) return;
+      if (namespace !== undefined && object.metadata.namespace !== namespace) return;
+      if (!matches((object.metadata.labels ?? {}) as Record<string, string>)) return;
+      event(type === 'deleted' ? 'DELETED' : created ? 'ADDED' : 'MODIFIED', object);
+    });
+    response.on('close', stop);
   }
 
   /** The lines a test appended, after `sinceTime` and at most the last `tailLines`. */

@@ -11,13 +11,15 @@
  * `FieldManagerConflict` causes when another manager owns a field with a different value;
  * `resourceVersion` and `generation` bumped on change only; `uid`, `creationTimestamp`; get,
  * list with `labelSelector` (`=`, `==`, `!=`, `in`, `notin`, exists); delete with
- * `propagationPolicy` (Job defaults to Orphan, as the API server does); failures as `Status`
+ * `propagationPolicy` (Job defaults to Orphan, as the API server does); watch of a list
+ * (ADDED/MODIFIED/DELETED lines); failures as `Status`
  * objects (400, 404, 405, 409, 415, 422); pod logs with `sinceTime`, `tailLines`, `timestamps`.
  *
  * Simplified: lists in a configuration are atomic fields (no keyed merge of containers by
  * name); no defaulting, no schema validation beyond names; deletion is immediate (no
  * finalizers, no `deletionTimestamp`) and answers a success `Status`; Deployments own their
- * Pods directly (no ReplicaSets); no watch (it answers 405: poll instead), no POST/PUT/merge
+ * Pods directly (no ReplicaSets); a watch keeps no history (no 410 Gone, no bookmarks, no
+ * DELETED when a label change leaves the selector); no POST/PUT/merge
  * patches, no authentication, no aggregated discovery or OpenAPI documents.
  */
 import { createServer } from 'node:http';

@@ -23,8 +23,14 @@ export interface StoredObject extends JsonObject {
   metadata: JsonObject & { name: string; namespace?: string; uid: string; resourceVersion: string };
 }
 
+/**
+ * A write: `applied` by a client (what the simulated controller reacts to), `written` by the
+ * controller itself, or `deleted`. Watches see them all.
+ */
 export type StoreEvent = {
-  type: 'applied' | 'deleted';
+  type: 'applied' | 'written' | 'deleted';
+  /** The write made the object. */
+  created: boolean;
   resource: ApiResource;
   object: StoredObject;
 };
@@ -59,8 +65,10 @@ export class ObjectStore {
   readonly #listeners: ((event: StoreEvent) => void)[] = [];
   #resourceVersion = 0;
 
-  onChange(listener: (event: StoreEvent) => void): void {
+  /** Calls `listener` after every write; returns the call that stops it. */
+  onChange(listener: (event: StoreEvent) => void): () => void {
     this.#listeners.push(listener);
+    return () => this.#listeners.splice(this.#listeners.indexOf(listener), 1);
   }
 
   /** The resourceVersion of the last write, as a list reports it. */
@@ -156,7 +164,7 @@ export class ObjectStore {
     metadata.resourceVersion = this.#nextResourceVersion();
     const written: Entry = { object: next as StoredObject, owners };
     this.#objects.set(key, written);
-    this.#emit({ type: 'applied', resource, object: render(written) });
+    this.#emit({ type: 'applied', created: !entry, resource, object: render(written) });
     return render(written);
   }
 
@@ -180,6 +188,7 @@ export class ObjectStore {
       owners: existing?.owners ?? new Map(),
     };
     this.#objects.set(key, entry);
+    this.#emit({ type: 'written', created: !existing, resource, object: render(entry) });
     return render(entry);
   }
 
@@ -197,6 +206,7 @@ export class ObjectStore {
       status,
       metadata: { ...entry.object.metadata, resourceVersion: this.#nextResourceVersion() },
     };
+    this.#emit({ type: 'written', created: false, resource, object: render(entry) });
   }
 
   /**
@@ -236,7 +246,7 @@ export class ObjectStore {
   #remove(resource: ApiResource, object: StoredObject, policy: string): void {
     const { name, namespace, uid } = object.metadata;
     if (!this.#objects.delete(objectKey(resource, namespace, name))) return;
-    this.#emit({ type: 'deleted', resource, object });
+    this.#emit({ type: 'deleted', created: false, resource, object });
     for (const entry of [...this.#objects.values()]) {
       const dependent = entry.object;
       const references = (dependent.metadata.ownerReferences ?? []) as { uid: string }[];
@@ -252,6 +262,13 @@ export class ObjectStore {
             resourceVersion: this.#nextResourceVersion(),
           },
         };
+        const dependentResource = resourceByKind(dependent.kind);
+        this.#emit({
+          type: 'written',
+          created: false,
+          resource: dependentResource,
+          object: render(entry),
+        });
       } else {
         this.#remove(resourceByKind(dependent.kind), render(entry), policy);
       }
