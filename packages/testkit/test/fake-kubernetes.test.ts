@@ -525,6 +525,14 @@ describe('hostile or unsupported requests', () => {
       body: { reason: 'Invalid', details: { causes: [{ field: 'propagationPolicy' }] } },
     });
     expect(fake.object('Deployment', NS, 'web')).toBeDefined();
+    expect(await send(`${web}`, { method: 'DELETE', body: 'null' })).toMatchObject({
+      code: 200,
+      body: { status: 'Success' },
+    });
+    expect(await send(`/api/v1/namespaces/${NS}/secrets/%E0%A4%A`)).toMatchObject({
+      code: 400,
+      body: { reason: 'BadRequest' },
+    });
   });
 
   it('reports a conflict once when another manager owns the whole map a configuration fills', async () => {

@@ -84,9 +84,8 @@ export class ApiRoutes {
       if (discovery) return { body: discovery };
     }
     const match = /^\/(?:api\/(v1)|apis\/([^/]+\/[^/]+))\/(.+)$/.exec(path);
-    if (!match)
-      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
-    const segments = (match[3] as string).split('/').map(decodeURIComponent);
+    if (!match) throw unknownPath();
+    const segments = (match[3] as string).split('/').map(decodeSegment);
     const [namespace, rest] =
       segments[0] === 'namespaces' && segments.length >= 3
         ? [segments[1], segments.slice(2)]
@@ -98,11 +97,11 @@ export class ApiRoutes {
       rest.length > 3 ||
       (resource.namespaced !== (namespace !== undefined) && name !== undefined)
     ) {
-      throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+      throw unknownPath();
     }
     if (subresource !== undefined) {
       if (subresource !== 'log' || resource.kind !== 'Pod' || method !== 'GET') {
-        throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+        throw unknownPath();
       }
       return this.#podLog(namespace as string, name as string, query);
     }
@@ -128,7 +127,9 @@ export class ApiRoutes {
     if (method === 'PATCH' && !resource.readOnly)
       return this.#apply(resource, namespace, name, query, contentType, body);
     if (method === 'DELETE') {
-      const options = body === '' ? {} : (parseJson(body) as { propagationPolicy?: string });
+      const options = (body === '' ? {} : (parseJson(body) ?? {})) as {
+        propagationPolicy?: string;
+      };
       const deleted = this.#store.delete(
         resource,
         namespace,
@@ -238,6 +239,18 @@ export class ApiRoutes {
     }
     const timestamps = query.timestamps === 'true';
     return lines.map(({ time, line }) => `${timestamps ? `${time} ` : ''}${line}\n`).join('');
+  }
+}
+
+function unknownPath(): ApiError {
+  return new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest('the path is not valid percent-encoding');
   }
 }
 
