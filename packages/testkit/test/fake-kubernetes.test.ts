@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import {
   ApiException,
   AppsV1Api,
+  BatchV1Api,
   CoreV1Api,
   KubeConfig,
   KubernetesObjectApi,
@@ -374,7 +375,6 @@ describe('the simulated controller', () => {
       metadata: { name: 'build', namespace: NS },
       spec: { template: { spec: { containers: [] } } },
     });
-    const { BatchV1Api } = await import('@kubernetes/client-node');
     const config = new KubeConfig();
     config.loadFromString(fake.kubeconfig);
     const batch = config.makeApiClient(BatchV1Api);
