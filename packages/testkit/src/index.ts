@@ -8,6 +8,12 @@ export {
 } from './database-server.ts';
 export { startDedicatedServer } from './dedicated-server.ts';
 export { freePort } from './free-port.ts';
+export {
+  type FakeKubernetes,
+  type RecordedRequest,
+  type StoredObject,
+  startFakeKubernetes,
+} from './kubernetes/fake-api-server.ts';
 export { startMariaDb } from './mariadb-server.ts';
 export { startPostgres } from './postgres-server.ts';
 export { loadPagila } from './realdb/load-pagila.ts';

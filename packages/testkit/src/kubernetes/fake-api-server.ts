@@ -1,0 +1,106 @@
+/**
+ * A loopback fake Kubernetes API server for tests: `@kubernetes/client-node` and `kubectl`
+ * talk to it as to a cluster, and a test asserts which calls a client made (`requests`).
+ *
+ * Faithful: the REST paths of the kinds the driver's manifests use (core/v1 Namespace,
+ * Secret, ConfigMap, Service, Pod; apps/v1 Deployment; batch/v1 Job; networking.k8s.io/v1
+ * Ingress; gateway.networking.k8s.io/v1 HTTPRoute) and legacy discovery (`/api`, `/apis`,
+ * group versions, `/version`); server-side apply (`PATCH` with `application/apply-patch+yaml`,
+ * `fieldManager`, `force`) creating or merging, dropping fields a manager no longer applies,
+ * `metadata.managedFields` per manager in FieldsV1 form, 409 `Conflict` with
+ * `FieldManagerConflict` causes when another manager owns a field with a different value;
+ * `resourceVersion` and `generation` bumped on change only; `uid`, `creationTimestamp`; get,
+ * list with `labelSelector` (`=`, `==`, `!=`, `in`, `notin`, exists); delete with
+ * `propagationPolicy` (Job defaults to Orphan, as the API server does); watch of a list
+ * (ADDED/MODIFIED/DELETED lines); failures as `Status`
+ * objects (400, 404, 405, 409, 415, 422); pod logs with `sinceTime`, `tailLines`, `timestamps`.
+ *
+ * Simplified: lists in a configuration are atomic fields (no keyed merge of containers by
+ * name); no defaulting, no schema validation beyond names; deletion is immediate (no
+ * finalizers, no `deletionTimestamp`) and answers a success `Status`; Deployments own their
+ * Pods directly (no ReplicaSets); a watch keeps no history (no 410 Gone, no bookmarks, no
+ * DELETED when a label change leaves the selector); no POST/PUT/merge
+ * patches, no authentication, no aggregated discovery or OpenAPI documents.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resourceByKind } from './api-resources.ts';
+import { ApiRoutes, type RecordedRequest } from './api-routes.ts';
+import { ObjectStore, type StoredObject } from './object-store.ts';
+import { type ControllerOptions, SimulatedController } from './simulated-controller.ts';
+
+export type { RecordedRequest } from './api-routes.ts';
+export type { StoredObject } from './object-store.ts';
+
+export interface FakeKubernetes {
+  /** `http://127.0.0.1:<port>` */
+  readonly url: string;
+  /** A kubeconfig (YAML) whose current context is this server, for either client. */
+  readonly kubeconfig: string;
+  /** Every request received, in order. */
+  readonly requests: readonly RecordedRequest[];
+  /** The stored object, for assertions without going through a client; undefined when absent. */
+  object(kind: string, namespace: string | undefined, name: string): StoredObject | undefined;
+  /** The Deployment never becomes ready (its rollout reports ProgressDeadlineExceeded). */
+  failDeployment(namespace: string, name: string): void;
+  /** Ends the Job with this outcome. */
+  finishJob(namespace: string, name: string, outcome: 'succeeded' | 'failed'): void;
+  /** A line the pod wrote, as its log returns it. */
+  appendLog(namespace: string, pod: string, line: string, time?: Date): void;
+  close(): Promise<void>;
+}
+
+export async function startFakeKubernetes(
+  options: ControllerOptions = {},
+): Promise<FakeKubernetes> {
+  const store = new ObjectStore();
+  const controller = new SimulatedController(store, options);
+  const requests: RecordedRequest[] = [];
+  const routes = new ApiRoutes(store, controller, (request) => requests.push(request));
+  const server = createServer((request, response) => void routes.handle(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    kubeconfig: kubeconfigFor(url),
+    requests,
+    object(kind, namespace, name) {
+      try {
+        return store.get(resourceByKind(kind), namespace, name);
+      } catch {
+        return undefined;
+      }
+    },
+    failDeployment: (namespace, name) => controller.failDeployment(namespace, name),
+    finishJob: (namespace, name, outcome) => controller.finishJob(namespace, name, outcome),
+    appendLog: (namespace, pod, line, time) => controller.appendLog(namespace, pod, line, time),
+    async close() {
+      controller.stop();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function kubeconfigFor(url: string): string {
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: fake',
+    '  cluster:',
+    `    server: ${url}`,
+    // client-node refuses plain HTTP unless TLS verification is off; there is no TLS here.
+    '    insecure-skip-tls-verify: true',
+    'users:',
+    '- name: fake',
+    '  user: {}',
+    'contexts:',
+    '- name: fake',
+    '  context:',
+    '    cluster: fake',
+    '    user: fake',
+    'current-context: fake',
+    '',
+  ].join('\n');
+}
