@@ -156,6 +156,8 @@ describe('the dashboard, end to end', () => {
     await screenshot('api-keys-admin');
 
     await page.getByRole('link', { name: 'Query playground' }).first().click();
+    // The keys page has an "API key" region too: fill in the playground's field only once there.
+    await page.getByRole('heading', { level: 1, name: 'Query playground' }).waitFor();
     await page.getByLabel('API key').fill(secret);
     await page.getByRole('button', { name: 'Use this key' }).click();
     await page.getByLabel('Query', { exact: true }).fill('customers { id name } ORDER BY id');
