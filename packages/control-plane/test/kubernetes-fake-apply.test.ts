@@ -12,8 +12,6 @@ import {
 } from '@kubernetes/client-node';
 import { type FakeKubernetes, startFakeKubernetes } from '@replix/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { INSTANCE_SIZES } from '../src/domain/plans.ts';
-import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
 import { buildJobManifest } from '../src/drivers/kubernetes/build-job-manifest.ts';
 import { endpointManifests } from '../src/drivers/kubernetes/endpoint-manifests.ts';
 import {
@@ -22,6 +20,7 @@ import {
 } from '../src/drivers/kubernetes/instance-manifests.ts';
 import { instanceObjectName, LABELS } from '../src/drivers/kubernetes/kubernetes-names.ts';
 import { type KubernetesObject, ownedBy } from '../src/drivers/kubernetes/kubernetes-object.ts';
+import { sampleLaunch } from './fixtures/sample-launch.ts';
 
 // The driver's real manifests, applied to the fake API server (testkit) the way the driver
 // will apply them: server-side, as the `replix` field manager.
@@ -30,30 +29,7 @@ const NAMESPACE = 'replix-eu-west-1';
 const MANAGER = 'replix';
 const run = promisify(execFile);
 
-function launch(): InstanceLaunch {
-  const { taskCpu, taskMemoryMb } = INSTANCE_SIZES.xs;
-  return {
-    instanceId: 'in_1',
-    databaseId: 'db_1',
-    buildId: 'bd_1',
-    artifactDir: '/data/artifacts/bd_1',
-    sourceUrl: 'mysql://reader:secret@db.internal:3306/shop',
-    ssh: undefined,
-    keySecretHex: 'ab'.repeat(32),
-    keys: { keyIds: ['1111111111111111'], adminKeyIds: ['cccccccccccccccc'] },
-    replicationId: 'rx_db_1',
-    settings: {
-      instanceSize: 'xs',
-      taskCpu,
-      taskMemoryMb,
-      syncMode: 'cdc',
-      syncInterval: 1,
-      logLevel: 'info',
-      safetyNet: 3600,
-    },
-    replicationPaused: false,
-  };
-}
+const launch = () => sampleLaunch();
 
 const instanceInput: InstanceManifestInput = {
   launch: launch(),

@@ -27,6 +27,7 @@ import {
   namespaceFor,
 } from '../src/drivers/kubernetes/kubernetes-names.ts';
 import { type KubernetesObject, ownedBy } from '../src/drivers/kubernetes/kubernetes-object.ts';
+import { sampleLaunch } from './fixtures/sample-launch.ts';
 
 const PASSWORD = 'pa55:w/ord@secret';
 const KEY_SECRET = 'ab'.repeat(32);
@@ -34,32 +35,18 @@ const SSH_KEY =
   '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE=\n-----END OPENSSH PRIVATE KEY-----';
 const ARTIFACT_TOKEN = 'rxa_artifact-token-0123456789';
 
+/** A launch whose secrets (a password that needs escaping, an SSH key, the key secret) are all set. */
 function launchOf(
   size: keyof typeof INSTANCE_SIZES = 'xs',
   ids = { i: 'in_1', d: 'db_1' },
 ): InstanceLaunch {
-  const { taskCpu, taskMemoryMb } = INSTANCE_SIZES[size];
-  return {
+  return sampleLaunch(size, {
     instanceId: ids.i,
     databaseId: ids.d,
-    buildId: 'bd_1',
-    artifactDir: '/data/artifacts/bd_1',
     sourceUrl: `mysql://reader:${encodeURIComponent(PASSWORD)}@db.internal:3306/shop`,
     ssh: { host: 'bastion.internal', port: 22, user: 'tunnel', privateKey: SSH_KEY },
     keySecretHex: KEY_SECRET,
-    keys: { keyIds: ['1111111111111111'], adminKeyIds: ['cccccccccccccccc'] },
-    replicationId: 'rx_db_1',
-    settings: {
-      instanceSize: size,
-      taskCpu,
-      taskMemoryMb,
-      syncMode: 'cdc',
-      syncInterval: 1,
-      logLevel: 'info',
-      safetyNet: 3600,
-    },
-    replicationPaused: false,
-  };
+  });
 }
 
 const instanceOptions: InstanceManifestOptions = {
