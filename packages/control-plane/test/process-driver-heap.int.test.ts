@@ -11,10 +11,14 @@ import { ProcessDriver } from '../src/drivers/process-driver.ts';
 /** A stand-in instance that answers every request with its own heap limit in MB. */
 const REPORT_HEAP = `
 const { createServer } = require('node:http');
+const { writeFileSync } = require('node:fs');
 const { getHeapStatistics } = require('node:v8');
-createServer((_req, res) => {
+const server = createServer((_req, res) => {
   res.end(JSON.stringify({ heapLimitMb: getHeapStatistics().heap_size_limit / 1048576 }));
-}).listen(Number(process.argv[1]), '127.0.0.1');
+});
+server.listen(Number(process.argv[1]), '127.0.0.1', () =>
+  writeFileSync(process.env.REPLIX_PORT_FILE, String(server.address().port)),
+);
 `;
 
 function launchOfSize(taskMemoryMb: number): InstanceLaunch {

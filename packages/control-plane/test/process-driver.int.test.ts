@@ -16,17 +16,23 @@ import { processesUnder } from '../src/drivers/process-identity.ts';
 const REPLIX_BIN = fileURLToPath(new URL('../../cli/bin/replix.js', import.meta.url));
 const log = pino({ level: 'silent' });
 
+/** The ports the driver passed to the programs it started, in order. */
+const givenPorts: number[] = [];
+
 /** `replix serve --source` stands in for an artifact's program: same env contract. */
-const serveSource = (launch: InstanceLaunch, port: number) => [
-  REPLIX_BIN,
-  'serve',
-  '--source',
-  launch.sourceUrl,
-  '--port',
-  String(port),
-  '--host',
-  '127.0.0.1',
-];
+function serveSource(launch: InstanceLaunch, port: number): string[] {
+  givenPorts.push(port);
+  return [
+    REPLIX_BIN,
+    'serve',
+    '--source',
+    launch.sourceUrl,
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+  ];
+}
 
 function launchFor(sourceUrl: string, overrides: Partial<InstanceLaunch> = {}): InstanceLaunch {
   return {
@@ -99,6 +105,9 @@ describe('the process driver', () => {
       pid: expect.any(Number),
     });
     expect(readFileSync(join(folder, 'pid'), 'utf8')).toBe(String(handle.pid));
+    // The port is the one the instance bound and wrote itself, not one picked beforehand.
+    expect(readFileSync(join(folder, 'port'), 'utf8')).toBe(String(handle.port));
+    expect(givenPorts.at(-1)).toBe(0);
     expect(JSON.parse(readFileSync(join(folder, 'keys.json'), 'utf8'))).toEqual({
       keyIds: launch.keys.keyIds,
       adminKeyIds: launch.keys.adminKeyIds,
@@ -134,6 +143,23 @@ describe('the process driver', () => {
     expect(second.pid).not.toBe(first.pid);
     expect(second.port).toBe(first.port);
     await driver.stop(launch.instanceId);
+  });
+
+  it('takes an instance as listening only once its own process wrote its port, whatever answers HTTP', async () => {
+    // A program that answers HTTP but never writes REPLIX_PORT_FILE: an answer alone proves
+    // nothing (another program may hold a port picked beforehand), so the start times out.
+    const silent = new ProcessDriver({
+      dataDir,
+      log,
+      listenTimeoutMs: 3000,
+      programArgs: () => [
+        '-e',
+        "require('node:http').createServer((_q, r) => r.end('ok')).listen(0, '127.0.0.1')",
+      ],
+    });
+    const launch = launchFor(source.url);
+    await expect(silent.start(launch)).rejects.toThrow('The instance did not listen within 3 s.');
+    expect(await silent.isAlive(launch.instanceId)).toBe(false);
   });
 
   it('reads the ready line at the time the instance became ready, from the tail', async () => {

@@ -228,6 +228,7 @@ export function resolveArtifactConfig(
       ...instanceKeys(variables),
       buildHash: manifest.buildHash,
       logLevel: variables.REPLIX_LOG_LEVEL,
+      portFile: variables.REPLIX_PORT_FILE,
     }),
     manifest,
     keysFile: variables.REPLIX_KEYS_FILE,

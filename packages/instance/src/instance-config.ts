@@ -33,6 +33,13 @@ export const INSTANCE_VARIABLE_SCHEMAS = {
     default: 'info',
     description: 'pino level; logs are JSON lines on stderr',
   }),
+  REPLIX_PORT_FILE: Type.Optional(
+    Type.String({
+      minLength: 1,
+      problem: 'must be a file path',
+      description: 'written with the port once listening (for --port 0)',
+    }),
+  ),
 };
 
 /** `replix serve`'s variables (without `--artifact`). */
@@ -57,6 +64,11 @@ export interface InstanceConfig {
   readonly generatedKey: boolean;
   readonly buildHash: string;
   readonly logLevel: string;
+  /**
+   * `REPLIX_PORT_FILE`: the instance writes the port it listens on here once it listens, so a
+   * supervisor can start it on `--port 0` and learn the port from the process that holds it.
+   */
+  readonly portFile?: string | undefined;
 }
 
 export interface InstanceConfigInput {
@@ -177,5 +189,6 @@ export function resolveInstanceConfig(
     ...instanceKeys(variables),
     buildHash: sourceBuildHash(),
     logLevel: variables.REPLIX_LOG_LEVEL,
+    portFile: variables.REPLIX_PORT_FILE,
   });
 }

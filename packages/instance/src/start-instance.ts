@@ -1,3 +1,4 @@
+import { renameSync, writeFileSync } from 'node:fs';
 import { compileSchema } from '@replix/engine';
 import { connectorFromUrl } from '@replix/sources';
 import type { Logger } from 'pino';
@@ -26,6 +27,13 @@ export interface RunningInstance {
   readonly keys: ApiKeyVerifier;
   readonly scheduler: SyncScheduler;
   close(): Promise<void>;
+}
+
+/** Writes the port whole or not at all: a supervisor polling the file never reads half of it. */
+function writePortFile(path: string, port: number): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, String(port), { mode: 0o600 });
+  renameSync(temporary, path);
 }
 
 export function createLogger(level: string): Logger {
@@ -151,6 +159,7 @@ export async function startInstance(
     await app.listen({ host: config.host, port: config.port });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
+    if (config.portFile) writePortFile(config.portFile, port);
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     try {
       await controller.start();

@@ -43,6 +43,7 @@ describe('resolveArtifactConfig', () => {
         REPLIX_KEY_SECRET: secret,
         REPLIX_KEY_IDS: keyId,
         REPLIX_KEYS_FILE: '/run/keys.json',
+        REPLIX_PORT_FILE: '/run/port',
         REPLIX_REPLICATION_ID: 'rx_abc',
         REPLIX_REPLICATION_PAUSED: '1',
         REPLIX_SYNC_MODE: 'poll',
@@ -60,6 +61,7 @@ describe('resolveArtifactConfig', () => {
       logLevel: 'warn',
       host: '127.0.0.1',
       port: 0,
+      portFile: '/run/port',
     });
     expect(launch.instance.schemaConfig.sync).toEqual({
       mode: 'poll',

@@ -16,7 +16,7 @@ import { heapFlags } from '@replix/instance';
 import type { Logger } from 'pino';
 import type { Driver, Endpoint, InstanceHandle, LogChunk } from './driver.ts';
 import { EndpointRouter } from './endpoint-router.ts';
-import { freePort } from './free-port.ts';
+import { portFreesUp } from './free-port.ts';
 import { type InstanceKeySet, keysFileText } from './instance-key-set.ts';
 import { type InstanceLaunch, launchEnvironment } from './instance-launch.ts';
 import { lastLogLines, readLogChunk } from './log-file.ts';
@@ -42,8 +42,9 @@ export interface ProcessDriverOptions {
   readonly log: Logger;
   /**
    * The arguments after `node` and its heap flags (`heapFlags` of the size's `taskMemoryMb`;
-   * default `replix serve --artifact <dir> --port <p> --host 127.0.0.1`); tests run other
-   * programs through this.
+   * default `replix serve --artifact <dir> --port <p> --host 127.0.0.1`, `p` often 0); tests
+   * run other programs through this, which write the port they listen on to
+   * `REPLIX_PORT_FILE`.
    */
   readonly programArgs?: (launch: InstanceLaunch, port: number) => string[];
   readonly listenTimeoutMs?: number;
@@ -108,7 +109,8 @@ function writeAtomically(path: string, text: string, mode = 0o600): void {
 /**
  * Runs each instance as a child process on this machine, in its own folder
  * `<dataDir>/instances/<instanceId>/`: `keys.json` (the key ids it accepts, by scope), `instance.log`
- * (its stdout and stderr), `pid` and `port`. Children are detached, so they outlive a crashed
+ * (its stdout and stderr), `pid`, and `port` (written by the instance once it listens:
+ * `REPLIX_PORT_FILE`). Children are detached, so they outlive a crashed
  * control plane; the next one adopts them by pid, checking that the process still runs in the
  * instance's folder. Instances listen on private ports; users reach each database through its
  * stable endpoint, a port this process listens on and forwards to the database's current
@@ -170,36 +172,38 @@ export class ProcessDriver implements Driver {
     const runningPid = this.#pidOf(launch.instanceId);
     const knownPort = readNumberFile(join(folder, 'port'));
     if (runningPid !== null && processRunsIn(runningPid, folder)) {
-      if (knownPort !== null) {
-        this.#log.info({ instanceId: launch.instanceId, pid: runningPid }, 'instance adopted');
-        this.#owned.add(launch.instanceId);
-        await this.#waitListening(launch.instanceId, runningPid, knownPort, secrets);
-        return this.#handle(launch.instanceId, runningPid, knownPort);
-      }
-      // Running but its address is unknown: replace it.
-      await this.stop(launch.instanceId);
+      // Its port file is written once it listens: one still starting is waited for.
+      this.#log.info({ instanceId: launch.instanceId, pid: runningPid }, 'instance adopted');
+      this.#owned.add(launch.instanceId);
+      const port = await this.#waitListening(launch.instanceId, runningPid, secrets);
+      return this.#handle(launch.instanceId, runningPid, port);
     }
     this.#writeKeys(folder, launch.keys);
-    let preferredPort = knownPort;
+    // A restart keeps its private port when that is free again; otherwise (and always on a
+    // first start) the instance listens on port 0 and writes the port the kernel gave it to
+    // its `port` file. The driver learns the port only from that file, written by the process
+    // that holds the socket, so an answer on it is never another program's.
+    let port = knownPort !== null && (await portFreesUp(knownPort)) ? knownPort : 0;
     for (let attempt = 1; ; attempt++) {
-      const port = await freePort(preferredPort);
       const pid = this.#spawn(launch, folder, port);
       try {
-        await this.#waitListening(launch.instanceId, pid, port, secrets);
-        return this.#handle(launch.instanceId, pid, port);
+        const listening = await this.#waitListening(launch.instanceId, pid, secrets);
+        return this.#handle(launch.instanceId, pid, listening);
       } catch (error) {
         const taken = error instanceof InstanceStartError && error.message.includes('EADDRINUSE');
         if (!taken || attempt >= PORT_ATTEMPTS) throw error;
-        preferredPort = null;
+        port = 0;
       }
     }
   }
 
   #spawn(launch: InstanceLaunch, folder: string, port: number): number {
+    rmSync(join(folder, 'port'), { force: true });
     const logFd = openSync(join(folder, 'instance.log'), 'a', 0o600);
     let child: ChildProcess;
     try {
       const env: Record<string, string> = launchEnvironment(launch, join(folder, 'keys.json'));
+      env.REPLIX_PORT_FILE = join(folder, 'port');
       if (process.env.PATH) env.PATH = process.env.PATH;
       if (process.env.HOME) env.HOME = process.env.HOME;
       // The heap is bounded by the instance size, so a query cannot grow it past the task.
@@ -223,25 +227,29 @@ export class ProcessDriver implements Driver {
     this.#children.set(launch.instanceId, child);
     this.#owned.add(launch.instanceId);
     writeAtomically(join(folder, 'pid'), String(pid));
-    writeAtomically(join(folder, 'port'), String(port));
     this.#log.info({ instanceId: launch.instanceId, pid, port }, 'instance process started');
     return pid;
   }
 
-  /** Resolves once anything answers HTTP on the port; rejects when the process is gone. */
+  /**
+   * Resolves with the instance's port once it has written its port file and answers HTTP
+   * there; rejects when the process is gone or the listen timeout passes.
+   */
   async #waitListening(
     instanceId: string,
     pid: number,
-    port: number,
     secrets: readonly string[],
-  ): Promise<void> {
+  ): Promise<number> {
     const folder = this.folderOf(instanceId);
     const deadline = Date.now() + this.#listenTimeoutMs;
     while (true) {
-      try {
-        await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) });
-        if (processRunsIn(pid, folder)) return;
-      } catch {}
+      const port = readNumberFile(join(folder, 'port'));
+      if (port !== null) {
+        try {
+          await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) });
+          if (processRunsIn(pid, folder)) return port;
+        } catch {}
+      }
       if (!processRunsIn(pid, folder)) {
         // Give the log a moment: the exit can be seen before the last write lands.
         await sleep(50);
