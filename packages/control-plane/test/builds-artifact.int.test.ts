@@ -75,6 +75,7 @@ describe('an artifact run with replix serve --artifact', () => {
         keySecretHex: options.secret.toString('hex'),
         keys,
         replicationId: 'artifact_test',
+        replicas: 1,
         settings: {
           instanceSize: 'xs',
           taskCpu: 0.25,

@@ -118,6 +118,7 @@ export function runDriverContract(
         keySecretHex: newKeySecret().toString('hex'),
         keys: { keyIds: [newKeyId()], adminKeyIds: [newKeyId()] },
         replicationId: 'rx_contract',
+        replicas: 1,
         settings: {
           instanceSize: 'xs',
           taskCpu: 0.25,

@@ -15,6 +15,7 @@ const launch: InstanceLaunch = {
     adminKeyIds: ['cccccccccccccccc', '3333333333333333'],
   },
   replicationId: 'rx_d',
+  replicas: 1,
   settings: {
     instanceSize: 'xs',
     taskCpu: 0.25,

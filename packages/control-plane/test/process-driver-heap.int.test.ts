@@ -32,6 +32,7 @@ function launchOfSize(taskMemoryMb: number): InstanceLaunch {
     keySecretHex: newKeySecret().toString('hex'),
     keys: { keyIds: [newKeyId()], adminKeyIds: [newKeyId()] },
     replicationId: 'rx_test',
+    replicas: 1,
     settings: {
       instanceSize: 'custom',
       taskCpu: 0.25,

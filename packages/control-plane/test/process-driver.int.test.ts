@@ -45,6 +45,7 @@ function launchFor(sourceUrl: string, overrides: Partial<InstanceLaunch> = {}): 
     keySecretHex: newKeySecret().toString('hex'),
     keys: { keyIds: [newKeyId()], adminKeyIds: [newKeyId()] },
     replicationId: 'rx_test',
+    replicas: 1,
     settings: {
       instanceSize: 'xs',
       taskCpu: 0.25,

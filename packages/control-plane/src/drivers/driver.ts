@@ -15,6 +15,18 @@ export interface InstanceHandle {
   readonly pid: number | null;
 }
 
+/** One replica of an instance (read replicas: every replica serves the database's endpoint). */
+export interface ReplicaState {
+  /**
+   * 0 … replicas − 1, stable for the instance's life: a replica restarted keeps its ordinal, so
+   * it resumes the replication state named after it (`replicaReplicationId`).
+   */
+  readonly ordinal: number;
+  /** Where the control plane reaches this replica (health, metrics, admin calls); null while it has none. */
+  readonly url: string | null;
+  readonly alive: boolean;
+}
+
 export interface LogChunk {
   readonly lines: Array<{ message: string; timestamp: number }>;
   /** Where the next read starts; pass it back. */
@@ -33,7 +45,10 @@ export interface Endpoint {
  */
 export interface Driver {
   readonly name: string;
-  /** Starts the instance, or finds it already running, and resolves when it listens. */
+  /**
+   * Starts the instance's `launch.replicas` replicas, or finds them already running, and
+   * resolves when every one listens.
+   */
   start(launch: InstanceLaunch): Promise<InstanceHandle>;
   /**
    * Opens the database's endpoint (or finds it open) on `port`, or on a new port when null
@@ -54,8 +69,13 @@ export interface Driver {
    * finishes the requests in flight (within a bound). Unknown ids are fine.
    */
   stop(instanceId: string): Promise<void>;
-  /** Whether the instance's process/container is alive (not whether it is healthy). */
+  /**
+   * Whether the instance is alive (not whether it is healthy): every one of its replicas runs.
+   * `start` again starts the replicas that do not, and adopts the rest.
+   */
   isAlive(instanceId: string): Promise<boolean>;
+  /** The instance's replicas by ordinal, as they are now; empty for an unknown id. */
+  replicas(instanceId: string): Promise<ReplicaState[]>;
   /** Replaces the key ids the running instance accepts (it re-reads them within a second). */
   updateKeys(instanceId: string, keys: InstanceKeySet): Promise<void>;
   /** Recent log lines of the instance from `token` on (undefined: the last 200 lines). */

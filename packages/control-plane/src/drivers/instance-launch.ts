@@ -24,8 +24,13 @@ export interface InstanceLaunch {
   readonly keySecretHex: string;
   /** Key ids the instance accepts at start, by scope (the control plane's own key is admin). */
   readonly keys: InstanceKeySet;
-  /** Names the source-side replication state (PostgreSQL slot and publication). */
+  /**
+   * Names the source-side replication state (PostgreSQL slot and publication) of replica 0;
+   * replica k follows the source under `replicaReplicationId(replicationId, k)`.
+   */
   readonly replicationId: string;
+  /** How many replicas serve the instance (read replicas), each following the source itself; ≥ 1. */
+  readonly replicas: number;
   readonly settings: DeployedInstanceConfig;
   readonly replicationPaused: boolean;
 }

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { heapFlags } from '@replix/instance';
 import type { Logger } from 'pino';
-import type { Driver, Endpoint, InstanceHandle, LogChunk } from './driver.ts';
+import type { Driver, Endpoint, InstanceHandle, LogChunk, ReplicaState } from './driver.ts';
 import { EndpointRouter } from './endpoint-router.ts';
 import { portFreesUp } from './free-port.ts';
 import { type InstanceKeySet, keysFileText } from './instance-key-set.ts';
@@ -166,6 +166,7 @@ export class ProcessDriver implements Driver {
   }
 
   async start(launch: InstanceLaunch): Promise<InstanceHandle> {
+    if (launch.replicas !== 1) throw new Error('The process driver runs one replica per instance.');
     const folder = this.folderOf(launch.instanceId);
     mkdirSync(folder, { recursive: true, mode: 0o700 });
     const secrets = secretsOf(launch);
@@ -315,6 +316,19 @@ export class ProcessDriver implements Driver {
   async isAlive(instanceId: string): Promise<boolean> {
     const pid = this.#pidOf(instanceId);
     return pid !== null && processRunsIn(pid, this.folderOf(instanceId));
+  }
+
+  async replicas(instanceId: string): Promise<ReplicaState[]> {
+    const folder = this.folderOf(instanceId);
+    if (!existsSync(folder)) return [];
+    const port = readNumberFile(join(folder, 'port'));
+    return [
+      {
+        ordinal: 0,
+        url: port === null ? null : `http://127.0.0.1:${port}`,
+        alive: await this.isAlive(instanceId),
+      },
+    ];
   }
 
   async updateKeys(instanceId: string, keys: InstanceKeySet): Promise<void> {
