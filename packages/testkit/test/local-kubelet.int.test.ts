@@ -643,6 +643,64 @@ describe('deployments', () => {
     expect(await podsOf('web')).toEqual([]);
   });
 
+  it('replaces a deleted pod, killing a process that ignores SIGTERM after its grace period', async () => {
+    await apply(
+      deployment(
+        'stubborn',
+        1,
+        [
+          {
+            name: 'main',
+            image: 'x',
+            command: [
+              'node',
+              '-e',
+              "process.on('SIGTERM', () => console.log('ignoring SIGTERM')); console.log('up'); setInterval(() => {}, 1000)",
+            ],
+          },
+        ],
+        {},
+        { terminationGracePeriodSeconds: 3 },
+      ),
+    );
+    const [pod] = await eventually(async () => {
+      const pods = await podsOf('stubborn');
+      expect(pods[0]?.status?.containerStatuses?.[0]?.state?.running).toBeDefined();
+      return pods;
+    });
+    const name = pod?.metadata?.name as string;
+    const pid = Number(pod?.status?.containerStatuses?.[0]?.containerID?.replace('local://', ''));
+    await eventually(async () =>
+      expect(await core.readNamespacedPodLog({ name, namespace: NS })).toBe('up\n'),
+    );
+    await core.deleteNamespacedPod({ name, namespace: NS });
+    const marked = await core.readNamespacedPod({ name, namespace: NS });
+    expect(marked.metadata?.deletionTimestamp).toBeDefined();
+    expect(marked.metadata?.deletionGracePeriodSeconds).toBe(3);
+    await eventually(async () =>
+      expect(await core.readNamespacedPodLog({ name, namespace: NS })).toBe(
+        'up\nignoring SIGTERM\n',
+      ),
+    );
+    // The process outlives SIGTERM until the grace period ends; then the pod goes.
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    const replacement = await eventually(async () => {
+      const pods = await podsOf('stubborn');
+      expect(pods.map((p) => p.metadata?.name)).not.toContain(name);
+      expect(pods).toHaveLength(1);
+      return pods[0];
+    });
+    expect(() => process.kill(pid, 0)).toThrow();
+    expect(replacement?.metadata?.name).toMatch(/^stubborn-[0-9a-f]{10}-[a-z0-9]{5}$/);
+
+    const events = (await core.listNamespacedEvent({ namespace: NS })).items;
+    const about = (pod: string, reason: string) =>
+      events.filter((e) => e.involvedObject.name === pod && e.reason === reason);
+    expect(about(name, 'Killing')[0]?.message).toBe('Stopping container main');
+    expect(about(name, 'Started')).toHaveLength(1);
+    expect(about('stubborn', 'ScalingReplicaSet').length).toBeGreaterThanOrEqual(1);
+  });
+
   it('kills every process it started when it closes', async () => {
     await apply(
       deployment(

@@ -121,6 +121,12 @@ export class LocalPod {
   }
 
   start(): void {
+    const { namespace, name } = this.#pod.metadata;
+    this.#event(
+      'Normal',
+      'Scheduled',
+      `Successfully assigned ${namespace}/${name} to replix-fake-node`,
+    );
     this.#publish();
     this.#running = this.#run().catch((error: unknown) => {
       if (!this.#stop.signal.aborted) this.#warn('Failed', `the fake kubelet failed: ${error}`);
@@ -148,6 +154,7 @@ export class LocalPod {
         [...this.#init, ...this.#main].map(async (status) => {
           const process = status.process;
           if (!process?.running) return;
+          this.#event('Normal', 'Killing', `Stopping container ${status.name}`);
           const preStop = containers.find((c) => c.name === status.name)?.lifecycle?.preStop;
           const preStopMs = (preStop?.sleep?.seconds ?? 0) * 1000;
           if (preStopMs > 0)
