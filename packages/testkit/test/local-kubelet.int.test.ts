@@ -573,6 +573,34 @@ describe('deployments', () => {
     });
   });
 
+  it('recreates: the old pods are gone before a pod of the new template starts', async () => {
+    const version = (v: string) =>
+      deployment('web', 2, [serverContainer({ env: [{ name: 'VERSION', value: v }] })], {
+        strategy: { type: 'Recreate' },
+      });
+    await apply(version('1'));
+    const before = (await readyPods('web', 2)).map((pod) => pod.metadata?.name);
+    await apply(version('2'));
+    const snapshots: V1Pod[][] = [];
+    const after = await eventually(async () => {
+      const pods = await podsOf('web');
+      snapshots.push(pods);
+      const ready = pods.filter((pod) =>
+        pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+      );
+      expect(ready).toHaveLength(2);
+      expect(ready.every((pod) => !before.includes(pod.metadata?.name))).toBe(true);
+      return ready;
+    });
+    for (const pods of snapshots) {
+      const old = pods.filter((pod) => before.includes(pod.metadata?.name));
+      if (old.length > 0)
+        expect(pods.filter((pod) => !before.includes(pod.metadata?.name))).toEqual([]);
+    }
+    for (const pod of after)
+      expect((await getJson(`http://${pod.status?.podIP}:8080/`)).version).toBe('2');
+  });
+
   it('reports ProgressDeadlineExceeded when pods never get ready', async () => {
     await fake.close();
     fake = await startFakeKubernetes({
