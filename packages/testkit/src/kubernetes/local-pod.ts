@@ -10,6 +10,7 @@ import {
 } from './container-env.ts';
 import { type ContainerExit, type ContainerLaunch, ContainerProcess } from './container-process.ts';
 import type { EventRecorder } from './event-recorder.ts';
+import { claimAddress, type LoopbackAddresses } from './loopback-addresses.ts';
 import type { JsonObject, ObjectStore, StoredObject } from './object-store.ts';
 import type { PodLogs } from './pod-logs.ts';
 import { PodVolumes, VolumeNotReady } from './pod-volumes.ts';
@@ -26,6 +27,8 @@ export interface PodRuntime {
   readonly probeIntervalMs: number;
   /** Pods' folders (volumes, working directories) go under it. */
   readonly rootDir: string;
+  /** Where pod IPs come from. */
+  readonly addresses: LoopbackAddresses;
 }
 
 interface Container extends JsonObject {
@@ -81,7 +84,8 @@ export class LocalPod {
   readonly #runtime: PodRuntime;
   readonly #pod: StoredObject;
   readonly #spec: JsonObject;
-  readonly #podIP: string;
+  /** Empty until the pod's address is claimed, first thing when it starts. */
+  #podIP = '';
   readonly #dir: string;
   readonly #volumes: PodVolumes;
   readonly #stop = new AbortController();
@@ -94,11 +98,10 @@ export class LocalPod {
   #running: Promise<void> = Promise.resolve();
   #terminating: Promise<void> | undefined;
 
-  constructor(runtime: PodRuntime, pod: StoredObject, podIP: string) {
+  constructor(runtime: PodRuntime, pod: StoredObject) {
     this.#runtime = runtime;
     this.#pod = pod;
     this.#spec = (pod.spec ?? {}) as JsonObject;
-    this.#podIP = podIP;
     this.#dir = join(runtime.rootDir, `${pod.metadata.namespace}_${pod.metadata.name}`);
     this.#volumes = new PodVolumes(join(this.#dir, 'volumes'), this.#spec, (kind, name) =>
       this.#lookup(kind, name),
@@ -116,8 +119,9 @@ export class LocalPod {
     this.#main = this.#containers('containers').map(status);
   }
 
-  get podIP(): string {
-    return this.#podIP;
+  /** The pod's address; undefined until it has one. */
+  get podIP(): string | undefined {
+    return this.#podIP || undefined;
   }
 
   start(): void {
@@ -174,6 +178,12 @@ export class LocalPod {
 
   async #run(): Promise<void> {
     const signal = this.#stop.signal;
+    const ports = this.#containers('containers').flatMap((container) =>
+      (container.ports ?? []).map((port) => port.containerPort).filter(Number.isInteger),
+    ) as number[];
+    this.#podIP = await claimAddress(this.#runtime.addresses, ports);
+    if (signal.aborted) return;
+    this.#publish();
     for (;;) {
       try {
         await mkdir(this.#dir, { recursive: true });
@@ -446,8 +456,7 @@ export class LocalPod {
       phase: this.#phase,
       conditions,
       hostIP: '127.0.0.1',
-      podIP: this.#podIP,
-      podIPs: [{ ip: this.#podIP }],
+      ...(this.#podIP ? { podIP: this.#podIP, podIPs: [{ ip: this.#podIP }] } : {}),
       startTime: this.#startTime,
       containerStatuses: this.#main.map(statusOf),
     };
