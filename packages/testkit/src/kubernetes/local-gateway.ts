@@ -83,6 +83,9 @@ export class LocalGateway {
         method: incoming.method,
         path: incoming.url,
         headers: forwardedHeaders(incoming.headers, incoming.socket.remoteAddress),
+        // A fresh connection each time: a pooled one to a pod that has since stopped would
+        // fail the request, and each request picks its pod anew anyway.
+        agent: false,
       },
       (answer) => {
         const headers: IncomingHttpHeaders = {};
