@@ -532,6 +532,55 @@ describe('pods', () => {
   });
 });
 
+describe('jobs', () => {
+  const job = (name: string, spec: object, script: string) => ({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name, namespace: NS },
+    spec: {
+      backoffLimit: 0,
+      ...spec,
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          restartPolicy: 'Never',
+          terminationGracePeriodSeconds: 1,
+          containers: [{ name: 'main', image: 'x', command: ['node', '-e', script] }],
+        },
+      },
+    },
+  });
+  const readJob = (name: string) =>
+    objects.read({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name, namespace: NS },
+    }) as Promise<{
+      status?: { conditions?: { type: string; reason?: string }[]; failed?: number };
+    }>;
+
+  it('fails a Job that runs past activeDeadlineSeconds, stopping its pod', async () => {
+    await apply(job('slow', { activeDeadlineSeconds: 1 }, 'setInterval(() => {}, 1000)'));
+    const status = await eventually(async () => {
+      const { status } = await readJob('slow');
+      expect(status?.conditions).toContainEqual(
+        expect.objectContaining({ type: 'Failed', reason: 'DeadlineExceeded' }),
+      );
+      return status;
+    });
+    expect(status?.conditions?.some((c) => c.type === 'Complete')).toBe(false);
+    await eventually(async () => expect(await podsOf('slow')).toEqual([]));
+  });
+
+  it('deletes a finished Job after ttlSecondsAfterFinished', async () => {
+    await apply(job('quick', { ttlSecondsAfterFinished: 0 }, "console.log('done')"));
+    await eventually(async () => {
+      const list = await objects.list('batch/v1', 'Job', NS);
+      expect(list.items.map((item) => item.metadata?.name)).not.toContain('quick');
+    });
+  });
+});
+
 describe('deployments', () => {
   it('rolls a changed template out with a ready pod behind the Service at every moment', async () => {
     const version = (v: string) =>

@@ -51,7 +51,8 @@
  *   server does), `observedGeneration`, conditions `Available` and `Progressing`
  *   (ProgressDeadlineExceeded after `spec.progressDeadlineSeconds`, 600 by default, capped by
  *   the `progressDeadlineMs` option). A Job runs one pod at a time until one succeeds
- *   (Complete) or more than `backoffLimit` failed (Failed).
+ *   (Complete), more than `backoffLimit` failed or `activeDeadlineSeconds` passed (Failed),
+ *   and goes `ttlSecondsAfterFinished` after it finished.
  * - a kube-proxy (`local-kube-proxy.ts`): a Service gets `spec.clusterIP` (127.88.x.y) when it
  *   is created, and a TCP listener per port that sends each new connection to a ready pod of
  *   the selector as it is at that moment (round-robin; `targetPort` by number or container
