@@ -459,6 +459,67 @@ describe('pods', () => {
     expect(log.split('\n').filter((line) => line === 'started').length).toBeGreaterThanOrEqual(2);
   });
 
+  it('restarts a container whose liveness probe keeps failing', async () => {
+    await apply(
+      deployment('web', 1, [
+        serverContainer({
+          // Nothing listens on 9999: after periodSeconds × failureThreshold the kubelet kills it.
+          livenessProbe: { tcpSocket: { port: 9999 }, periodSeconds: 1, failureThreshold: 1 },
+        }),
+      ]),
+    );
+    const [pod] = await eventually(async () => {
+      const pods = await podsOf('web');
+      expect(pods[0]?.status?.containerStatuses?.[0]?.restartCount).toBeGreaterThanOrEqual(1);
+      return pods;
+    });
+    const events = (await core.listNamespacedEvent({ namespace: NS })).items.filter(
+      (event) => event.involvedObject.name === pod?.metadata?.name,
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        reason: 'Unhealthy',
+        message: 'Liveness probe failed',
+        type: 'Warning',
+      }),
+    );
+  });
+
+  it('waits for a secret volume’s Secret, then starts', async () => {
+    await apply(
+      deployment(
+        'web',
+        1,
+        [
+          serverContainer({
+            env: [{ name: 'KEYS_FILE', value: '/keys/k' }],
+            volumeMounts: [{ name: 'keys', mountPath: '/keys' }],
+          }),
+        ],
+        {},
+        { volumes: [{ name: 'keys', secret: { secretName: 'later' } }] },
+      ),
+    );
+    await eventually(async () => {
+      const events = (await core.listNamespacedEvent({ namespace: NS })).items;
+      expect(events).toContainEqual(
+        expect.objectContaining({
+          reason: 'FailedMount',
+          message: 'MountVolume.SetUp failed for volume "keys" : secret "later" not found',
+        }),
+      );
+    });
+    expect((await podsOf('web'))[0]?.status?.phase).toBe('Pending');
+    await apply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'later', namespace: NS },
+      stringData: { k: 'here' },
+    });
+    const [pod] = await readyPods('web', 1);
+    expect((await getJson(`http://${pod?.status?.podIP}:8080/`)).keys).toBe('here');
+  });
+
   it('serves logs with timestamps, tailLines and sinceTime', async () => {
     await apply(
       deployment('talker', 1, [
@@ -778,21 +839,35 @@ describe('deployments', () => {
     expect(about('stubborn', 'ScalingReplicaSet').length).toBeGreaterThanOrEqual(1);
   });
 
-  it('kills every process it started when it closes', async () => {
+  it('kills every process it started when it closes, pods in their grace period too', async () => {
+    const stubborn =
+      "process.on('SIGTERM', () => console.log('ignoring SIGTERM')); setInterval(() => {}, 1000)";
+    await apply(deployment('web', 1, [serverContainer({ lifecycle: {} })]));
+    // Longer than the test's timeout: close() must not wait for it.
     await apply(
       deployment(
-        'web',
+        'stubborn',
         1,
-        [serverContainer({ lifecycle: {} })],
+        [{ name: 'main', image: 'x', command: ['node', '-e', stubborn] }],
         {},
-        { terminationGracePeriodSeconds: 30 },
+        {
+          terminationGracePeriodSeconds: 120,
+        },
       ),
     );
     const [pod] = await readyPods('web', 1);
-    const pid = Number(pod?.status?.containerStatuses?.[0]?.containerID?.replace('local://', ''));
-    expect(() => process.kill(pid, 0)).not.toThrow();
+    const [stuck] = await readyPods('stubborn', 1);
+    const pidOf = (p: V1Pod | undefined) =>
+      Number(p?.status?.containerStatuses?.[0]?.containerID?.replace('local://', ''));
+    await core.deleteNamespacedPod({ name: stuck?.metadata?.name as string, namespace: NS });
+    await eventually(async () =>
+      expect(
+        await core.readNamespacedPodLog({ name: stuck?.metadata?.name as string, namespace: NS }),
+      ).toContain('ignoring SIGTERM'),
+    );
+    for (const p of [pod, stuck]) expect(() => process.kill(pidOf(p), 0)).not.toThrow();
     await fake.close();
-    expect(() => process.kill(pid, 0)).toThrow();
+    for (const p of [pod, stuck]) expect(() => process.kill(pidOf(p), 0)).toThrow();
     fake = await startFakeKubernetes();
   });
 });

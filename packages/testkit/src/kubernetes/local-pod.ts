@@ -145,11 +145,18 @@ export class LocalPod {
 
   /**
    * Stops the pod as the kubelet does: each running container's `preStop` sleep, then
-   * SIGTERM, then SIGKILL once `graceSeconds` (counted from now) are over. Resolves when no
-   * process of the pod is left.
+   * SIGTERM, then SIGKILL once `graceSeconds` (counted from now) are over; a second call
+   * with 0 kills at once. Resolves when no process of the pod is left.
    */
   terminate(graceSeconds: number): Promise<void> {
-    this.#terminating ??= (async () => {
+    if (this.#terminating) {
+      // Stopping already, and now at once (the kubelet closes): no more waiting.
+      if (graceSeconds === 0) {
+        for (const status of [...this.#init, ...this.#main]) status.process?.signal('SIGKILL');
+      }
+      return this.#terminating;
+    }
+    this.#terminating = (async () => {
       this.#stop.abort();
       this.#publish();
       const deadline = Date.now() + graceSeconds * 1000;
