@@ -941,6 +941,62 @@ describe('the local gateway', () => {
   });
 });
 
+describe('hostile manifests', () => {
+  it('skip what cannot work and keep the rest running', async () => {
+    await apply(
+      deployment('web', 1, [
+        serverContainer({
+          ports: [
+            { name: 'http', containerPort: 8080 },
+            { name: 'bogus', containerPort: 70_000 },
+          ],
+        }),
+      ]),
+    );
+    await apply(
+      deployment('never', 1, [
+        serverContainer({
+          readinessProbe: { httpGet: { path: '/with space', port: 99_999 }, timeoutSeconds: -1 },
+        }),
+      ]),
+    );
+    const created = await apply({
+      ...service('web', { app: 'web' }),
+      spec: {
+        selector: { app: 'web' },
+        ports: [
+          { name: 'bad', port: 70_000, targetPort: 1 },
+          { name: 'http', port: 80, targetPort: 'http' },
+        ],
+      },
+    });
+    const clusterIP = (created as unknown as { spec: { clusterIP: string } }).spec.clusterIP;
+    const [pod] = await readyPods('web', 1);
+    await eventually(async () =>
+      expect((await getJson(`http://${clusterIP}/`)).pod).toBe(pod?.metadata?.name),
+    );
+    const [never] = await podsOf('never');
+    expect(never?.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: 'Ready', status: 'False' }),
+    );
+
+    // A request target that is not a path: 400 from the gateway, which keeps serving.
+    const gateway = new URL(fake.gatewayUrl as string);
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect({ host: gateway.hostname, port: Number(gateway.port) });
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk) => {
+        text += chunk;
+      });
+      socket.on('end', () => resolve(text));
+      socket.end('GET http://[bad HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 (400)/);
+    expect((await get(`${fake.gatewayUrl}/`, { host: 'nothing.test' })).status).toBe(404);
+  });
+});
+
 const run = promisify(execFile);
 const kubectlMissing = await run('kubectl', ['version', '--client']).then(
   () => undefined,

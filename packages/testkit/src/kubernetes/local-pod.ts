@@ -15,6 +15,7 @@ import type { JsonObject, ObjectStore, StoredObject } from './object-store.ts';
 import type { PodLogs } from './pod-logs.ts';
 import { PodVolumes, VolumeNotReady } from './pod-volumes.ts';
 import { failureWindowMs, type Probe, runProbe } from './probes.ts';
+import { isPort } from './tcp-port.ts';
 
 const PODS = resourceByKind('Pod');
 
@@ -186,8 +187,8 @@ export class LocalPod {
   async #run(): Promise<void> {
     const signal = this.#stop.signal;
     const ports = this.#containers('containers').flatMap((container) =>
-      (container.ports ?? []).map((port) => port.containerPort).filter(Number.isInteger),
-    ) as number[];
+      (container.ports ?? []).map((port) => port.containerPort).filter(isPort),
+    );
     this.#podIP = await claimAddress(this.#runtime.addresses, ports);
     if (signal.aborted) return;
     this.#publish();
@@ -307,7 +308,8 @@ export class LocalPod {
     if (!init && this.#phase === 'Pending') this.#phase = 'Running';
     this.#event('Normal', 'Started', `Started container ${container.name}`);
     this.#publish();
-    if (!init) void this.#probe(container, status, process);
+    // A probe that cannot run is a failing probe, never a crash of the fake.
+    if (!init) void this.#probe(container, status, process).catch(() => {});
     const exit = await process.exited;
     status.ready = false;
     status.started = false;
