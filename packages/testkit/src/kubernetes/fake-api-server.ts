@@ -13,8 +13,8 @@
  * `creationTimestamp`; get, list with `labelSelector` (`=`, `==`, `!=`, `in`, `notin`,
  * exists); delete with `propagationPolicy` (Job defaults to Orphan, as the API server does)
  * and `gracePeriodSeconds`; watch of a list (ADDED/MODIFIED/DELETED lines); failures as
- * `Status` objects (400, 404, 405, 409, 415, 422); pod logs with `sinceTime`, `tailLines`,
- * `timestamps`, `container`.
+ * `Status` objects (400, 404, 405, 409, 415, 422); pod logs with `sinceTime`,
+ * `sinceSeconds`, `tailLines`, `timestamps`, `container`.
  *
  * Two modes. By default a `SimulatedController` makes Deployment pods "ready" after
  * `readyDelayMs` without running anything (`failDeployment`, `finishJob` and `appendLog`
