@@ -21,8 +21,8 @@
  * steer it), and deletion is immediate. With `runPods: true` a local cluster runs instead:
  *
  * - a kubelet (`local-kubelet.ts`, `local-pod.ts`) runs every Pod as local processes, each
- *   pod on its own loopback address (`status.podIP`, 127.77.x.y; an argument or env value
- *   `0.0.0.0` becomes that address, so two pods can both listen on port 8080). `command` +
+ *   pod on its own loopback address (`status.podIP`, 127.77.x.y; every `0.0.0.0` in an
+ *   argument or env value becomes that address, so two pods can both listen on port 8080). `command` +
  *   `args` run as given (no images; `node` is the Node running the tests; a container without
  *   `command` cannot start); `env` from `value` (with `$(VAR)`), `secretKeyRef`,
  *   `configMapKeyRef`, `envFrom` and `fieldRef` (`metadata.name`, `metadata.namespace`,
