@@ -67,6 +67,7 @@ try {
   log(`source: item with ${ROWS} rows…`);
   const source = await mariaDbAdmin(servers.mariadb.url).createDatabase(
     `CREATE TABLE item (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL, price INT NOT NULL);
+     SET SESSION max_recursive_iterations = ${ROWS + 1};
      INSERT INTO item
        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${ROWS})
        SELECT i, CONCAT('item ', MD5(i)), i * 7919 % 10007 FROM n`,
