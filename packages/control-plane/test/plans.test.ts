@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   computeUnitsAllowed,
@@ -227,5 +228,15 @@ describe('plan enforcement', () => {
     expect(replicasViolation(planOf('business'), 5)).toBeUndefined();
     expect(replicasViolation(planOf('business'), 6)).toBeDefined();
     expect(MAX_REPLICAS).toBe(10);
+  });
+});
+
+describe('docs/limits.md on read replicas', () => {
+  it('gives every plan its maxReplicas', () => {
+    const doc = readFileSync(new URL('../../../docs/limits.md', import.meta.url), 'utf8');
+    const row = doc.split('\n').find((line) => line.startsWith('| Read replicas per database'));
+    expect(row).toBeDefined();
+    const listed = PLANS.map((plan) => `${plan} ${PLAN_LIMITS[plan].maxReplicas}`).join(', ');
+    expect(row).toMatch(new RegExp(`\\| ${listed} \\|$`));
   });
 });
