@@ -34,6 +34,8 @@ describe('read replicas', () => {
   let cp: TestControlPlane;
   let source: Awaited<ReturnType<ReturnType<typeof testPostgres>['createDatabase']>>;
   let seeded: SeededSource;
+  /** A query through the database's endpoint with an API key (set by the first test). */
+  let query: () => Promise<Response>;
 
   beforeAll(async () => {
     source = await testPostgres().createDatabase(
@@ -95,7 +97,7 @@ describe('read replicas', () => {
     expect(await publicationNames()).toEqual([base, `${base}_r1`]);
 
     const key = deriveApiKey(seeded.keySecret, keyId);
-    const query = () =>
+    query = () =>
       fetch(
         `${database.endpoint_url}/query?q=${encodeURIComponent('item { id name } ORDER BY id')}`,
         {
@@ -180,13 +182,29 @@ describe('read replicas', () => {
     }, 30_000);
   }, 90_000);
 
-  it('a resize to one replica drops the slot of the replica gone; terminate drops every slot and publication', async () => {
+  it('a resize to one replica fails no query and drops the slot of the replica gone; terminate drops every slot and publication', async () => {
     const { db } = cp.context;
     const log = pino({ level: 'silent' });
+    // Queries one after another through the whole resize: every one answers.
+    const statuses: number[] = [];
+    let resizing = true;
+    const load = (async () => {
+      while (resizing)
+        statuses.push(
+          await query().then(
+            (response) => response.status,
+            () => 0,
+          ),
+        );
+    })();
     await queueResize({ ...cp.context, log }, seeded.accountId, seeded.databaseId, {
       replicas: 1,
     });
     await statusReached(db, seeded.databaseId, 'running', 110_000);
+    resizing = false;
+    await load;
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
     const [instance] = await liveInstances(db, seeded.databaseId);
     expect(instance?.replica_urls).toHaveLength(1);
     const base = `replix_${replicationIdFor(seeded.databaseId)}`;
