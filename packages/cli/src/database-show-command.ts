@@ -43,6 +43,12 @@ export function addDatabaseShowCommand(databases: Command): void {
           name: database.name,
           status: database.status,
           health: instance?.healthStatus ?? null,
+          replicas: instance
+            ? instance.replicas.map((replica) => ({
+                ordinal: replica.ordinal,
+                health: replica.healthStatus ?? null,
+              }))
+            : [],
           endpointUrl,
           latestBuild: latestBuild && {
             id: latestBuild.id,
@@ -60,6 +66,9 @@ export function addDatabaseShowCommand(databases: Command): void {
           id: shown.id,
           status: shown.status,
           health: shown.health ?? '-',
+          replicas: instance
+            ? `${instance.replicaCount} (${shown.replicas.map((replica) => replica.health ?? '-').join(', ')})`
+            : String(database.replicas),
           endpoint: endpointUrl ?? `- (not deployed yet: replix db provision ${id})`,
           'latest build': latestBuild
             ? `${latestBuild.status}${latestBuild.finishedAt ? `, finished ${latestBuild.finishedAt}` : ''} (${latestBuild.id})`

@@ -4,6 +4,7 @@ import {
   getV1DatabasesById,
   patchV1DatabasesById,
   postV1Databases,
+  postV1DatabasesByIdResize,
   unwrap,
 } from '@replix/client';
 import { type Command, Option } from 'commander';
@@ -26,6 +27,7 @@ interface CreateOptions {
   sourceSchema: string;
   config?: string;
   size?: InstanceSize;
+  replicas?: string;
   region?: 'eu-west-1' | 'us-east-1';
   syncMode?: 'cdc' | 'poll';
   syncInterval?: string;
@@ -37,7 +39,18 @@ interface UpdateOptions {
   config?: string;
   syncMode?: 'cdc' | 'poll';
   syncInterval?: string;
+  replicas?: string;
   json: boolean;
+}
+
+/** `--replicas` as a whole number ≥ 1, or undefined when not given (the plan's limit is the API's). */
+export function replicaCount(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const count = Number(text);
+  if (!Number.isInteger(count) || count < 1) {
+    throw new CommandFailure('--replicas must be a whole number of at least 1.');
+  }
+  return count;
 }
 
 /** `--sync-interval` as whole seconds, or undefined when not given. */
@@ -112,6 +125,10 @@ export function addDatabasesCommands(program: Command): void {
     .requiredOption('--source-schema <schema>', 'the source schema (database) to serve')
     .option('--config <file>', 'a schema config JSON file (docs/schema-config.md)')
     .addOption(new Option('--size <size>', 'instance size (default xs)').choices(INSTANCE_SIZES))
+    .option(
+      '--replicas <n>',
+      'read replicas behind the endpoint (default 1; the plan sets the most)',
+    )
     .addOption(new Option('--region <region>', 'region').choices(['eu-west-1', 'us-east-1']))
     .addOption(new Option('--sync-mode <mode>', 'sync mode').choices(['cdc', 'poll']))
     .option('--sync-interval <seconds>', 'seconds between sync ticks')
@@ -128,6 +145,7 @@ export function addDatabasesCommands(program: Command): void {
               sourceSchema: options.sourceSchema,
               schemaConfig: schemaConfig(options.config),
               instanceSize: options.size,
+              replicas: replicaCount(options.replicas),
               region: options.region,
               syncMode: options.syncMode,
               syncInterval,
@@ -144,7 +162,7 @@ export function addDatabasesCommands(program: Command): void {
   databases
     .command('update <id>')
     .description(
-      'change settings; they stay pending until `replix db reconfigure` (or rebuild, for the schema)',
+      'change settings; they stay pending until `replix db reconfigure` (or rebuild, for the schema), except --replicas: a resize, deployed at once with zero downtime',
     )
     .option('--source-schema <schema>', 'the source schema (database) to serve')
     .option('--config <file>', 'a schema config JSON file (docs/schema-config.md)')
@@ -152,6 +170,10 @@ export function addDatabasesCommands(program: Command): void {
     .option(
       '--sync-interval <seconds>',
       "seconds between sync ticks (poll without one: the plan's minimum)",
+    )
+    .option(
+      '--replicas <n>',
+      'read replicas behind the endpoint: queues a resize (a redeploy with zero downtime)',
     )
     .option('--json', 'print the API’s JSON', false)
     .action(
@@ -162,16 +184,30 @@ export function addDatabasesCommands(program: Command): void {
           syncMode: options.syncMode,
           syncInterval: wholeSeconds(options.syncInterval),
         };
-        if (Object.values(body).every((value) => value === undefined)) {
+        const replicas = replicaCount(options.replicas);
+        const settings = Object.values(body).some((value) => value !== undefined);
+        if (!settings && replicas === undefined) {
           throw new CommandFailure(
-            'name a setting to change: --source-schema, --config, --sync-mode or --sync-interval.',
+            'name a setting to change: --source-schema, --config, --sync-mode, --sync-interval or --replicas.',
           );
         }
-        const updated = await unwrap(
-          patchV1DatabasesById({ client: apiClient(), path: { id }, body }),
-        );
-        if (options.json) return printJson(updated);
-        printFields(updated);
+        const client = apiClient();
+        const updated = settings
+          ? await unwrap(patchV1DatabasesById({ client, path: { id }, body }))
+          : undefined;
+        // The replica count is no pending setting: the API changes it by the resize action.
+        const resized =
+          replicas === undefined
+            ? undefined
+            : await unwrap(postV1DatabasesByIdResize({ client, path: { id }, body: { replicas } }));
+        const database = updated ?? (await unwrap(getV1DatabasesById({ client, path: { id } })));
+        if (options.json) return printJson(database);
+        printFields(database);
+        if (resized) {
+          process.stdout.write(
+            `\nResizing to ${replicas} replica${replicas === 1 ? '' : 's'}: ${resized.status} (replix databases show ${id} follows it).\n`,
+          );
+        }
       }),
     );
 }

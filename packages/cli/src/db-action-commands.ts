@@ -17,7 +17,8 @@ import {
 } from '@replix/client';
 import { type Command, Option } from 'commander';
 import { apiAction, apiClient, printJson } from './api-session.ts';
-import { INSTANCE_SIZES } from './databases-commands.ts';
+import { INSTANCE_SIZES, replicaCount } from './databases-commands.ts';
+import { EXIT_USAGE } from './exit-codes.ts';
 import { withInsteadCommand } from './instead-command.ts';
 
 /** The answer's type differs per action (delete may answer 204 with nothing). */
@@ -125,23 +126,31 @@ export function addDbActionCommands(program: Command): void {
     );
 
   db.command('resize <id>')
-    .description('move the instance to another size')
-    .addOption(
-      new Option('--size <size>', 'the new instance size')
-        .choices(INSTANCE_SIZES)
-        .makeOptionMandatory(),
-    )
+    .description('move the instance to another size and/or replica count (at least one)')
+    .addOption(new Option('--size <size>', 'the new instance size').choices(INSTANCE_SIZES))
+    .option('--replicas <n>', 'the new number of read replicas')
     .option('--json', 'print the API’s JSON', false)
     .action(
       apiAction(
         'db resize',
-        async (id: string, options: { size: (typeof INSTANCE_SIZES)[number]; json: boolean }) => {
+        async (
+          id: string,
+          options: { size?: (typeof INSTANCE_SIZES)[number]; replicas?: string; json: boolean },
+          command: Command,
+        ) => {
+          if (options.size === undefined && options.replicas === undefined) {
+            command.error('error: name what to change: --size <size>, --replicas <n> or both.', {
+              exitCode: EXIT_USAGE,
+              code: 'replix.usage',
+            });
+          }
+          const replicas = replicaCount(options.replicas);
           const answer = await withInsteadCommand(id, () =>
             unwrap(
               postV1DatabasesByIdResize({
                 client: apiClient(),
                 path: { id },
-                body: { instanceSize: options.size },
+                body: { instanceSize: options.size, replicas },
               }),
             ),
           );

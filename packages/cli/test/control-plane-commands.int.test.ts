@@ -334,6 +334,44 @@ describe('replix commands over the control-plane API', () => {
     expect(fields.stdout).toMatch(/^endpointUrl: +null$/m);
   });
 
+  it('sets read replicas on create and changes them by a resize, within the plan', async () => {
+    expect(await json(['databases', 'get', databaseId])).toMatchObject({ replicas: 1 });
+    const overPlan = await replix([
+      'databases',
+      'create',
+      '--name',
+      'too-many',
+      '--connection',
+      connectionId,
+      '--source-schema',
+      source.name,
+      '--replicas',
+      '2',
+    ]);
+    expect(overPlan).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr:
+        "replix databases create: plan_limit: 2 replicas are above the free plan's most, 1; upgrade to use them.\n",
+    });
+    // A replica count is a resize: a draft has nothing to resize yet.
+    const draft = await replix(['databases', 'update', databaseId, '--replicas', '2']);
+    expect(draft.code).toBe(1);
+    expect(draft.stderr).toMatch(
+      /^replix databases update: action_not_allowed: Resize needs a running, paused or failed database; this one is draft/,
+    );
+    expect(await replix(['databases', 'update', databaseId, '--replicas', '0'])).toMatchObject({
+      code: 1,
+      stderr: 'replix databases update: --replicas must be a whole number of at least 1.\n',
+    });
+    // Neither --size nor --replicas: a usage error, as a missing option is.
+    const neither = await replix(['db', 'resize', databaseId]);
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toMatch(
+      /^error: name what to change: --size <size>, --replicas <n> or both\.\n\nUsage: replix db resize/,
+    );
+  });
+
   it('prints an action the status does not allow as the API error and exits 1', async () => {
     const result = await replix(['db', 'resume', databaseId]);
     expect(result.code).toBe(1);

@@ -34,6 +34,7 @@ describe.each(STORE_KINDS)('the account on the %s store', (kind) => {
         databases: 10,
         computeUnits: 8,
         maxInstanceSize: 'm',
+        maxReplicas: 2,
         pollModeMinSyncInterval: 30,
         dataTransferGBPerMonth: 50,
         multiRegion: false,

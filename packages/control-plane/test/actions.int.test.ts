@@ -302,6 +302,75 @@ describe.each(STORE_KINDS)('database actions on the %s store', (kind) => {
     });
   });
 
+  describe('resize: replicas', () => {
+    beforeEach(stopAlicesInstances);
+
+    it('queues a new replica count within the plan, alone or with a size', async () => {
+      const { id } = await insertDatabase(cp, alice, { status: 'running', withBuild: true });
+      const response = await cp.request('POST', `/v1/databases/${id}/resize`, {
+        token: alice.token,
+        body: { replicas: 2 },
+      });
+      expect(response.status).toBe(202);
+      const stored = await row(id);
+      expect(stored.goal).toMatchObject({ action: 'resize', replicas: 2 });
+      expect(stored.goal).not.toHaveProperty('instanceSize');
+      // The reconciler applies the count when it deploys.
+      expect(stored.replicas).toBe(1);
+      const [event] = await audit(id, 'database.resize');
+      expect(event?.payload).toEqual({ fromStatus: 'running', toStatus: 'deploying', replicas: 2 });
+
+      const both = await insertDatabase(cp, alice, { status: 'running', withBuild: true });
+      const sized = await cp.request('POST', `/v1/databases/${both.id}/resize`, {
+        token: alice.token,
+        body: { instanceSize: 's', replicas: 2 },
+      });
+      expect(sized.status).toBe(202);
+      expect((await row(both.id)).goal).toMatchObject({ instanceSize: 's', replicas: 2 });
+    });
+
+    it('answers 403 plan_limit above the plan’s replicas or compute units, 400 for the current count', async () => {
+      const { id } = await insertDatabase(cp, alice, { status: 'running', withBuild: true });
+      const above = await cp.request('POST', `/v1/databases/${id}/resize`, {
+        token: alice.token,
+        body: { replicas: 3 },
+      });
+      expect(above.status).toBe(403);
+      expect(above.body).toEqual({
+        error: 'plan_limit',
+        message: "3 replicas are above the pro plan's most, 2; upgrade to use them.",
+      });
+      // Two m replicas are 8 compute units: all the pro plan has, with nothing else running.
+      const units = await cp.request('POST', `/v1/databases/${id}/resize`, {
+        token: alice.token,
+        body: { instanceSize: 'm', replicas: 2 },
+      });
+      expect(units.status).toBe(202);
+      const other = await insertDatabase(cp, alice, { status: 'running', withBuild: true });
+      const over = await cp.request('POST', `/v1/databases/${other.id}/resize`, {
+        token: alice.token,
+        body: { replicas: 2 },
+      });
+      expect(over.status).toBe(403);
+      expect(over.body.message).toMatch(/^This needs 2 compute units and your instances use \d+/);
+      for (const body of [{ replicas: 0 }, { replicas: 1.5 }, { replicas: 17 }]) {
+        const bad = await cp.request('POST', `/v1/databases/${other.id}/resize`, {
+          token: alice.token,
+          body,
+        });
+        expect(bad.status, JSON.stringify(body)).toBe(400);
+      }
+      const same = await cp.request('POST', `/v1/databases/${other.id}/resize`, {
+        token: alice.token,
+        body: { replicas: 1 },
+      });
+      expect(same.status).toBe(400);
+      expect(same.body.message).toBe(
+        'The database already runs xs with 1 replica; choose another size or replica count.',
+      );
+    });
+  });
+
   describe('redeploy', () => {
     beforeEach(stopAlicesInstances);
 

@@ -184,7 +184,7 @@ describe('allowedActions', () => {
     );
   });
 
-  it('refuses resize on a plan whose largest size is the smallest one', () => {
+  it('refuses resize on a plan whose largest size is the smallest one and that allows one replica', () => {
     const matrix = allowedActionsWithLimits(
       {
         status: 'running',
@@ -198,9 +198,21 @@ describe('allowedActions', () => {
     expect(matrix.resize).toEqual({
       allowed: false,
       mode: 'queued',
-      reason: 'Your plan allows only the xs size; upgrade to resize.',
+      reason: 'Your plan allows only the xs size and one replica; upgrade to resize.',
     });
     expect(matrix.reconfigure.allowed).toBe(true);
+    // Replicas to add: resize is how.
+    const withReplicas = allowedActionsWithLimits(
+      {
+        status: 'running',
+        goal: null,
+        hasBuild: true,
+        hasDeployment: true,
+        replicationPaused: false,
+      },
+      { ...PLAN_LIMITS.free, maxInstanceSize: 'xs', maxReplicas: 2 },
+    );
+    expect(withReplicas.resize).toEqual({ allowed: true, mode: 'queued' });
   });
 
   it('asks for a build before deploying settings', () => {

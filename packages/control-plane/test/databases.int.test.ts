@@ -104,6 +104,7 @@ describe.each(STORE_KINDS)('databases on the %s store', (kind) => {
       schemaConfig: {},
       region: 'eu-west-1',
       instanceSize: 'xs',
+      replicas: 1,
       // The connection's user may only SELECT: CDC cannot run, so the database polls at the
       // plan's fastest rate and says why.
       syncMode: 'poll',
@@ -155,7 +156,13 @@ describe.each(STORE_KINDS)('databases on the %s store', (kind) => {
       {
         event_type: 'database.created',
         database_id: created.body.id,
-        payload: { name: 'shop', connectionId, region: 'eu-west-1', instanceSize: 'xs' },
+        payload: {
+          name: 'shop',
+          connectionId,
+          region: 'eu-west-1',
+          replicas: 1,
+          instanceSize: 'xs',
+        },
       },
     ]);
   });

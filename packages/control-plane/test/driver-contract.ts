@@ -19,7 +19,7 @@ import { eventually } from './reconciler-fixtures.ts';
  * The contract every driver passes (issue 16), through the `Driver` interface only, with real
  * instances: a real artifact built from a tiny MariaDB source. `makeDriver` returns a new driver
  * object on the same data each call: a second call is a control plane that crashed and
- * restarted. Replicas are not in it yet (not built).
+ * restarted.
  */
 export interface DriverContractOptions {
   /**
@@ -28,6 +28,11 @@ export interface DriverContractOptions {
    * stay running.
    */
   readonly crash?: (driver: Driver, openDatabaseIds: readonly string[]) => Promise<void>;
+  /**
+   * Kills one replica of a running instance outright, as a crash of its machine or process
+   * would (the process driver: SIGKILL to its pid; a cluster: deleting its pod or Deployment).
+   */
+  readonly killReplica: (driver: Driver, instanceId: string, ordinal: number) => Promise<void>;
 }
 
 const QUERY = 'item { id name } ORDER BY id';
@@ -89,7 +94,7 @@ async function buildArtifact(dataDir: string, sourceUrl: string): Promise<string
 export function runDriverContract(
   name: string,
   makeDriver: () => Driver,
-  options: DriverContractOptions = {},
+  options: DriverContractOptions,
 ): void {
   const crash = options.crash ?? closeEndpoints;
 
@@ -348,6 +353,52 @@ export function runDriverContract(
       expect((await query(endpoint.url, key)).status).toBe(0);
       await driver.closeEndpoint(databaseId);
       await driver.stop(b.instanceId);
+    });
+
+    it('runs replicas: all listed and serving, one killed is restarted alone, the endpoint spreads over them', async () => {
+      const two = launch({ replicas: 2 });
+      const key = apiKey(two, two.keys.keyIds[0] as string);
+      const handle = await driver.start(two);
+      const listed = await driver.replicas(two.instanceId);
+      expect(listed.map(({ ordinal, alive }) => ({ ordinal, alive }))).toEqual([
+        { ordinal: 0, alive: true },
+        { ordinal: 1, alive: true },
+      ]);
+      const urls = listed.map((replica) => replica.url as string);
+      expect(new Set(urls).size).toBe(2);
+      for (const url of urls) await serving(url, key);
+
+      const endpoint = await driver.openEndpoint(two.databaseId, null);
+      await driver.route(two.databaseId, two.instanceId);
+      for (let i = 0; i < 4; i++) expect(await query(endpoint.url, key)).toEqual(okAnswer());
+
+      await options.killReplica(driver, two.instanceId, 1);
+      await eventually(
+        async () => !(await driver.isAlive(two.instanceId)),
+        10_000,
+        'the instance to be seen as not alive',
+      );
+      const afterKill = await driver.replicas(two.instanceId);
+      expect(afterKill.map(({ ordinal, alive }) => ({ ordinal, alive }))).toEqual([
+        { ordinal: 0, alive: true },
+        { ordinal: 1, alive: false },
+      ]);
+      // The endpoint keeps answering from the replica left.
+      for (let i = 0; i < 4; i++) expect(await query(endpoint.url, key)).toEqual(okAnswer());
+
+      // start restarts replica 1 only: replica 0 (the handle) is the same process.
+      expect(await driver.start(two)).toEqual(handle);
+      expect(await driver.isAlive(two.instanceId)).toBe(true);
+      const restarted = await driver.replicas(two.instanceId);
+      expect(restarted.every((replica) => replica.alive)).toBe(true);
+      await serving(restarted[1]?.url as string, key);
+      await driver.route(two.databaseId, two.instanceId);
+      for (let i = 0; i < 4; i++) expect(await query(endpoint.url, key)).toEqual(okAnswer());
+
+      await driver.closeEndpoint(two.databaseId);
+      await driver.stop(two.instanceId);
+      expect(await driver.isAlive(two.instanceId)).toBe(false);
+      for (const url of urls) expect((await query(url, key)).status).toBe(0);
     });
 
     describe('idempotence after a crash half-way', () => {

@@ -9,7 +9,7 @@ import {
 import { HTTP_LIMITS } from '@replix/instance';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EndpointRouter, endToEndHeaders } from '../src/drivers/endpoint-router.ts';
+import { EndpointRouter, endToEndHeaders, leastBusy } from '../src/drivers/endpoint-router.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -29,7 +29,7 @@ async function upstream(handler: Handler): Promise<string> {
 async function openRouted(handler: Handler): Promise<number> {
   router = new EndpointRouter({ log: pino({ level: 'silent' }) });
   const port = await router.open('db', null);
-  router.route('db', 'instance-1', await upstream(handler));
+  router.route('db', 'instance-1', [await upstream(handler)]);
   return port;
 }
 
@@ -208,18 +208,94 @@ describe('the endpoint router', () => {
   it('sends new requests to the new instance once switched, and 503 when the instance is unreachable', async () => {
     const port = await openRouted((_req, res) => res.end('old'));
     expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('old');
-    router.route('db', 'instance-2', await upstream((_req, res) => res.end('new')));
+    router.route('db', 'instance-2', [await upstream((_req, res) => res.end('new'))]);
     expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('new');
     expect(router.targetOf('db')).toBe('instance-2');
     // A port nothing listens on: the kernel refuses, the client hears the envelope.
     const gone = await upstream(() => {});
     for (const server of servers.splice(0)) server.close();
-    router.route('db', 'instance-3', gone);
+    router.route('db', 'instance-3', [gone]);
     const response = await fetch(`http://127.0.0.1:${port}/`);
     expect(response.status).toBe(503);
     const body = (await response.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('service_unavailable');
     expect(body.error.message).not.toMatch(/127\.0\.0\.1|ECONNREFUSED/);
+  });
+
+  it('spreads requests over the replicas of the instance, alternating while they are equally busy', async () => {
+    router = new EndpointRouter({ log: pino({ level: 'silent' }) });
+    const port = await router.open('db', null);
+    const replicas = [
+      await upstream((_req, res) => res.end('r0')),
+      await upstream((_req, res) => res.end('r1')),
+    ];
+    router.route('db', 'instance-1', replicas);
+    const answers: string[] = [];
+    for (let i = 0; i < 6; i++)
+      answers.push(await (await fetch(`http://127.0.0.1:${port}/`)).text());
+    expect(answers).toEqual(['r0', 'r1', 'r0', 'r1', 'r0', 'r1']);
+  });
+
+  it('sends the next request to the replica with fewer requests in flight', async () => {
+    router = new EndpointRouter({ log: pino({ level: 'silent' }) });
+    const port = await router.open('db', null);
+    const held: ServerResponse[] = [];
+    const slow = await upstream((req, res) => {
+      if (req.url === '/slow') held.push(res);
+      else res.end('r0');
+    });
+    const fast = await upstream((_req, res) => res.end('r1'));
+    router.route('db', 'instance-1', [slow, fast]);
+    // The first request goes to replica 0 and stays there, unanswered.
+    const pending = fetch(`http://127.0.0.1:${port}/slow`);
+    while (held.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Replica 0 has one in flight: every next request goes to replica 1 until it answers.
+    const answers: string[] = [];
+    for (let i = 0; i < 4; i++)
+      answers.push(await (await fetch(`http://127.0.0.1:${port}/`)).text());
+    expect(answers).toEqual(['r1', 'r1', 'r1', 'r1']);
+    held[0]?.end('slow');
+    expect(await (await pending).text()).toBe('slow');
+  });
+
+  it('tries the next replica when one cannot be reached, body included, and answers 503 only when none can', async () => {
+    router = new EndpointRouter({ log: pino({ level: 'silent' }) });
+    const port = await router.open('db', null);
+    const gone = await upstream(() => {});
+    (servers.pop() as Server).close();
+    const alive = await upstream((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      req.on('end', () => res.end(`got ${req.method} ${body}`));
+    });
+    router.route('db', 'instance-1', [gone, alive]);
+    for (let i = 0; i < 4; i++) {
+      const response = await fetch(`http://127.0.0.1:${port}/query`, {
+        method: 'POST',
+        body: `item { id } #${i}`,
+      });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe(`got POST item { id } #${i}`);
+    }
+    router.route('db', 'instance-2', [gone, gone]);
+    const refused = await fetch(`http://127.0.0.1:${port}/query`, { method: 'POST', body: 'x' });
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe(
+      'service_unavailable',
+    );
+  });
+
+  it('picks the least busy backend not yet tried, starting its ties at the turn', () => {
+    const a = { inFlight: 1 };
+    const b = { inFlight: 0 };
+    const c = { inFlight: 0 };
+    expect(leastBusy([a, b, c], new Set(), 0)).toBe(b);
+    expect(leastBusy([a, b, c], new Set(), 2)).toBe(c);
+    expect(leastBusy([a, b, c], new Set([b, c]), 0)).toBe(a);
+    expect(leastBusy([a, b, c], new Set([a, b, c]), 0)).toBeUndefined();
   });
 
   it('refuses oversized headers itself, with the instance envelope', async () => {

@@ -96,6 +96,7 @@ describe.each(STORE_KINDS)('instance status, metrics and logs on the %s store', 
       status: 'draft',
       region: 'eu-west-1',
       instanceSize: 'xs',
+      replicas: 1,
       syncMode: 'cdc',
       syncInterval: 1,
       syncModeReason: null,
@@ -125,6 +126,7 @@ describe.each(STORE_KINDS)('instance status, metrics and logs on the %s store', 
       syncInterval: 1,
       logLevel: 'info',
       safetyNet: 0,
+      replicas: 1,
     });
     expect(body.hasPendingChanges).toBe(false);
     expect(body.instance).toBeNull();
@@ -198,6 +200,9 @@ describe.each(STORE_KINDS)('instance status, metrics and logs on the %s store', 
       swapCount: 4,
       rowCounts: { authors: 3 },
       lastHealthCheck: expect.any(String),
+      // Recorded before replicas: one replica, whose reading is the instance's.
+      replicaCount: 1,
+      replicas: [{ ordinal: 0, healthStatus: 'ok', snapshotAgeMs: 1200, swapCount: 4 }],
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
     });

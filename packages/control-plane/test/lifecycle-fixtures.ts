@@ -137,6 +137,8 @@ export interface DatabaseSeed {
   readonly schemaConfig?: Record<string, unknown>;
   readonly region?: string;
   readonly instanceSize?: string;
+  /** Read replicas (default 1). */
+  readonly replicas?: number;
   readonly syncMode?: string;
   readonly syncInterval?: number;
   readonly replicationPaused?: boolean;
@@ -177,6 +179,7 @@ export async function insertDatabase(
       schema_config: JSON.stringify(seed.schemaConfig ?? {}),
       region: seed.region ?? 'eu-west-1',
       instance_size: instanceSize,
+      replicas: seed.replicas ?? 1,
       sync_mode: syncMode,
       sync_interval: syncInterval,
       log_level: 'info',

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   computeUnitsAllowed,
@@ -8,11 +9,13 @@ import {
   planOf,
   pollIntervalViolation,
   regionViolation,
+  replicasViolation,
 } from '../src/domain/plan-enforcement.ts';
 import {
   asPlan,
   CHECKOUT_PLANS,
   INSTANCE_SIZES,
+  MAX_REPLICAS,
   OVERAGE_CENTS_PER_COMPUTE_UNIT_MONTH,
   overageComputeUnits,
   PLAN_LIMITS,
@@ -30,19 +33,20 @@ describe('the plan table', () => {
   });
 
   it.each([
-    // plan, databases, computeUnits, maxInstanceSize, pollMin, transfer, multiRegion, overage, overageMax
-    ['free', 3, 2, 's', 60, 5, false, false, 0],
-    ['pro', 10, 8, 'm', 30, 50, false, false, 0],
-    ['teams', 25, 32, 'l', 10, 250, true, true, 50_000],
-    ['business', 100, 128, 'xl', 5, 1000, true, true, 500_000],
-    ['enterprise', 1000, 1024, 'xl', 1, 5000, true, true, 5_000_000],
+    // plan, databases, computeUnits, maxInstanceSize, maxReplicas, pollMin, transfer, multiRegion, overage, overageMax
+    ['free', 3, 2, 's', 1, 60, 5, false, false, 0],
+    ['pro', 10, 8, 'm', 2, 30, 50, false, false, 0],
+    ['teams', 25, 32, 'l', 3, 10, 250, true, true, 50_000],
+    ['business', 100, 128, 'xl', 5, 5, 1000, true, true, 500_000],
+    ['enterprise', 1000, 1024, 'xl', 10, 1, 5000, true, true, 5_000_000],
   ] as const)(
     '%s',
-    (plan, databases, computeUnits, maxSize, pollMin, transfer, multi, overage, max) => {
+    (plan, databases, computeUnits, maxSize, replicas, pollMin, transfer, multi, overage, max) => {
       expect(PLAN_LIMITS[plan]).toEqual({
         databases,
         computeUnits,
         maxInstanceSize: maxSize,
+        maxReplicas: replicas,
         pollModeMinSyncInterval: pollMin,
         dataTransferGBPerMonth: transfer,
         multiRegion: multi,
@@ -64,6 +68,7 @@ describe('the plan table', () => {
         sizeComputeUnits(a.maxInstanceSize),
       );
       expect(b.overageMaxCents).toBeGreaterThanOrEqual(a.overageMaxCents);
+      expect(b.maxReplicas).toBeGreaterThanOrEqual(a.maxReplicas);
     }
   });
 
@@ -185,12 +190,53 @@ describe('plan enforcement', () => {
   });
 
   it('counts a database at its larger size while a resize is pending', () => {
-    expect(databaseComputeUnits({ instance_size: 's', goal: null })).toBe(2);
+    expect(databaseComputeUnits({ instance_size: 's', replicas: 1, goal: null })).toBe(2);
     expect(
       databaseComputeUnits({
         instance_size: 's',
+        replicas: 1,
         goal: { action: 'resize', fromStatus: 'running', requestedAt: '', instanceSize: 'l' },
       }),
     ).toBe(8);
+  });
+
+  it("counts each replica at its size's compute units, and a pending replica change", () => {
+    expect(databaseComputeUnits({ instance_size: 's', replicas: 3, goal: null })).toBe(6);
+    expect(
+      databaseComputeUnits({
+        instance_size: 's',
+        replicas: 1,
+        goal: { action: 'resize', fromStatus: 'running', requestedAt: '', replicas: 2 },
+      }),
+    ).toBe(4);
+    // Fewer replicas pending: the current ones count until the deploy finishes.
+    expect(
+      databaseComputeUnits({
+        instance_size: 'm',
+        replicas: 2,
+        goal: { action: 'resize', fromStatus: 'running', requestedAt: '', replicas: 1 },
+      }),
+    ).toBe(8);
+  });
+
+  it('allows replicas up to the plan maximum: 1 on free, more on paid plans', () => {
+    expect(replicasViolation(planOf('free'), 1)).toBeUndefined();
+    expect(replicasViolation(planOf('free'), 2)).toBe(
+      "2 replicas are above the free plan's most, 1; upgrade to use them.",
+    );
+    expect(replicasViolation(planOf('pro'), 2)).toBeUndefined();
+    expect(replicasViolation(planOf('business'), 5)).toBeUndefined();
+    expect(replicasViolation(planOf('business'), 6)).toBeDefined();
+    expect(MAX_REPLICAS).toBe(10);
+  });
+});
+
+describe('docs/limits.md on read replicas', () => {
+  it('gives every plan its maxReplicas', () => {
+    const doc = readFileSync(new URL('../../../docs/limits.md', import.meta.url), 'utf8');
+    const row = doc.split('\n').find((line) => line.startsWith('| Read replicas per database'));
+    expect(row).toBeDefined();
+    const listed = PLANS.map((plan) => `${plan} ${PLAN_LIMITS[plan].maxReplicas}`).join(', ');
+    expect(row).toMatch(new RegExp(`\\| ${listed} \\|$`));
   });
 });

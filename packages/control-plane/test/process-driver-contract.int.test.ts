@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -9,7 +9,12 @@ import { killInstanceProcesses } from './reconciler-fixtures.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'replix-process-contract-'));
 
-runDriverContract('process', () => new ProcessDriver({ dataDir, log: pino({ level: 'silent' }) }));
+runDriverContract('process', () => new ProcessDriver({ dataDir, log: pino({ level: 'silent' }) }), {
+  killReplica: async (driver, instanceId, ordinal) => {
+    const folder = (driver as ProcessDriver).replicaFolderOf(instanceId, ordinal);
+    process.kill(Number(readFileSync(join(folder, 'pid'), 'utf8')), 'SIGKILL');
+  },
+});
 
 afterAll(() => {
   // Whatever a failed test left running.

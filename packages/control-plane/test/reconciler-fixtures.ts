@@ -32,7 +32,7 @@ export async function seedProvision(
   db: Kysely<Store>,
   secrets: SecretBox,
   sourceUrl: string,
-  options: { sourceSchema?: string; syncMode?: string } = {},
+  options: { sourceSchema?: string; syncMode?: string; replicas?: number } = {},
 ): Promise<SeededSource> {
   const store = { context: { db, secrets } };
   const accountId = await insertAccount(store, 'business');
@@ -42,6 +42,7 @@ export async function seedProvision(
     connectionId,
     sourceSchema: options.sourceSchema ?? new URL(sourceUrl).pathname.slice(1),
     syncMode: options.syncMode,
+    ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
     status: 'building',
     goal: goal('provision', 'draft'),
   });

@@ -71,6 +71,7 @@ describe.each(STORE_KINDS)('the reconciler on the %s store', (kind) => {
       syncInterval: 1,
       logLevel: 'info',
       safetyNet: 0,
+      replicas: 1,
     });
     const [instance, ...others] = await liveInstances(db, seeded.databaseId);
     expect(others).toEqual([]);

@@ -122,6 +122,10 @@ export type Def2 = {
     };
     region: string;
     instanceSize: string;
+    /**
+     * Read replicas each instance runs behind the endpoint; changed by resize.
+     */
+    replicas: number;
     syncMode: string;
     /**
      * Seconds.
@@ -197,6 +201,10 @@ export type Def4 = {
     status: string;
     region: string;
     instanceSize: string;
+    /**
+     * Read replicas the next deploy runs; resize changes it.
+     */
+    replicas: number;
     syncMode: string;
     syncInterval: number;
     syncModeReason: string | null;
@@ -249,6 +257,10 @@ export type Def6 = {
     syncInterval: number;
     logLevel: string;
     safetyNet: number;
+    /**
+     * Read replicas the instance runs.
+     */
+    replicas: number;
 };
 
 /**
@@ -260,6 +272,9 @@ export type Def7 = {
     buildId?: string | null;
     containerServiceArn?: string | null;
     endpointUrl?: string | null;
+    /**
+     * The instance as a whole: `ok` when every replica is, `degraded` when some replicas serve and some do not, `unreachable` when none answers, `cap_exceeded` when any is over its memory cap.
+     */
     healthStatus?: 'ok' | 'degraded' | 'unreachable' | 'cap_exceeded' | null;
     snapshotAgeMs?: number | null;
     swapCount?: number | null;
@@ -270,14 +285,40 @@ export type Def7 = {
         [key: string]: number;
     };
     lastHealthCheck?: string | null;
+    /**
+     * Read replicas the instance runs.
+     */
+    replicaCount: number;
+    /**
+     * Each replica by ordinal.
+     */
+    replicas: Array<Def8>;
     createdAt: string;
     updatedAt: string;
 };
 
 /**
- * AllowedActions
+ * ReplicaStatus
+ *
+ * One read replica of the instance.
  */
 export type Def8 = {
+    /**
+     * 0 … replicaCount − 1, kept across restarts.
+     */
+    ordinal: number;
+    /**
+     * At the last health check; null before the first.
+     */
+    healthStatus: 'ok' | 'degraded' | 'unreachable' | 'cap_exceeded' | null;
+    snapshotAgeMs: number | null;
+    swapCount: number | null;
+};
+
+/**
+ * AllowedActions
+ */
+export type Def9 = {
     /**
      * Spec §2 ActionAvailability.
      */
@@ -465,7 +506,7 @@ export type Def8 = {
 /**
  * MetricsSample
  */
-export type Def9 = {
+export type Def10 = {
     /**
      * When the reading was taken.
      */
@@ -499,7 +540,7 @@ export type Def9 = {
  *
  * An instance API key; the key itself is never returned again.
  */
-export type Def10 = {
+export type Def11 = {
     id: string;
     /**
      * The key id: 16 lowercase hex digits.
@@ -520,7 +561,7 @@ export type Def10 = {
 /**
  * AuditEvent
  */
-export type Def11 = {
+export type Def12 = {
     id: string;
     /**
      * What the event is about: `database`, `api_key`, …
@@ -558,7 +599,7 @@ export type Def11 = {
 /**
  * AuditEventWithDatabase
  */
-export type Def12 = {
+export type Def13 = {
     id: string;
     /**
      * What the event is about: `database`, `api_key`, …
@@ -601,7 +642,7 @@ export type Def12 = {
 /**
  * Notification
  */
-export type Def13 = {
+export type Def14 = {
     id: string;
     eventType: string;
     message: string;
@@ -617,7 +658,7 @@ export type Def13 = {
 /**
  * ManagementKey
  */
-export type Def14 = {
+export type Def15 = {
     id: string;
     name: string;
     /**
@@ -631,7 +672,7 @@ export type Def14 = {
 /**
  * Customer
  */
-export type Def15 = {
+export type Def16 = {
     id: string;
     email: string;
     plan: string;
@@ -662,7 +703,7 @@ export type Def15 = {
 /**
  * PlanLimits
  */
-export type Def16 = {
+export type Def17 = {
     /**
      * Databases the account may have (not deleted).
      */
@@ -675,6 +716,10 @@ export type Def16 = {
      * The largest instance size.
      */
     maxInstanceSize: 'xs' | 's' | 'm' | 'l' | 'xl';
+    /**
+     * The most read replicas a database may run; each counts its size’s compute units.
+     */
+    maxReplicas: number;
     /**
      * Seconds: the shortest sync interval in poll mode.
      */
@@ -700,7 +745,7 @@ export type Def16 = {
 /**
  * PlanUsage
  */
-export type Def17 = {
+export type Def18 = {
     databases: number;
     /**
      * Compute units of the building, deploying and running instances.
@@ -713,7 +758,7 @@ export type Def17 = {
  *
  * A webhook subscription; `id` is the `webhookId`. The signing secret is never returned.
  */
-export type Def18 = {
+export type Def19 = {
     id: string;
     databaseId: string;
     /**
@@ -730,7 +775,7 @@ export type Def18 = {
  *
  * One event delivered to one subscription (spec §2 WebhookDelivery): its state after its latest attempt, and the attempts.
  */
-export type Def19 = {
+export type Def20 = {
     id: string;
     subscriptionId: string;
     /**
@@ -752,13 +797,13 @@ export type Def19 = {
     /**
      * Its attempts, newest first (the latest 20).
      */
-    attempts: Array<Def20>;
+    attempts: Array<Def21>;
 };
 
 /**
  * WebhookAttempt
  */
-export type Def20 = {
+export type Def21 = {
     /**
      * Its number among the delivery’s attempts.
      */
@@ -779,7 +824,7 @@ export type Def20 = {
 /**
  * TeamMember
  */
-export type Def21 = {
+export type Def22 = {
     userId: string;
     email: string;
     /**
@@ -794,7 +839,7 @@ export type Def21 = {
 /**
  * TeamInvitation
  */
-export type Def22 = {
+export type Def23 = {
     id: string;
     email: string;
     /**
@@ -1612,6 +1657,10 @@ export type PostV1DatabasesData = {
          */
         instanceSize?: 'xs' | 's' | 'm' | 'l' | 'xl';
         /**
+         * Read replicas: whole instances of the database’s size behind its one endpoint, each following the source itself; at most the plan’s maxReplicas, each counting its size’s compute units.
+         */
+        replicas?: number;
+        /**
          * Default: the schema config's sync.mode (cdc).
          */
         syncMode?: 'cdc' | 'poll';
@@ -1686,6 +1735,10 @@ export type PostV1DatabasesResponses = {
         };
         region: string;
         instanceSize: string;
+        /**
+         * Read replicas each instance runs behind the endpoint; changed by resize.
+         */
+        replicas: number;
         syncMode: string;
         /**
          * Seconds.
@@ -1830,6 +1883,10 @@ export type GetV1DatabasesByIdResponses = {
         };
         region: string;
         instanceSize: string;
+        /**
+         * Read replicas each instance runs behind the endpoint; changed by resize.
+         */
+        replicas: number;
         syncMode: string;
         /**
          * Seconds.
@@ -1861,7 +1918,7 @@ export type GetV1DatabasesByIdResponse = GetV1DatabasesByIdResponses[keyof GetV1
 
 export type PatchV1DatabasesByIdData = {
     /**
-     * Changes become pending changes: the running instance keeps its settings until a rebuild or reconfigure. Size: the resize action; region and connection cannot change.
+     * Changes become pending changes: the running instance keeps its settings until a rebuild or reconfigure. Size and replicas: the resize action; region and connection cannot change.
      */
     body: {
         name?: string;
@@ -1936,6 +1993,10 @@ export type PatchV1DatabasesByIdResponses = {
         };
         region: string;
         instanceSize: string;
+        /**
+         * Read replicas each instance runs behind the endpoint; changed by resize.
+         */
+        replicas: number;
         syncMode: string;
         /**
          * Seconds.
@@ -2411,11 +2472,18 @@ export type PostV1DatabasesByIdTerminateResponses = {
 export type PostV1DatabasesByIdTerminateResponse = PostV1DatabasesByIdTerminateResponses[keyof PostV1DatabasesByIdTerminateResponses];
 
 export type PostV1DatabasesByIdResizeData = {
+    /**
+     * The new size, replica count, or both (at least one); the change is a redeploy with zero downtime.
+     */
     body: {
         /**
          * The new size; at most the plan’s maxInstanceSize.
          */
-        instanceSize: 'xs' | 's' | 'm' | 'l' | 'xl';
+        instanceSize?: 'xs' | 's' | 'm' | 'l' | 'xl';
+        /**
+         * Read replicas: whole instances of the database’s size behind its one endpoint, each following the source itself; at most the plan’s maxReplicas, each counting its size’s compute units.
+         */
+        replicas?: number;
     };
     path: {
         id: string;
@@ -3019,7 +3087,7 @@ export type GetV1DatabasesByIdInstanceResponses = {
         hasPendingChanges: boolean;
         instance: Def7 | null;
         latestBuild: Def3 | null;
-        allowedActions: Def8;
+        allowedActions: Def9;
         /**
          * Unseen, not skipped, newest first.
          */
@@ -3168,7 +3236,7 @@ export type GetV1DatabasesByIdMetricsHistoryResponses = {
         /**
          * Readings of the database’s instances, oldest first. Counters are since each instance started: a counter that falls is a restart.
          */
-        samples: Array<Def9>;
+        samples: Array<Def10>;
         /**
          * Seconds between two readings.
          */
@@ -3355,7 +3423,7 @@ export type GetV1DatabasesByDbIdApiKeysResponses = {
     /**
      * Default Response
      */
-    200: Array<Def10>;
+    200: Array<Def11>;
 };
 
 export type GetV1DatabasesByDbIdApiKeysResponse = GetV1DatabasesByDbIdApiKeysResponses[keyof GetV1DatabasesByDbIdApiKeysResponses];
@@ -3527,7 +3595,7 @@ export type GetV1DatabasesByIdAuditLogResponses = {
      * Default Response
      */
     200: {
-        events: Array<Def11>;
+        events: Array<Def12>;
         total: number;
     };
 };
@@ -3584,7 +3652,7 @@ export type GetV1AccountAuditLogResponses = {
      * Default Response
      */
     200: {
-        events: Array<Def12>;
+        events: Array<Def13>;
         total: number;
     };
 };
@@ -3631,7 +3699,7 @@ export type GetV1DatabasesByIdNotificationsResponses = {
      * Default Response
      */
     200: {
-        notifications: Array<Def13>;
+        notifications: Array<Def14>;
         /**
          * Unseen notifications that are listed.
          */
@@ -3846,7 +3914,7 @@ export type GetV1ManagementKeysResponses = {
     /**
      * Default Response
      */
-    200: Array<Def14>;
+    200: Array<Def15>;
 };
 
 export type GetV1ManagementKeysResponse = GetV1ManagementKeysResponses[keyof GetV1ManagementKeysResponses];
@@ -3979,7 +4047,7 @@ export type GetV1AdminCustomersResponses = {
     /**
      * Default Response
      */
-    200: Array<Def15>;
+    200: Array<Def16>;
 };
 
 export type GetV1AdminCustomersResponse = GetV1AdminCustomersResponses[keyof GetV1AdminCustomersResponses];
@@ -4170,8 +4238,8 @@ export type GetV1BillingResponses = {
              */
             computeUnitsAllowed: number;
         };
-        limits: Def16;
-        usage: Def17;
+        limits: Def17;
+        usage: Def18;
         /**
          * Every plan with its standard limits, smallest first, to compare them.
          */
@@ -4190,6 +4258,10 @@ export type GetV1BillingResponses = {
                  * The largest instance size.
                  */
                 maxInstanceSize: 'xs' | 's' | 'm' | 'l' | 'xl';
+                /**
+                 * The most read replicas a database may run; each counts its size’s compute units.
+                 */
+                maxReplicas: number;
                 /**
                  * Seconds: the shortest sync interval in poll mode.
                  */
@@ -4381,8 +4453,8 @@ export type GetV1AccountResponses = {
          * The caller accepted the current terms version.
          */
         tosAccepted: boolean;
-        limits: Def16;
-        usage: Def17;
+        limits: Def17;
+        usage: Def18;
     };
 };
 
@@ -4470,7 +4542,7 @@ export type GetV1DatabasesByIdWebhooksResponses = {
     /**
      * Default Response
      */
-    200: Array<Def18>;
+    200: Array<Def19>;
 };
 
 export type GetV1DatabasesByIdWebhooksResponse = GetV1DatabasesByIdWebhooksResponses[keyof GetV1DatabasesByIdWebhooksResponses];
@@ -4643,7 +4715,7 @@ export type GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponses = {
     /**
      * Default Response
      */
-    200: Array<Def19>;
+    200: Array<Def20>;
 };
 
 export type GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponse = GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponses[keyof GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponses];
@@ -4725,7 +4797,7 @@ export type PostV1DatabasesByIdWebhooksByWebhookIdDeliveriesByDeliveryIdRetryRes
         /**
          * Its attempts, newest first (the latest 20).
          */
-        attempts: Array<Def20>;
+        attempts: Array<Def21>;
     };
 };
 
@@ -4800,7 +4872,7 @@ export type PostV1DatabasesByIdWebhooksByWebhookIdTestResponses = {
         /**
          * Its attempts, newest first (the latest 20).
          */
-        attempts: Array<Def20>;
+        attempts: Array<Def21>;
     };
 };
 
@@ -4836,7 +4908,7 @@ export type GetV1TeamMembersResponses = {
     /**
      * Default Response
      */
-    200: Array<Def21>;
+    200: Array<Def22>;
 };
 
 export type GetV1TeamMembersResponse = GetV1TeamMembersResponses[keyof GetV1TeamMembersResponses];
@@ -5002,7 +5074,7 @@ export type GetV1TeamInvitationsResponses = {
     /**
      * Default Response
      */
-    200: Array<Def22>;
+    200: Array<Def23>;
 };
 
 export type GetV1TeamInvitationsResponse = GetV1TeamInvitationsResponses[keyof GetV1TeamInvitationsResponses];

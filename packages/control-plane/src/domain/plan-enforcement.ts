@@ -48,6 +48,12 @@ export function instanceSizeViolation(
     : `Instance size ${size} is above the ${plan} plan's largest, ${limits.maxInstanceSize}; upgrade to use it.`;
 }
 
+export function replicasViolation({ plan, limits }: PlanOf, replicas: number): string | undefined {
+  return replicas <= limits.maxReplicas
+    ? undefined
+    : `${replicas} replicas are above the ${plan} plan's most, ${limits.maxReplicas}; upgrade to use them.`;
+}
+
 /** Any region but the default needs multi-region placement (Teams and up). */
 export function regionViolation({ plan, limits }: PlanOf, region: string): string | undefined {
   return region !== DEFAULT_REGION && !limits.multiRegion
@@ -109,6 +115,8 @@ export const assertDatabaseCount = (plan: PlanOf, count: number): void =>
   fail('plan_limit', databaseCountViolation(plan, count));
 export const assertInstanceSize = (plan: PlanOf, size: InstanceSize): void =>
   fail('plan_limit', instanceSizeViolation(plan, size));
+export const assertReplicas = (plan: PlanOf, replicas: number): void =>
+  fail('plan_limit', replicasViolation(plan, replicas));
 export const assertRegion = (plan: PlanOf, region: string): void =>
   fail('plan_limit', regionViolation(plan, region));
 /** A poll interval below the plan's minimum is a bad value for this account: 400, as before. */
@@ -121,11 +129,30 @@ export const assertPollInterval = (plan: PlanOf, syncMode: string, syncInterval:
  */
 export const COMPUTE_STATUSES = ['building', 'deploying', 'running'] as const;
 
-/** The compute units a database's instance takes, counting a pending resize's new size. */
-export function databaseComputeUnits(row: { instance_size: string; goal: Goal | null }): number {
+/** The compute units of `replicas` replicas of `size`: each replica is a whole instance. */
+export function replicatedComputeUnits(size: string, replicas: number): number {
+  return sizeComputeUnits(size) * Math.max(1, replicas);
+}
+
+/**
+ * The compute units a database's instance takes (its size's, once per replica), counting a
+ * pending resize's new size and replica count.
+ */
+export function databaseComputeUnits(row: {
+  instance_size: string;
+  replicas: number;
+  goal: Goal | null;
+}): number {
+  const goal = row.goal;
+  const pending = goal?.instanceSize || goal?.replicas ? goal : undefined;
   return Math.max(
-    sizeComputeUnits(row.instance_size),
-    row.goal?.instanceSize ? sizeComputeUnits(row.goal.instanceSize) : 0,
+    replicatedComputeUnits(row.instance_size, row.replicas),
+    pending
+      ? replicatedComputeUnits(
+          pending.instanceSize ?? row.instance_size,
+          pending.replicas ?? row.replicas,
+        )
+      : 0,
   );
 }
 
@@ -137,7 +164,7 @@ export async function computeUnitsInUse(
 ): Promise<number> {
   let query = db
     .selectFrom('databases')
-    .select(['instance_size', 'goal'])
+    .select(['instance_size', 'replicas', 'goal'])
     .where('account_id', '=', accountId)
     .where('deleted_at', 'is', null)
     .where('status', 'in', [...COMPUTE_STATUSES]);
@@ -159,7 +186,8 @@ export async function overageState(db: Kysely<Store>, accountId: string): Promis
 }
 
 /**
- * Checks that the account can run database `databaseId` at `size` next to its other instances.
+ * Checks that the account can run database `databaseId` at `size` with `replicas` replicas
+ * next to its other instances.
  * Locks the account row first, so two concurrent provisions cannot both take the last units.
  * Call inside the transaction that records the action.
  */
@@ -168,13 +196,19 @@ export async function assertComputeUnits(
   accountId: string,
   databaseId: string,
   size: string,
+  replicas: number,
 ): Promise<void> {
   await lockAccount(tx, accountId);
   const plan = await accountPlan(tx, accountId);
   const inUse = await computeUnitsInUse(tx, accountId, databaseId);
   fail(
     'plan_limit',
-    computeUnitsViolation(plan, await overageState(tx, accountId), inUse, sizeComputeUnits(size)),
+    computeUnitsViolation(
+      plan,
+      await overageState(tx, accountId),
+      inUse,
+      replicatedComputeUnits(size, replicas),
+    ),
   );
 }
 

@@ -21,6 +21,11 @@ export interface PlanLimits {
   /** Sum of the compute units of the account's running instances. */
   readonly computeUnits: number;
   readonly maxInstanceSize: InstanceSize;
+  /**
+   * The most read replicas a database may run. Each replica is a whole instance of the
+   * database's size, so it counts its size's compute units again.
+   */
+  readonly maxReplicas: number;
   /** Seconds; the shortest poll-mode sync interval allowed. */
   readonly pollModeMinSyncInterval: number;
   readonly dataTransferGBPerMonth: number;
@@ -41,6 +46,7 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     databases: 3,
     computeUnits: 2,
     maxInstanceSize: 's',
+    maxReplicas: 1,
     pollModeMinSyncInterval: 60,
     dataTransferGBPerMonth: 5,
     multiRegion: false,
@@ -51,6 +57,7 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     databases: 10,
     computeUnits: 8,
     maxInstanceSize: 'm',
+    maxReplicas: 2,
     pollModeMinSyncInterval: 30,
     dataTransferGBPerMonth: 50,
     multiRegion: false,
@@ -61,6 +68,7 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     databases: 25,
     computeUnits: 32,
     maxInstanceSize: 'l',
+    maxReplicas: 3,
     pollModeMinSyncInterval: 10,
     dataTransferGBPerMonth: 250,
     multiRegion: true,
@@ -71,6 +79,7 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     databases: 100,
     computeUnits: 128,
     maxInstanceSize: 'xl',
+    maxReplicas: 5,
     pollModeMinSyncInterval: 5,
     dataTransferGBPerMonth: 1000,
     multiRegion: true,
@@ -81,6 +90,7 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     databases: 1000,
     computeUnits: 1024,
     maxInstanceSize: 'xl',
+    maxReplicas: 10,
     pollModeMinSyncInterval: 1,
     dataTransferGBPerMonth: 5000,
     multiRegion: true,
@@ -125,6 +135,9 @@ export function sizeComputeUnits(size: string): number {
   const known = (INSTANCE_SIZE_NAMES as readonly string[]).includes(size);
   return INSTANCE_SIZES[known ? (size as InstanceSize) : 'xl'].computeUnits;
 }
+
+/** The most replicas any plan allows (`terminate` drops the replication state of this many). */
+export const MAX_REPLICAS = Math.max(...PLANS.map((plan) => PLAN_LIMITS[plan].maxReplicas));
 
 /** True when `size` is no larger than `max`. */
 export function sizeWithin(size: InstanceSize, max: InstanceSize): boolean {

@@ -28,13 +28,22 @@ const HOP_BY_HOP = new Set([
 const PORT_WAIT_MS = 5000;
 const PORT_RETRY_MS = 100;
 
-/** Where an endpoint's requests go: one instance's private address, with its own connections. */
-interface Target {
-  readonly instanceId: string;
+/** One replica of the serving instance: its private address, with its own connections. */
+interface Backend {
   readonly host: string;
   readonly port: number;
-  /** Kept-alive connections to this instance only: a switch leaves them to drain with it. */
+  /** Kept-alive connections to this replica only: a switch leaves them to drain with it. */
   readonly agent: Agent;
+  /** Requests forwarded to it whose answer has not finished. */
+  inFlight: number;
+}
+
+/** Where an endpoint's requests go: the replicas of one instance. */
+interface Target {
+  readonly instanceId: string;
+  readonly backends: readonly Backend[];
+  /** Where the next tie between equally busy replicas is broken (round robin). */
+  nextTurn: number;
 }
 
 interface Endpoint {
@@ -78,9 +87,32 @@ function sendUnavailable(response: ServerResponse, message: string): void {
 }
 
 /**
+ * The least busy of the backends not yet tried: fewest requests in flight, ties broken round
+ * robin. Least-in-flight rather than plain round robin because query costs differ by orders of
+ * magnitude (a 1 ms lookup, a 5 s aggregate): a replica busy with a slow query gets the next
+ * requests only once the others are as busy, while under light, even load the tie-break
+ * alternates as round robin does.
+ */
+export function leastBusy<T extends { inFlight: number }>(
+  backends: readonly T[],
+  tried: ReadonlySet<T>,
+  turn: number,
+): T | undefined {
+  let best: T | undefined;
+  for (let step = 0; step < backends.length; step++) {
+    const backend = backends[(turn + step) % backends.length] as T;
+    if (tried.has(backend)) continue;
+    if (best === undefined || backend.inFlight < best.inFlight) best = backend;
+  }
+  return best;
+}
+
+/**
  * The stable endpoints of the process driver: one HTTP listener per database on a port that
- * belongs to the database for life, forwarding every request to the database's current
- * instance on its private port. Switching the target is one assignment, so new requests go to
+ * belongs to the database for life, forwarding every request to one of the replicas of the
+ * database's current instance on their private ports (`leastBusy`). A request whose connection
+ * to a replica could not be opened (nothing reached the replica, so any method is safe to send
+ * again) goes to the next replica; only when none can be reached does it get 503. Switching the target is one assignment, so new requests go to
  * the new instance at once while requests already forwarded finish on the old one. Bodies
  * stream both ways with backpressure (nothing is buffered); a client that goes away aborts its
  * upstream request, so the instance cancels the query. With no target it answers 503 with the
@@ -155,17 +187,29 @@ export class EndpointRouter {
     return server;
   }
 
-  /** From now on new requests go to the instance at `privateUrl`. */
-  route(databaseId: string, instanceId: string, privateUrl: string): void {
+  /** From now on new requests go to the replicas of the instance at `privateUrls`. */
+  route(databaseId: string, instanceId: string, privateUrls: readonly string[]): void {
     const endpoint = this.#endpoint(databaseId);
-    const url = new URL(privateUrl);
-    if (endpoint.target?.instanceId === instanceId && endpoint.target.port === Number(url.port))
-      return;
+    if (privateUrls.length === 0) throw new Error('An endpoint routes to at least one replica.');
+    const urls = privateUrls.map((privateUrl) => new URL(privateUrl));
+    const current = endpoint.target;
+    const unchanged =
+      current?.instanceId === instanceId &&
+      current.backends.length === urls.length &&
+      current.backends.every(
+        (backend, index) =>
+          backend.host === urls[index]?.hostname && backend.port === Number(urls[index]?.port),
+      );
+    if (unchanged) return;
     endpoint.target = {
       instanceId,
-      host: url.hostname,
-      port: Number(url.port),
-      agent: new Agent({ keepAlive: true }),
+      backends: urls.map((url) => ({
+        host: url.hostname,
+        port: Number(url.port),
+        agent: new Agent({ keepAlive: true }),
+        inFlight: 0,
+      })),
+      nextTurn: 0,
     };
   }
 
@@ -216,13 +260,64 @@ export class EndpointRouter {
     const forwardedFor = headers['x-forwarded-for'];
     headers['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${client}` : client;
     headers['x-forwarded-proto'] = 'http';
+    const tried = new Set<Backend>();
+    const attempt = (): void => {
+      const backend = leastBusy(target.backends, tried, target.nextTurn);
+      if (!backend) {
+        this.#log.warn(
+          { instanceId: target.instanceId, replicas: target.backends.length },
+          'endpoint could not reach its instance',
+        );
+        req.resume();
+        sendUnavailable(res, UNREACHABLE_MESSAGE);
+        return;
+      }
+      if (tried.size === 0) target.nextTurn = (target.nextTurn + 1) % target.backends.length;
+      tried.add(backend);
+      this.#send(backend, req, res, headers, attempt);
+    };
+    attempt();
+  }
+
+  /**
+   * Forwards the request to one replica. The body is sent only once the connection is open:
+   * until then nothing reached the replica, so a failure calls `next` to try another one.
+   */
+  #send(
+    backend: Backend,
+    req: IncomingMessage,
+    res: ServerResponse,
+    headers: IncomingHttpHeaders,
+    next: () => void,
+  ): void {
+    backend.inFlight += 1;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      backend.inFlight -= 1;
+    };
+    let reached = false;
+    const bodiless = hasNoBody(req);
     const upstream = request({
-      host: target.host,
-      port: target.port,
+      host: backend.host,
+      port: backend.port,
       method: req.method,
       path: req.url,
       headers,
-      agent: target.agent,
+      agent: backend.agent,
+    });
+    upstream.on('socket', (socket) => {
+      const sendBody = () => {
+        reached = true;
+        // pipe, not pipeline: an upstream failure must leave the client's socket open for the 503.
+        if (bodiless) {
+          req.resume();
+          upstream.end();
+        } else req.pipe(upstream);
+      };
+      if (socket.connecting) socket.once('connect', sendBody);
+      else sendBody();
     });
     upstream.on('response', (answer) => {
       res.writeHead(
@@ -230,16 +325,24 @@ export class EndpointRouter {
         answer.statusMessage,
         endToEndHeaders(answer.headers),
       );
-      pipeline(answer, res, () => {});
+      pipeline(answer, res, release);
     });
     upstream.on('error', (error) => {
+      release();
       if (res.headersSent || res.destroyed) {
         res.destroy();
         return;
       }
+      // A kept-alive connection the replica closed (it died) fails before any answer; a
+      // request without a body and with a safe method is sent again too, as RFC 9110 §9.2.2
+      // allows for idempotent requests.
+      if (!reached || (bodiless && upstream.reusedSocket)) {
+        next();
+        return;
+      }
       this.#log.warn(
-        { instanceId: target.instanceId, code: (error as NodeJS.ErrnoException).code },
-        'endpoint could not reach its instance',
+        { port: backend.port, code: (error as NodeJS.ErrnoException).code },
+        'endpoint lost its instance mid-request',
       );
       req.resume();
       sendUnavailable(res, UNREACHABLE_MESSAGE);
@@ -247,12 +350,21 @@ export class EndpointRouter {
     // The client went away before its answer was complete: abort the upstream request, so the
     // instance sees the disconnect and cancels the query.
     res.on('close', () => {
+      release();
       if (!res.writableFinished) upstream.destroy();
     });
     req.on('error', () => upstream.destroy());
-    // pipe, not pipeline: an upstream failure must leave the client's socket open for the 503.
-    req.pipe(upstream);
   }
+}
+
+/** Methods that change nothing (RFC 9110 §9.2.1) and say they carry no body: safe to send again. */
+function hasNoBody(req: IncomingMessage): boolean {
+  const safe = req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS';
+  return (
+    safe &&
+    req.headers['content-length'] === undefined &&
+    req.headers['transfer-encoding'] === undefined
+  );
 }
 
 function listen(server: Server, port: number): Promise<number> {

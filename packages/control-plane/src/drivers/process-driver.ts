@@ -14,13 +14,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { heapFlags } from '@replix/instance';
 import type { Logger } from 'pino';
+import { replicaReplicationId } from '../reconciler/replication-id.ts';
 import type { Driver, Endpoint, InstanceHandle, LogChunk, ReplicaState } from './driver.ts';
 import { EndpointRouter } from './endpoint-router.ts';
 import { portFreesUp } from './free-port.ts';
 import { type InstanceKeySet, keysFileText } from './instance-key-set.ts';
 import { type InstanceLaunch, launchEnvironment } from './instance-launch.ts';
-import { lastLogLines, readLogChunk } from './log-file.ts';
+import { lastLogLines } from './log-file.ts';
 import { processRunsIn } from './process-identity.ts';
+import { readReplicaLogs } from './replica-logs.ts';
 
 /** The `replix` command of this checkout; instances run it with this process's Node. */
 const REPLIX_BIN = fileURLToPath(new URL('../../../cli/bin/replix.js', import.meta.url));
@@ -35,6 +37,8 @@ const POLL_MS = 100;
 /** Lines of the instance log quoted when it fails to start. */
 const ERROR_LOG_LINES = 15;
 const PORT_ATTEMPTS = 3;
+/** More replicas than any plan allows is a bug in the caller, not a launch to try. */
+const MAX_REPLICAS = 16;
 
 export interface ProcessDriverOptions {
   /** The control plane's data folder; instances live in its `instances/` folder. */
@@ -107,14 +111,17 @@ function writeAtomically(path: string, text: string, mode = 0o600): void {
 }
 
 /**
- * Runs each instance as a child process on this machine, in its own folder
- * `<dataDir>/instances/<instanceId>/`: `keys.json` (the key ids it accepts, by scope), `instance.log`
- * (its stdout and stderr), `pid`, and `port` (written by the instance once it listens:
- * `REPLIX_PORT_FILE`). Children are detached, so they outlive a crashed
- * control plane; the next one adopts them by pid, checking that the process still runs in the
- * instance's folder. Instances listen on private ports; users reach each database through its
- * stable endpoint, a port this process listens on and forwards to the database's current
- * instance (`endpoint-router.ts`).
+ * Runs each instance as child processes on this machine, one per replica, in the instance's
+ * folder `<dataDir>/instances/<instanceId>/`: `keys.json` (the key ids every replica accepts,
+ * by scope: one file, so a key change reaches all of them), `replica-count` (how many it runs), and
+ * per replica `instance.log` (its stdout and stderr), `pid`, and `port` (written by the replica
+ * once it listens: `REPLIX_PORT_FILE`) — replica 0's in the instance folder itself (where an
+ * instance without replicas always kept them), replica k's in `replicas/<k>/`, which is also
+ * its working directory. Children are detached, so they outlive a crashed control plane; the
+ * next one adopts them by pid, checking that the process still runs in the replica's folder.
+ * Replicas listen on private ports; users reach each database through its stable endpoint, a
+ * port this process listens on and spreads over the current instance's replicas
+ * (`endpoint-router.ts`).
  */
 export class ProcessDriver implements Driver {
   readonly name = 'process';
@@ -142,9 +149,11 @@ export class ProcessDriver implements Driver {
   }
 
   async route(databaseId: string, instanceId: string): Promise<void> {
-    const port = readNumberFile(join(this.folderOf(instanceId), 'port'));
-    if (port === null) throw new Error(`Instance ${instanceId} has no port to route to.`);
-    this.#router.route(databaseId, instanceId, `http://127.0.0.1:${port}`);
+    const urls = (await this.replicas(instanceId)).flatMap((replica) =>
+      replica.url === null ? [] : [replica.url],
+    );
+    if (urls.length === 0) throw new Error(`Instance ${instanceId} has no port to route to.`);
+    this.#router.route(databaseId, instanceId, urls);
   }
 
   async unroute(databaseId: string, message: string): Promise<void> {
@@ -161,34 +170,90 @@ export class ProcessDriver implements Driver {
     return join(this.instancesDir, instanceId);
   }
 
-  #pidOf(instanceId: string): number | null {
-    return readNumberFile(join(this.folderOf(instanceId), 'pid'));
+  /** Replica 0 lives in the instance folder (as an instance without replicas did), k in `replicas/<k>`. */
+  replicaFolderOf(instanceId: string, ordinal: number): string {
+    const folder = this.folderOf(instanceId);
+    return ordinal === 0 ? folder : join(folder, 'replicas', String(ordinal));
   }
 
+  /** How many replicas the instance runs (its `replica-count` file; 1 for an instance without one). */
+  #replicaCount(instanceId: string): number {
+    return readNumberFile(join(this.folderOf(instanceId), 'replica-count')) ?? 1;
+  }
+
+  /** Every ordinal with a folder, whatever the count says (stop and reap leave none running). */
+  #ordinalsPresent(instanceId: string): number[] {
+    const replicasDir = join(this.folderOf(instanceId), 'replicas');
+    const others = existsSync(replicasDir)
+      ? readdirSync(replicasDir)
+          .filter((name) => /^[1-9][0-9]{0,2}$/.test(name))
+          .map(Number)
+      : [];
+    return [0, ...others.sort((a, b) => a - b)];
+  }
+
+  #ordinals(instanceId: string): number[] {
+    return Array.from({ length: this.#replicaCount(instanceId) }, (_, ordinal) => ordinal);
+  }
+
+  #pidOf(instanceId: string, ordinal: number): number | null {
+    return readNumberFile(join(this.replicaFolderOf(instanceId, ordinal), 'pid'));
+  }
+
+  #replicaAlive(instanceId: string, ordinal: number): boolean {
+    const pid = this.#pidOf(instanceId, ordinal);
+    return pid !== null && processRunsIn(pid, this.replicaFolderOf(instanceId, ordinal));
+  }
+
+  /**
+   * Starts the replicas that do not run and adopts those that do (each replica by its own pid
+   * and folder), stops replicas beyond `launch.replicas`, and resolves with replica 0's handle
+   * once every replica listens. When a replica fails, the others are left to `stop`.
+   */
   async start(launch: InstanceLaunch): Promise<InstanceHandle> {
-    if (launch.replicas !== 1) throw new Error('The process driver runs one replica per instance.');
+    if (!Number.isInteger(launch.replicas) || launch.replicas < 1 || launch.replicas > MAX_REPLICAS)
+      throw new Error(`An instance runs 1 to ${MAX_REPLICAS} replicas.`);
     const folder = this.folderOf(launch.instanceId);
     mkdirSync(folder, { recursive: true, mode: 0o700 });
+    writeAtomically(join(folder, 'replica-count'), String(launch.replicas));
+    const extra = this.#ordinalsPresent(launch.instanceId).filter((k) => k >= launch.replicas);
+    await Promise.all(extra.map((ordinal) => this.#stopReplica(launch.instanceId, ordinal)));
+    this.#owned.add(launch.instanceId);
+    const ordinals = this.#ordinals(launch.instanceId);
+    // Every replica is waited for, so no start is still under way when the caller stops them.
+    const results = await Promise.allSettled(
+      ordinals.map((ordinal) => this.#startReplica(launch, ordinal)),
+    );
+    const failed = results.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    return (results[0] as PromiseFulfilledResult<InstanceHandle>).value;
+  }
+
+  async #startReplica(launch: InstanceLaunch, ordinal: number): Promise<InstanceHandle> {
+    const folder = this.replicaFolderOf(launch.instanceId, ordinal);
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
     const secrets = secretsOf(launch);
-    const runningPid = this.#pidOf(launch.instanceId);
+    const runningPid = this.#pidOf(launch.instanceId, ordinal);
     const knownPort = readNumberFile(join(folder, 'port'));
     if (runningPid !== null && processRunsIn(runningPid, folder)) {
       // Its port file is written once it listens: one still starting is waited for.
-      this.#log.info({ instanceId: launch.instanceId, pid: runningPid }, 'instance adopted');
-      this.#owned.add(launch.instanceId);
-      const port = await this.#waitListening(launch.instanceId, runningPid, secrets);
+      this.#log.info(
+        { instanceId: launch.instanceId, replica: ordinal, pid: runningPid },
+        'instance adopted',
+      );
+      const port = await this.#waitListening(launch.instanceId, ordinal, runningPid, secrets);
       return this.#handle(launch.instanceId, runningPid, port);
     }
-    this.#writeKeys(folder, launch.keys);
+    this.#writeKeys(this.folderOf(launch.instanceId), launch.keys);
     // A restart keeps its private port when that is free again; otherwise (and always on a
     // first start) the instance listens on port 0 and writes the port the kernel gave it to
     // its `port` file. The driver learns the port only from that file, written by the process
     // that holds the socket, so an answer on it is never another program's.
     let port = knownPort !== null && (await portFreesUp(knownPort)) ? knownPort : 0;
     for (let attempt = 1; ; attempt++) {
-      const pid = this.#spawn(launch, folder, port);
+      const pid = this.#spawn(launch, ordinal, port);
       try {
-        const listening = await this.#waitListening(launch.instanceId, pid, secrets);
+        const listening = await this.#waitListening(launch.instanceId, ordinal, pid, secrets);
         return this.#handle(launch.instanceId, pid, listening);
       } catch (error) {
         const taken = error instanceof InstanceStartError && error.message.includes('EADDRINUSE');
@@ -198,12 +263,17 @@ export class ProcessDriver implements Driver {
     }
   }
 
-  #spawn(launch: InstanceLaunch, folder: string, port: number): number {
+  #spawn(launch: InstanceLaunch, ordinal: number, port: number): number {
+    const folder = this.replicaFolderOf(launch.instanceId, ordinal);
+    const childKey = `${launch.instanceId}/${ordinal}`;
     rmSync(join(folder, 'port'), { force: true });
     const logFd = openSync(join(folder, 'instance.log'), 'a', 0o600);
     let child: ChildProcess;
     try {
-      const env: Record<string, string> = launchEnvironment(launch, join(folder, 'keys.json'));
+      const keysFile = join(this.folderOf(launch.instanceId), 'keys.json');
+      const env: Record<string, string> = launchEnvironment(launch, keysFile);
+      // Each replica follows the source under its own slot or binlog client.
+      env.REPLIX_REPLICATION_ID = replicaReplicationId(launch.replicationId, ordinal);
       env.REPLIX_PORT_FILE = join(folder, 'port');
       if (process.env.PATH) env.PATH = process.env.PATH;
       if (process.env.HOME) env.HOME = process.env.HOME;
@@ -223,12 +293,15 @@ export class ProcessDriver implements Driver {
     // The control plane may exit without waiting for (or killing) its instances.
     child.unref();
     child.once('exit', () => {
-      if (this.#children.get(launch.instanceId) === child) this.#children.delete(launch.instanceId);
+      if (this.#children.get(childKey) === child) this.#children.delete(childKey);
     });
-    this.#children.set(launch.instanceId, child);
+    this.#children.set(childKey, child);
     this.#owned.add(launch.instanceId);
     writeAtomically(join(folder, 'pid'), String(pid));
-    this.#log.info({ instanceId: launch.instanceId, pid, port }, 'instance process started');
+    this.#log.info(
+      { instanceId: launch.instanceId, replica: ordinal, pid, port },
+      'instance process started',
+    );
     return pid;
   }
 
@@ -238,10 +311,11 @@ export class ProcessDriver implements Driver {
    */
   async #waitListening(
     instanceId: string,
+    ordinal: number,
     pid: number,
     secrets: readonly string[],
   ): Promise<number> {
-    const folder = this.folderOf(instanceId);
+    const folder = this.replicaFolderOf(instanceId, ordinal);
     const deadline = Date.now() + this.#listenTimeoutMs;
     while (true) {
       const port = readNumberFile(join(folder, 'port'));
@@ -282,24 +356,33 @@ export class ProcessDriver implements Driver {
     };
   }
 
+  /** Stops every replica of the instance (all at once: each finishes its own queries in flight). */
   async stop(instanceId: string): Promise<void> {
-    const folder = this.folderOf(instanceId);
-    const pid = this.#pidOf(instanceId);
+    const ordinals = this.#ordinalsPresent(instanceId);
+    await Promise.all(ordinals.map((ordinal) => this.#stopReplica(instanceId, ordinal)));
+    this.#owned.delete(instanceId);
+  }
+
+  async #stopReplica(instanceId: string, ordinal: number): Promise<void> {
+    const folder = this.replicaFolderOf(instanceId, ordinal);
+    const pid = this.#pidOf(instanceId, ordinal);
     if (pid !== null && processRunsIn(pid, folder)) {
       this.#signal(pid, 'SIGTERM');
       const deadline = Date.now() + STOP_GRACE_MS;
       while (processRunsIn(pid, folder) && Date.now() < deadline) await sleep(POLL_MS);
       if (processRunsIn(pid, folder)) {
-        this.#log.warn({ instanceId, pid }, 'instance ignored SIGTERM; killing it');
+        this.#log.warn(
+          { instanceId, replica: ordinal, pid },
+          'instance ignored SIGTERM; killing it',
+        );
         this.#signal(pid, 'SIGKILL');
         const killDeadline = Date.now() + 2000;
         while (processRunsIn(pid, folder) && Date.now() < killDeadline) await sleep(POLL_MS);
       }
-      this.#log.info({ instanceId, pid }, 'instance process stopped');
+      this.#log.info({ instanceId, replica: ordinal, pid }, 'instance process stopped');
     }
     rmSync(join(folder, 'pid'), { force: true });
-    this.#owned.delete(instanceId);
-    this.#children.delete(instanceId);
+    this.#children.delete(`${instanceId}/${ordinal}`);
   }
 
   /** Signals the instance's whole process group (it leads one: it was spawned detached). */
@@ -314,21 +397,20 @@ export class ProcessDriver implements Driver {
   }
 
   async isAlive(instanceId: string): Promise<boolean> {
-    const pid = this.#pidOf(instanceId);
-    return pid !== null && processRunsIn(pid, this.folderOf(instanceId));
+    if (!existsSync(this.folderOf(instanceId))) return false;
+    return this.#ordinals(instanceId).every((ordinal) => this.#replicaAlive(instanceId, ordinal));
   }
 
   async replicas(instanceId: string): Promise<ReplicaState[]> {
-    const folder = this.folderOf(instanceId);
-    if (!existsSync(folder)) return [];
-    const port = readNumberFile(join(folder, 'port'));
-    return [
-      {
-        ordinal: 0,
+    if (!existsSync(this.folderOf(instanceId))) return [];
+    return this.#ordinals(instanceId).map((ordinal) => {
+      const port = readNumberFile(join(this.replicaFolderOf(instanceId, ordinal), 'port'));
+      return {
+        ordinal,
         url: port === null ? null : `http://127.0.0.1:${port}`,
-        alive: await this.isAlive(instanceId),
-      },
-    ];
+        alive: this.#replicaAlive(instanceId, ordinal),
+      };
+    });
   }
 
   async updateKeys(instanceId: string, keys: InstanceKeySet): Promise<void> {
@@ -341,8 +423,12 @@ export class ProcessDriver implements Driver {
     writeAtomically(join(folder, 'keys.json'), keysFileText(keys));
   }
 
+  /** The replicas' logs merged in time order (token format: `replica-logs.ts`). */
   readLogs(instanceId: string, token: string | undefined): Promise<LogChunk> {
-    return readLogChunk(join(this.folderOf(instanceId), 'instance.log'), token);
+    const paths = this.#ordinals(instanceId).map((ordinal) =>
+      join(this.replicaFolderOf(instanceId, ordinal), 'instance.log'),
+    );
+    return readReplicaLogs(paths, token);
   }
 
   /**
@@ -358,7 +444,7 @@ export class ProcessDriver implements Driver {
     const reaped: string[] = [];
     for (const instanceId of folders) {
       if (live.has(instanceId)) continue;
-      if (await this.isAlive(instanceId)) {
+      if ((await this.replicas(instanceId)).some((replica) => replica.alive)) {
         this.#log.warn({ instanceId }, 'stopping an orphaned instance process');
         reaped.push(instanceId);
       }

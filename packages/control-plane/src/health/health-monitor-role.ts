@@ -1,9 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
+import { combineReplicaMetrics } from '../drivers/combine-replica-metrics.ts';
 import { InstanceClient } from '../drivers/instance-client.ts';
 import { parseInstanceMetrics } from '../drivers/parse-instance-metrics.ts';
 import type { RoleContext, RunningRole } from '../roles/role.ts';
+import type { ReplicaHealth } from '../store/schema.ts';
 import { classifyHealth, type HealthDetail, type HealthReading } from './classify-health.ts';
+import { combineReplicaHealth } from './combine-replica-health.ts';
 import {
   METRICS_SAMPLE_INTERVAL_MS,
   pruneMetricsSamples,
@@ -21,9 +24,10 @@ interface Checked {
 }
 
 /**
- * The health-monitor role: every `healthIntervalMs` it asks each live instance of a `running`
- * database for `/health/detail` and records its health, snapshot age, swap count and row
- * counts. Leaving `ok` emits `instance.unhealthy`; coming back to `ok` from an unhealthy
+ * The health-monitor role: every `healthIntervalMs` it asks each replica of each live instance
+ * of a `running` database for `/health/detail` and records each replica's health and the
+ * instance's (`combineReplicaHealth`: `degraded` when only some replicas serve), snapshot age,
+ * swap count and row counts. Leaving `ok` emits `instance.unhealthy`; coming back to `ok` from an unhealthy
  * status emits `instance.recovered`; the first reading of an instance emits nothing. A
  * replication pause state that differs from the store's (paused or resumed at the instance
  * with an admin key) is recorded, so the two always agree within a period.
@@ -33,13 +37,18 @@ interface Checked {
  * health stays unknown until it first answers, so a normal restart raises no alarm.
  *
  * Every `METRICS_SAMPLE_INTERVAL_MS` it also keeps a reading of each answering instance's
- * metrics (`metrics-samples.ts`) and drops the readings past the retention.
+ * metrics, its answering replicas' combined (`combine-replica-metrics.ts`, `metrics-samples.ts`),
+ * and drops the readings past the retention.
  */
 export async function startHealthMonitor(context: RoleContext): Promise<RunningRole> {
   const { db, log } = context;
   const stopping = new AbortController();
 
-  const record = async (checked: Checked, reading: HealthReading) => {
+  const record = async (
+    checked: Checked,
+    reading: HealthReading,
+    replicaHealth: ReplicaHealth[],
+  ) => {
     await db.transaction().execute(async (tx) => {
       if (reading.replicationPaused !== null) {
         await recordReplicationPaused(tx, {
@@ -55,6 +64,7 @@ export async function startHealthMonitor(context: RoleContext): Promise<RunningR
         .updateTable('instances')
         .set({
           health_status: starting ? null : reading.health,
+          replica_health: JSON.stringify(replicaHealth),
           last_health_check: new Date(),
           ...(reading.snapshotAgeMs !== null ? { snapshot_age_ms: reading.snapshotAgeMs } : {}),
           ...(reading.swapCount !== null ? { swap_count: reading.swapCount } : {}),
@@ -97,13 +107,19 @@ export async function startHealthMonitor(context: RoleContext): Promise<RunningR
   /** When each instance's metrics were last kept, and when old readings were last dropped. */
   const lastSampled = new Map<string, number>();
   let lastPruned = 0;
-  const sampleMetrics = async (client: InstanceClient, row: Checked) => {
+  /** One reading for the instance: its answering replicas' metrics combined. */
+  const sampleMetrics = async (clients: readonly InstanceClient[], row: Checked) => {
     const now = Date.now();
     if (now - (lastSampled.get(row.instanceId) ?? 0) < METRICS_SAMPLE_INTERVAL_MS) return;
     lastSampled.set(row.instanceId, now);
-    const response = await client.call('GET', '/metrics');
-    if (response.status !== 200 || stopping.signal.aborted) return;
-    await recordMetricsSample(db, row, parseInstanceMetrics(response.text));
+    const responses = await Promise.all(
+      clients.map((client) => client.call('GET', '/metrics').catch(() => undefined)),
+    );
+    const reports = responses.flatMap((response) =>
+      response?.status === 200 ? [parseInstanceMetrics(response.text)] : [],
+    );
+    if (reports.length === 0 || stopping.signal.aborted) return;
+    await recordMetricsSample(db, row, combineReplicaMetrics(reports));
   };
 
   const check = async () => {
@@ -113,6 +129,7 @@ export async function startHealthMonitor(context: RoleContext): Promise<RunningR
       .select([
         'instances.id as instanceId',
         'instances.private_url as privateUrl',
+        'instances.replica_urls as replicaUrls',
         'instances.control_key_id as controlKeyId',
         'instances.health_status as previous',
         'databases.id as databaseId',
@@ -129,21 +146,38 @@ export async function startHealthMonitor(context: RoleContext): Promise<RunningR
       .execute();
     await Promise.all(
       rows.map(async (row) => {
-        const client = new InstanceClient(
-          row.privateUrl as string,
-          context.secrets.openBuffer(row.keySecretEnc),
-          row.controlKeyId,
+        const secret = context.secrets.openBuffer(row.keySecretEnc);
+        // Every replica by ordinal; one without an address yet reads as unreachable.
+        const urls = row.replicaUrls ?? [row.privateUrl];
+        const clients = urls.map((url) =>
+          url === null ? null : new InstanceClient(url, secret, row.controlKeyId),
         );
-        const answer = await client
-          .json<HealthDetail>('GET', '/health/detail')
-          .catch(() => undefined);
+        const readings = await Promise.all(
+          clients.map(async (client) =>
+            classifyHealth(
+              client
+                ? await client.json<HealthDetail>('GET', '/health/detail').catch(() => undefined)
+                : undefined,
+            ),
+          ),
+        );
         if (stopping.signal.aborted) return;
-        const reading = classifyHealth(answer);
-        await record(row, reading).catch((error: unknown) =>
+        const reading = combineReplicaHealth(readings);
+        const replicaHealth = readings.map((each, ordinal) => ({
+          ordinal,
+          healthStatus: each.health,
+          snapshotAgeMs: each.snapshotAgeMs,
+          swapCount: each.swapCount,
+        }));
+        await record(row, reading, replicaHealth).catch((error: unknown) =>
           log.warn({ err: error, instanceId: row.instanceId }, 'recording instance health failed'),
         );
-        if (reading.health === 'unreachable') return;
-        await sampleMetrics(client, row).catch((error: unknown) =>
+        const answering = clients.filter(
+          (client, ordinal): client is InstanceClient =>
+            client !== null && readings[ordinal]?.health !== 'unreachable',
+        );
+        if (answering.length === 0) return;
+        await sampleMetrics(answering, row).catch((error: unknown) =>
           log.warn({ err: error, instanceId: row.instanceId }, 'keeping instance metrics failed'),
         );
       }),

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newKeyId } from '@replix/instance';
-import type { Endpoint } from '../drivers/driver.ts';
+import type { Driver, Endpoint } from '../drivers/driver.ts';
 import { InstanceStartError } from '../drivers/process-driver.ts';
+import { currentReplicaUrls } from '../drivers/replica-urls.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import { notify } from '../events/notifications.ts';
 import { FINISHED_EVENT, isQueuedAction } from '../resources/databases/database-lifecycle.ts';
@@ -10,6 +11,7 @@ import { deployedConfigOf } from '../resources/databases/database-settings.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import { deployFailureReason } from './deploy-failure-reason.ts';
 import { appendDeploymentLog } from './deployment-log.ts';
+import { dropReplicationState } from './drop-replication-state.ts';
 import { unroutedMessage } from './endpoint-messages.ts';
 import {
   DONE,
@@ -71,8 +73,16 @@ export async function deploy(
           status: 'in_progress',
         })
         .execute();
-      if (goal.action === 'resize' && goal.instanceSize) {
-        await updateClaimed(run, { instance_size: goal.instanceSize, updated_at: new Date() }, tx);
+      if (goal.action === 'resize' && (goal.instanceSize || goal.replicas)) {
+        await updateClaimed(
+          run,
+          {
+            ...(goal.instanceSize ? { instance_size: goal.instanceSize } : {}),
+            ...(goal.replicas ? { replicas: goal.replicas } : {}),
+            updated_at: new Date(),
+          },
+          tx,
+        );
       }
       await saveGoal(run, { ...goal, phase: 'deploy:prepare', deploymentId }, tx);
     });
@@ -149,11 +159,13 @@ export async function deploy(
         buildId,
       );
       const handle = await context.driver.start(launch);
+      const replicaUrls = await currentReplicaUrls(context.driver, instance.id);
       await context.db.transaction().execute(async (tx) => {
         await tx
           .updateTable('instances')
           .set({
             private_url: handle.privateUrl,
+            replica_urls: JSON.stringify(replicaUrls),
             port: handle.port,
             pid: handle.pid,
             container_ref: handle.containerRef,
@@ -165,9 +177,13 @@ export async function deploy(
         await saveGoal(run, { ...goalOf(run), phase: 'deploy:wait' }, tx);
       });
       await log(
-        `Instance ${instance.id} started${handle.port ? ` on private port ${handle.port}` : ''} (${handle.containerRef})`,
+        `Instance ${instance.id} started${handle.port ? ` on private port ${handle.port}` : ''} (${handle.containerRef})${launch.replicas > 1 ? ` with ${launch.replicas} replicas` : ''}`,
       );
-      await log('Waiting for the snapshot to load');
+      await log(
+        launch.replicas > 1
+          ? 'Waiting for every replica to load its snapshot'
+          : 'Waiting for the snapshot to load',
+      );
       return handle.privateUrl;
     } catch (error) {
       if (run.signal.aborted) throw error;
@@ -184,29 +200,21 @@ export async function deploy(
     // Whether this run started the process it waits for: one resumed in `deploy:wait` may find
     // it stopped (a graceful control-plane exit stops instances) and starts it once more.
     let startedHere = false;
-    let privateUrl = instance.private_url ?? '';
-    if (goal.phase === 'deploy:start' || !privateUrl) {
+    if (goal.phase === 'deploy:start' || !instance.private_url) {
       const started = await startStep();
       if (typeof started !== 'string') return started;
-      privateUrl = started;
       startedHere = true;
     }
     const deadline = instance.created_at.getTime() + SNAPSHOT_LOAD_TIMEOUT_MS;
     while (true) {
       run.signal.throwIfAborted();
-      const status = await fetch(`${privateUrl}/health`, {
-        signal: AbortSignal.timeout(3000),
-      }).then(
-        (response) => response.status,
-        () => 0,
-      );
-      if (status === 200) break;
+      // The switch waits for every replica: the endpoint spreads queries over all of them.
+      if (await everyReplicaReady(context.driver, instance.id)) break;
       if (!(await context.driver.isAlive(instance.id))) {
         if (!startedHere) {
           startedHere = true;
           const restarted = await startStep();
           if (typeof restarted !== 'string') return restarted;
-          privateUrl = restarted;
           continue;
         }
         const { lines } = await context.driver.readLogs(instance.id, undefined);
@@ -238,6 +246,15 @@ export async function deploy(
   if (previousId) {
     await log(`Stopping the previous instance ${previousId} once its queries in flight finish`);
     await context.driver.stop(previousId);
+  }
+  // Fewer replicas than before: the ones gone leave no slot holding WAL on the source.
+  const previousReplicas = run.database.deployed_config?.replicas ?? 1;
+  if (run.database.replicas < previousReplicas) {
+    const gone = Array.from(
+      { length: previousReplicas - run.database.replicas },
+      (_, index) => run.database.replicas + index,
+    );
+    await dropReplicationState(context, run.database, gone);
   }
   const endpointUrl = endpoint.url;
   await log(`Instance is serving at ${endpointUrl}`);
@@ -288,6 +305,23 @@ export async function deploy(
     }
   });
   return DONE;
+}
+
+/** Whether every replica of the instance answers `/health` with 200 (its snapshot is in). */
+async function everyReplicaReady(driver: Driver, instanceId: string): Promise<boolean> {
+  const replicas = await driver.replicas(instanceId);
+  if (replicas.length === 0) return false;
+  const statuses = await Promise.all(
+    replicas.map((replica) =>
+      replica.url === null
+        ? 0
+        : fetch(`${replica.url}/health`, { signal: AbortSignal.timeout(3000) }).then(
+            (response) => response.status,
+            () => 0,
+          ),
+    ),
+  );
+  return statuses.every((status) => status === 200);
 }
 
 /**
@@ -393,14 +427,18 @@ async function failDeploy(
       .set({ status: 'failed', finished_at: new Date() })
       .where('id', '=', deploymentId)
       .execute();
-    // A resize that did not happen leaves the size the serving instance runs at.
-    const servedSize = stillServing ? database.deployed_config?.instanceSize : undefined;
+    // A resize that did not happen leaves the size and replicas the serving instance runs at.
+    const served = stillServing ? database.deployed_config : null;
+    const undoResize =
+      action === 'resize' && served
+        ? { instance_size: served.instanceSize, replicas: served.replicas ?? 1 }
+        : {};
     await updateClaimed(
       run,
       finishedGoal({
         status: stillServing ? 'running' : 'failed',
         last_error: reason,
-        ...(action === 'resize' && servedSize ? { instance_size: servedSize } : {}),
+        ...undoResize,
       }),
       tx,
     );

@@ -82,7 +82,7 @@ export async function instanceLaunchFor(
       keySecretHex: context.secrets.openBuffer(database.key_secret_enc).toString('hex'),
       keys,
       replicationId: replicationIdFor(database.id),
-      replicas: 1,
+      replicas: database.replicas,
       settings: deployedConfigOf(database),
       replicationPaused: database.replication_paused,
     },

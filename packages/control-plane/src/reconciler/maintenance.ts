@@ -1,3 +1,4 @@
+import { currentReplicaUrls } from '../drivers/replica-urls.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import type { RoleContext } from '../roles/role.ts';
 import { instanceLaunchFor, keyIdsOf } from './instance-launch-for.ts';
@@ -121,8 +122,9 @@ export class Maintenance {
   }
 
   /**
-   * Starts the dead instance again under a short lease (same id, same private port when free)
-   * and points the database's endpoint at it again.
+   * Starts the dead replicas of the instance again under a short lease (same id, same private
+   * ports when free; the replicas still alive keep running) and points the database's endpoint
+   * at all of them again.
    */
   async #restart(instanceId: string, databaseId: string): Promise<void> {
     const { db, driver, log } = this.#context;
@@ -143,12 +145,18 @@ export class Maintenance {
         instance,
         instance.build_id,
       );
+      // The driver starts only the replicas that died; the others keep serving meanwhile.
+      const dead = (await driver.replicas(instanceId))
+        .filter((replica) => !replica.alive)
+        .map((replica) => replica.ordinal);
       const handle = await driver.start(launch);
+      const replicaUrls = await currentReplicaUrls(driver, instanceId);
       await db.transaction().execute(async (tx) => {
         const updated = await tx
           .updateTable('instances')
           .set((eb) => ({
             private_url: handle.privateUrl,
+            replica_urls: JSON.stringify(replicaUrls),
             port: handle.port,
             pid: handle.pid,
             container_ref: handle.containerRef,
@@ -165,7 +173,11 @@ export class Maintenance {
           entityType: 'instance',
           entityId: instanceId,
           eventType: 'instance.restarted',
-          payload: { restarts: updated.restarts, endpointUrl: instance.endpoint_url },
+          payload: {
+            restarts: updated.restarts,
+            endpointUrl: instance.endpoint_url,
+            ...(launch.replicas > 1 ? { replicas: dead } : {}),
+          },
         });
       });
       // Same endpoint; the private port may have changed.
@@ -173,7 +185,7 @@ export class Maintenance {
         await driver.openEndpoint(databaseId, database.endpoint_port);
         await driver.route(databaseId, instanceId);
       }
-      log.info({ instanceId, pid: handle.pid }, 'instance restarted');
+      log.info({ instanceId, replicas: dead }, 'instance restarted');
     } finally {
       await releaseLease(db, this.#owner, databaseId);
     }

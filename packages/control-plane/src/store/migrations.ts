@@ -456,6 +456,18 @@ const MIGRATIONS: Record<string, Migration> = {
       await runStatements(db, 'ALTER TABLE databases ADD COLUMN sync_mode_reason text');
     },
   },
+  '014-read-replicas': {
+    async up(db: Kysely<unknown>) {
+      // Read replicas: how many the database runs (plan-limited), and per live instance the
+      // private address of each replica (by ordinal) and each one's last health reading.
+      await runStatements(
+        db,
+        `ALTER TABLE databases ADD COLUMN replicas integer NOT NULL DEFAULT 1 CHECK (replicas >= 1);
+        ALTER TABLE instances ADD COLUMN replica_urls jsonb;
+        ALTER TABLE instances ADD COLUMN replica_health jsonb`,
+      );
+    },
+  },
 };
 
 /** Runs `;`-separated DDL one statement at a time (PGlite's extended protocol takes one). */

@@ -139,6 +139,8 @@ export interface Goal {
   instanceId?: string;
   previousInstanceId?: string;
   instanceSize?: string;
+  /** A resize's new replica count. */
+  replicas?: number;
   requestedAt: string;
   claimedAt?: string;
 }
@@ -152,6 +154,8 @@ export interface DeployedInstanceConfig {
   syncInterval: number;
   logLevel: string;
   safetyNet: number;
+  /** Read replicas the instance runs; absent (1) in configs recorded before replicas. */
+  replicas?: number;
 }
 
 export interface DatabaseTable {
@@ -163,6 +167,8 @@ export interface DatabaseTable {
   schema_config: Json<Record<string, unknown>>;
   region: string;
   instance_size: string;
+  /** Read replicas each instance runs, 1 … the plan's maxReplicas (migration 014). */
+  replicas: Defaulted<number>;
   sync_mode: string;
   sync_interval: number;
   /** Why Replix chose the sync mode (the source cannot do CDC); null once the user chose. */
@@ -228,6 +234,14 @@ export interface DeploymentTable {
   finished_at: NullableTimestamp;
 }
 
+/** One replica's last health reading, as the health monitor records it. */
+export interface ReplicaHealth {
+  ordinal: number;
+  healthStatus: string | null;
+  snapshotAgeMs: number | null;
+  swapCount: number | null;
+}
+
 export interface InstanceTable {
   id: string;
   database_id: string;
@@ -247,6 +261,10 @@ export interface InstanceTable {
   snapshot_age_ms: number | null;
   swap_count: number | null;
   row_counts: NullableJson<Record<string, number>>;
+  /** Each replica's private address by ordinal, null while it has none (migration 014). */
+  replica_urls: NullableJson<Array<string | null>>;
+  /** Each replica's last health reading (migration 014), written by the health monitor. */
+  replica_health: NullableJson<ReplicaHealth[]>;
   last_health_check: NullableTimestamp;
   restarts: Defaulted<number>;
   /** Started by a deploy beside the serving instance; serving once it is ready (migration 010). */

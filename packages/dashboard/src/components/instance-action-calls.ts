@@ -19,7 +19,7 @@ import type { ActionName, InstanceSize } from './instance-queries.ts';
 /** One action as the user asked for it: resize and redeploy carry their choice. */
 export type ActionRequest =
   | { action: Exclude<ActionName, 'resize' | 'redeploy'> }
-  | { action: 'resize'; instanceSize: InstanceSize }
+  | { action: 'resize'; instanceSize?: InstanceSize | undefined; replicas?: number | undefined }
   | { action: 'redeploy'; buildId: string };
 
 /** Button text and the sentence said once the API accepted the action. */
@@ -31,7 +31,10 @@ export const ACTION_TEXT: Record<ActionName, { label: string; accepted: string }
     accepted: 'Reconfigure queued: the instance restarts with the current settings.',
   },
   redeploy: { label: 'Redeploy…', accepted: 'Redeploy queued: the chosen build is deploying.' },
-  resize: { label: 'Resize…', accepted: 'Resize queued: the instance restarts at the new size.' },
+  resize: {
+    label: 'Resize…',
+    accepted: 'Resize queued: a new instance starts at the new size and replicas, then takes over.',
+  },
   pause: { label: 'Pause', accepted: 'Pause queued: the instance is stopping.' },
   resume: { label: 'Resume', accepted: 'Resume queued: the instance is starting.' },
   terminate: { label: 'Terminate', accepted: 'Terminate queued: the instance is being removed.' },
@@ -60,7 +63,10 @@ export async function runAction(id: string, request: ActionRequest): Promise<voi
       return;
     case 'resize':
       await unwrap(
-        postV1DatabasesByIdResize({ ...options, body: { instanceSize: request.instanceSize } }),
+        postV1DatabasesByIdResize({
+          ...options,
+          body: { instanceSize: request.instanceSize, replicas: request.replicas },
+        }),
       );
       return;
     case 'pause':

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { useAccount } from '../account.ts';
 import { ConfirmDialog } from './confirm.tsx';
 import { formatDateTime } from './date-time.ts';
 import { SelectField } from './fields.tsx';
@@ -71,29 +72,41 @@ export function ActionDialogs(props: DialogProps) {
   );
 }
 
-/** Sizes up to the plan's largest, without the current one (resizing to it is refused). */
+/** Sizes up to the plan's largest (the current one too: the replicas may change alone). */
 function sizeChoices(status: InstanceStatus): InstanceSize[] {
   const max = INSTANCE_SIZES.indexOf(status.maxInstanceSize as InstanceSize);
-  return INSTANCE_SIZES.filter(
-    (size, index) => index <= max && size !== status.database.instanceSize,
-  );
+  return INSTANCE_SIZES.filter((_, index) => index <= max);
 }
 
 function ResizeDialog(props: DialogProps) {
+  const { database } = props.status;
   const choices = sizeChoices(props.status);
-  const [size, setSize] = useState<InstanceSize | undefined>(choices[0]);
+  const current = database.instanceSize as InstanceSize;
+  const firstOther = choices.find((choice) => choice !== current);
+  const [size, setSize] = useState<InstanceSize | undefined>(firstOther ?? current);
+  const [replicas, setReplicas] = useState(database.replicas);
+  const maxReplicas = Math.max(useAccount().data?.limits.maxReplicas ?? 1, database.replicas);
+  const changed = size !== current || replicas !== database.replicas;
+  const units = size ? COMPUTE_UNITS[size] * replicas : 0;
   return (
     <ConfirmDialog
       open
-      title={`Resize ${props.status.database.name}`}
-      confirmLabel="Apply new size"
+      title={`Resize ${database.name}`}
+      confirmLabel="Apply"
       onCancel={props.onClose}
-      onConfirm={() => size && props.onRun({ action: 'resize', instanceSize: size })}
+      onConfirm={() =>
+        changed &&
+        props.onRun({
+          action: 'resize',
+          instanceSize: size !== current ? size : undefined,
+          replicas: replicas !== database.replicas ? replicas : undefined,
+        })
+      }
     >
       <p>
-        The instance restarts at the new size (now{' '}
-        <strong>{props.status.database.instanceSize}</strong>
-        ). Queries fail while the new instance loads its snapshot.
+        A new instance starts at the new size and replica count (now <strong>{current}</strong>,{' '}
+        <strong>{database.replicas}</strong> replica{database.replicas === 1 ? '' : 's'}) and takes
+        over once every replica has loaded its snapshot; the current one serves until then.
       </p>
       <SelectField
         label="New size"
@@ -104,6 +117,16 @@ function ResizeDialog(props: DialogProps) {
           label: `${choice} (${COMPUTE_UNITS[choice]} compute unit${COMPUTE_UNITS[choice] > 1 ? 's' : ''})`,
         }))}
         hint={`Your plan allows sizes up to ${props.status.maxInstanceSize}.`}
+      />
+      <SelectField
+        label="Read replicas"
+        value={String(replicas)}
+        onChange={(event) => setReplicas(Number(event.target.value))}
+        options={Array.from({ length: maxReplicas }, (_, index) => ({
+          value: String(index + 1),
+          label: String(index + 1),
+        }))}
+        hint={`Each replica serves the same endpoint and follows the source itself; your plan allows ${maxReplicas}. In all: ${units} compute unit${units === 1 ? '' : 's'}.`}
       />
     </ConfirmDialog>
   );

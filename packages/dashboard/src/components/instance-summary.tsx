@@ -97,6 +97,21 @@ export function InstanceSummary(props: { status: InstanceStatus }) {
           <dd>{formatNumber(instance?.swapCount)}</dd>
         </div>
         <div>
+          <dt>Replicas</dt>
+          <dd>
+            {instance ? instance.replicaCount : config.replicas}{' '}
+            {instance && instance.replicaCount > 1 && (
+              <span className="ops-small">
+                {instance.replicas.map((replica) => (
+                  <span key={replica.ordinal} title={`replica ${replica.ordinal}`}>
+                    <HealthBadge health={replica.healthStatus} />{' '}
+                  </span>
+                ))}
+              </span>
+            )}
+          </dd>
+        </div>
+        <div>
           <dt>Size</dt>
           <dd>
             {config.instanceSize}{' '}

@@ -36,6 +36,7 @@ export function liveDatabases(db: StoreDb) {
       'account_id',
       'status',
       'instance_size',
+      'replicas',
       'goal',
       'region',
       'sync_mode',

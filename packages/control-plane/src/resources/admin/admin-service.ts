@@ -11,6 +11,7 @@ import {
   planOf,
   pollIntervalViolation,
   regionViolation,
+  replicasViolation,
 } from '../../domain/plan-enforcement.ts';
 import { INSTANCE_SIZE_NAMES, type InstanceSize, type Plan } from '../../domain/plans.ts';
 import { recordAudit } from '../../events/audit-log.ts';
@@ -31,6 +32,7 @@ interface LiveDatabase {
   readonly account_id: string;
   readonly status: string;
   readonly instance_size: string;
+  readonly replicas: number;
   readonly goal: Goal | null;
   readonly region: string;
   readonly sync_mode: string;
@@ -49,6 +51,7 @@ function overLimit(plan: string, overage: OverageState, databases: LiveDatabase[
     (row) =>
       ((INSTANCE_SIZE_NAMES as readonly string[]).includes(row.instance_size) &&
         instanceSizeViolation(of, row.instance_size as InstanceSize) !== undefined) ||
+      replicasViolation(of, row.replicas) !== undefined ||
       regionViolation(of, row.region) !== undefined ||
       pollIntervalViolation(of, row.sync_mode, row.sync_interval) !== undefined,
   );

@@ -13,6 +13,10 @@ export const PlanLimitsSchema = Type.Object(
     maxInstanceSize: Type.Enum([...INSTANCE_SIZE_NAMES], {
       description: 'The largest instance size.',
     }),
+    maxReplicas: Type.Integer({
+      description:
+        'The most read replicas a database may run; each counts its size’s compute units.',
+    }),
     pollModeMinSyncInterval: Type.Integer({
       description: 'Seconds: the shortest sync interval in poll mode.',
     }),

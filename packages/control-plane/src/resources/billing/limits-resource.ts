@@ -11,5 +11,6 @@ export function limitsResource(limits: PlanLimits) {
     multiRegion: limits.multiRegion,
     overageAllowed: limits.overageAllowed,
     overageMaxCents: limits.overageMaxCents,
+    maxReplicas: limits.maxReplicas,
   };
 }

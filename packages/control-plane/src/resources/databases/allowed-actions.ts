@@ -129,8 +129,8 @@ export function allowedActionsWithLimits(
     reconfigure: rule('reconfigure', 'queued', SETTLED_WITH_INSTANCE, needsBuild),
     redeploy: rule('redeploy', 'queued', SETTLED_WITH_INSTANCE, needsBuild),
     resize: rule('resize', 'queued', SETTLED_WITH_INSTANCE, () => {
-      if (limits.maxInstanceSize === INSTANCE_SIZE_NAMES[0]) {
-        return `Your plan allows only the ${limits.maxInstanceSize} size; upgrade to resize.`;
+      if (limits.maxInstanceSize === INSTANCE_SIZE_NAMES[0] && limits.maxReplicas === 1) {
+        return `Your plan allows only the ${limits.maxInstanceSize} size and one replica; upgrade to resize.`;
       }
       return needsBuild();
     }),

@@ -100,7 +100,7 @@ export function registerActionsRoutes(app: ApiServer, context: ApiContext): void
         context,
         request.principal.accountId,
         request.params.id,
-        request.body.instanceSize,
+        request.body,
       );
       return reply.status(202).send({ status });
     },

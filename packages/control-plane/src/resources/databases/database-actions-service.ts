@@ -1,8 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { ApiContext } from '../../api/context.ts';
-import { assertComputeUnits, assertInstanceSize } from '../../domain/plan-enforcement.ts';
+import {
+  assertComputeUnits,
+  assertInstanceSize,
+  assertReplicas,
+} from '../../domain/plan-enforcement.ts';
 import { type InstanceSize, planLimits } from '../../domain/plans.ts';
 import { InstanceClient } from '../../drivers/instance-client.ts';
+import { replicaUrlsOf } from '../../drivers/replica-urls.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import type { Goal, Store } from '../../store/schema.ts';
 import { auditAction, lockDatabase, queueGoal, requireAllowed } from './database-goals.ts';
@@ -41,31 +46,62 @@ export function queueAction(
     const locked = await lockDatabase(tx, accountId, id);
     requireAllowed(locked, action);
     if (STARTS_INSTANCE.has(action)) {
-      await assertComputeUnits(tx, accountId, locked.row.id, locked.row.instance_size);
+      await assertComputeUnits(
+        tx,
+        accountId,
+        locked.row.id,
+        locked.row.instance_size,
+        locked.row.replicas,
+      );
     }
     return queueGoal(tx, accountId, locked.row, action);
   });
 }
 
-/** Queues a resize to another size the plan allows. */
+/** What a resize changes: the instance size, the replica count, or both. */
+export interface ResizeChange {
+  readonly instanceSize?: InstanceSize | undefined;
+  readonly replicas?: number | undefined;
+}
+
+/**
+ * Queues a resize to another size and/or replica count the plan allows: a redeploy with zero
+ * downtime (the new instance, with all its replicas healthy, takes over from the old one).
+ */
 export function queueResize(
   { db }: Context,
   accountId: string,
   id: string,
-  size: InstanceSize,
+  change: ResizeChange,
 ): Promise<DatabaseStatus> {
   return db.transaction().execute(async (tx) => {
     const locked = await lockDatabase(tx, accountId, id);
     requireAllowed(locked, 'resize');
-    assertInstanceSize({ plan: locked.plan, limits: planLimits(locked.plan) }, size);
-    if (size === locked.row.instance_size) {
+    const plan = { plan: locked.plan, limits: planLimits(locked.plan) };
+    const { instanceSize, replicas } = change;
+    if (instanceSize === undefined && replicas === undefined) {
       throw new ApiError(
         'validation_failed',
-        `body.instanceSize is already ${size}; choose another size.`,
+        'body must have instanceSize or replicas (or both): the size or replica count to move to.',
       );
     }
-    await assertComputeUnits(tx, accountId, locked.row.id, size);
-    return queueGoal(tx, accountId, locked.row, 'resize', { instanceSize: size });
+    if (instanceSize !== undefined) assertInstanceSize(plan, instanceSize);
+    if (replicas !== undefined) assertReplicas(plan, replicas);
+    const size = instanceSize ?? (locked.row.instance_size as InstanceSize);
+    const count = replicas ?? locked.row.replicas;
+    if (size === locked.row.instance_size && count === locked.row.replicas) {
+      throw new ApiError(
+        'validation_failed',
+        instanceSize !== undefined && replicas === undefined
+          ? `body.instanceSize is already ${size}; choose another size.`
+          : `The database already runs ${size} with ${count} replica${count === 1 ? '' : 's'}; choose another size or replica count.`,
+      );
+    }
+    await assertComputeUnits(tx, accountId, locked.row.id, size, count);
+    return queueGoal(tx, accountId, locked.row, 'resize', {
+      ...(instanceSize !== undefined ? { instanceSize } : {}),
+      ...(replicas !== undefined ? { replicas } : {}),
+    });
   });
 }
 
@@ -79,7 +115,13 @@ export function queueRedeploy(
   return db.transaction().execute(async (tx) => {
     const locked = await lockDatabase(tx, accountId, id);
     requireAllowed(locked, 'redeploy');
-    await assertComputeUnits(tx, accountId, locked.row.id, locked.row.instance_size);
+    await assertComputeUnits(
+      tx,
+      accountId,
+      locked.row.id,
+      locked.row.instance_size,
+      locked.row.replicas,
+    );
     const build = await buildOfDatabase(tx, accountId, locked.row.id, buildId);
     if (!build) throw notFound('Build');
     if (build.status !== 'succeeded') {
@@ -132,12 +174,12 @@ export function cancelGoal({ db }: Context, accountId: string, id: string): Prom
   });
 }
 
-/** Asks the running instance to reload the whole source now. */
+/** Asks every replica of the running instance to reload the whole source now. */
 export async function reloadDatabase(context: Context, accountId: string, id: string) {
   await context.db.transaction().execute(async (tx) => {
     const locked = await lockDatabase(tx, accountId, id);
     requireAllowed(locked, 'reload');
-    await postToInstance(await liveInstance(tx, context, locked.row), '/reload', context);
+    await postToEveryReplica(await liveReplicas(tx, context, locked.row), '/reload', context);
     await auditAction(tx, accountId, locked.row, 'reload', {
       fromStatus: locked.row.status,
       toStatus: locked.row.status,
@@ -145,7 +187,10 @@ export async function reloadDatabase(context: Context, accountId: string, id: st
   });
 }
 
-/** Pauses or resumes the running instance's replication and records it on the database. */
+/**
+ * Pauses or resumes the replication of every replica of the running instance and records it on
+ * the database.
+ */
 export async function setReplicationPaused(
   context: Context,
   accountId: string,
@@ -156,8 +201,12 @@ export async function setReplicationPaused(
   await context.db.transaction().execute(async (tx) => {
     const locked = await lockDatabase(tx, accountId, id);
     requireAllowed(locked, action);
-    const client = await liveInstance(tx, context, locked.row);
-    await postToInstance(client, paused ? '/replication/pause' : '/replication/resume', context);
+    const clients = await liveReplicas(tx, context, locked.row);
+    await postToEveryReplica(
+      clients,
+      paused ? '/replication/pause' : '/replication/resume',
+      context,
+    );
     await updateDatabaseRow(tx, locked.row.id, { replication_paused: paused });
     await auditAction(tx, accountId, locked.row, action, {
       fromStatus: locked.row.status,
@@ -167,21 +216,36 @@ export async function setReplicationPaused(
   });
 }
 
-/** A client for the database's live instance, or 503 when it has none. */
-async function liveInstance(
+/** A client for each replica of the database's live instance, or 503 when it has none. */
+async function liveReplicas(
   tx: Kysely<Store>,
   context: Context,
   row: DatabaseRow,
-): Promise<InstanceClient> {
+): Promise<InstanceClient[]> {
   const instance = await liveInstanceAddress(tx, row.id);
-  if (!instance?.private_url) {
+  const urls = instance ? replicaUrlsOf(instance) : [];
+  if (!instance || urls.length === 0) {
     throw new ApiError('instance_unavailable', 'The database has no running instance.');
   }
-  return new InstanceClient(
-    instance.private_url,
-    context.secrets.openBuffer(row.key_secret_enc),
-    instance.control_key_id,
+  const secret = context.secrets.openBuffer(row.key_secret_enc);
+  return urls.map((url) => new InstanceClient(url, secret, instance.control_key_id));
+}
+
+/**
+ * POSTs to every replica at once (each follows the source itself, so each must be told). The
+ * first refusal or silence is the answer; the calls are idempotent (pause, resume) or refused
+ * while under way (reload_busy), so the user may repeat one that reached only some replicas.
+ */
+async function postToEveryReplica(
+  clients: readonly InstanceClient[],
+  path: string,
+  context: Context,
+): Promise<void> {
+  const results = await Promise.allSettled(
+    clients.map((client) => postToInstance(client, path, context)),
   );
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 interface InstanceErrorBody {

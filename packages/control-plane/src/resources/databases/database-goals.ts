@@ -85,7 +85,7 @@ export async function queueGoal(
   accountId: string,
   row: DatabaseRow,
   action: QueuedAction,
-  extra: { buildId?: string; instanceSize?: InstanceSize } = {},
+  extra: { buildId?: string; instanceSize?: InstanceSize; replicas?: number } = {},
   /** More audit payload: who asked, when it is not the account's own user (an admin). */
   auditExtra: Record<string, unknown> = {},
 ): Promise<DatabaseStatus> {

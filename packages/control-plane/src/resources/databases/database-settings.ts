@@ -57,5 +57,6 @@ export function deployedConfigOf(database: Selectable<DatabaseTable>): DeployedI
     syncInterval: database.sync_interval,
     logLevel: database.log_level,
     safetyNet: database.safety_net,
+    replicas: database.replicas,
   };
 }

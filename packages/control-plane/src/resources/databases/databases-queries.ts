@@ -156,7 +156,7 @@ export function buildOfDatabase(
 export function liveInstanceAddress(tx: Kysely<Store>, databaseId: string) {
   return tx
     .selectFrom('instances')
-    .select(['private_url', 'control_key_id'])
+    .select(['private_url', 'replica_urls', 'control_key_id'])
     .where('database_id', '=', databaseId)
     .where('removed_at', 'is', null)
     .where('standby', '=', false)

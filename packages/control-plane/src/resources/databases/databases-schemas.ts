@@ -22,6 +22,9 @@ export const Database = Type.Object(
     }),
     region: Type.String(),
     instanceSize: Type.String(),
+    replicas: Type.Integer({
+      description: 'Read replicas each instance runs behind the endpoint; changed by resize.',
+    }),
     syncMode: Type.String(),
     syncInterval: Type.Number({ description: 'Seconds.' }),
     syncModeReason: Type.Union([Type.String(), Type.Null()], {
@@ -62,6 +65,14 @@ const SafetyNet = Type.Integer({
   description: 'Seconds between full safety-net reloads; 0 for none.',
 });
 
+/** 1 … the plan's maxReplicas (16 is the most any launch accepts; the plan check says more). */
+const Replicas = Type.Integer({
+  minimum: 1,
+  maximum: 16,
+  description:
+    'Read replicas: whole instances of the database’s size behind its one endpoint, each following the source itself; at most the plan’s maxReplicas, each counting its size’s compute units.',
+});
+
 export const CreateDatabaseBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
@@ -74,6 +85,7 @@ export const CreateDatabaseBody = Type.Object(
     instanceSize: Type.Optional(
       Type.Enum([...INSTANCE_SIZE_NAMES], { description: 'Default xs.' }),
     ),
+    replicas: Type.Optional(Replicas),
     syncMode: Type.Optional(
       Type.Enum([...SYNC_MODES], { description: "Default: the schema config's sync.mode (cdc)." }),
     ),
@@ -99,7 +111,7 @@ export const UpdateDatabaseBody = Type.Object(
     $id: 'UpdateDatabaseBody',
     additionalProperties: false,
     description:
-      'Changes become pending changes: the running instance keeps its settings until a rebuild or reconfigure. Size: the resize action; region and connection cannot change.',
+      'Changes become pending changes: the running instance keeps its settings until a rebuild or reconfigure. Size and replicas: the resize action; region and connection cannot change.',
   },
 );
 export type UpdateDatabaseBody = Static<typeof UpdateDatabaseBody>;
@@ -131,12 +143,19 @@ export const ReplicationState = Type.Object(
 
 export const ResizeBody = Type.Object(
   {
-    instanceSize: Type.Union(
-      INSTANCE_SIZE_NAMES.map((size) => Type.Literal(size)),
-      { description: 'The new size; at most the plan’s maxInstanceSize.' },
+    instanceSize: Type.Optional(
+      Type.Union(
+        INSTANCE_SIZE_NAMES.map((size) => Type.Literal(size)),
+        { description: 'The new size; at most the plan’s maxInstanceSize.' },
+      ),
     ),
+    replicas: Type.Optional(Replicas),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description:
+      'The new size, replica count, or both (at least one); the change is a redeploy with zero downtime.',
+  },
 );
 
 export const RedeployBody = Type.Object(
@@ -156,6 +175,7 @@ export function databaseResource(row: Selectable<DatabaseTable>) {
     schemaConfig: row.schema_config,
     region: row.region,
     instanceSize: row.instance_size,
+    replicas: row.replicas,
     syncMode: row.sync_mode,
     syncInterval: row.sync_interval,
     syncModeReason: row.sync_mode_reason,

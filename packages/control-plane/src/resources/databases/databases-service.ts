@@ -13,6 +13,7 @@ import {
   assertInstanceSize,
   assertPollInterval,
   assertRegion,
+  assertReplicas,
 } from '../../domain/plan-enforcement.ts';
 import type { InstanceSize } from '../../domain/plans.ts';
 import { ApiError } from '../../errors.ts';
@@ -65,6 +66,8 @@ export async function createDatabase(
   assertRegion(plan, region);
   const instanceSize: InstanceSize = body.instanceSize ?? 'xs';
   assertInstanceSize(plan, instanceSize);
+  const replicas = body.replicas ?? 1;
+  assertReplicas(plan, replicas);
   // Neither the body nor the config chose a sync mode: CDC where the source can do it.
   const chosenMode = body.syncMode ?? explicitSyncMode(schemaConfig);
   const cdcProblem =
@@ -97,6 +100,7 @@ export async function createDatabase(
       schema_config: JSON.stringify(schemaConfig),
       region,
       instance_size: instanceSize,
+      replicas,
       sync_mode: syncMode,
       sync_interval: syncInterval,
       sync_mode_reason: cdcProblem ?? null,
@@ -114,7 +118,7 @@ export async function createDatabase(
       entityType: 'database',
       entityId: id,
       eventType: 'database.created',
-      payload: { name: body.name, connectionId: connection.id, region, instanceSize },
+      payload: { name: body.name, connectionId: connection.id, region, instanceSize, replicas },
     });
     return inserted;
   });

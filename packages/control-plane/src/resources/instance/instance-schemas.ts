@@ -5,8 +5,10 @@ import type { InstanceTable } from '../../store/schema.ts';
 import { BuildSchema } from '../builds/builds-schemas.ts';
 import { ACTIONS } from '../databases/database-lifecycle.ts';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
-  Type.Union([schema, Type.Null()]);
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(
+  schema: T,
+  options: { description?: string } = {},
+) => Type.Union([schema, Type.Null()], options);
 
 const ActionAvailability = Type.Object(
   {
@@ -38,6 +40,9 @@ const InstanceDatabase = Type.Object(
     status: Type.String(),
     region: Type.String(),
     instanceSize: Type.String(),
+    replicas: Type.Integer({
+      description: 'Read replicas the next deploy runs; resize changes it.',
+    }),
     syncMode: Type.String(),
     syncInterval: Type.Number(),
     syncModeReason: Nullable(
@@ -98,12 +103,32 @@ const DeployedInstanceConfigSchema = Type.Object(
     syncInterval: Type.Number(),
     logLevel: Type.String(),
     safetyNet: Type.Number(),
+    replicas: Type.Integer({ description: 'Read replicas the instance runs.' }),
   },
   {
     $id: 'DeployedInstanceConfig',
     description:
       'The settings the live instance runs with; before the first deploy, the settings the next deploy will use.',
   },
+);
+
+const HealthStatus = Type.Union([
+  Type.Literal('ok'),
+  Type.Literal('degraded'),
+  Type.Literal('unreachable'),
+  Type.Literal('cap_exceeded'),
+]);
+
+const ReplicaStatus = Type.Object(
+  {
+    ordinal: Type.Integer({ description: '0 … replicaCount − 1, kept across restarts.' }),
+    healthStatus: Nullable(HealthStatus, {
+      description: 'At the last health check; null before the first.',
+    }),
+    snapshotAgeMs: Nullable(Type.Integer()),
+    swapCount: Nullable(Type.Integer()),
+  },
+  { $id: 'ReplicaStatus', description: 'One read replica of the instance.' },
 );
 
 const InstanceSchema = Type.Object(
@@ -123,14 +148,10 @@ const InstanceSchema = Type.Object(
       ),
     ),
     healthStatus: Type.Optional(
-      Nullable(
-        Type.Union([
-          Type.Literal('ok'),
-          Type.Literal('degraded'),
-          Type.Literal('unreachable'),
-          Type.Literal('cap_exceeded'),
-        ]),
-      ),
+      Nullable(HealthStatus, {
+        description:
+          'The instance as a whole: `ok` when every replica is, `degraded` when some replicas serve and some do not, `unreachable` when none answers, `cap_exceeded` when any is over its memory cap.',
+      }),
     ),
     snapshotAgeMs: Type.Optional(Nullable(Type.Integer())),
     swapCount: Type.Optional(Nullable(Type.Integer())),
@@ -140,6 +161,8 @@ const InstanceSchema = Type.Object(
       }),
     ),
     lastHealthCheck: Type.Optional(Nullable(DateTime)),
+    replicaCount: Type.Integer({ description: 'Read replicas the instance runs.' }),
+    replicas: Type.Array(ReplicaStatus, { description: 'Each replica by ordinal.' }),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
@@ -197,19 +220,49 @@ export const InstanceMetrics = Type.Object(
   { $id: 'InstanceMetrics' },
 );
 
-/** The API view of an instance row (spec §2 Instance). */
+type HealthStatusValue = 'ok' | 'degraded' | 'unreachable' | 'cap_exceeded';
+
+/**
+ * Each replica of the instance by ordinal, with its last health reading (null before one); an
+ * instance recorded before replicas is one replica whose reading is the instance's.
+ */
+function replicaStatuses(row: Selectable<InstanceTable>) {
+  const count = Math.max(1, row.replica_urls?.length ?? 1);
+  const readings = row.replica_health ?? [
+    {
+      ordinal: 0,
+      healthStatus: row.health_status,
+      snapshotAgeMs: row.snapshot_age_ms,
+      swapCount: row.swap_count,
+    },
+  ];
+  return Array.from({ length: count }, (_, ordinal) => {
+    const reading = readings.find((each) => each.ordinal === ordinal);
+    return {
+      ordinal,
+      healthStatus: (reading?.healthStatus ?? null) as HealthStatusValue | null,
+      snapshotAgeMs: reading?.snapshotAgeMs ?? null,
+      swapCount: reading?.swapCount ?? null,
+    };
+  });
+}
+
+/** The API view of an instance row (spec §2 Instance, with its replicas). */
 export function instanceResource(row: Selectable<InstanceTable>) {
+  const replicas = replicaStatuses(row);
   return {
     id: row.id,
     databaseId: row.database_id,
     buildId: row.build_id,
     containerServiceArn: row.container_ref,
     endpointUrl: row.endpoint_url,
-    healthStatus: row.health_status as 'ok' | 'degraded' | 'unreachable' | 'cap_exceeded' | null,
+    healthStatus: row.health_status as HealthStatusValue | null,
     snapshotAgeMs: row.snapshot_age_ms,
     swapCount: row.swap_count,
     ...(row.row_counts ? { rowCounts: row.row_counts } : {}),
     lastHealthCheck: iso(row.last_health_check),
+    replicaCount: replicas.length,
+    replicas,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };

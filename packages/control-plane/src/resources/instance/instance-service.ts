@@ -5,8 +5,10 @@ import type { ApiContext } from '../../api/context.ts';
 import { ownedDatabase } from '../../api/tenancy.ts';
 import { databaseConfigHash } from '../../builder/config-hash.ts';
 import { asPlan, planLimits } from '../../domain/plans.ts';
+import { combineReplicaMetrics } from '../../drivers/combine-replica-metrics.ts';
 import { InstanceClient } from '../../drivers/instance-client.ts';
 import { parseInstanceMetrics } from '../../drivers/parse-instance-metrics.ts';
+import { replicaUrlsOf } from '../../drivers/replica-urls.ts';
 import { ApiError } from '../../errors.ts';
 import { liveInstanceOf } from '../../reconciler/live-instance.ts';
 import { logLinesAfter } from '../../store/log-lines.ts';
@@ -48,7 +50,8 @@ function sameSettings(a: DeployedInstanceConfig, b: DeployedInstanceConfig): boo
     a.syncMode === b.syncMode &&
     a.syncInterval === b.syncInterval &&
     a.logLevel === b.logLevel &&
-    a.safetyNet === b.safetyNet
+    a.safetyNet === b.safetyNet &&
+    (a.replicas ?? 1) === (b.replicas ?? 1)
   );
 }
 
@@ -97,7 +100,8 @@ export async function instanceStatus(context: Context, accountId: string, id: st
       allowedSyncModes: ['cdc', 'poll'],
       availableSchemas: await availableSchemas(connection, context.secrets, row.source_schema),
     },
-    deployedInstanceConfig: deployed ?? wanted,
+    // A config recorded before replicas ran one.
+    deployedInstanceConfig: { replicas: 1, ...(deployed ?? wanted) },
     hasPendingChanges,
     instance: instance ? instanceResource(instance) : null,
     latestBuild: latestBuild ? buildResource(latestBuild) : null,
@@ -127,7 +131,10 @@ export async function instanceStatus(context: Context, accountId: string, id: st
   };
 }
 
-/** The running instance's metrics, read from its Prometheus endpoint; 503 when it cannot be. */
+/**
+ * The running instance's metrics, read from its replicas' Prometheus endpoints and combined
+ * (`combineReplicaMetrics`: counts summed); 503 when no replica answers.
+ */
 export async function instanceMetrics(
   context: Context,
   accountId: string,
@@ -137,27 +144,32 @@ export async function instanceMetrics(
   const { db } = context;
   const row = await ownedDatabase(db, accountId, id);
   const instance = await liveInstanceOf(db, row.id);
-  if (!instance?.private_url) {
+  const urls = instance ? replicaUrlsOf(instance) : [];
+  if (!instance || urls.length === 0) {
     throw new ApiError('instance_unavailable', 'The database has no running instance.');
   }
-  const client = new InstanceClient(
-    instance.private_url,
-    context.secrets.openBuffer(row.key_secret_enc),
-    instance.control_key_id,
+  const secret = context.secrets.openBuffer(row.key_secret_enc);
+  const answers = await Promise.all(
+    urls.map(async (url) => {
+      try {
+        const client = new InstanceClient(url, secret, instance.control_key_id);
+        const response = await client.call('GET', '/metrics');
+        if (response.status !== 200) throw new Error(`status ${response.status}`);
+        return parseInstanceMetrics(response.text);
+      } catch (error) {
+        log.warn({ reason: (error as Error).message }, 'instance metrics unavailable');
+        return undefined;
+      }
+    }),
   );
-  let text: string;
-  try {
-    const response = await client.call('GET', '/metrics');
-    if (response.status !== 200) throw new Error(`status ${response.status}`);
-    text = response.text;
-  } catch (error) {
-    log.warn({ reason: (error as Error).message }, 'instance metrics unavailable');
+  const reports = answers.filter((report) => report !== undefined);
+  if (reports.length === 0) {
     throw new ApiError(
       'instance_unavailable',
       'The instance did not answer; retry when its status is running.',
     );
   }
-  return parseInstanceMetrics(text);
+  return combineReplicaMetrics(reports);
 }
 
 /** A page of the latest deploy's log after `nextToken`. */

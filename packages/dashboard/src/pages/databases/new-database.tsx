@@ -66,6 +66,8 @@ interface Draft {
   name: string;
   sourceSchema: string;
   instanceSize: Size;
+  /** Read replicas behind the endpoint, 1 … the plan's maxReplicas. */
+  replicas: number;
   /** '' until chosen: the connection's default region. */
   region: '' | Region;
   configText: string;
@@ -80,6 +82,7 @@ function bodyOf(draft: Draft, config: Record<string, unknown>): CreateBody {
     sourceSchema: draft.sourceSchema.trim(),
     schemaConfig: config,
     instanceSize: draft.instanceSize,
+    replicas: draft.replicas,
     region: draft.region === '' ? undefined : draft.region,
     syncMode: draft.sync.syncMode === '' ? undefined : draft.sync.syncMode,
     syncInterval: number(draft.sync.syncInterval),
@@ -157,6 +160,7 @@ function NewDatabaseForm(props: { connections: Connection[]; account: Account | 
     name: '',
     sourceSchema: '',
     instanceSize: 'xs',
+    replicas: 1,
     region: '',
     configText: '{}\n',
     sync: { syncMode: '', syncInterval: '', logLevel: 'info', safetyNet: '' },
@@ -247,6 +251,17 @@ function NewDatabaseForm(props: { connections: Connection[]; account: Account | 
             onChange={(event) => setDraft({ ...draft, instanceSize: event.target.value as Size })}
             options={sizeOptions(props.account)}
             hint="Change it later with the resize action."
+            disabled={Boolean(blocked)}
+          />
+          <SelectField
+            label="Read replicas"
+            value={String(draft.replicas)}
+            onChange={(event) => setDraft({ ...draft, replicas: Number(event.target.value) })}
+            options={Array.from({ length: props.account?.limits.maxReplicas ?? 1 }, (_, index) => ({
+              value: String(index + 1),
+              label: String(index + 1),
+            }))}
+            hint="Instances of this size behind the one endpoint, each following the source; each counts its size's compute units."
             disabled={Boolean(blocked)}
           />
           <SelectField
