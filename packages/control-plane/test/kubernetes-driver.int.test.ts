@@ -21,6 +21,7 @@ import {
   instanceSecretName,
   replicaObjectName,
 } from '../src/drivers/kubernetes/kubernetes-names.ts';
+import { KUBERNETES_PERMISSIONS } from '../src/drivers/kubernetes/permissions.ts';
 import { replicaReplicationId } from '../src/reconciler/replication-id.ts';
 import { sampleLaunch } from './fixtures/sample-launch.ts';
 
@@ -126,11 +127,11 @@ describe('the Kubernetes driver on the fake API server', () => {
     expect(await driver.isAlive(launch.instanceId)).toBe(true);
     expect((await fetch(`${handle.privateUrl}/health`)).status).toBe(200);
 
-    // Fewer replicas: the extra Deployment goes.
+    // Fewer replicas: the extra Deployment goes (foreground: it stays, being deleted, until its
+    // pod is gone).
     expect(await driver.start({ ...launch, replicas: 1 })).toEqual(handle);
-    expect(
-      fake.object('Deployment', NAMESPACE, replicaObjectName(launch.instanceId, 1)),
-    ).toBeUndefined();
+    const removed = fake.object('Deployment', NAMESPACE, replicaObjectName(launch.instanceId, 1));
+    expect(removed === undefined || removed.metadata.deletionTimestamp !== undefined).toBe(true);
     expect((await driver.replicas(launch.instanceId)).map((replica) => replica.ordinal)).toEqual([
       0,
     ]);
@@ -211,14 +212,19 @@ describe('the Kubernetes driver on the fake API server', () => {
     const from = fake.requests.length;
     await driver.stop(launch.instanceId);
     const deletes = fake.requests.slice(from).filter((request) => request.method === 'DELETE');
-    expect(deletes.map((request) => request.path.split('/').slice(-2)[0]).sort()).toEqual([
-      'deployments',
-      'deployments',
-      'secrets',
-      'secrets',
-      'services',
-    ]);
+    // The Deployments, and whatever of the Secrets and Service garbage collection (they are
+    // owned by replica 0) had not taken yet.
+    expect(deletes.filter((request) => request.path.includes('/deployments/'))).toHaveLength(2);
     for (const request of deletes) expect(request.query.propagationPolicy).toBe('Foreground');
+    for (const [kind, name] of [
+      ['Deployment', replicaObjectName(launch.instanceId, 0)],
+      ['Deployment', replicaObjectName(launch.instanceId, 1)],
+      ['Secret', instanceSecretName(launch.instanceId)],
+      ['Secret', instanceKeysName(launch.instanceId)],
+      ['Service', instanceObjectName(launch.instanceId)],
+    ] as const) {
+      expect(fake.object(kind, NAMESPACE, name), name).toBeUndefined();
+    }
     expect(await driver.isAlive(launch.instanceId)).toBe(false);
     expect(await driver.replicas(launch.instanceId)).toEqual([]);
     const kubeConfig = new KubeConfig();
@@ -311,5 +317,41 @@ describe('the Kubernetes driver on the fake API server', () => {
       await rm(dir, { recursive: true, force: true });
       await driver.stop(launch.instanceId);
     }
+  });
+
+  // Last: every call this file's driver made.
+  it('stays within KUBERNETES_PERMISSIONS (the RBAC rules the chart grants)', () => {
+    const calls = new Set<string>();
+    for (const { method, path, query } of fake.requests) {
+      const match =
+        /^\/(?:api\/v1|apis\/([^/]+)\/[^/]+)\/(?:namespaces\/[^/]+\/)?([^/]+)(?:\/([^/]+)(?:\/([^/]+))?)?$/.exec(
+          path,
+        );
+      // Discovery (/api, /apis, group versions) is open to every authenticated client.
+      if (!match) continue;
+      const [, group = '', plural, name, subresource] = match;
+      // A namespace's own path (`/api/v1/namespaces/<name>`) names the namespace.
+      const resource = subresource ? `${plural}/${subresource}` : plural;
+      const verb =
+        method === 'GET'
+          ? name
+            ? 'get'
+            : query.watch
+              ? 'watch'
+              : 'list'
+          : method === 'PATCH'
+            ? 'patch'
+            : method === 'DELETE'
+              ? 'delete'
+              : method;
+      calls.add(`${group}|${resource}|${verb}`);
+    }
+    const granted = new Set(
+      KUBERNETES_PERMISSIONS.flatMap((rule) =>
+        rule.verbs.map((verb) => `${rule.apiGroup}|${rule.resource}|${verb}`),
+      ),
+    );
+    expect(calls.size).toBeGreaterThan(10);
+    expect([...calls].filter((call) => !granted.has(call))).toEqual([]);
   });
 });
