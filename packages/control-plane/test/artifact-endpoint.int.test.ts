@@ -20,7 +20,7 @@ import { caller } from './lifecycle-fixtures.ts';
 const run = promisify(execFile);
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-describe('the artifact endpoint (GET /v1/internal/artifacts/<buildId>/<file>)', () => {
+describe('the artifact endpoint (GET /internal/artifacts/<buildId>/<file>)', () => {
   let cp: TestControlPlane;
   let source: Awaited<ReturnType<ReturnType<typeof testMariaDb>['createDatabase']>>;
   let buildId: string;
@@ -55,7 +55,7 @@ describe('the artifact endpoint (GET /v1/internal/artifacts/<buildId>/<file>)', 
     const manifest = JSON.parse(readFileSync(join(artifactDir, 'manifest.json'), 'utf8')) as {
       files: Record<string, { sha256: string }>;
     };
-    const answer = await fetch(`${cp.url}/v1/internal/artifacts/${buildId}/manifest.json`, {
+    const answer = await fetch(`${cp.url}/internal/artifacts/${buildId}/manifest.json`, {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(answer.status).toBe(200);
@@ -63,7 +63,7 @@ describe('the artifact endpoint (GET /v1/internal/artifacts/<buildId>/<file>)', 
       readFileSync(join(artifactDir, 'manifest.json')),
     );
     for (const [name, file] of Object.entries(manifest.files)) {
-      const response = await fetch(`${cp.url}/v1/internal/artifacts/${buildId}/${name}`, {
+      const response = await fetch(`${cp.url}/internal/artifacts/${buildId}/${name}`, {
         headers: { authorization: `Bearer ${token}` },
       });
       expect(response.status, name).toBe(200);
@@ -79,18 +79,18 @@ describe('the artifact endpoint (GET /v1/internal/artifacts/<buildId>/<file>)', 
       artifactToken(cp.context.config.secretKey, other),
       `${token}x`,
     ]) {
-      const response = await get(`/v1/internal/artifacts/${buildId}/manifest.json`, bearer);
+      const response = await get(`/internal/artifacts/${buildId}/manifest.json`, bearer);
       expect(response.status, String(bearer)).toBe(401);
       expect(response.body).toEqual({ error: 'unauthorized', message: expect.any(String) });
     }
     // A valid token of a build that does not exist (or has no artifact): 404.
     const unknown = await get(
-      `/v1/internal/artifacts/${other}/manifest.json`,
+      `/internal/artifacts/${other}/manifest.json`,
       artifactToken(cp.context.config.secretKey, other),
     );
     expect(unknown.status).toBe(404);
     const notUuid = await get(
-      '/v1/internal/artifacts/not-a-build/manifest.json',
+      '/internal/artifacts/not-a-build/manifest.json',
       artifactToken(cp.context.config.secretKey, 'not-a-build'),
     );
     expect(notUuid.status).toBe(404);
@@ -105,7 +105,7 @@ describe('the artifact endpoint (GET /v1/internal/artifacts/<buildId>/<file>)', 
       'MANIFEST.json',
       '%2Fetc%2Fpasswd',
     ]) {
-      const response = await get(`/v1/internal/artifacts/${buildId}/${file}`, token);
+      const response = await get(`/internal/artifacts/${buildId}/${file}`, token);
       expect(response.status, file).toBe(404);
       expect(JSON.stringify(response.body)).not.toContain(cp.dataDir);
     }
@@ -116,7 +116,7 @@ describe('the artifact endpoint (GET /v1/internal/artifacts/<buildId>/<file>)', 
     const target = join(work, 'fetched');
     const env = {
       PATH: process.env.PATH ?? '',
-      REPLIX_ARTIFACT_URL: `${cp.url}/v1/internal/artifacts/${buildId}`,
+      REPLIX_ARTIFACT_URL: `${cp.url}/internal/artifacts/${buildId}`,
       REPLIX_ARTIFACT_SHA256: manifestSha,
       REPLIX_ARTIFACT_TOKEN: token,
       REPLIX_ARTIFACT_DIR: target,

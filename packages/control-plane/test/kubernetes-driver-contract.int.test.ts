@@ -29,7 +29,7 @@ const keepAlive = new Agent({ keepAlive: true });
 beforeAll(async () => {
   fake = await startFakeKubernetes({ runPods: true, probeIntervalMs: 100 });
   artifactServer = createServer((request, response) => {
-    const match = /^\/v1\/internal\/artifacts\/([^/]+)\/([^/]+)$/.exec(request.url ?? '');
+    const match = /^\/internal\/artifacts\/([^/]+)\/([^/]+)$/.exec(request.url ?? '');
     if (!match) {
       response.writeHead(404).end();
       return;
