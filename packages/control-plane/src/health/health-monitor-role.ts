@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { InstanceClient } from '../drivers/instance-client.ts';
 import { parseInstanceMetrics } from '../drivers/parse-instance-metrics.ts';
+import type { LoopPulse } from '../roles/loop-pulse.ts';
 import type { RoleContext, RunningRole } from '../roles/role.ts';
 import { classifyHealth, type HealthDetail, type HealthReading } from './classify-health.ts';
 import {
@@ -33,9 +34,13 @@ interface Checked {
  * health stays unknown until it first answers, so a normal restart raises no alarm.
  *
  * Every `METRICS_SAMPLE_INTERVAL_MS` it also keeps a reading of each answering instance's
- * metrics (`metrics-samples.ts`) and drops the readings past the retention.
+ * metrics (`metrics-samples.ts`) and drops the readings past the retention. Each pass reports
+ * to `pulse` (the process's probes).
  */
-export async function startHealthMonitor(context: RoleContext): Promise<RunningRole> {
+export async function startHealthMonitor(
+  context: RoleContext,
+  pulse?: LoopPulse,
+): Promise<RunningRole> {
   const { db, log } = context;
   const stopping = new AbortController();
 
@@ -162,7 +167,9 @@ export async function startHealthMonitor(context: RoleContext): Promise<RunningR
     while (!stopping.signal.aborted) {
       try {
         await check();
+        pulse?.passed();
       } catch (error) {
+        pulse?.failed();
         log.error({ err: error }, 'health check pass failed');
       }
       await sleep(context.config.healthIntervalMs, undefined, { signal: stopping.signal }).catch(
