@@ -18,7 +18,7 @@ import {
   type InstanceManifestInput,
   instanceManifests,
 } from '../src/drivers/kubernetes/instance-manifests.ts';
-import { instanceObjectName, LABELS } from '../src/drivers/kubernetes/kubernetes-names.ts';
+import { LABELS, replicaObjectName } from '../src/drivers/kubernetes/kubernetes-names.ts';
 import { type KubernetesObject, ownedBy } from '../src/drivers/kubernetes/kubernetes-object.ts';
 import { sampleLaunch } from './fixtures/sample-launch.ts';
 
@@ -135,6 +135,8 @@ describe('the Kubernetes driver manifests on the fake API server', () => {
     expect(manifests.map((m) => m.kind)).toEqual([
       'Secret',
       'Secret',
+      'Service',
+      'Deployment',
       'Deployment',
       'Service',
       'HTTPRoute',
@@ -157,23 +159,26 @@ describe('the Kubernetes driver manifests on the fake API server', () => {
     expect(patches.map((request) => [request.path, request.fieldManager])).toEqual([
       [`/api/v1/namespaces/${NAMESPACE}/secrets/${manifests[0]?.metadata.name}`, MANAGER],
       [`/api/v1/namespaces/${NAMESPACE}/secrets/${manifests[1]?.metadata.name}`, MANAGER],
-      [`/apis/apps/v1/namespaces/${NAMESPACE}/deployments/${manifests[2]?.metadata.name}`, MANAGER],
-      [`/api/v1/namespaces/${NAMESPACE}/services/${manifests[3]?.metadata.name}`, MANAGER],
-      [
-        `/apis/gateway.networking.k8s.io/v1/namespaces/${NAMESPACE}/httproutes/${manifests[4]?.metadata.name}`,
-        MANAGER,
-      ],
+      [`/api/v1/namespaces/${NAMESPACE}/services/${manifests[2]?.metadata.name}`, MANAGER],
+      [`/apis/apps/v1/namespaces/${NAMESPACE}/deployments/${manifests[3]?.metadata.name}`, MANAGER],
+      [`/apis/apps/v1/namespaces/${NAMESPACE}/deployments/${manifests[4]?.metadata.name}`, MANAGER],
       [`/api/v1/namespaces/${NAMESPACE}/services/${manifests[5]?.metadata.name}`, MANAGER],
       [
-        `/apis/networking.k8s.io/v1/namespaces/${NAMESPACE}/ingresses/${manifests[6]?.metadata.name}`,
+        `/apis/gateway.networking.k8s.io/v1/namespaces/${NAMESPACE}/httproutes/${manifests[6]?.metadata.name}`,
         MANAGER,
       ],
-      [`/apis/batch/v1/namespaces/${NAMESPACE}/jobs/${manifests[7]?.metadata.name}`, MANAGER],
+      [`/api/v1/namespaces/${NAMESPACE}/services/${manifests[7]?.metadata.name}`, MANAGER],
+      [
+        `/apis/networking.k8s.io/v1/namespaces/${NAMESPACE}/ingresses/${manifests[8]?.metadata.name}`,
+        MANAGER,
+      ],
+      [`/apis/batch/v1/namespaces/${NAMESPACE}/jobs/${manifests[9]?.metadata.name}`, MANAGER],
     ]);
   });
 
   it('the instance Deployment becomes ready, and deleting it takes the Secrets it owns', async () => {
-    const [secret, keys, deployment] = instanceManifests(instanceInput, instanceOptions) as [
+    const [secret, keys, , deployment] = instanceManifests(instanceInput, instanceOptions) as [
+      KubernetesObject,
       KubernetesObject,
       KubernetesObject,
       KubernetesObject,
@@ -190,11 +195,11 @@ describe('the Kubernetes driver manifests on the fake API server', () => {
     await apply(ownedBy(secret, owner));
     await apply(ownedBy(keys, owner));
 
-    const name = instanceObjectName('in_1');
+    const name = replicaObjectName('in_1', 0);
     let ready: V1Deployment;
     for (;;) {
       ready = await apps.readNamespacedDeployment({ name, namespace: NAMESPACE });
-      if (ready.status?.readyReplicas === 2) break;
+      if (ready.status?.readyReplicas === 1) break;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(ready.status?.observedGeneration).toBe(1);
@@ -209,7 +214,7 @@ describe('the Kubernetes driver manifests on the fake API server', () => {
   });
 
   it('kubectl applies the instance Deployment server-side and lists it as the client does', async () => {
-    const deployment = instanceManifests(instanceInput, instanceOptions)[2] as KubernetesObject;
+    const deployment = instanceManifests(instanceInput, instanceOptions)[3] as KubernetesObject;
     const dir = await mkdtemp(join(tmpdir(), 'replix-kubectl-'));
     try {
       await writeFile(join(dir, 'config'), fake.kubeconfig);

@@ -25,8 +25,10 @@ import {
   instanceObjectName,
   LABEL_VALUE,
   namespaceFor,
+  replicaObjectName,
 } from '../src/drivers/kubernetes/kubernetes-names.ts';
 import { type KubernetesObject, ownedBy } from '../src/drivers/kubernetes/kubernetes-object.ts';
+import { replicaReplicationId } from '../src/reconciler/replication-id.ts';
 import { sampleLaunch } from './fixtures/sample-launch.ts';
 
 const PASSWORD = 'pa55:w/ord@secret';
@@ -172,6 +174,8 @@ describe('Kubernetes manifests', () => {
         'Secret',
         'Service',
         'Service',
+        'Service',
+        'Service',
       ].sort(),
     );
     for (const object of objects) expect(() => validate(object), object.kind).not.toThrow();
@@ -241,12 +245,52 @@ describe('Kubernetes manifests', () => {
     }
   });
 
-  it('run the pods non-root, for longer than the drain bound when stopped, with the replicas asked', () => {
-    const deployment = deploymentOf(instanceManifests(inputOf(launchOf(), 3), instanceOptions));
-    const pod = deployment.spec.template.spec;
-    expect(deployment.spec.replicas).toBe(3);
-    expect(pod.securityContext.runAsNonRoot).toBe(true);
-    expect(pod.terminationGracePeriodSeconds).toBe(TERMINATION_GRACE_SECONDS);
+  it('run the pods non-root, for longer than the drain bound when stopped, one Deployment per replica', () => {
+    const objects = instanceManifests(inputOf(launchOf(), 3), instanceOptions);
+    const deployments = objects.filter((object) => object.kind === 'Deployment') as Array<
+      KubernetesObject & DeploymentShape
+    >;
+    expect(deployments.map((deployment) => deployment.metadata.name)).toEqual([
+      replicaObjectName('in_1', 0),
+      replicaObjectName('in_1', 1),
+      replicaObjectName('in_1', 2),
+    ]);
+    const replicationIds = deployments.map((deployment) => {
+      const pod = deployment.spec.template.spec;
+      expect(deployment.spec.replicas).toBe(1);
+      expect(pod.securityContext.runAsNonRoot).toBe(true);
+      expect(pod.terminationGracePeriodSeconds).toBe(TERMINATION_GRACE_SECONDS);
+      const env = (pod.containers[0] as Container).env;
+      return env.find((variable) => variable.name === 'REPLIX_REPLICATION_ID')?.value;
+    });
+    // Each replica follows the source itself, under its own replication id.
+    const replicationId = launchOf().replicationId;
+    expect(replicationIds).toEqual([
+      replicationId,
+      replicaReplicationId(replicationId, 1),
+      replicaReplicationId(replicationId, 2),
+    ]);
+    // Each Deployment owns only its replica's pod; both Services select every replica.
+    const podLabels = deployments.map((deployment) => deployment.spec.template.metadata.labels);
+    expect(podLabels.map((labels) => labels['replix.dev/replica'])).toEqual(['0', '1', '2']);
+    for (const [ordinal, deployment] of deployments.entries()) {
+      expect(
+        podLabels.map((labels) => matches(deployment.spec.selector.matchLabels, labels)),
+      ).toEqual([0, 1, 2].map((other) => other === ordinal));
+    }
+    const instanceService = objects.find(
+      (object) => object.kind === 'Service',
+    ) as KubernetesObject & {
+      spec: { selector: Record<string, string> };
+    };
+    expect(instanceService.metadata.name).toBe(instanceObjectName('in_1'));
+    const [databaseService] = endpointManifests(endpointInput, endpointOptions) as [
+      KubernetesObject & { spec: { selector: Record<string, string> } },
+    ];
+    for (const labels of podLabels) {
+      expect(matches(instanceService.spec.selector, labels)).toBe(true);
+      expect(matches(databaseService.spec.selector, labels)).toBe(true);
+    }
     expect(TERMINATION_GRACE_SECONDS).toBeGreaterThan(8 + 5);
     expect(() => instanceManifests(inputOf(launchOf(), 0), instanceOptions)).toThrow(/replica/);
   });

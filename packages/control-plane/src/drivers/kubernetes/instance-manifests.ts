@@ -1,4 +1,5 @@
 import { HTTP_LIMITS, heapFlags } from '@replix/instance';
+import { replicaReplicationId } from '../../reconciler/replication-id.ts';
 import { keysFileText } from '../instance-key-set.ts';
 import { type InstanceLaunch, launchEnvironment } from '../instance-launch.ts';
 import { ARTIFACT_FETCH_SCRIPT } from './artifact-fetch-script.ts';
@@ -7,8 +8,11 @@ import {
   instanceObjectName,
   instancePodSelector,
   instanceSecretName,
+  LABELS,
   namespaceFor,
   objectLabels,
+  replicaObjectName,
+  replicaPodSelector,
 } from './kubernetes-names.ts';
 import { type KubernetesObject, secretData } from './kubernetes-object.ts';
 
@@ -52,7 +56,7 @@ export interface InstanceManifestInput {
   readonly launch: InstanceLaunch;
   readonly accountId: string;
   readonly region: string;
-  /** Pods of this instance (read replicas); 1 without replicas. */
+  /** Replicas of this instance (read replicas), one Deployment each; 1 without replicas. */
   readonly replicas: number;
   readonly artifact: ArtifactDelivery;
 }
@@ -139,10 +143,17 @@ function metadataOf(name: string, input: InstanceManifestInput, options: Instanc
   };
 }
 
-/** The environment: literals for plain settings, references into the Secret for secrets. */
-function containerEnv(input: InstanceManifestInput): Array<Record<string, unknown>> {
+/**
+ * The environment: literals for plain settings, references into the Secret for secrets. Each
+ * replica follows the source under its own replication id.
+ */
+function containerEnv(
+  input: InstanceManifestInput,
+  ordinal: number,
+): Array<Record<string, unknown>> {
   const secretName = instanceSecretName(input.launch.instanceId);
   const env = launchEnvironment(input.launch, KEYS_FILE);
+  env.REPLIX_REPLICATION_ID = replicaReplicationId(input.launch.replicationId, ordinal);
   const secret = new Set<string>(SECRET_VARIABLES);
   const variables = Object.keys(env)
     .sort()
@@ -202,27 +213,55 @@ function fetchContainer(input: InstanceManifestInput, options: InstanceManifestO
 }
 
 /**
- * The instance's Deployment: `replicas` pods of `replix serve --artifact`, ready once
- * `GET /health` answers 200 (the snapshot is loaded), alive while it listens.
+ * The instance's own Service: one ClusterIP in front of all its replicas, the instance's
+ * `privateUrl` (health, metrics, keys and admin calls of the control plane). The driver reads
+ * its address from the API, so nothing depends on cluster DNS.
  */
-export function instanceDeployment(
+export function instanceService(
   input: InstanceManifestInput,
   options: InstanceManifestOptions,
 ): KubernetesObject {
   const { launch } = input;
-  if (!Number.isInteger(input.replicas) || input.replicas < 1) {
-    throw new Error('An instance runs at least one replica.');
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: metadataOf(instanceObjectName(launch.instanceId), input, options),
+    spec: {
+      type: 'ClusterIP',
+      selector: instancePodSelector(launch.databaseId, launch.instanceId),
+      ports: [{ name: 'http', port: INSTANCE_PORT, targetPort: 'http', protocol: 'TCP' }],
+    },
+  };
+}
+
+/**
+ * The Deployment of replica `ordinal`: one pod of `replix serve --artifact`, ready once
+ * `GET /health` answers 200 (the snapshot is loaded), alive while it listens. One Deployment
+ * per replica (rather than one with `replicas: n`) gives each pod a stable ordinal, so a
+ * replica restarted resumes the replication state named after it.
+ */
+export function instanceDeployment(
+  input: InstanceManifestInput,
+  options: InstanceManifestOptions,
+  ordinal = 0,
+): KubernetesObject {
+  const { launch } = input;
+  if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal >= input.replicas) {
+    throw new Error('A replica ordinal is an integer from 0 to replicas − 1.');
   }
-  const metadata = metadataOf(instanceObjectName(launch.instanceId), input, options);
+  const base = metadataOf(replicaObjectName(launch.instanceId, ordinal), input, options);
+  const metadata = { ...base, labels: { ...base.labels, [LABELS.replica]: String(ordinal) } };
   const fetched = input.artifact.kind === 'fetch';
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata,
     spec: {
-      replicas: input.replicas,
+      replicas: 1,
       revisionHistoryLimit: 1,
-      selector: { matchLabels: instancePodSelector(launch.databaseId, launch.instanceId) },
+      selector: {
+        matchLabels: replicaPodSelector(launch.databaseId, launch.instanceId, ordinal),
+      },
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
       template: {
         metadata: { labels: metadata.labels },
@@ -256,7 +295,7 @@ export function instanceDeployment(
                 '0.0.0.0',
               ],
               ports: [{ name: 'http', containerPort: INSTANCE_PORT, protocol: 'TCP' }],
-              env: containerEnv(input),
+              env: containerEnv(input, ordinal),
               resources: resourcesOf(input),
               startupProbe: {
                 tcpSocket: { port: 'http' },
@@ -301,10 +340,23 @@ export function instanceDeployment(
   };
 }
 
+/** The Deployments of every replica, by ordinal. */
+export function replicaDeployments(
+  input: InstanceManifestInput,
+  options: InstanceManifestOptions,
+): KubernetesObject[] {
+  if (!Number.isInteger(input.replicas) || input.replicas < 1) {
+    throw new Error('An instance runs at least one replica.');
+  }
+  return Array.from({ length: input.replicas }, (_, ordinal) =>
+    instanceDeployment(input, options, ordinal),
+  );
+}
+
 /**
- * The objects of one instance, in apply order: its Secrets, then the Deployment. Once the
- * Deployment has a uid, the driver applies the Secrets again `ownedBy` it (kubernetes-object.ts),
- * so deleting the Deployment deletes them.
+ * The objects of one instance, in apply order: its Secrets, its Service, then one Deployment
+ * per replica. Once replica 0's Deployment has a uid, the driver applies the Secrets and the
+ * Service again `ownedBy` it (kubernetes-object.ts), so deleting it deletes them.
  */
 export function instanceManifests(
   input: InstanceManifestInput,
@@ -313,6 +365,7 @@ export function instanceManifests(
   return [
     instanceSecret(input, options),
     instanceKeysSecret(input, options),
-    instanceDeployment(input, options),
+    instanceService(input, options),
+    ...replicaDeployments(input, options),
   ];
 }

@@ -15,6 +15,8 @@ export const LABELS = {
   databaseId: 'replix.dev/database-id',
   instanceId: 'replix.dev/instance-id',
   buildId: 'replix.dev/build-id',
+  /** A replica's ordinal (0 … replicas − 1) on its Deployment and pods. */
+  replica: 'replix.dev/replica',
 } as const;
 
 /** What an object belongs to: every object carries the ids it has. */
@@ -53,8 +55,13 @@ function prefixedName(prefix: string, id: string): string {
 
 /** The database's Service and route. */
 export const databaseObjectName = (databaseId: string) => prefixedName('replix-db', databaseId);
-/** The instance's Deployment. */
+/** The instance's Service (its `privateUrl`); its replicas' Deployments add `-r<k>`. */
 export const instanceObjectName = (instanceId: string) => prefixedName('replix-in', instanceId);
+/** The Deployment of the instance's replica `ordinal`: a DNS label, the id shortened to fit. */
+export function replicaObjectName(instanceId: string, ordinal: number): string {
+  const suffix = `-r${ordinal}`;
+  return `replix-in-${dnsLabel(instanceId, DNS_LABEL_MAX - 'replix-in-'.length - suffix.length)}${suffix}`;
+}
 /** The instance's Secret of launch secrets (source URL, key secret, SSH key, artifact token). */
 export const instanceSecretName = (instanceId: string) => prefixedName('replix-env', instanceId);
 /** The instance's key-set Secret, mounted as the keys file. */
@@ -84,7 +91,7 @@ export function objectLabels(
   return labels;
 }
 
-/** The selector of one instance's pods: what its Deployment owns and the Service routes to. */
+/** The selector of one instance's pods (all replicas): what its Services route to. */
 export function instancePodSelector(
   databaseId: string,
   instanceId: string,
@@ -115,4 +122,13 @@ export function namespaceFor(
     );
   }
   return namespace;
+}
+
+/** The selector of one replica's pods: what its Deployment owns. */
+export function replicaPodSelector(
+  databaseId: string,
+  instanceId: string,
+  ordinal: number,
+): Record<string, string> {
+  return { ...instancePodSelector(databaseId, instanceId), [LABELS.replica]: String(ordinal) };
 }

@@ -1,0 +1,49 @@
+/**
+ * Every Kubernetes API call the Kubernetes driver makes, as RBAC rules: the service account of
+ * the control plane's `reconciler` role needs exactly these (the chart's ClusterRole is
+ * written from this list, and a test checks they match). The `api` role, which answers
+ * unrouted endpoints with the message the driver left on the database's Service, needs only
+ * `UNROUTED_PERMISSIONS`. Cluster-wide, because an instance's
+ * namespace comes from the operator's pattern (`replix-{region}` or per account) and the driver
+ * finds an instance's objects by label across namespaces (stop, reap, logs after a restart).
+ *
+ * `patch` is server-side apply (it creates too); the driver never uses create, update or
+ * watch, and reads Events only to explain a failed rollout.
+ */
+export interface KubernetesPermission {
+  /** The API group: '' for the core group. */
+  readonly apiGroup: string;
+  /** The resource as RBAC names it (`pods/log` for a subresource). */
+  readonly resource: string;
+  readonly verbs: readonly ('get' | 'list' | 'patch' | 'delete')[];
+}
+
+export const KUBERNETES_PERMISSIONS: readonly KubernetesPermission[] = [
+  // The instance namespaces, applied before the first object in them.
+  { apiGroup: '', resource: 'namespaces', verbs: ['get', 'patch'] },
+  // Launch secrets and the key set (the keys file), owned by the replica-0 Deployment.
+  { apiGroup: '', resource: 'secrets', verbs: ['get', 'list', 'patch', 'delete'] },
+  // Per-instance Services (privateUrl) and the database Services (the switch).
+  { apiGroup: '', resource: 'services', verbs: ['get', 'list', 'patch', 'delete'] },
+  { apiGroup: 'apps', resource: 'deployments', verbs: ['get', 'list', 'patch', 'delete'] },
+  // Replica addresses and liveness, and whose logs to read.
+  { apiGroup: '', resource: 'pods', verbs: ['get', 'list'] },
+  { apiGroup: '', resource: 'pods/log', verbs: ['get'] },
+  // Why a rollout fails, and the infra lines of readLogs.
+  { apiGroup: '', resource: 'events', verbs: ['list'] },
+  {
+    apiGroup: 'gateway.networking.k8s.io',
+    resource: 'httproutes',
+    verbs: ['get', 'list', 'patch', 'delete'],
+  },
+  {
+    apiGroup: 'networking.k8s.io',
+    resource: 'ingresses',
+    verbs: ['get', 'list', 'patch', 'delete'],
+  },
+];
+
+/** What the `api` role's unrouted backend reads: the database Services' annotations. */
+export const UNROUTED_PERMISSIONS: readonly KubernetesPermission[] = [
+  { apiGroup: '', resource: 'services', verbs: ['list'] },
+];
