@@ -1,4 +1,4 @@
-import type { ProcessProbes } from '../roles/process-probes.ts';
+import { PROBE_PATHS, type ProcessProbes } from '../roles/process-probes.ts';
 import type { ApiServer } from './api-server.ts';
 
 /**
@@ -8,11 +8,11 @@ import type { ApiServer } from './api-server.ts';
  */
 export function registerProbeRoutes(app: ApiServer, probes: ProcessProbes): void {
   const options = { config: { public: true }, schema: { hide: true } } as const;
-  app.get('/live', options, (_request, reply) => {
+  app.get(PROBE_PATHS.live, options, (_request, reply) => {
     const { status, body } = probes.live();
     return reply.status(status).header('cache-control', 'no-store').send(body);
   });
-  app.get('/ready', options, async (_request, reply) => {
+  app.get(PROBE_PATHS.ready, options, async (_request, reply) => {
     const { status, body } = await probes.ready();
     return reply.status(status).header('cache-control', 'no-store').send(body);
   });

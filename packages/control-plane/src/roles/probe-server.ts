@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ProbeAnswer, ProcessProbes } from './process-probes.ts';
+import { PROBE_PATHS, type ProbeAnswer, type ProcessProbes } from './process-probes.ts';
 
 export interface ProbeServer {
   /** `http://host:port`, the port it holds. */
@@ -27,8 +27,8 @@ async function answer(
 ): Promise<ProbeAnswer | null> {
   if (request.method !== 'GET' && request.method !== 'HEAD') return null;
   const path = (request.url ?? '').split('?')[0];
-  if (path === '/live') return probes.live();
-  if (path === '/ready') return probes.ready();
+  if (path === PROBE_PATHS.live) return probes.live();
+  if (path === PROBE_PATHS.ready) return probes.ready();
   return null;
 }
 

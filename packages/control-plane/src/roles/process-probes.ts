@@ -2,6 +2,9 @@ import { sql } from 'kysely';
 import type { StoreDb } from '../store/open-store.ts';
 import type { LoopPulse } from './loop-pulse.ts';
 
+/** Where every control-plane process answers its probes (the API's port or the probe listener). */
+export const PROBE_PATHS = Object.freeze({ live: '/live', ready: '/ready' });
+
 /** How long probes give a loop, at least: a reconcile pass over many databases takes a while. */
 export const READY_WITHIN_FLOOR_MS = 60_000;
 export const LIVE_WITHIN_FLOOR_MS = 300_000;
