@@ -330,7 +330,9 @@ describe('deploy/kubernetes', () => {
       ]);
     }
     const literals = [
-      ...ofKind('ConfigMap').flatMap((map) => Object.entries((map as RenderedObject & { data: object }).data)),
+      ...ofKind('ConfigMap').flatMap((map) =>
+        Object.entries((map as RenderedObject & { data: object }).data),
+      ),
       ...ROLE_NAMES.flatMap((role) =>
         containerOf(role)
           .env.filter((variable) => variable.value !== undefined)
