@@ -3,6 +3,9 @@
 // the paths and ports the roles serve, RBAC equal to the driver's list of API calls, and no
 // secret in a manifest.
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { ClusterRole, ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
@@ -30,7 +33,8 @@ import { PROBE_PATHS } from '../packages/control-plane/src/roles/process-probes.
 import { ROLE_NAMES } from '../packages/control-plane/src/roles/role.ts';
 import { type RenderedObject, renderKustomization } from './render-kustomization.ts';
 
-const BASE = fileURLToPath(new URL('../deploy/kubernetes', import.meta.url));
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BASE = join(ROOT, 'deploy/kubernetes');
 const objects = renderKustomization(BASE);
 
 /**
@@ -395,6 +399,49 @@ describe('deploy/kubernetes', () => {
       const byKey = (list: RenderedObject[]) =>
         Object.fromEntries(list.map((object) => [key(object), object]));
       expect(byKey(unhashed)).toEqual(byKey(objects));
+    },
+  );
+
+  it.skipIf(Number(kustomizeVersion ?? 0) < 5)(
+    "renders the operator guide's overlay over the base (skipped without a kubectl embedding kustomize 5)",
+    () => {
+      const guide = readFileSync(join(ROOT, 'docs/deploy/kubernetes.md'), 'utf8');
+      const overlay = /```yaml\n# my-replix\/kustomization\.yaml\n([\s\S]*?)```/.exec(guide)?.[1];
+      expect(overlay, 'the guide shows my-replix/kustomization.yaml').toBeDefined();
+      // The overlay names the base as ../deploy/kubernetes: beside a checkout.
+      const beside = mkdtempSync(join(tmpdir(), 'replix-overlay-'));
+      try {
+        symlinkSync(join(ROOT, 'deploy'), join(beside, 'deploy'));
+        mkdirSync(join(beside, 'my-replix'));
+        writeFileSync(join(beside, 'my-replix/kustomization.yaml'), overlay as string);
+        const rendered = parseAllDocuments(
+          execFileSync('kubectl', ['kustomize', join(beside, 'my-replix')], { encoding: 'utf8' }),
+        ).map((document) => document.toJS() as RenderedObject);
+        for (const object of rendered) {
+          const Model = MODELS[object.kind] as NonNullable<(typeof MODELS)[string]>;
+          expect(() => new Model(structuredClone(object) as never).validate()).not.toThrow();
+        }
+        const data = (prefix: string) =>
+          (
+            rendered.find(
+              (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith(prefix),
+            ) as RenderedObject & { data: Record<string, string> }
+          ).data;
+        expect(data('replix-config-')).toMatchObject({
+          REPLIX_OIDC_ISSUER: 'https://login.example.com/realms/replix',
+          REPLIX_LOG_LEVEL: 'info',
+        });
+        expect(JSON.parse(data('replix-driver-').REPLIX_K8S_ENDPOINT_HOSTS as string)).toEqual({
+          'eu-west-1': '{database}.eu-west-1.db.example.com',
+        });
+        expect(data('replix-driver-').REPLIX_DRIVER).toBe('kubernetes');
+        const claim = rendered.find((o) => o.kind === 'PersistentVolumeClaim') as RenderedObject & {
+          spec: { storageClassName: string };
+        };
+        expect(claim.spec.storageClassName).toBe('nfs');
+      } finally {
+        rmSync(beside, { recursive: true, force: true });
+      }
     },
   );
 
