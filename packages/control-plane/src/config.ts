@@ -11,13 +11,18 @@ import {
 } from './billing/billing-config.ts';
 import { REGIONS, type Region } from './connections/regions.ts';
 import {
+  KUBERNETES_VARIABLE_SCHEMAS,
+  type KubernetesSettings,
+  kubernetesSettingsFrom,
+} from './drivers/kubernetes/kubernetes-settings.ts';
+import {
   WEBHOOK_VARIABLE_SCHEMAS,
   type WebhookSettings,
   webhookSettingsFrom,
 } from './webhooks/webhook-settings.ts';
 
-/** Where instances run: only the process driver exists. */
-export const DRIVERS = ['process'] as const;
+/** Where instances run: child processes of this machine, or pods of a Kubernetes cluster. */
+export const DRIVERS = ['process', 'kubernetes'] as const;
 export type DriverName = (typeof DRIVERS)[number];
 
 /** Where tokens come from: the built-in issuer, or an external OIDC provider. */
@@ -49,6 +54,8 @@ export interface ControlPlaneConfig {
   readonly reconcileIntervalMs: number;
   /** `REPLIX_DRIVER`: where instances run. */
   readonly driver: DriverName;
+  /** The Kubernetes driver's settings (`REPLIX_K8S_*`); undefined with the process driver. */
+  readonly kubernetes: KubernetesSettings | undefined;
   /** Webhook delivery settings (`REPLIX_WEBHOOK*`). */
   readonly webhooks: WebhookSettings;
   /** Payment provider and terms version (billing/billing-config.ts). */
@@ -137,10 +144,11 @@ export const CONTROL_PLANE_VARIABLES = Type.Object({
   }),
   REPLIX_DRIVER: Type.Enum([...DRIVERS], {
     default: 'process',
-    problem: 'must be "process"',
+    problem: 'must be "process" or "kubernetes"',
     echo: true,
     description: 'where instances run',
   }),
+  ...KUBERNETES_VARIABLE_SCHEMAS,
   ...BILLING_VARIABLE_SCHEMAS,
   ...WEBHOOK_VARIABLE_SCHEMAS,
 });
@@ -204,11 +212,6 @@ export function resolveControlPlaneConfig(
   overrides: ControlPlaneOverrides = {},
 ): ControlPlaneConfig {
   const layered = withOverrides(env, overrides);
-  if (layered.REPLIX_DRIVER === 'kubernetes') {
-    throw new ConfigError(
-      'REPLIX_DRIVER=kubernetes is not available yet; use the process driver (unset REPLIX_DRIVER).',
-    );
-  }
   const variables = decodeEnvironment(CONTROL_PLANE_VARIABLES, layered);
   const dataDir = dataDirOf(variables);
   return Object.freeze({
@@ -228,6 +231,8 @@ export function resolveControlPlaneConfig(
     healthIntervalMs: variables.REPLIX_HEALTH_INTERVAL_MS,
     reconcileIntervalMs: variables.REPLIX_RECONCILE_INTERVAL_MS,
     driver: variables.REPLIX_DRIVER,
+    kubernetes:
+      variables.REPLIX_DRIVER === 'kubernetes' ? kubernetesSettingsFrom(variables) : undefined,
     webhooks: webhookSettingsFrom(variables),
     billing: billingConfigFrom(variables),
   });

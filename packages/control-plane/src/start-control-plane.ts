@@ -80,7 +80,7 @@ export async function startControlPlane(
       verifyToken,
       issuer,
       events,
-      driver: createDriver(config, log),
+      driver: createDriver(config, log, store.db),
       log,
     };
     const context: RoleContext = {

@@ -231,11 +231,11 @@ describe('createDriver', () => {
     expect(createDriver(config('process'), log).name).toBe('process');
   });
 
-  it('refuses kubernetes (not built yet) and unknown drivers with a config error', () => {
+  it('refuses kubernetes without its settings, and unknown drivers, with a config error', () => {
     expect(() => createDriver(config('kubernetes'), log)).toThrow(ConfigError);
-    expect(() => createDriver(config('kubernetes'), log)).toThrow(/not available yet/);
+    expect(() => createDriver(config('kubernetes'), log)).toThrow(/REPLIX_K8S_IMAGE is required/);
     expect(() => createDriver(config('docker'), log)).toThrow(
-      'REPLIX_DRIVER must be "process", not "docker".',
+      'REPLIX_DRIVER must be "process" or "kubernetes", not "docker".',
     );
   });
 });

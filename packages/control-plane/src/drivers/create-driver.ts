@@ -1,12 +1,96 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ConfigError } from '@replix/instance';
 import type { Logger } from 'pino';
+import { artifactToken } from '../builder/artifact-token.ts';
 import type { ControlPlaneConfig } from '../config.ts';
+import type { StoreDb } from '../store/open-store.ts';
 import type { Driver } from './driver.ts';
+import type { InstanceLaunch } from './instance-launch.ts';
+import type { ArtifactDelivery } from './kubernetes/instance-manifests.ts';
+import { KubernetesApi } from './kubernetes/kubernetes-api.ts';
+import { type DatabasePlace, KubernetesDriver } from './kubernetes/kubernetes-driver.ts';
+import type { KubernetesSettings } from './kubernetes/kubernetes-settings.ts';
 import { ProcessDriver } from './process-driver.ts';
 
 /** The driver named by the configuration (`REPLIX_DRIVER`, checked when it was decoded). */
-export function createDriver(config: ControlPlaneConfig, log: Logger): Driver {
+export function createDriver(config: ControlPlaneConfig, log: Logger, db?: StoreDb): Driver {
   switch (config.driver) {
     case 'process':
       return new ProcessDriver({ dataDir: config.dataDir, log });
+    case 'kubernetes': {
+      if (!config.kubernetes || !db)
+        throw new ConfigError('The kubernetes driver is not configured.');
+      // KUBECONFIG, ~/.kube/config, or the pod's service account in a cluster.
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromDefault();
+      return kubernetesDriverOf(config.kubernetes, {
+        kubeConfig,
+        log,
+        secretKey: config.secretKey,
+        placeOf: placeFromStore(db),
+      });
+    }
   }
+}
+
+/** The Kubernetes driver of the settings, its artifacts fetched from the api role. */
+export function kubernetesDriverOf(
+  settings: KubernetesSettings,
+  dependencies: {
+    readonly kubeConfig: KubeConfig;
+    readonly log: Logger;
+    readonly secretKey: Buffer;
+    readonly placeOf: (databaseId: string) => Promise<DatabasePlace>;
+    readonly startTimeoutMs?: number;
+  },
+): KubernetesDriver {
+  return new KubernetesDriver({
+    api: new KubernetesApi(dependencies.kubeConfig),
+    log: dependencies.log,
+    instances: {
+      image: settings.image,
+      replixBin: settings.replixBin,
+      namespacePattern: settings.namespacePattern,
+    },
+    endpoints: {
+      hostPatterns: settings.hostPatterns,
+      route: settings.route,
+      scheme: settings.endpointScheme,
+    },
+    artifactDelivery: (launch) =>
+      fetchedArtifact(settings.artifactUrl, dependencies.secretKey, launch),
+    placeOf: dependencies.placeOf,
+    ...(dependencies.startTimeoutMs ? { startTimeoutMs: dependencies.startTimeoutMs } : {}),
+  });
+}
+
+/** The launch's build as the init container fetches it: URL, the manifest's sha256, token. */
+async function fetchedArtifact(
+  baseUrl: string,
+  secretKey: Buffer,
+  launch: InstanceLaunch,
+): Promise<ArtifactDelivery> {
+  const manifest = await readFile(join(launch.artifactDir, 'manifest.json'));
+  return {
+    kind: 'fetch',
+    url: `${baseUrl}/v1/internal/artifacts/${encodeURIComponent(launch.buildId)}`,
+    manifestSha256: createHash('sha256').update(manifest).digest('hex'),
+    token: artifactToken(secretKey, launch.buildId),
+  };
+}
+
+/** A database's account and region from the store (deleted databases too: they are cleaned up). */
+function placeFromStore(db: StoreDb) {
+  return async (databaseId: string): Promise<DatabasePlace> => {
+    const row = await db
+      .selectFrom('databases')
+      .select(['account_id', 'region'])
+      .where('id', '=', databaseId)
+      .executeTakeFirst();
+    if (!row) throw new Error(`Database ${databaseId} is not in the store.`);
+    return { accountId: row.account_id, region: row.region };
+  };
 }

@@ -19,8 +19,11 @@ import { EndpointRouter } from './endpoint-router.ts';
 import { portFreesUp } from './free-port.ts';
 import { type InstanceKeySet, keysFileText } from './instance-key-set.ts';
 import { type InstanceLaunch, launchEnvironment } from './instance-launch.ts';
+import { InstanceStartError, launchSecrets, redact } from './instance-start-error.ts';
 import { lastLogLines, readLogChunk } from './log-file.ts';
 import { processRunsIn } from './process-identity.ts';
+
+export { InstanceStartError } from './instance-start-error.ts';
 
 /** The `replix` command of this checkout; instances run it with this process's Node. */
 const REPLIX_BIN = fileURLToPath(new URL('../../../cli/bin/replix.js', import.meta.url));
@@ -50,14 +53,6 @@ export interface ProcessDriverOptions {
   readonly listenTimeoutMs?: number;
 }
 
-/** An instance that exited or never listened; the message quotes its log without secrets. */
-export class InstanceStartError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'InstanceStartError';
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function defaultProgramArgs(launch: InstanceLaunch, port: number): string[] {
@@ -71,23 +66,6 @@ function defaultProgramArgs(launch: InstanceLaunch, port: number): string[] {
     '--host',
     '127.0.0.1',
   ];
-}
-
-/** The secrets a launch carries, to be blanked out of anything we quote from its log. */
-function secretsOf(launch: InstanceLaunch): string[] {
-  const secrets = [launch.keySecretHex, launch.sourceUrl];
-  try {
-    const password = new URL(launch.sourceUrl).password;
-    if (password) secrets.push(password, decodeURIComponent(password));
-  } catch {}
-  if (launch.ssh) secrets.push(launch.ssh.privateKey);
-  return secrets.filter((secret) => secret.length >= 4);
-}
-
-function redact(text: string, secrets: readonly string[]): string {
-  let result = text;
-  for (const secret of secrets) result = result.split(secret).join('***');
-  return result;
 }
 
 function readNumberFile(path: string): number | null {
@@ -169,7 +147,7 @@ export class ProcessDriver implements Driver {
     if (launch.replicas !== 1) throw new Error('The process driver runs one replica per instance.');
     const folder = this.folderOf(launch.instanceId);
     mkdirSync(folder, { recursive: true, mode: 0o700 });
-    const secrets = secretsOf(launch);
+    const secrets = launchSecrets(launch);
     const runningPid = this.#pidOf(launch.instanceId);
     const knownPort = readNumberFile(join(folder, 'port'));
     if (runningPid !== null && processRunsIn(runningPid, folder)) {

@@ -7,7 +7,7 @@ export interface ApiResource {
   readonly plural: string;
   readonly namespaced: boolean;
   readonly shortNames?: readonly string[];
-  /** Pods are made by the simulated controller; clients only read them. */
+  /** Pods and Events are made by the fake's controllers; clients only read (and delete) them. */
   readonly readOnly?: boolean;
   /** Kinds with a spec the API server counts changes of in `metadata.generation`. */
   readonly generation?: boolean;
@@ -47,6 +47,15 @@ export const API_RESOURCES: readonly ApiResource[] = [
     plural: 'pods',
     namespaced: true,
     shortNames: ['po'],
+    readOnly: true,
+  },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'Event',
+    plural: 'events',
+    namespaced: true,
+    shortNames: ['ev'],
     readOnly: true,
   },
   {

@@ -4,7 +4,7 @@ import { API_RESOURCES, type ApiResource, groupVersion, resourceByPath } from '.
 import { ApiError, badRequest } from './api-status.ts';
 import { parseLabelSelector } from './label-selector.ts';
 import type { ObjectStore, StoredObject } from './object-store.ts';
-import type { SimulatedController } from './simulated-controller.ts';
+import type { PodLogs } from './pod-logs.ts';
 
 /** One request as the fake received it, for tests to assert which calls a client made. */
 export interface RecordedRequest {
@@ -28,16 +28,12 @@ const MAX_BODY_BYTES = 3 * 1024 * 1024;
 /** The REST paths of the API server that the fake implements: discovery, objects, pod logs. */
 export class ApiRoutes {
   readonly #store: ObjectStore;
-  readonly #controller: SimulatedController;
+  readonly #logs: PodLogs;
   readonly #record: (request: RecordedRequest) => void;
 
-  constructor(
-    store: ObjectStore,
-    controller: SimulatedController,
-    record: (request: RecordedRequest) => void,
-  ) {
+  constructor(store: ObjectStore, logs: PodLogs, record: (request: RecordedRequest) => void) {
     this.#store = store;
-    this.#controller = controller;
+    this.#logs = logs;
     this.#record = record;
   }
 
@@ -129,12 +125,14 @@ export class ApiRoutes {
     if (method === 'DELETE') {
       const options = (body === '' ? {} : (parseJson(body) ?? {})) as {
         propagationPolicy?: string;
+        gracePeriodSeconds?: unknown;
       };
       const deleted = this.#store.delete(
         resource,
         namespace,
         name,
         query.propagationPolicy ?? options.propagationPolicy,
+        gracePeriodOf(query.gracePeriodSeconds ?? options.gracePeriodSeconds),
       );
       const details = {
         name,
@@ -221,10 +219,21 @@ export class ApiRoutes {
     response.on('close', stop);
   }
 
-  /** The lines a test appended, after `sinceTime` and at most the last `tailLines`. */
+  /**
+   * The pod's lines (of `container`, by default its first), after `sinceTime` and at most
+   * the last `tailLines`.
+   */
   #podLog(namespace: string, name: string, query: Record<string, string>): string {
-    this.#store.get(resourceByPath('v1', 'pods') as ApiResource, namespace, name);
-    let lines = this.#controller.logs(namespace, name);
+    const pod = this.#store.get(resourceByPath('v1', 'pods') as ApiResource, namespace, name);
+    const spec = (pod.spec ?? {}) as {
+      containers?: { name?: string }[];
+      initContainers?: { name?: string }[];
+    };
+    const names = [...(spec.containers ?? []), ...(spec.initContainers ?? [])].map((c) => c.name);
+    if (query.container !== undefined && names.length > 0 && !names.includes(query.container)) {
+      throw badRequest(`container ${query.container} is not valid for pod ${name}`);
+    }
+    let lines = this.#logs.lines(namespace, name, query.container ?? names[0]);
     if (query.sinceTime !== undefined) {
       const since = Date.parse(query.sinceTime);
       if (Number.isNaN(since))
@@ -240,6 +249,15 @@ export class ApiRoutes {
     const timestamps = query.timestamps === 'true';
     return lines.map(({ time, line }) => `${timestamps ? `${time} ` : ''}${line}\n`).join('');
   }
+}
+
+/** A DeleteOptions grace period: a non-negative whole number of seconds, or none. */
+function gracePeriodOf(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < 0)
+    throw badRequest('gracePeriodSeconds must be a non-negative integer');
+  return seconds;
 }
 
 function unknownPath(): ApiError {

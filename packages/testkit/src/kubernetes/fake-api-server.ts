@@ -26,17 +26,43 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resourceByKind } from './api-resources.ts';
 import { ApiRoutes, type RecordedRequest } from './api-routes.ts';
+import { LocalDeploymentController } from './local-deployments.ts';
+import { LocalGateway } from './local-gateway.ts';
+import { LocalJobController } from './local-jobs.ts';
+import { LocalKubeProxy } from './local-kube-proxy.ts';
+import { LocalKubelet } from './local-kubelet.ts';
 import { ObjectStore, type StoredObject } from './object-store.ts';
+import { PodLogs } from './pod-logs.ts';
+import { ServiceEndpoints } from './service-endpoints.ts';
 import { type ControllerOptions, SimulatedController } from './simulated-controller.ts';
 
 export type { RecordedRequest } from './api-routes.ts';
 export type { StoredObject } from './object-store.ts';
+
+export interface FakeKubernetesOptions extends ControllerOptions {
+  /**
+   * Runs every Pod as real local processes (a local kubelet, kube-proxy and gateway) instead
+   * of the simulated controller: see `local-kubelet.ts`, `local-pod.ts`,
+   * `local-deployments.ts`, `local-kube-proxy.ts` and `local-gateway.ts`. `readyDelayMs`,
+   * `failDeployment` and `finishJob` belong to the simulated mode.
+   */
+  readonly runPods?: boolean;
+  /** runPods: how often probes run at most; 100 ms unless set. */
+  readonly probeIntervalMs?: number;
+  /** runPods: caps each Deployment's `spec.progressDeadlineSeconds` (600 s by default). */
+  readonly progressDeadlineMs?: number;
+}
 
 export interface FakeKubernetes {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
   /** A kubeconfig (YAML) whose current context is this server, for either client. */
   readonly kubeconfig: string;
+  /**
+   * runPods: the gateway's `http://127.0.0.1:<port>`, routing by `Host` to the Services of
+   * HTTPRoutes and Ingresses; undefined in the simulated mode.
+   */
+  readonly gatewayUrl: string | undefined;
   /** Every request received, in order. */
   readonly requests: readonly RecordedRequest[];
   /** The stored object, for assertions without going through a client; undefined when absent. */
@@ -51,18 +77,26 @@ export interface FakeKubernetes {
 }
 
 export async function startFakeKubernetes(
-  options: ControllerOptions = {},
+  options: FakeKubernetesOptions = {},
 ): Promise<FakeKubernetes> {
   const store = new ObjectStore();
-  const controller = new SimulatedController(store, options);
+  const logs = new PodLogs();
+  const local = options.runPods ? await startLocalCluster(store, logs, options) : undefined;
+  const controller = local ? undefined : new SimulatedController(store, logs, options);
+  const simulated = (what: string) => {
+    if (!controller)
+      throw new Error(`${what} belongs to the simulated mode: with runPods, pods really run`);
+    return controller;
+  };
   const requests: RecordedRequest[] = [];
-  const routes = new ApiRoutes(store, controller, (request) => requests.push(request));
+  const routes = new ApiRoutes(store, logs, (request) => requests.push(request));
   const server = createServer((request, response) => void routes.handle(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
     kubeconfig: kubeconfigFor(url),
+    gatewayUrl: local?.gatewayUrl,
     requests,
     object(kind, namespace, name) {
       try {
@@ -71,13 +105,40 @@ export async function startFakeKubernetes(
         return undefined;
       }
     },
-    failDeployment: (namespace, name) => controller.failDeployment(namespace, name),
-    finishJob: (namespace, name, outcome) => controller.finishJob(namespace, name, outcome),
-    appendLog: (namespace, pod, line, time) => controller.appendLog(namespace, pod, line, time),
+    failDeployment: (namespace, name) =>
+      simulated('failDeployment').failDeployment(namespace, name),
+    finishJob: (namespace, name, outcome) =>
+      simulated('finishJob').finishJob(namespace, name, outcome),
+    appendLog: (namespace, pod, line, time) => logs.append(namespace, pod, line, time),
     async close() {
-      controller.stop();
+      controller?.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await local?.close();
+    },
+  };
+}
+
+/** The kubelet, controllers, kube-proxy and gateway of the `runPods` mode. */
+async function startLocalCluster(
+  store: ObjectStore,
+  logs: PodLogs,
+  options: FakeKubernetesOptions,
+) {
+  const kubelet = new LocalKubelet(store, logs, options);
+  const deployments = new LocalDeploymentController(store, options);
+  const jobs = new LocalJobController(store);
+  const endpoints = new ServiceEndpoints(store);
+  const proxy = new LocalKubeProxy(store, endpoints);
+  const gateway = new LocalGateway(store, endpoints);
+  const gatewayUrl = await gateway.listen();
+  return {
+    gatewayUrl,
+    async close() {
+      deployments.stop();
+      jobs.stop();
+      await Promise.all([proxy.close(), gateway.close()]);
+      await kubelet.close();
     },
   };
 }

@@ -53,6 +53,8 @@ const SERVER_METADATA = [
   'generation',
   'creationTimestamp',
   'managedFields',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
 ];
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
@@ -63,6 +65,10 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 export class ObjectStore {
   readonly #objects = new Map<string, Entry>();
   readonly #listeners: ((event: StoreEvent) => void)[] = [];
+  readonly #holds: ((object: StoredObject) => boolean)[] = [];
+  readonly #defaulters: ((resource: ApiResource, object: JsonObject) => void)[] = [];
+  /** Keys of owners deleted in the foreground, waiting for their dependents to go. */
+  readonly #foreground = new Set<string>();
   #resourceVersion = 0;
 
   /** Calls `listener` after every write; returns the call that stops it. */
@@ -158,6 +164,7 @@ export class ObjectStore {
       metadata.creationTimestamp = now();
       if (resource.generation) metadata.generation = 1;
       if (resource.kind === 'Namespace') next.status = { phase: 'Active' };
+      for (const defaulter of this.#defaulters) defaulter(resource, next);
     } else if (resource.generation && !isDeepStrictEqual(specOf(next), specOf(entry.object))) {
       metadata.generation = (metadata.generation as number) + 1;
     }
@@ -210,16 +217,20 @@ export class ObjectStore {
   }
 
   /**
-   * Deletes the object at once (no finalizers, no graceful phase). `Foreground` and
-   * `Background` delete its dependents (by ownerReferences uid) too, and a Namespace takes
-   * everything in it; `Orphan` leaves dependents without the reference. Like the API server,
-   * a Job's default is `Orphan`, every other kind's `Background`.
+   * Deletes the object. `Foreground` and `Background` delete its dependents (by
+   * ownerReferences uid) too, and a Namespace takes everything in it; `Orphan` leaves
+   * dependents without the reference. Like the API server, a Job's default is `Orphan`, every
+   * other kind's `Background`. Without a deletion hold the object goes at once; an object a
+   * hold claims (a running Pod) only gets `deletionTimestamp` until its holder calls
+   * `finishDeletion`, and a `Foreground` owner of such objects waits, with the
+   * `foregroundDeletion` finalizer, until they are gone.
    */
   delete(
     resource: ApiResource,
     namespace: string | undefined,
     name: string,
     propagationPolicy?: string,
+    gracePeriodSeconds?: number,
   ): StoredObject {
     const policy = propagationPolicy ?? (resource.kind === 'Job' ? 'Orphan' : 'Background');
     if (!['Foreground', 'Background', 'Orphan'].includes(policy)) {
@@ -239,14 +250,59 @@ export class ObjectStore {
       );
     }
     const deleted = this.get(resource, namespace, name);
-    this.#remove(resourceByKind(deleted.kind), deleted, policy);
+    this.#remove(resourceByKind(deleted.kind), deleted, policy, gracePeriodSeconds);
+    this.#settleForeground();
     return deleted;
   }
 
-  #remove(resource: ApiResource, object: StoredObject, policy: string): void {
+  /**
+   * `hold` claims the objects it will terminate itself (true): deleting one only marks it,
+   * and the holder removes it with `finishDeletion` when it is really gone.
+   */
+  holdDeletion(hold: (object: StoredObject) => boolean): void {
+    this.#holds.push(hold);
+  }
+
+  /** Removes an object a deletion hold kept, and completes foreground deletions it blocked. */
+  finishDeletion(resource: ApiResource, namespace: string | undefined, name: string): void {
+    const key = objectKey(resource, namespace, name);
+    const entry = this.#objects.get(key);
+    if (!entry) return;
+    this.#objects.delete(key);
+    this.#emit({ type: 'deleted', created: false, resource, object: render(entry) });
+    this.#settleForeground();
+  }
+
+  /** Sets defaults on objects clients create (a Service's clusterIP), before they are stored. */
+  admit(defaulter: (resource: ApiResource, object: JsonObject) => void): void {
+    this.#defaulters.push(defaulter);
+  }
+
+  #remove(
+    resource: ApiResource,
+    object: StoredObject,
+    policy: string,
+    gracePeriodSeconds?: number,
+  ): void {
     const { name, namespace, uid } = object.metadata;
-    if (!this.#objects.delete(objectKey(resource, namespace, name))) return;
-    this.#emit({ type: 'deleted', created: false, resource, object });
+    const key = objectKey(resource, namespace, name);
+    const entry = this.#objects.get(key);
+    if (!entry || entry.object.metadata.deletionTimestamp !== undefined) return;
+    if (this.#holds.some((hold) => hold(render(entry)))) {
+      const spec = (entry.object.spec ?? {}) as { terminationGracePeriodSeconds?: number };
+      this.#mark(entry, resource, {
+        deletionGracePeriodSeconds: gracePeriodSeconds ?? spec.terminationGracePeriodSeconds ?? 30,
+      });
+      return;
+    }
+    const foreground = policy === 'Foreground' && resource.kind !== 'Namespace';
+    if (foreground) {
+      this.#mark(entry, resource, { finalizers: ['foregroundDeletion'] });
+      this.#foreground.add(key);
+    } else {
+      this.#objects.delete(key);
+      this.#emit({ type: 'deleted', created: false, resource, object });
+    }
     for (const entry of [...this.#objects.values()]) {
       const dependent = entry.object;
       const references = (dependent.metadata.ownerReferences ?? []) as { uid: string }[];
@@ -271,6 +327,43 @@ export class ObjectStore {
         });
       } else {
         this.#remove(resourceByKind(dependent.kind), render(entry), policy);
+      }
+    }
+  }
+
+  /** Marks an object as being deleted (`deletionTimestamp` and the given fields). */
+  #mark(entry: Entry, resource: ApiResource, fields: JsonObject): void {
+    entry.object = {
+      ...entry.object,
+      metadata: {
+        ...entry.object.metadata,
+        deletionTimestamp: now(),
+        ...fields,
+        resourceVersion: this.#nextResourceVersion(),
+      },
+    };
+    this.#emit({ type: 'written', created: false, resource, object: render(entry) });
+  }
+
+  /** Removes the foreground-deleted owners none of whose dependents remain. */
+  #settleForeground(): void {
+    for (let settled = true; settled; ) {
+      settled = false;
+      for (const key of this.#foreground) {
+        const entry = this.#objects.get(key);
+        const uid = entry?.object.metadata.uid;
+        const blocked = [...this.#objects.values()].some(({ object }) =>
+          ((object.metadata.ownerReferences ?? []) as { uid: string }[]).some(
+            (reference) => reference.uid === uid,
+          ),
+        );
+        if (entry && blocked) continue;
+        this.#foreground.delete(key);
+        if (!entry) continue;
+        this.#objects.delete(key);
+        const resource = resourceByKind(entry.object.kind);
+        this.#emit({ type: 'deleted', created: false, resource, object: render(entry) });
+        settled = true;
       }
     }
   }

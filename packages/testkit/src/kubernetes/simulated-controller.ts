@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
 import { resourceByKind } from './api-resources.ts';
 import type { JsonObject, ObjectStore, StoredObject, StoreEvent } from './object-store.ts';
+import type { PodLogs } from './pod-logs.ts';
+import { ownerReference, templateHash } from './pod-template.ts';
 
 export interface ControllerOptions {
   /** How long a Deployment's pods take to become ready; 50 ms unless set. */
@@ -21,13 +22,14 @@ const JOBS = resourceByKind('Job');
 export class SimulatedController {
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #neverReady = new Set<string>();
-  readonly #logs = new Map<string, { time: string; line: string }[]>();
 
   readonly #store: ObjectStore;
+  readonly #logs: PodLogs;
   readonly #readyDelayMs: number;
 
-  constructor(store: ObjectStore, options: ControllerOptions = {}) {
+  constructor(store: ObjectStore, logs: PodLogs, options: ControllerOptions = {}) {
     this.#store = store;
+    this.#logs = logs;
     this.#readyDelayMs = options.readyDelayMs ?? 50;
     store.onChange((event) => this.#observe(event));
   }
@@ -64,12 +66,7 @@ export class SimulatedController {
 
   /** A line the pod's container wrote, for `/pods/<name>/log`. */
   appendLog(namespace: string, pod: string, line: string, time = new Date()): void {
-    const key = `${namespace}/${pod}`;
-    this.#logs.set(key, [...(this.#logs.get(key) ?? []), { time: time.toISOString(), line }]);
-  }
-
-  logs(namespace: string, pod: string): readonly { time: string; line: string }[] {
-    return this.#logs.get(`${namespace}/${pod}`) ?? [];
+    this.#logs.append(namespace, pod, line, time);
   }
 
   stop(): void {
@@ -213,23 +210,4 @@ export class SimulatedController {
     const startTime = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     this.#store.setStatus(JOBS, namespace, name, { active: 1, startTime });
   }
-}
-
-function ownerReference(owner: StoredObject) {
-  return {
-    apiVersion: owner.apiVersion,
-    kind: owner.kind,
-    name: owner.metadata.name,
-    uid: owner.metadata.uid,
-    controller: true,
-    blockOwnerDeletion: true,
-  };
-}
-
-/** Like the pod-template-hash label: short, stable for one template, DNS-safe. */
-function templateHash(template: unknown): string {
-  return createHash('sha256')
-    .update(JSON.stringify(template ?? {}))
-    .digest('hex')
-    .slice(0, 10);
 }

@@ -1,10 +1,12 @@
 import {
   databaseObjectName,
   instancePodSelector,
+  LABELS,
   namespaceFor,
   objectLabels,
 } from './kubernetes-names.ts';
 import type { KubernetesObject } from './kubernetes-object.ts';
+import { UNROUTED_NAME, UNROUTED_SERVICE_PORT } from './unrouted-backend.ts';
 
 /** How users reach a database's endpoint from outside the cluster. */
 export type EndpointRoute =
@@ -29,8 +31,11 @@ export interface EndpointInput {
   readonly accountId: string;
   readonly databaseId: string;
   readonly region: string;
-  /** The instance whose pods serve the database now (`Driver.route`). */
-  readonly servingInstanceId: string;
+  /**
+   * The instance whose pods serve the database now (`Driver.route`); null while unrouted: the
+   * route then sends requests to the namespace's unrouted server (unrouted-backend.ts).
+   */
+  readonly servingInstanceId: string | null;
 }
 
 /** The port the database's Service listens on. */
@@ -62,6 +67,9 @@ function metadataOf(input: EndpointInput, options: EndpointManifestOptions) {
   };
 }
 
+/** A selector no pod matches: the database Service of an unrouted database. */
+const NO_POD = { [LABELS.managedBy]: 'replix', 'replix.dev/unrouted': 'true' };
+
 /**
  * The database's Service: one stable ClusterIP for the database's life, selecting the serving
  * instance's pods (all its replicas). Routing to another instance changes only its selector;
@@ -77,7 +85,10 @@ export function databaseService(
     metadata: metadataOf(input, options),
     spec: {
       type: 'ClusterIP',
-      selector: instancePodSelector(input.databaseId, input.servingInstanceId),
+      selector:
+        input.servingInstanceId === null
+          ? NO_POD
+          : instancePodSelector(input.databaseId, input.servingInstanceId),
       ports: [{ name: 'http', port: SERVICE_PORT, targetPort: 'http', protocol: 'TCP' }],
     },
   };
@@ -90,6 +101,11 @@ export function databaseRoute(
 ): KubernetesObject {
   const metadata = metadataOf(input, options);
   const host = endpointHost(options, input);
+  // Unrouted: the namespace's unrouted server answers 503 with the database's message.
+  const backend =
+    input.servingInstanceId === null
+      ? { name: UNROUTED_NAME, port: UNROUTED_SERVICE_PORT }
+      : { name: metadata.name, port: SERVICE_PORT };
   if (options.route.kind === 'ingress') {
     return {
       apiVersion: 'networking.k8s.io/v1',
@@ -105,7 +121,7 @@ export function databaseRoute(
                 {
                   path: '/',
                   pathType: 'Prefix',
-                  backend: { service: { name: metadata.name, port: { number: SERVICE_PORT } } },
+                  backend: { service: { name: backend.name, port: { number: backend.port } } },
                 },
               ],
             },
@@ -131,7 +147,7 @@ export function databaseRoute(
       rules: [
         {
           matches: [{ path: { type: 'PathPrefix', value: '/' } }],
-          backendRefs: [{ kind: 'Service', name: metadata.name, port: SERVICE_PORT }],
+          backendRefs: [{ kind: 'Service', name: backend.name, port: backend.port }],
         },
       ],
     },

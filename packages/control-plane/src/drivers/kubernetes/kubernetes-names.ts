@@ -91,6 +91,15 @@ export function objectLabels(
   return labels;
 }
 
+/** Labels of an object Replix shares between databases (a namespace, its unrouted server). */
+export function sharedLabels(component: 'namespace' | 'unrouted'): Record<string, string> {
+  return {
+    [LABELS.name]: `replix-${component}`,
+    [LABELS.managedBy]: 'replix',
+    [LABELS.component]: component,
+  };
+}
+
 /** The selector of one instance's pods (all replicas): what its Services route to. */
 export function instancePodSelector(
   databaseId: string,

@@ -1,9 +1,7 @@
 /**
  * Every Kubernetes API call the Kubernetes driver makes, as RBAC rules: the service account of
  * the control plane's `reconciler` role needs exactly these (the chart's ClusterRole is
- * written from this list, and a test checks they match). The `api` role, which answers
- * unrouted endpoints with the message the driver left on the database's Service, needs only
- * `UNROUTED_PERMISSIONS`. Cluster-wide, because an instance's
+ * written from this list, and a test checks they match). Cluster-wide, because an instance's
  * namespace comes from the operator's pattern (`replix-{region}` or per account) and the driver
  * finds an instance's objects by label across namespaces (stop, reap, logs after a restart).
  *
@@ -23,6 +21,8 @@ export const KUBERNETES_PERMISSIONS: readonly KubernetesPermission[] = [
   { apiGroup: '', resource: 'namespaces', verbs: ['get', 'patch'] },
   // Launch secrets and the key set (the keys file), owned by the replica-0 Deployment.
   { apiGroup: '', resource: 'secrets', verbs: ['get', 'list', 'patch', 'delete'] },
+  // The unrouted server's messages, one key per unrouted database (unrouted-backend.ts).
+  { apiGroup: '', resource: 'configmaps', verbs: ['patch'] },
   // Per-instance Services (privateUrl) and the database Services (the switch).
   { apiGroup: '', resource: 'services', verbs: ['get', 'list', 'patch', 'delete'] },
   { apiGroup: 'apps', resource: 'deployments', verbs: ['get', 'list', 'patch', 'delete'] },
@@ -41,9 +41,4 @@ export const KUBERNETES_PERMISSIONS: readonly KubernetesPermission[] = [
     resource: 'ingresses',
     verbs: ['get', 'list', 'patch', 'delete'],
   },
-];
-
-/** What the `api` role's unrouted backend reads: the database Services' annotations. */
-export const UNROUTED_PERMISSIONS: readonly KubernetesPermission[] = [
-  { apiGroup: '', resource: 'services', verbs: ['list'] },
 ];

@@ -1,0 +1,176 @@
+import { ConfigError } from '@replix/instance';
+import { type StaticDecode, Type } from 'typebox';
+import { type EndpointRoute, endpointHost } from './endpoint-manifests.ts';
+import { DNS_LABEL, namespaceFor } from './kubernetes-names.ts';
+
+/** How the Kubernetes driver runs (`REPLIX_DRIVER=kubernetes`); docs/deploy/kubernetes.md documents each variable. */
+export interface KubernetesSettings {
+  /** `REPLIX_K8S_IMAGE`: the Replix runtime image the instance pods run. */
+  readonly image: string;
+  /** `REPLIX_K8S_REPLIX_BIN`: the `replix` CLI inside the image. */
+  readonly replixBin: string;
+  /** `REPLIX_K8S_NAMESPACE_PATTERN` (default `replix-{region}`; `{account}` also works). */
+  readonly namespacePattern: string;
+  /** `REPLIX_K8S_ENDPOINT_HOSTS`: region → host pattern with `{database}`. */
+  readonly hostPatterns: Readonly<Record<string, string>>;
+  /** `REPLIX_K8S_ROUTE`: `httproute:<namespace>/<gateway>` or `ingress:<class>`. */
+  readonly route: EndpointRoute;
+  /** `REPLIX_K8S_ENDPOINT_SCHEME` (default https): the scheme of the endpoint URLs. */
+  readonly endpointScheme: 'http' | 'https';
+  /** `REPLIX_K8S_ARTIFACT_URL`: the `api` role's base URL as instance pods reach it. */
+  readonly artifactUrl: string;
+}
+
+/** The Kubernetes driver's variables of the control plane's environment. */
+export const KUBERNETES_VARIABLE_SCHEMAS = {
+  REPLIX_K8S_IMAGE: Type.Optional(
+    Type.String({ description: 'kubernetes driver: the runtime image of instance pods' }),
+  ),
+  REPLIX_K8S_REPLIX_BIN: Type.String({
+    default: '/app/packages/cli/bin/replix.js',
+    description: 'kubernetes driver: the replix CLI inside the runtime image',
+  }),
+  REPLIX_K8S_NAMESPACE_PATTERN: Type.String({
+    default: 'replix-{region}',
+    description: 'kubernetes driver: the namespace of a database ({region}, {account})',
+  }),
+  REPLIX_K8S_ENDPOINT_HOSTS: Type.Optional(
+    Type.String({ description: 'kubernetes driver: JSON object, region → host pattern' }),
+  ),
+  REPLIX_K8S_ROUTE: Type.Optional(
+    Type.String({
+      description: 'kubernetes driver: httproute:<namespace>/<gateway> or ingress:<class>',
+    }),
+  ),
+  REPLIX_K8S_ENDPOINT_SCHEME: Type.Enum(['https', 'http'], {
+    default: 'https',
+    problem: 'must be "https" or "http"',
+    echo: true,
+    description: 'kubernetes driver: the scheme of endpoint URLs',
+  }),
+  REPLIX_K8S_ARTIFACT_URL: Type.Optional(
+    Type.String({ description: "kubernetes driver: the api role's in-cluster base URL" }),
+  ),
+};
+const KUBERNETES_VARIABLES = Type.Object(KUBERNETES_VARIABLE_SCHEMAS);
+
+function required(value: string | undefined, name: string): string {
+  if (value === undefined || value.trim() === '') {
+    throw new ConfigError(`${name} is required with REPLIX_DRIVER=kubernetes.`);
+  }
+  return value.trim();
+}
+
+function hostPatternsOf(text: string, namespacePattern: string): Record<string, string> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ConfigError(
+      'REPLIX_K8S_ENDPOINT_HOSTS must be a JSON object: region → host pattern.',
+    );
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(
+      'REPLIX_K8S_ENDPOINT_HOSTS must be a JSON object: region → host pattern.',
+    );
+  }
+  const patterns: Record<string, string> = {};
+  for (const [region, pattern] of Object.entries(parsed)) {
+    if (typeof pattern !== 'string') {
+      throw new ConfigError(
+        `REPLIX_K8S_ENDPOINT_HOSTS: the pattern of ${region} must be a string.`,
+      );
+    }
+    patterns[region] = pattern;
+  }
+  if (Object.keys(patterns).length === 0) {
+    throw new ConfigError('REPLIX_K8S_ENDPOINT_HOSTS must name at least one region.');
+  }
+  for (const region of Object.keys(patterns)) {
+    try {
+      // A sample database shows a pattern that never gives a DNS name.
+      endpointHost(
+        {
+          hostPatterns: patterns,
+          namespacePattern,
+          route: { kind: 'ingress', ingressClassName: 'x' },
+        },
+        { accountId: 'a', databaseId: 'sample', region, servingInstanceId: null },
+      );
+    } catch (error) {
+      throw new ConfigError(`REPLIX_K8S_ENDPOINT_HOSTS: ${(error as Error).message}`);
+    }
+  }
+  return patterns;
+}
+
+function routeOf(text: string): EndpointRoute {
+  const httpRoute = /^httproute:([^/\s]+)\/([^/\s]+)$/.exec(text);
+  if (
+    httpRoute &&
+    DNS_LABEL.test(httpRoute[1] as string) &&
+    DNS_LABEL.test(httpRoute[2] as string)
+  ) {
+    return {
+      kind: 'httproute',
+      gateway: { namespace: httpRoute[1] as string, name: httpRoute[2] as string },
+    };
+  }
+  const ingress = /^ingress:(\S+)$/.exec(text);
+  if (ingress && /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(ingress[1] as string)) {
+    return { kind: 'ingress', ingressClassName: ingress[1] as string };
+  }
+  throw new ConfigError(
+    'REPLIX_K8S_ROUTE must be httproute:<namespace>/<gateway> or ingress:<class>.',
+  );
+}
+
+function artifactUrlOf(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError('REPLIX_K8S_ARTIFACT_URL must be an http:// or https:// URL.');
+  }
+  if (
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash
+  ) {
+    throw new ConfigError(
+      'REPLIX_K8S_ARTIFACT_URL must be an http:// or https:// URL without credentials, query or fragment.',
+    );
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+/** The Kubernetes settings of the decoded variables (checked only with REPLIX_DRIVER=kubernetes). */
+export function kubernetesSettingsFrom(
+  variables: StaticDecode<typeof KUBERNETES_VARIABLES>,
+): KubernetesSettings {
+  const namespacePattern = variables.REPLIX_K8S_NAMESPACE_PATTERN;
+  try {
+    namespaceFor(namespacePattern, { region: 'eu-west-1', accountId: 'sample' });
+  } catch (error) {
+    throw new ConfigError(`REPLIX_K8S_NAMESPACE_PATTERN: ${(error as Error).message}`);
+  }
+  return Object.freeze({
+    image: required(variables.REPLIX_K8S_IMAGE, 'REPLIX_K8S_IMAGE'),
+    replixBin: variables.REPLIX_K8S_REPLIX_BIN,
+    namespacePattern,
+    hostPatterns: Object.freeze(
+      hostPatternsOf(
+        required(variables.REPLIX_K8S_ENDPOINT_HOSTS, 'REPLIX_K8S_ENDPOINT_HOSTS'),
+        namespacePattern,
+      ),
+    ),
+    route: routeOf(required(variables.REPLIX_K8S_ROUTE, 'REPLIX_K8S_ROUTE')),
+    endpointScheme: variables.REPLIX_K8S_ENDPOINT_SCHEME,
+    artifactUrl: artifactUrlOf(
+      required(variables.REPLIX_K8S_ARTIFACT_URL, 'REPLIX_K8S_ARTIFACT_URL'),
+    ),
+  });
+}

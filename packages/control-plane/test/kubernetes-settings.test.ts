@@ -1,0 +1,103 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from '@replix/instance';
+import { describe, expect, it } from 'vitest';
+import { resolveControlPlaneConfig } from '../src/config.ts';
+
+const BASE = {
+  REPLIX_DATA_DIR: join(tmpdir(), 'replix-kubernetes-settings'),
+  REPLIX_SECRET_KEY: '00'.repeat(32),
+  REPLIX_DRIVER: 'kubernetes',
+  REPLIX_K8S_IMAGE: 'registry.example.com/replix/runtime:1.0.0',
+  REPLIX_K8S_ENDPOINT_HOSTS: JSON.stringify({ 'eu-west-1': '{database}.eu-west-1.db.example.com' }),
+  REPLIX_K8S_ROUTE: 'httproute:replix-system/replix',
+  REPLIX_K8S_ARTIFACT_URL: 'http://replix-api.replix-system.svc:4000/',
+};
+
+const resolve = (overrides: Record<string, string | undefined>) =>
+  resolveControlPlaneConfig({ ...BASE, ...overrides } as Record<string, string>);
+
+describe('REPLIX_DRIVER=kubernetes settings', () => {
+  it('decodes every variable, with the defaults', () => {
+    const config = resolve({});
+    expect(config.driver).toBe('kubernetes');
+    expect(config.kubernetes).toEqual({
+      image: BASE.REPLIX_K8S_IMAGE,
+      replixBin: '/app/packages/cli/bin/replix.js',
+      namespacePattern: 'replix-{region}',
+      hostPatterns: { 'eu-west-1': '{database}.eu-west-1.db.example.com' },
+      route: { kind: 'httproute', gateway: { namespace: 'replix-system', name: 'replix' } },
+      endpointScheme: 'https',
+      artifactUrl: 'http://replix-api.replix-system.svc:4000',
+    });
+    const ingress = resolve({
+      REPLIX_K8S_ROUTE: 'ingress:nginx',
+      REPLIX_K8S_ENDPOINT_SCHEME: 'http',
+      REPLIX_K8S_NAMESPACE_PATTERN: 'replix-{account}',
+    });
+    expect(ingress.kubernetes).toMatchObject({
+      route: { kind: 'ingress', ingressClassName: 'nginx' },
+      endpointScheme: 'http',
+      namespacePattern: 'replix-{account}',
+    });
+    // The process driver needs none of them.
+    expect(
+      resolveControlPlaneConfig({
+        REPLIX_DATA_DIR: BASE.REPLIX_DATA_DIR,
+        REPLIX_SECRET_KEY: BASE.REPLIX_SECRET_KEY,
+      }).kubernetes,
+    ).toBeUndefined();
+  });
+
+  it('refuses missing and bad values with a ConfigError naming the variable', () => {
+    const cases: Array<[Record<string, string | undefined>, RegExp]> = [
+      [{ REPLIX_K8S_IMAGE: undefined }, /^REPLIX_K8S_IMAGE is required/],
+      [{ REPLIX_K8S_IMAGE: '  ' }, /^REPLIX_K8S_IMAGE is required/],
+      [{ REPLIX_K8S_ENDPOINT_HOSTS: undefined }, /^REPLIX_K8S_ENDPOINT_HOSTS is required/],
+      [
+        { REPLIX_K8S_ENDPOINT_HOSTS: '{not json' },
+        /^REPLIX_K8S_ENDPOINT_HOSTS must be a JSON object/,
+      ],
+      [{ REPLIX_K8S_ENDPOINT_HOSTS: '["a"]' }, /^REPLIX_K8S_ENDPOINT_HOSTS must be a JSON object/],
+      [{ REPLIX_K8S_ENDPOINT_HOSTS: '{}' }, /^REPLIX_K8S_ENDPOINT_HOSTS must name at least one/],
+      [
+        { REPLIX_K8S_ENDPOINT_HOSTS: '{"eu-west-1": 5}' },
+        /^REPLIX_K8S_ENDPOINT_HOSTS: the pattern/,
+      ],
+      [
+        { REPLIX_K8S_ENDPOINT_HOSTS: '{"eu-west-1": "db.example.com"}' },
+        /^REPLIX_K8S_ENDPOINT_HOSTS: .*\{database\}/,
+      ],
+      [
+        { REPLIX_K8S_ENDPOINT_HOSTS: '{"eu-west-1": "Bad_Host/{database}"}' },
+        /^REPLIX_K8S_ENDPOINT_HOSTS: .*DNS/,
+      ],
+      [{ REPLIX_K8S_ROUTE: undefined }, /^REPLIX_K8S_ROUTE is required/],
+      [{ REPLIX_K8S_ROUTE: 'gateway:x' }, /^REPLIX_K8S_ROUTE must be/],
+      [{ REPLIX_K8S_ROUTE: 'httproute:Bad_NS/gw' }, /^REPLIX_K8S_ROUTE must be/],
+      [{ REPLIX_K8S_ROUTE: 'ingress:' }, /^REPLIX_K8S_ROUTE must be/],
+      [{ REPLIX_K8S_ARTIFACT_URL: undefined }, /^REPLIX_K8S_ARTIFACT_URL is required/],
+      [{ REPLIX_K8S_ARTIFACT_URL: 'ftp://x' }, /^REPLIX_K8S_ARTIFACT_URL must be/],
+      [{ REPLIX_K8S_ARTIFACT_URL: 'http://user:pw@x' }, /^REPLIX_K8S_ARTIFACT_URL must be/],
+      [{ REPLIX_K8S_ARTIFACT_URL: 'not a url' }, /^REPLIX_K8S_ARTIFACT_URL must be/],
+      [{ REPLIX_K8S_NAMESPACE_PATTERN: 'Replix_{region}' }, /^REPLIX_K8S_NAMESPACE_PATTERN: /],
+      [
+        { REPLIX_K8S_ENDPOINT_SCHEME: 'ftp' },
+        /REPLIX_K8S_ENDPOINT_SCHEME must be "https" or "http"/,
+      ],
+    ];
+    for (const [overrides, message] of cases) {
+      let thrown: unknown;
+      try {
+        resolve(overrides);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, JSON.stringify(overrides)).toBeInstanceOf(ConfigError);
+      expect((thrown as Error).message, JSON.stringify(overrides)).toMatch(message);
+    }
+    expect(() => resolve({ REPLIX_DRIVER: 'docker' })).toThrow(
+      'REPLIX_DRIVER must be "process" or "kubernetes", not "docker".',
+    );
+  });
+});

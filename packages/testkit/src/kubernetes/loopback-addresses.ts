@@ -1,0 +1,29 @@
+import { randomInt } from 'node:crypto';
+
+/**
+ * Addresses from a /16 of the loopback network (all of 127.0.0.0/8 reaches this machine on
+ * Linux), handed out at random so that two fakes in two test processes rarely pick the same.
+ */
+export class LoopbackAddresses {
+  readonly #prefix: string;
+  readonly #used = new Set<string>();
+
+  /** `prefix`: the first two octets, `127.77`. */
+  constructor(prefix: string) {
+    this.#prefix = prefix;
+  }
+
+  take(): string {
+    for (;;) {
+      // .0 and .255 in the last octet are avoided: some tools treat them as network/broadcast.
+      const address = `${this.#prefix}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
+      if (this.#used.has(address)) continue;
+      this.#used.add(address);
+      return address;
+    }
+  }
+
+  release(address: string): void {
+    this.#used.delete(address);
+  }
+}
