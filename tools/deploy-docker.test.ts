@@ -3,11 +3,14 @@
 // user the manifests expect, and the runtime stage's install (`npm ci --omit=dev`, no scripts)
 // of exactly what it copies runs the CLI and serves the API.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { environmentReference } from '@replix/instance';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CONTROL_PLANE_VARIABLES } from '../packages/control-plane/src/config.ts';
 import { renderKustomization } from './render-kustomization.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -90,7 +93,12 @@ describe('deploy/docker/Dockerfile', () => {
 
   it('runs the CLI as user 10001, as the manifests run it', () => {
     expect(runtime).toContain('USER 10001:10001');
-    expect(runtime).toContain('ENTRYPOINT ["node", "/app/packages/cli/bin/replix.js"]');
+    // The Kubernetes driver starts instances with the same CLI (REPLIX_K8S_REPLIX_BIN).
+    const replixBin = environmentReference(CONTROL_PLANE_VARIABLES).find(
+      (variable) => variable.name === 'REPLIX_K8S_REPLIX_BIN',
+    )?.default as string;
+    expect(runtime).toContain(`ENTRYPOINT ["node", "${replixBin}"]`);
+    expect(existsSync(join(root, replixBin.replace(/^\/app\//, '')))).toBe(true);
     expect(runtime.some((line) => /npm ci --omit=dev --ignore-scripts/.test(line))).toBe(true);
     const deployments = renderKustomization(join(root, 'deploy/kubernetes')).filter(
       (object) => object.kind === 'Deployment',
@@ -105,10 +113,16 @@ describe('deploy/docker/Dockerfile', () => {
   describe('what the runtime stage installs', () => {
     const app = mkdtempSync(join(tmpdir(), 'replix-runtime-image-'));
     const children: ChildProcess[] = [];
-    afterAll(() => {
-      for (const child of children) child.kill('SIGKILL');
-      rmSync(app, { recursive: true, force: true });
-    });
+    // Removing the installed tree takes a while on a busy machine.
+    afterAll(async () => {
+      for (const child of children) {
+        if (child.exitCode !== null) continue;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        await exited;
+      }
+      await rm(app, { recursive: true, force: true });
+    }, 120_000);
 
     it('runs replix and serves the API from an `npm ci --omit=dev` of the copied files', {
       timeout: 240_000,

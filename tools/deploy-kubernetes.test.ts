@@ -21,13 +21,12 @@ import { parseAllDocuments } from 'yaml';
 import {
   CONTROL_PLANE_VARIABLES,
   type ControlPlaneConfig,
-  DRIVERS,
   resolveControlPlaneConfig,
 } from '../packages/control-plane/src/config.ts';
 import {
   KUBERNETES_PERMISSIONS,
   type KubernetesPermission,
-  UNROUTED_PERMISSIONS,
+  LOG_READ_PERMISSIONS,
 } from '../packages/control-plane/src/drivers/kubernetes/permissions.ts';
 import { PROBE_PATHS } from '../packages/control-plane/src/roles/process-probes.ts';
 import { ROLE_NAMES } from '../packages/control-plane/src/roles/role.ts';
@@ -36,22 +35,6 @@ import { type RenderedObject, renderKustomization } from './render-kustomization
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BASE = join(ROOT, 'deploy/kubernetes');
 const objects = renderKustomization(BASE);
-
-/**
- * The Kubernetes driver's settings (branch issue16-k8s-driver) that config.ts does not decode
- * yet. Until it does, the roles' settings are decoded without them (REPLIX_DRIVER then means
- * the default), and they are checked against this list by name only. The last test fails as
- * soon as config.ts knows them: empty the list then, and every setting is decoded.
- */
-const DRIVER_SETTINGS_NOT_YET_DECODED = [
-  'REPLIX_DRIVER',
-  'REPLIX_K8S_IMAGE',
-  'REPLIX_K8S_NAMESPACE_PATTERN',
-  'REPLIX_K8S_ENDPOINT_HOSTS',
-  'REPLIX_K8S_ROUTE',
-  'REPLIX_K8S_ENDPOINT_SCHEME',
-  'REPLIX_K8S_ARTIFACT_URL',
-];
 
 /** What the operator's Secret holds, standing in for it when a role's settings are decoded. */
 const SECRET_STAND_INS: Record<string, string> = {
@@ -136,9 +119,7 @@ function environmentOf(role: string): Record<string, string> {
 }
 
 function configOf(role: string): ControlPlaneConfig {
-  const env = environmentOf(role);
-  for (const name of DRIVER_SETTINGS_NOT_YET_DECODED) delete env[name];
-  return resolveControlPlaneConfig({ ...env, HOME: '/tmp' });
+  return resolveControlPlaneConfig({ ...environmentOf(role), HOME: '/tmp' });
 }
 
 /** RBAC rules as `group/resource:verb` strings, one per verb. */
@@ -209,7 +190,7 @@ describe('deploy/kubernetes', () => {
     for (const role of ROLE_NAMES) {
       for (const name of Object.keys(environmentOf(role))) {
         if (name === 'HOME') continue;
-        expect([...known, ...DRIVER_SETTINGS_NOT_YET_DECODED], `${role}: ${name}`).toContain(name);
+        expect(known, `${role}: ${name}`).toContain(name);
       }
       const config = configOf(role);
       // The built-in issuer is off: tokens come from the OIDC issuer.
@@ -217,6 +198,13 @@ describe('deploy/kubernetes', () => {
       expect(config.databaseUrl, role).toBe(SECRET_STAND_INS.DATABASE_URL);
       expect(config.dataDir, role).toBe('/var/lib/replix');
     }
+    // The roles that call the cluster run the Kubernetes driver; the others need no driver.
+    for (const role of ['api', 'reconciler'])
+      expect(configOf(role).kubernetes, role).toMatchObject({
+        image: 'registry.example.com/replix/runtime:0.1.0',
+        artifactUrl: 'http://replix-api.replix-system.svc:4000',
+      });
+    for (const role of ['builder', 'health-monitor']) expect(configOf(role).driver).toBe('process');
   });
 
   it("points every probe at the paths and ports the role's process serves", () => {
@@ -255,7 +243,7 @@ describe('deploy/kubernetes', () => {
     expect(template.template.metadata.labels).toMatchObject(service.spec.selector);
     const [port] = service.spec.ports;
     expect(containerOf('api').ports.map((p) => p.name)).toContain(port?.targetPort);
-    expect(configMapData('replix-driver').REPLIX_K8S_ARTIFACT_URL).toBe(
+    expect(configOf('reconciler').kubernetes?.artifactUrl).toBe(
       `http://replix-api.replix-system.svc:${port?.port}`,
     );
   });
@@ -279,7 +267,7 @@ describe('deploy/kubernetes', () => {
     expect(dataMount('health-monitor')).toBeUndefined();
   });
 
-  it('grants the reconciler exactly the API calls the driver makes, and the api its reads', () => {
+  it('grants the reconciler exactly the API calls the driver makes, and the api its log reads', () => {
     const rules = (name: string) =>
       (
         named('ClusterRole', name) as RenderedObject & {
@@ -287,7 +275,9 @@ describe('deploy/kubernetes', () => {
         }
       ).rules;
     expect(grants(rules('replix-reconciler'))).toEqual(permitted(KUBERNETES_PERMISSIONS));
-    expect(grants(rules('replix-api'))).toEqual(permitted(UNROUTED_PERMISSIONS));
+    expect(grants(rules('replix-api'))).toEqual(permitted(LOG_READ_PERMISSIONS));
+    const all = new Set(permitted(KUBERNETES_PERMISSIONS));
+    expect(permitted(LOG_READ_PERMISSIONS).filter((grant) => !all.has(grant))).toEqual([]);
     for (const role of ofKind('ClusterRole')) {
       expect(JSON.stringify(role)).not.toContain('*');
       expect(JSON.stringify(role)).not.toContain('resourceNames');
@@ -444,11 +434,4 @@ describe('deploy/kubernetes', () => {
       }
     },
   );
-
-  it('still waits for the Kubernetes driver to land in config.ts (empty the list when this fails)', () => {
-    expect(DRIVERS).not.toContain('kubernetes');
-    const known = Object.keys(CONTROL_PLANE_VARIABLES.properties);
-    for (const name of DRIVER_SETTINGS_NOT_YET_DECODED.filter((n) => n !== 'REPLIX_DRIVER'))
-      expect(known).not.toContain(name);
-  });
 });

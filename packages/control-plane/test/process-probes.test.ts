@@ -90,7 +90,9 @@ describe('process probes over role loops', () => {
     expect((await probes.ready()).status).toBe(200);
   });
 
-  it('is not ready when the store does not answer, and says nothing about it but that', async () => {
+  it('is not ready when the store does not answer, and says nothing about it but that', {
+    timeout: 30_000,
+  }, async () => {
     const closed = await openStore({ inMemory: true });
     await closed.close();
     const probes = new ProcessProbes(closed.db, { ...DEFAULT_PROBE_WINDOWS, storeTimeoutMs: 1000 });
