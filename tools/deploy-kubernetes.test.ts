@@ -425,6 +425,17 @@ describe('deploy/kubernetes', () => {
           'eu-west-1': '{database}.eu-west-1.db.example.com',
         });
         expect(data('replix-driver-').REPLIX_DRIVER).toBe('kubernetes');
+        // The guide's settings are ones the control plane accepts.
+        const config = resolveControlPlaneConfig({
+          ...data('replix-config-'),
+          ...data('replix-driver-'),
+          ...SECRET_STAND_INS,
+          HOME: '/tmp',
+        });
+        expect(config.kubernetes?.route).toEqual({
+          kind: 'httproute',
+          gateway: { namespace: 'gateways', name: 'public' },
+        });
         const claim = rendered.find((o) => o.kind === 'PersistentVolumeClaim') as RenderedObject & {
           spec: { storageClassName: string };
         };
