@@ -41,7 +41,12 @@ import {
   sinceSecondsOf,
 } from './log-token.ts';
 import { podIp, podRuns, rolloutState } from './rollout-state.ts';
-import { messageManager, unroutedManifests, unroutedMessageConfigMap } from './unrouted-backend.ts';
+import {
+  messageManager,
+  UNROUTED_NAME,
+  unroutedManifests,
+  unroutedMessageConfigMap,
+} from './unrouted-backend.ts';
 
 /** Where a database's objects go: its account and region name its namespace. */
 export interface DatabasePlace {
@@ -152,8 +157,25 @@ export class KubernetesDriver implements Driver {
     for (const object of unroutedManifests(namespace, this.#options.instances)) {
       await this.#api.apply(object);
     }
+    await this.#waitUnroutedServer(namespace);
     this.#namespaces.add(namespace);
     return namespace;
+  }
+
+  /** Waits until the namespace's unrouted server has a pod available to answer. */
+  async #waitUnroutedServer(namespace: string): Promise<void> {
+    const deadline = Date.now() + (this.#options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+    let pause = FIRST_POLL_MS;
+    while (true) {
+      const live = await this.#api.get({ ...DEPLOYMENT, namespace, name: UNROUTED_NAME });
+      const status = (live?.status ?? {}) as { availableReplicas?: number };
+      if ((status.availableReplicas ?? 0) >= 1) return;
+      if (Date.now() > deadline) {
+        throw new Error(`The unrouted server of namespace ${namespace} did not become available.`);
+      }
+      await sleep(pause);
+      pause = Math.min(MAX_POLL_MS, Math.round(pause * 1.5));
+    }
   }
 
   async start(launch: InstanceLaunch): Promise<InstanceHandle> {

@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isIP } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
+import { type FakeKubernetes, startFakeKubernetes } from '@replix/testkit';
+import pino from 'pino';
+import { afterAll, beforeAll } from 'vitest';
+import { artifactFile } from '../src/builder/artifact-files.ts';
+import { kubernetesDriverOf } from '../src/drivers/create-driver.ts';
+import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
+import type { KubernetesDriver } from '../src/drivers/kubernetes/kubernetes-driver.ts';
+import { runDriverContract } from './driver-contract.ts';
+import { REPLIX_BIN } from './kubernetes-test-cluster.ts';
+
+// The driver contract against the fake API server in its runPods mode: pods run as local
+// processes (the real `replix serve` of this checkout, its artifact fetched by the real init
+// container script from the real artifact endpoint), Services get loopback cluster IPs, and
+// the fake's gateway routes endpoint hosts.
+
+let fake: FakeKubernetes;
+let artifactServer: Server;
+let artifactUrl: string;
+const secretKey = randomBytes(32);
+/** The artifact folder of each build the driver launched, as the store would answer it. */
+const artifactDirs = new Map<string, string>();
+const keepAlive = new Agent({ keepAlive: true });
+
+beforeAll(async () => {
+  fake = await startFakeKubernetes({ runPods: true, probeIntervalMs: 100 });
+  artifactServer = createServer((request, response) => {
+    const match = /^\/internal\/artifacts\/([^/]+)\/([^/]+)$/.exec(request.url ?? '');
+    if (!match) {
+      response.writeHead(404).end();
+      return;
+    }
+    void artifactFile(
+      { secretKey, artifactDirOf: async (buildId) => artifactDirs.get(buildId) ?? null },
+      decodeURIComponent(match[1] as string),
+      decodeURIComponent(match[2] as string),
+      request.headers.authorization,
+    ).then((answer) => {
+      if (answer.kind === 'file') response.writeHead(200).end(answer.bytes);
+      else response.writeHead(answer.kind === 'unauthorized' ? 401 : 404).end();
+    });
+  });
+  await new Promise<void>((resolve) => artifactServer.listen(0, '127.0.0.1', resolve));
+  artifactUrl = `http://127.0.0.1:${(artifactServer.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  keepAlive.destroy();
+  await fake?.close();
+  await new Promise((resolve) => artifactServer?.close(resolve));
+});
+
+function makeDriver(): KubernetesDriver {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(fake.kubeconfig);
+  const driver = kubernetesDriverOf(
+    {
+      image: 'replix-runtime:test',
+      replixBin: REPLIX_BIN,
+      namespacePattern: 'replix-{region}',
+      hostPatterns: { 'eu-west-1': '{database}.eu-west-1.db.test' },
+      route: { kind: 'httproute', gateway: { namespace: 'replix-system', name: 'replix' } },
+      endpointScheme: 'http',
+      artifactUrl,
+    },
+    {
+      kubeConfig,
+      log: pino({ level: 'silent' }),
+      secretKey,
+      placeOf: async () => ({ accountId: 'ac-contract', region: 'eu-west-1' }),
+    },
+  );
+  // The store's answer for the artifact endpoint: where each launched build lives.
+  const start = driver.start.bind(driver);
+  driver.start = (launch: InstanceLaunch) => {
+    artifactDirs.set(launch.buildId, launch.artifactDir);
+    return start(launch);
+  };
+  return driver;
+}
+
+/** A GET as a client sends it: instance URLs directly, endpoint hosts through the gateway. */
+function request(url: string, headers: Record<string, string>): Promise<Response> {
+  const target = new URL(url);
+  if (isIP(target.hostname)) return fetch(url, { headers });
+  const gateway = new URL(fake.gatewayUrl as string);
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      {
+        host: gateway.hostname,
+        port: gateway.port,
+        path: `${target.pathname}${target.search}`,
+        headers: { ...headers, host: target.host },
+        agent: keepAlive,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () =>
+          resolve(
+            new Response(Buffer.concat(chunks), {
+              status: response.statusCode ?? 502,
+              headers: { 'content-type': String(response.headers['content-type'] ?? '') },
+            }),
+          ),
+        );
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}
+
+runDriverContract('kubernetes', makeDriver, {
+  // The instances and endpoints live in the cluster: a control plane's crash takes nothing.
+  crash: async () => {},
+  request,
+  closedEndpointStatus: 404,
+});
