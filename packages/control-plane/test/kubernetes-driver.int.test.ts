@@ -158,13 +158,13 @@ describe('the Kubernetes driver on the fake API server', () => {
       'someone-else',
     );
     expect(
-      (fake.object('Deployment', NAMESPACE, name)?.spec as { revisionHistoryLimit: number })
-        .revisionHistoryLimit,
+      (fake.object('Deployment', NAMESPACE, name)?.spec as { revisionHistoryLimit?: number })
+        ?.revisionHistoryLimit,
     ).toBe(9);
     await driver.start(launch);
     const after = fake.object('Deployment', NAMESPACE, name);
-    expect((after?.spec as { revisionHistoryLimit: number }).revisionHistoryLimit).toBe(1);
-    const managers = (after?.metadata.managedFields as Array<{ manager: string }>).map(
+    expect((after?.spec as { revisionHistoryLimit?: number })?.revisionHistoryLimit).toBe(1);
+    const managers = ((after?.metadata.managedFields ?? []) as Array<{ manager: string }>).map(
       (entry) => entry.manager,
     );
     expect(managers).toContain('replix');
