@@ -7,7 +7,11 @@ import { buildApi } from './api/build-api.ts';
 import type { ApiContext } from './api/context.ts';
 import { registerProbeRoutes } from './api/probe-routes.ts';
 import { BuiltInIssuer } from './auth/built-in-issuer.ts';
-import { builtInTokenVerifier, oidcTokenVerifier } from './auth/token-verifier.ts';
+import {
+  builtInTokenVerifier,
+  oidcTokenVerifier,
+  refuseEveryToken,
+} from './auth/token-verifier.ts';
 import type { ControlPlaneConfig } from './config.ts';
 import { createDriver } from './drivers/create-driver.ts';
 import { PlatformEvents } from './events/platform-events.ts';
@@ -65,10 +69,15 @@ export async function startControlPlane(
       await closer().catch((error) => log.warn({ err: error }, 'close failed'));
     await store.close();
   };
+  const roles = options.roles ?? ['api', 'reconciler', 'builder', 'health-monitor'];
   try {
     const issuer = config.oidc ? undefined : await BuiltInIssuer.open(config.dataDir);
+    // Only the API verifies tokens: a background role starts even while the identity
+    // provider cannot be reached (its discovery document is read at start).
     const verifyToken = config.oidc
-      ? await oidcTokenVerifier(config.oidc)
+      ? roles.includes('api')
+        ? await oidcTokenVerifier(config.oidc)
+        : refuseEveryToken
       : builtInTokenVerifier(issuer as BuiltInIssuer);
     const events = new PlatformEvents();
     // Every process that emits platform events records their webhook deliveries.
@@ -90,7 +99,7 @@ export async function startControlPlane(
     const probes = new ProcessProbes(store.db, options.probeWindows);
     let url: string | undefined;
     let api: ApiServer | undefined;
-    for (const role of options.roles ?? ['api', 'reconciler', 'builder', 'health-monitor']) {
+    for (const role of roles) {
       if (role === 'api') {
         const app = await buildApi(context);
         registerProbeRoutes(app, probes);

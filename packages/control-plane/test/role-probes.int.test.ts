@@ -71,6 +71,17 @@ describe('per-role probes', () => {
     });
   }
 
+  it('a background role starts and gets ready while the OIDC issuer cannot be reached; the api does not start', {
+    timeout: 60_000,
+  }, async () => {
+    // Nothing listens on port 9 of loopback: discovery fails at once.
+    const env = { REPLIX_OIDC_ISSUER: 'http://127.0.0.1:9/realms/replix', REPLIX_PROBE_PORT: '0' };
+    plane = await startTestControlPlane('pglite', { roles: ['builder'], env });
+    const base = plane.probeUrl as string;
+    await eventually(async () => (await probe(`${base}/ready`)).status === 200, 30_000, 'ready');
+    await expect(startTestControlPlane('pglite', { roles: ['api'], env })).rejects.toThrow();
+  });
+
   it('a process without REPLIX_PROBE_PORT opens no probe listener', {
     timeout: 60_000,
   }, async () => {
