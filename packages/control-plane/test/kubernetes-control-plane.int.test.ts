@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deriveApiKey } from '@replix/instance';
 import { type FakeKubernetes, freePort, startFakeKubernetes } from '@replix/testkit';
-import { testMariaDb } from '@replix/testkit/vitest';
+import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resolveControlPlaneConfig } from '../src/config.ts';
@@ -51,6 +51,37 @@ describe('the control plane on the Kubernetes driver', () => {
   let apiKey: string;
   let endpointUrl: string;
   const kubeconfigBefore = process.env.KUBECONFIG;
+  const secretKey = randomBytes(32).toString('hex');
+  let port: number;
+  let storeUrl: string;
+  let dropStore = async () => {};
+
+  /** A control plane on the same store each time: a restart. */
+  async function startCp(): Promise<RunningControlPlane> {
+    const config = resolveControlPlaneConfig({
+      REPLIX_DATA_DIR: dataDir,
+      REPLIX_API_PORT: String(port),
+      REPLIX_SECRET_KEY: secretKey,
+      REPLIX_HEALTH_INTERVAL_MS: '500',
+      REPLIX_RECONCILE_INTERVAL_MS: '200',
+      DATABASE_URL: storeUrl,
+      REPLIX_DRIVER: 'kubernetes',
+      REPLIX_K8S_IMAGE: 'replix-runtime:test',
+      REPLIX_K8S_REPLIX_BIN: REPLIX_BIN,
+      REPLIX_K8S_ENDPOINT_HOSTS: JSON.stringify({
+        'eu-west-1': '{database}.eu-west-1.db.test',
+        'us-east-1': '{database}.us-east-1.db.test',
+      }),
+      REPLIX_K8S_ROUTE: 'ingress:test',
+      REPLIX_K8S_ENDPOINT_SCHEME: 'http',
+      REPLIX_K8S_ARTIFACT_URL: `http://127.0.0.1:${port}`,
+    });
+    return startControlPlane(config, {
+      roles: ['api', 'reconciler', 'builder', 'health-monitor'],
+      store: await openStore({ databaseUrl: storeUrl }),
+      log: pino({ level: process.env.REPLIX_TEST_LOG_LEVEL ?? 'silent' }),
+    });
+  }
 
   const query = async () => {
     try {
@@ -72,29 +103,11 @@ describe('the control plane on the Kubernetes driver', () => {
     writeFileSync(join(dataDir, 'kubeconfig'), fake.kubeconfig);
     process.env.KUBECONFIG = join(dataDir, 'kubeconfig');
     source = await testMariaDb().createDatabase(SHOP);
-    const port = await freePort();
-    const config = resolveControlPlaneConfig({
-      REPLIX_DATA_DIR: dataDir,
-      REPLIX_API_PORT: String(port),
-      REPLIX_SECRET_KEY: randomBytes(32).toString('hex'),
-      REPLIX_HEALTH_INTERVAL_MS: '500',
-      REPLIX_RECONCILE_INTERVAL_MS: '200',
-      REPLIX_DRIVER: 'kubernetes',
-      REPLIX_K8S_IMAGE: 'replix-runtime:test',
-      REPLIX_K8S_REPLIX_BIN: REPLIX_BIN,
-      REPLIX_K8S_ENDPOINT_HOSTS: JSON.stringify({
-        'eu-west-1': '{database}.eu-west-1.db.test',
-        'us-east-1': '{database}.us-east-1.db.test',
-      }),
-      REPLIX_K8S_ROUTE: 'ingress:test',
-      REPLIX_K8S_ENDPOINT_SCHEME: 'http',
-      REPLIX_K8S_ARTIFACT_URL: `http://127.0.0.1:${port}`,
-    });
-    cp = await startControlPlane(config, {
-      roles: ['api', 'reconciler', 'builder', 'health-monitor'],
-      store: await openStore({ inMemory: true }),
-      log: pino({ level: process.env.REPLIX_TEST_LOG_LEVEL ?? 'silent' }),
-    });
+    port = await freePort();
+    const store = await testPostgres().createDatabase();
+    storeUrl = store.url;
+    dropStore = () => store.drop();
+    cp = await startCp();
     seeded = await seedProvision(cp.context.db, cp.context.secrets, source.url);
     const row = await statusReached(cp.context.db, seeded.databaseId, 'running', 180_000);
     endpointUrl = row.endpoint_url as string;
@@ -107,6 +120,7 @@ describe('the control plane on the Kubernetes driver', () => {
     keepAlive.destroy();
     await fake?.close();
     await source?.drop();
+    await dropStore();
     if (kubeconfigBefore === undefined) delete process.env.KUBECONFIG;
     else process.env.KUBECONFIG = kubeconfigBefore;
     rmSync(dataDir, { recursive: true, force: true });
@@ -159,6 +173,25 @@ describe('the control plane on the Kubernetes driver', () => {
     const [serving] = await liveInstances(db, seeded.databaseId);
     const replicas = await cp.context.driver.replicas(serving?.id as string);
     expect(replicas.map((replica) => replica.alive)).toEqual([true]);
+  });
+
+  it('keeps serving while the control plane is down, and adopts the instance when it is back', async () => {
+    const [serving] = await liveInstances(cp.context.db, seeded.databaseId);
+    await cp.close();
+    // The cluster runs the instance and its route: no control plane is needed to answer.
+    expect(await query()).toEqual({
+      status: 200,
+      body: expect.objectContaining({ data: EXPECTED }),
+    });
+    cp = await startCp();
+    await statusReached(cp.context.db, seeded.databaseId, 'running', 60_000);
+    expect(await query()).toEqual({
+      status: 200,
+      body: expect.objectContaining({ data: EXPECTED }),
+    });
+    const [after] = await liveInstances(cp.context.db, seeded.databaseId);
+    expect(after?.id).toBe(serving?.id);
+    expect(await cp.context.driver.isAlive(serving?.id as string)).toBe(true);
   });
 
   it('answers 503 with the envelope once terminated', async () => {

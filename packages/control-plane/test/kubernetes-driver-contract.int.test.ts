@@ -4,13 +4,18 @@ import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { type FakeKubernetes, startFakeKubernetes } from '@replix/testkit';
 import pino from 'pino';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { artifactFile } from '../src/builder/artifact-files.ts';
 import { kubernetesDriverOf } from '../src/drivers/create-driver.ts';
 import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
 import type { KubernetesDriver } from '../src/drivers/kubernetes/kubernetes-driver.ts';
 import { runDriverContract } from './driver-contract.ts';
-import { REPLIX_BIN, throughGateway } from './kubernetes-test-cluster.ts';
+import {
+  apiCallsOf,
+  callsNotGranted,
+  REPLIX_BIN,
+  throughGateway,
+} from './kubernetes-test-cluster.ts';
 
 // The driver contract against the fake API server in its runPods mode: pods run as local
 // processes (the real `replix serve` of this checkout, its artifact fetched by the real init
@@ -49,6 +54,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   keepAlive.destroy();
+  // Every call the contract made (HTTPRoute endpoints included) is one the RBAC rules grant.
+  if (fake) expect(callsNotGranted(apiCallsOf(fake.requests))).toEqual([]);
   await fake?.close();
   await new Promise((resolve) => artifactServer?.close(resolve));
 });

@@ -21,9 +21,9 @@ import {
   instanceSecretName,
   replicaObjectName,
 } from '../src/drivers/kubernetes/kubernetes-names.ts';
-import { KUBERNETES_PERMISSIONS } from '../src/drivers/kubernetes/permissions.ts';
 import { replicaReplicationId } from '../src/reconciler/replication-id.ts';
 import { sampleLaunch } from './fixtures/sample-launch.ts';
+import { apiCallsOf, callsNotGranted } from './kubernetes-test-cluster.ts';
 
 // The Kubernetes driver against the fake API server with running pods, with a stand-in
 // instance program (fixtures/fake-instance.mjs) delivered as an image: what the driver applies,
@@ -321,37 +321,8 @@ describe('the Kubernetes driver on the fake API server', () => {
 
   // Last: every call this file's driver made.
   it('stays within KUBERNETES_PERMISSIONS (the RBAC rules the chart grants)', () => {
-    const calls = new Set<string>();
-    for (const { method, path, query } of fake.requests) {
-      const match =
-        /^\/(?:api\/v1|apis\/([^/]+)\/[^/]+)\/(?:namespaces\/[^/]+\/)?([^/]+)(?:\/([^/]+)(?:\/([^/]+))?)?$/.exec(
-          path,
-        );
-      // Discovery (/api, /apis, group versions) is open to every authenticated client.
-      if (!match) continue;
-      const [, group = '', plural, name, subresource] = match;
-      // A namespace's own path (`/api/v1/namespaces/<name>`) names the namespace.
-      const resource = subresource ? `${plural}/${subresource}` : plural;
-      const verb =
-        method === 'GET'
-          ? name
-            ? 'get'
-            : query.watch
-              ? 'watch'
-              : 'list'
-          : method === 'PATCH'
-            ? 'patch'
-            : method === 'DELETE'
-              ? 'delete'
-              : method;
-      calls.add(`${group}|${resource}|${verb}`);
-    }
-    const granted = new Set(
-      KUBERNETES_PERMISSIONS.flatMap((rule) =>
-        rule.verbs.map((verb) => `${rule.apiGroup}|${rule.resource}|${verb}`),
-      ),
-    );
+    const calls = apiCallsOf(fake.requests);
     expect(calls.size).toBeGreaterThan(10);
-    expect([...calls].filter((call) => !granted.has(call))).toEqual([]);
+    expect(callsNotGranted(calls)).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { type Agent, request as httpRequest } from 'node:http';
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { KUBERNETES_PERMISSIONS } from '../src/drivers/kubernetes/permissions.ts';
 
 /** The `replix` command of this checkout: what the fake kubelet's pods run as the image's CLI. */
 export const REPLIX_BIN = fileURLToPath(new URL('../../cli/bin/replix.js', import.meta.url));
@@ -44,4 +45,42 @@ export function throughGateway(
     outgoing.on('error', reject);
     outgoing.end();
   });
+}
+
+/**
+ * The API calls among `requests` (the fake's record) as `group|resource|verb`, the way RBAC
+ * authorizes them: an apply (PATCH) as `patch` and `create` (an apply that creates is
+ * authorized as create). Discovery (`/api`, `/apis`, group versions) is open to every client.
+ */
+export function apiCallsOf(
+  requests: readonly { method: string; path: string; query: Readonly<Record<string, string>> }[],
+): Set<string> {
+  const calls = new Set<string>();
+  for (const { method, path, query } of requests) {
+    const match =
+      /^\/(?:api\/v1|apis\/([^/]+)\/[^/]+)\/(?:namespaces\/[^/]+\/)?([^/]+)(?:\/([^/]+)(?:\/([^/]+))?)?$/.exec(
+        path,
+      );
+    if (!match) continue;
+    const [, group = '', plural, name, subresource] = match;
+    const resource = subresource ? `${plural}/${subresource}` : plural;
+    const verbs =
+      method === 'GET'
+        ? [name ? 'get' : query.watch ? 'watch' : 'list']
+        : method === 'PATCH'
+          ? ['patch', 'create']
+          : [method === 'DELETE' ? 'delete' : method];
+    for (const verb of verbs) calls.add(`${group}|${resource}|${verb}`);
+  }
+  return calls;
+}
+
+/** The calls KUBERNETES_PERMISSIONS does not grant. */
+export function callsNotGranted(calls: Iterable<string>): string[] {
+  const granted = new Set(
+    KUBERNETES_PERMISSIONS.flatMap((rule) =>
+      rule.verbs.map((verb) => `${rule.apiGroup}|${rule.resource}|${verb}`),
+    ),
+  );
+  return [...calls].filter((call) => !granted.has(call));
 }

@@ -5,14 +5,20 @@ import { nameSuffix, ownedBy, podFromTemplate } from './pod-template.ts';
 const PODS = resourceByKind('Pod');
 const JOBS = resourceByKind('Job');
 
+/** Deadlines and TTLs are checked this often besides on every write. */
+const TICK_MS = 250;
+
 /**
  * The Job controller of the fake's `runPods` mode: one Pod at a time of the Job's template
- * until one succeeds (`Complete`) or more than `backoffLimit` (6) have failed (`Failed`,
- * BackoffLimitExceeded). `completions` and `parallelism` above 1 are not supported.
+ * until one succeeds (`Complete`), more than `backoffLimit` (6) have failed (`Failed`,
+ * BackoffLimitExceeded) or it ran longer than `activeDeadlineSeconds` (`Failed`,
+ * DeadlineExceeded, its pods deleted); a finished Job is deleted (in the background) once
+ * `ttlSecondsAfterFinished` are over. `completions` and `parallelism` above 1 are not supported.
  */
 export class LocalJobController {
   readonly #store: ObjectStore;
   readonly #stopWatching: () => void;
+  readonly #timer: NodeJS.Timeout;
   #queued = false;
 
   constructor(store: ObjectStore) {
@@ -20,9 +26,11 @@ export class LocalJobController {
     this.#stopWatching = store.onChange(({ object }) => {
       if (object.kind === 'Job' || object.kind === 'Pod') this.#queue();
     });
+    this.#timer = setInterval(() => this.#queue(), TICK_MS);
   }
 
   stop(): void {
+    clearInterval(this.#timer);
     this.#stopWatching();
   }
 
@@ -37,9 +45,23 @@ export class LocalJobController {
 
   #reconcile(job: StoredObject): void {
     if (job.metadata.deletionTimestamp !== undefined) return;
-    const status = (job.status ?? {}) as JsonObject & { conditions?: { type: string }[] };
-    if (status.conditions?.some((c) => c.type === 'Complete' || c.type === 'Failed')) return;
+    const status = (job.status ?? {}) as JsonObject & {
+      conditions?: { type: string; lastTransitionTime?: string }[];
+    };
     const { namespace, name, uid } = job.metadata;
+    const spec = (job.spec ?? {}) as {
+      backoffLimit?: number;
+      activeDeadlineSeconds?: number;
+      ttlSecondsAfterFinished?: number;
+    };
+    const finished = status.conditions?.find((c) => c.type === 'Complete' || c.type === 'Failed');
+    if (finished) {
+      const ttl = spec.ttlSecondsAfterFinished;
+      const since = Date.parse(finished.lastTransitionTime ?? '');
+      if (ttl !== undefined && Date.now() - since >= ttl * 1000)
+        this.#store.delete(JOBS, namespace, name, 'Background');
+      return;
+    }
     const pods = this.#store.list(PODS, namespace, () => true).filter((pod) => ownedBy(pod, uid));
     const phaseOf = (pod: StoredObject) => (pod.status as JsonObject | undefined)?.phase;
     const succeeded = pods.filter((pod) => phaseOf(pod) === 'Succeeded').length;
@@ -48,8 +70,12 @@ export class LocalJobController {
       (pod) =>
         !['Succeeded', 'Failed'].includes(String(phaseOf(pod))) && !pod.metadata.deletionTimestamp,
     );
-    const backoffLimit = ((job.spec as JsonObject | undefined)?.backoffLimit as number) ?? 6;
+    const backoffLimit = spec.backoffLimit ?? 6;
     const time = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const startTime = (status.startTime as string | undefined) ?? time;
+    const overdue =
+      spec.activeDeadlineSeconds !== undefined &&
+      Date.now() - Date.parse(startTime) >= spec.activeDeadlineSeconds * 1000;
     const conditions: JsonObject[] = [];
     if (succeeded > 0) {
       conditions.push({
@@ -58,14 +84,18 @@ export class LocalJobController {
         lastTransitionTime: time,
         lastProbeTime: time,
       });
-    } else if (failed > backoffLimit) {
+    } else if (failed > backoffLimit || overdue) {
       for (const pod of active) this.#store.delete(PODS, namespace, pod.metadata.name);
       active = [];
       conditions.push({
         type: 'Failed',
         status: 'True',
-        reason: 'BackoffLimitExceeded',
-        message: 'Job has reached the specified backoff limit',
+        ...(overdue
+          ? { reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' }
+          : {
+              reason: 'BackoffLimitExceeded',
+              message: 'Job has reached the specified backoff limit',
+            }),
         lastTransitionTime: time,
         lastProbeTime: time,
       });
@@ -77,7 +107,7 @@ export class LocalJobController {
       };
       active = [this.#store.put(PODS, podFromTemplate(job, `${name}-${nameSuffix()}`, labels))];
     }
-    const next: JsonObject = { startTime: status.startTime ?? time };
+    const next: JsonObject = { startTime };
     if (active.length > 0) next.active = active.length;
     if (succeeded > 0) next.succeeded = succeeded;
     if (failed > 0) next.failed = failed;
