@@ -53,7 +53,12 @@ export function addRoleCommands(program: Command): void {
           const running = await startControlPlane(config, { roles: [role] });
           exitOnSignals(() => running.close());
           process.stdout.write(
-            `${JSON.stringify({ event: 'ready', role, ...(running.url ? { url: running.url } : {}) })}\n`,
+            `${JSON.stringify({
+              event: 'ready',
+              role,
+              ...(running.url ? { url: running.url } : {}),
+              ...(running.probeUrl ? { probeUrl: running.probeUrl } : {}),
+            })}\n`,
           );
         } catch (error) {
           process.stderr.write(`replix ${role}: ${startFailure(error)}\n`);

@@ -41,6 +41,8 @@ export interface ControlPlaneConfig {
   readonly secretKey: Buffer;
   readonly host: string;
   readonly port: number;
+  /** Where a process answers `/live` and `/ready` besides the API; undefined: no listener. */
+  readonly probe: { readonly host: string; readonly port: number } | undefined;
   /** The API's public address (billing returns, sign-in links); undefined: the address asked. */
   readonly publicUrl: string | undefined;
   readonly region: Region;
@@ -92,6 +94,19 @@ export const CONTROL_PLANE_VARIABLES = Type.Object({
   REPLIX_API_HOST: Type.String({
     default: '127.0.0.1',
     description: 'where the API listens',
+  }),
+  REPLIX_PROBE_PORT: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 65535,
+      problem: 'must be an integer from 0 to 65535',
+      echo: true,
+      description: 'where a process answers /live and /ready (default none)',
+    }),
+  ),
+  REPLIX_PROBE_HOST: Type.String({
+    default: '127.0.0.1',
+    description: 'where the probe listener listens',
   }),
   REPLIX_PUBLIC_URL: Type.Optional(Type.String({ description: "the API's public address" })),
   REPLIX_REGION: Type.Enum([...REGIONS], {
@@ -205,6 +220,10 @@ export function resolveControlPlaneConfig(
     secretKey: secretKeyOf(variables, dataDir),
     host: variables.REPLIX_API_HOST,
     port: variables.REPLIX_API_PORT,
+    probe:
+      variables.REPLIX_PROBE_PORT === undefined
+        ? undefined
+        : Object.freeze({ host: variables.REPLIX_PROBE_HOST, port: variables.REPLIX_PROBE_PORT }),
     publicUrl: variables.REPLIX_PUBLIC_URL,
     region: variables.REPLIX_REGION,
     oidc: oidcOf(variables),

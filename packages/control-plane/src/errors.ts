@@ -65,6 +65,10 @@ export const CONTROL_PLANE_ERRORS = {
     status: 502,
     doc: 'The source database could not be reached or refused the credentials; the message says which.',
   },
+  not_ready: {
+    status: 503,
+    doc: "This control-plane process is not ready (`/ready`: its store did not answer, or a role's loop has not completed a pass recently) or its loop is stuck (`/live`); the message says which.",
+  },
   payload_too_large: {
     status: 413,
     doc: 'The request body is larger than the API accepts (1 MiB).',

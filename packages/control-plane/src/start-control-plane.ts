@@ -5,13 +5,21 @@ import type { Logger } from 'pino';
 import type { ApiServer } from './api/api-server.ts';
 import { buildApi } from './api/build-api.ts';
 import type { ApiContext } from './api/context.ts';
+import { registerProbeRoutes } from './api/probe-routes.ts';
 import { BuiltInIssuer } from './auth/built-in-issuer.ts';
-import { builtInTokenVerifier, oidcTokenVerifier } from './auth/token-verifier.ts';
+import {
+  builtInTokenVerifier,
+  oidcTokenVerifier,
+  refuseEveryToken,
+} from './auth/token-verifier.ts';
 import type { ControlPlaneConfig } from './config.ts';
 import { createDriver } from './drivers/create-driver.ts';
 import { PlatformEvents } from './events/platform-events.ts';
 import { markStoppedInstances } from './health/mark-stopped-instances.ts';
 import { startHeartbeat } from './roles/heartbeat.ts';
+import { LoopPulse } from './roles/loop-pulse.ts';
+import { startProbeServer } from './roles/probe-server.ts';
+import { type ProbeWindows, ProcessProbes } from './roles/process-probes.ts';
 import type { RoleContext, RoleName, RunningRole } from './roles/role.ts';
 import { ROLE_STARTERS } from './roles/role-starters.ts';
 import { SecretBox } from './secret-box.ts';
@@ -23,6 +31,8 @@ export interface StartControlPlaneOptions {
   /** An already open store (tests); closed with the control plane. */
   readonly store?: OpenStore;
   readonly log?: Logger;
+  /** How recent a loop's pass must be for `/ready` and `/live` (tests shorten them). */
+  readonly probeWindows?: ProbeWindows;
 }
 
 export interface RunningControlPlane {
@@ -30,6 +40,8 @@ export interface RunningControlPlane {
   readonly url: string | undefined;
   /** The API app, when the api role runs: tests send it requests in process (`inject`). */
   readonly api: ApiServer | undefined;
+  /** The probe listener's address (`REPLIX_PROBE_PORT`), when it runs. */
+  readonly probeUrl: string | undefined;
   readonly context: RoleContext;
   readonly store: OpenStore;
   close(): Promise<void>;
@@ -57,10 +69,15 @@ export async function startControlPlane(
       await closer().catch((error) => log.warn({ err: error }, 'close failed'));
     await store.close();
   };
+  const roles = options.roles ?? ['api', 'reconciler', 'builder', 'health-monitor'];
   try {
     const issuer = config.oidc ? undefined : await BuiltInIssuer.open(config.dataDir);
+    // Only the API verifies tokens: a background role starts even while the identity
+    // provider cannot be reached (its discovery document is read at start).
     const verifyToken = config.oidc
-      ? await oidcTokenVerifier(config.oidc)
+      ? roles.includes('api')
+        ? await oidcTokenVerifier(config.oidc)
+        : refuseEveryToken
       : builtInTokenVerifier(issuer as BuiltInIssuer);
     const events = new PlatformEvents();
     // Every process that emits platform events records their webhook deliveries.
@@ -79,11 +96,13 @@ export async function startControlPlane(
       ...apiContext,
       processId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     };
+    const probes = new ProcessProbes(store.db, options.probeWindows);
     let url: string | undefined;
     let api: ApiServer | undefined;
-    for (const role of options.roles ?? ['api', 'reconciler', 'builder', 'health-monitor']) {
+    for (const role of roles) {
       if (role === 'api') {
         const app = await buildApi(context);
+        registerProbeRoutes(app, probes);
         if (issuer)
           app.get(
             '/.well-known/jwks.json',
@@ -99,7 +118,10 @@ export async function startControlPlane(
         // Their health becomes unknown, not unreachable: the next start raises no alarm.
         if (role === 'reconciler')
           closers.push(async () => markStoppedInstances(store.db, await context.driver.shutdown()));
-        const running: RunningRole = await ROLE_STARTERS[role](context);
+        const starter = ROLE_STARTERS[role];
+        const pulse = new LoopPulse(role, starter.loopPeriodMs(context));
+        probes.watch(pulse);
+        const running: RunningRole = await starter.start(context, pulse);
         closers.push(() => running.close());
       }
       closers.push(
@@ -110,7 +132,13 @@ export async function startControlPlane(
         }),
       );
     }
-    return { url, api, context, store, close };
+    let probeUrl: string | undefined;
+    if (config.probe) {
+      const server = await startProbeServer(probes, config.probe);
+      closers.push(() => server.close());
+      probeUrl = server.url;
+    }
+    return { url, api, probeUrl, context, store, close };
   } catch (error) {
     await close();
     throw error;

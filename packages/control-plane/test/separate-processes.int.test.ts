@@ -15,7 +15,7 @@ const REPLIX = fileURLToPath(new URL('../../cli/bin/replix.js', import.meta.url)
 function startRole(
   role: string,
   env: NodeJS.ProcessEnv,
-): Promise<{ child: ChildProcess; ready: { url?: string } }> {
+): Promise<{ child: ChildProcess; ready: { url?: string; probeUrl?: string } }> {
   const child = spawn(process.execPath, [REPLIX, role], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -39,6 +39,8 @@ describe('the control plane as separate processes against one PostgreSQL', () =>
   let dataDir: string;
   let api: string;
   let token: string;
+  /** Where each process answers /ready: the api on its port, the others on their listener. */
+  let probes: string[] = [];
   let drop: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {
@@ -60,10 +62,13 @@ describe('the control plane as separate processes against one PostgreSQL', () =>
     const started = [await startRole('api', env)];
     started.push(
       ...(await Promise.all(
-        ['reconciler', 'builder', 'builder', 'health-monitor'].map((role) => startRole(role, env)),
+        ['reconciler', 'builder', 'builder', 'health-monitor'].map((role) =>
+          startRole(role, { ...env, REPLIX_PROBE_PORT: '0' }),
+        ),
       )),
     );
     children.push(...started.map((s) => s.child));
+    probes = started.map((s) => s.ready.probeUrl ?? (s.ready.url as string));
     api = `${started[0]?.ready.url}/v1`;
     token = await (await BuiltInIssuer.open(dataDir)).sign({ email: 'roles@example.com' });
   }, 120_000);
@@ -97,6 +102,19 @@ describe('the control plane as separate processes against one PostgreSQL', () =>
     // biome-ignore lint/suspicious/noExplicitAny: tests assert response bodies field by field
     return { status: response.status, body: (await response.json().catch(() => undefined)) as any };
   };
+
+  it('every process answers its readiness probe', { timeout: 60_000 }, async () => {
+    expect(probes).toHaveLength(5);
+    for (const base of probes) {
+      expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      await eventually(
+        async () => (await fetch(`${base}/ready`)).status === 200,
+        30_000,
+        `${base}/ready`,
+      );
+      expect((await fetch(`${base}/live`)).status).toBe(200);
+    }
+  });
 
   it('builds once, deploys once, and reports every process in system health', {
     timeout: 240_000,

@@ -47,6 +47,9 @@ async function discoverJwksUrl(issuer: string): Promise<string> {
   return metadata.jwks_uri;
 }
 
+/** The verifier of a process that serves no API: it never has a token to verify. */
+export const refuseEveryToken: TokenVerifier = async () => undefined;
+
 /** Verifies tokens of an external OIDC provider against its JWKS (fetched and cached by jose). */
 export async function oidcTokenVerifier(settings: OidcSettings): Promise<TokenVerifier> {
   const jwks = createRemoteJWKSet(

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { LoopPulse } from '../roles/loop-pulse.ts';
 import type { RoleContext, RunningRole } from '../roles/role.ts';
 import { buildFailureMessage } from './build-failure-message.ts';
 import { appendBuildLog } from './build-log.ts';
@@ -20,6 +21,8 @@ export interface BuilderOptions {
   /** How long an idle builder waits before looking for work again. */
   readonly pollMs?: number;
   readonly leaseMs?: number;
+  /** Told of each pass and, during a build, of each renewed lease (the process's probes). */
+  readonly pulse?: LoopPulse;
 }
 
 class LeaseLost extends Error {}
@@ -51,7 +54,9 @@ export async function startBuilder(
     const renewal = setInterval(() => {
       renewBuildLease(db, claim, leaseMs).then(
         (held) => {
-          if (!held) attemptAbort.abort(new LeaseLost());
+          // A long build is progress while its lease holds.
+          if (held) options.pulse?.passed();
+          else attemptAbort.abort(new LeaseLost());
         },
         (error: unknown) =>
           log.warn({ err: error, buildId: build.id }, 'build lease renewal failed'),
@@ -116,6 +121,7 @@ export async function startBuilder(
         await expireDeadLocalBuildLeases(db);
         await failLostBuilds(db);
         const claim = await claimBuild(db, owner, leaseMs);
+        options.pulse?.passed();
         if (claim) {
           log.info({ buildId: claim.build.id, attempt: claim.attempt }, 'build claimed');
           await execute(claim);
@@ -123,6 +129,7 @@ export async function startBuilder(
         }
       } catch (error) {
         if (stopping.signal.aborted) break;
+        options.pulse?.failed();
         log.error({ err: error }, 'builder loop failed; retrying');
       }
       await sleep(pollMs, undefined, { signal: stopping.signal }).catch(() => {});

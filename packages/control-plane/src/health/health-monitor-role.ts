@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { combineReplicaMetrics } from '../drivers/combine-replica-metrics.ts';
 import { InstanceClient } from '../drivers/instance-client.ts';
 import { parseInstanceMetrics } from '../drivers/parse-instance-metrics.ts';
+import type { LoopPulse } from '../roles/loop-pulse.ts';
 import type { RoleContext, RunningRole } from '../roles/role.ts';
 import type { ReplicaHealth } from '../store/schema.ts';
 import { classifyHealth, type HealthDetail, type HealthReading } from './classify-health.ts';
@@ -38,9 +39,12 @@ interface Checked {
  *
  * Every `METRICS_SAMPLE_INTERVAL_MS` it also keeps a reading of each answering instance's
  * metrics, its answering replicas' combined (`combine-replica-metrics.ts`, `metrics-samples.ts`),
- * and drops the readings past the retention.
+ * and drops the readings past the retention. Each pass reports to `pulse` (the process's probes).
  */
-export async function startHealthMonitor(context: RoleContext): Promise<RunningRole> {
+export async function startHealthMonitor(
+  context: RoleContext,
+  pulse?: LoopPulse,
+): Promise<RunningRole> {
   const { db, log } = context;
   const stopping = new AbortController();
 
@@ -196,7 +200,9 @@ export async function startHealthMonitor(context: RoleContext): Promise<RunningR
     while (!stopping.signal.aborted) {
       try {
         await check();
+        pulse?.passed();
       } catch (error) {
+        pulse?.failed();
         log.error({ err: error }, 'health check pass failed');
       }
       await sleep(context.config.healthIntervalMs, undefined, { signal: stopping.signal }).catch(

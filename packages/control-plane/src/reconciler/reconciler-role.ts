@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { LoopPulse } from '../roles/loop-pulse.ts';
 import type { RoleContext, RunningRole } from '../roles/role.ts';
 import { advanceGoal } from './advance-goal.ts';
 import { type GoalRun, LeaseLostError } from './goal-run.ts';
@@ -28,9 +29,12 @@ class Stopping extends Error {}
  * database's endpoint on its own port again; then, every
  * `reconcileIntervalMs`, it claims databases with a goal and drives each goal forward
  * (several at once, each under a renewed lease), and runs the maintenance pass (key sync,
- * restarts of dead instances).
+ * restarts of dead instances). Each tick reports to `pulse` (the process's probes).
  */
-export async function startReconciler(context: RoleContext): Promise<RunningRole> {
+export async function startReconciler(
+  context: RoleContext,
+  pulse?: LoopPulse,
+): Promise<RunningRole> {
   const { db, driver, log } = context;
   const owner = `${context.processId}:reconciler`;
   const stopping = new AbortController();
@@ -99,7 +103,9 @@ export async function startReconciler(context: RoleContext): Promise<RunningRole
     while (!stopping.signal.aborted) {
       try {
         await tick();
+        pulse?.passed();
       } catch (error) {
+        pulse?.failed();
         log.error({ err: error }, 'reconciler tick failed');
       }
       await sleep(context.config.reconcileIntervalMs, undefined, {

@@ -1,26 +1,41 @@
+import { BUILD_LEASE_MS } from '../builder/build-queue.ts';
 import { startBuilder } from '../builder/builder-role.ts';
 import { introspectSource } from '../builder/introspect-source.ts';
 import { startHealthMonitor } from '../health/health-monitor-role.ts';
 import { startReconciler } from '../reconciler/reconciler-role.ts';
 import { startWebhookDeliverer } from '../webhooks/webhook-deliverer.ts';
+import type { LoopPulse } from './loop-pulse.ts';
 import type { RoleContext, RoleName, RunningRole } from './role.ts';
 
+export interface RoleStarter {
+  /** How often the role's loop reports to its pulse at the slowest, when it works normally. */
+  loopPeriodMs(context: RoleContext): number;
+  start(context: RoleContext, pulse: LoopPulse): Promise<RunningRole>;
+}
+
 /** How each background role starts; the api role is started by startControlPlane itself. */
-export const ROLE_STARTERS: Record<
-  Exclude<RoleName, 'api'>,
-  (context: RoleContext) => Promise<RunningRole>
-> = {
-  // The reconciler process also delivers webhooks (webhooks/webhook-deliverer.ts).
-  reconciler: async (context) => {
-    const deliverer = await startWebhookDeliverer(context);
-    const reconciler = await startReconciler(context);
-    return {
-      async close() {
-        await reconciler.close();
-        await deliverer.close();
-      },
-    };
+export const ROLE_STARTERS: Record<Exclude<RoleName, 'api'>, RoleStarter> = {
+  reconciler: {
+    loopPeriodMs: (context) => context.config.reconcileIntervalMs,
+    // The reconciler process also delivers webhooks (webhooks/webhook-deliverer.ts).
+    async start(context, pulse) {
+      const deliverer = await startWebhookDeliverer(context);
+      const reconciler = await startReconciler(context, pulse);
+      return {
+        async close() {
+          await reconciler.close();
+          await deliverer.close();
+        },
+      };
+    },
   },
-  builder: (context) => startBuilder(context, { introspect: introspectSource }),
-  'health-monitor': startHealthMonitor,
+  builder: {
+    // While a build runs, only its lease renewals (a third of the lease) report.
+    loopPeriodMs: () => BUILD_LEASE_MS / 3,
+    start: (context, pulse) => startBuilder(context, { introspect: introspectSource, pulse }),
+  },
+  'health-monitor': {
+    loopPeriodMs: (context) => context.config.healthIntervalMs,
+    start: (context, pulse) => startHealthMonitor(context, pulse),
+  },
 };

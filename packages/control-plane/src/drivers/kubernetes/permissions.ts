@@ -47,3 +47,15 @@ export const KUBERNETES_PERMISSIONS: readonly KubernetesPermission[] = [
     verbs: ['list', 'create', 'patch', 'delete'],
   },
 ];
+
+/**
+ * The calls of `readLogs` alone (pods and their Deployments by label, each pod's log, the
+ * namespace's Events): the `api` role serves `instance-logs` through it and needs no more
+ * (deploy/kubernetes/rbac.yaml gives it exactly these; each is one of KUBERNETES_PERMISSIONS).
+ */
+export const LOG_READ_PERMISSIONS: readonly KubernetesPermission[] = [
+  { apiGroup: '', resource: 'pods', verbs: ['list'] },
+  { apiGroup: '', resource: 'pods/log', verbs: ['get'] },
+  { apiGroup: 'apps', resource: 'deployments', verbs: ['list'] },
+  { apiGroup: '', resource: 'events', verbs: ['list'] },
+];

@@ -1,0 +1,176 @@
+// deploy/docker/Dockerfile cannot be built here (no container engine on these machines). What
+// can be checked is: it copies paths that exist and that its ignore file keeps, it runs as the
+// user the manifests expect, and the runtime stage's install (`npm ci --omit=dev`, no scripts)
+// of exactly what it copies runs the CLI and serves the API.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { environmentReference } from '@replix/instance';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CONTROL_PLANE_VARIABLES } from '../packages/control-plane/src/config.ts';
+import { renderKustomization } from './render-kustomization.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dockerfile = readFileSync(join(root, 'deploy/docker/Dockerfile'), 'utf8');
+const ignored = readFileSync(join(root, 'deploy/docker/Dockerfile.dockerignore'), 'utf8')
+  .split('\n')
+  .filter((line) => line.trim() && !line.startsWith('#'));
+
+/** Whether the build context leaves `path` out (the ignore file uses `name` and `**` + `/name`). */
+function isIgnored(path: string): boolean {
+  const segments = path.split('/');
+  return ignored.some((pattern) =>
+    pattern.startsWith('**/')
+      ? segments.includes(pattern.slice(3))
+      : segments[0] === pattern || path === pattern,
+  );
+}
+
+/** The instructions of each stage, `FROM` first, continuation lines joined. */
+function stages(): string[][] {
+  const lines = dockerfile
+    .replaceAll('\\\n', ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#'));
+  const result: string[][] = [];
+  for (const line of lines) {
+    if (line.startsWith('FROM ')) result.push([line]);
+    else result.at(-1)?.push(line);
+  }
+  return result;
+}
+
+const runtime = stages().at(-1) as string[];
+/** The sources of the runtime stage's `COPY` lines that read the build context. */
+const copiedFromContext = runtime
+  .filter((line) => line.startsWith('COPY ') && !line.includes('--from='))
+  .flatMap((line) => line.split(/\s+/).slice(1, -1));
+
+/** Every file of the repository the runtime stage's COPY lines bring into the image. */
+function contextFiles(): string[] {
+  return execFileSync(
+    'git',
+    ['ls-files', '--cached', '--others', '--exclude-standard', ...copiedFromContext],
+    { cwd: root, encoding: 'utf8' },
+  )
+    .split('\n')
+    .filter((path) => path && !isIgnored(path) && existsSync(join(root, path)));
+}
+
+describe('deploy/docker/Dockerfile', () => {
+  it('builds on Node.js 24 and copies only paths that exist', () => {
+    const nodeImage = /^ARG NODE_IMAGE=(\S+)$/m.exec(dockerfile)?.[1];
+    expect(nodeImage).toMatch(/^node:24-/);
+    for (const stage of stages()) expect(stage[0]).toMatch(/^FROM \$\{NODE_IMAGE\}/);
+    const allCopied = stages()
+      .flat()
+      .filter((line) => line.startsWith('COPY ') && !line.includes('--from='))
+      .flatMap((line) => line.split(/\s+/).slice(1, -1));
+    expect(allCopied.length).toBeGreaterThan(0);
+    for (const path of allCopied) {
+      expect(existsSync(join(root, path)), path).toBe(true);
+      expect(isIgnored(path), path).toBe(false);
+    }
+  });
+
+  it('keeps every source, manifest and bin the runtime needs in the build context', () => {
+    const files = contextFiles();
+    for (const needed of [
+      'package.json',
+      'package-lock.json',
+      'packages/cli/bin/replix.js',
+      'packages/cli/src/main.ts',
+      'packages/control-plane/src/start-control-plane.ts',
+      'packages/instance/package.json',
+    ])
+      expect(files, needed).toContain(needed);
+    expect(files.filter((file) => /\/(test|node_modules|dist)\//.test(file))).toEqual([]);
+  });
+
+  it('runs the CLI as user 10001, as the manifests run it', () => {
+    expect(runtime).toContain('USER 10001:10001');
+    // The Kubernetes driver starts instances with the same CLI (REPLIX_K8S_REPLIX_BIN).
+    const replixBin = environmentReference(CONTROL_PLANE_VARIABLES).find(
+      (variable) => variable.name === 'REPLIX_K8S_REPLIX_BIN',
+    )?.default as string;
+    expect(runtime).toContain(`ENTRYPOINT ["node", "${replixBin}"]`);
+    expect(existsSync(join(root, replixBin.replace(/^\/app\//, '')))).toBe(true);
+    expect(runtime.some((line) => /npm ci --omit=dev --ignore-scripts/.test(line))).toBe(true);
+    const deployments = renderKustomization(join(root, 'deploy/kubernetes')).filter(
+      (object) => object.kind === 'Deployment',
+    );
+    for (const deployment of deployments) {
+      const pod = (deployment.spec as { template: { spec: { securityContext: object } } }).template
+        .spec;
+      expect(pod.securityContext).toMatchObject({ runAsUser: 10001, runAsGroup: 10001 });
+    }
+  });
+
+  describe('what the runtime stage installs', () => {
+    const app = mkdtempSync(join(tmpdir(), 'replix-runtime-image-'));
+    const children: ChildProcess[] = [];
+    // Removing the installed tree takes a while on a busy machine.
+    afterAll(async () => {
+      for (const child of children) {
+        if (child.exitCode !== null) continue;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        await exited;
+      }
+      await rm(app, { recursive: true, force: true });
+    }, 120_000);
+
+    it('runs replix and serves the API from an `npm ci --omit=dev` of the copied files', {
+      timeout: 240_000,
+    }, async () => {
+      for (const file of contextFiles()) {
+        mkdirSync(dirname(join(app, file)), { recursive: true });
+        cpSync(join(root, file), join(app, file));
+      }
+      execFileSync(
+        'npm',
+        ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'],
+        { cwd: app, stdio: 'ignore' },
+      );
+      expect(existsSync(join(app, 'node_modules/vite'))).toBe(false);
+      const replix = join(app, 'packages/cli/bin/replix.js');
+      const version = execFileSync(process.execPath, [replix, '--version'], { encoding: 'utf8' });
+      expect(version.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+
+      const dataDir = join(app, 'data');
+      const child = spawn(process.execPath, [replix, 'api'], {
+        env: {
+          PATH: process.env.PATH,
+          HOME: app,
+          REPLIX_DATA_DIR: dataDir,
+          REPLIX_API_PORT: '0',
+          REPLIX_LOG_LEVEL: 'warn',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      children.push(child);
+      const ready = await new Promise<{ url: string }>((resolve, reject) => {
+        let out = '';
+        let err = '';
+        child.stdout?.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const line = out.split('\n').find((l) => l.includes('"ready"'));
+          if (line) resolve(JSON.parse(line));
+        });
+        child.stderr?.on('data', (chunk: Buffer) => {
+          err = (err + chunk.toString()).slice(-4000);
+        });
+        child.once('exit', (code) => reject(new Error(`replix api exited with ${code}: ${err}`)));
+      });
+      const response = await fetch(`${ready.url}/ready`);
+      expect({ status: response.status, body: await response.json() }).toEqual({
+        status: 200,
+        body: { status: 'ok' },
+      });
+    });
+  });
+});

@@ -1,0 +1,448 @@
+// The kustomize base in deploy/kubernetes: every object valid against the Kubernetes OpenAPI
+// schemas, each role's Deployment decodable by the control plane's own configuration, probes on
+// the paths and ports the roles serve, RBAC equal to the driver's list of API calls, and no
+// secret in a manifest.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Deployment } from 'kubernetes-models/apps/v1';
+import { ClusterRole, ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
+import {
+  ConfigMap,
+  Namespace,
+  PersistentVolumeClaim,
+  Service,
+  ServiceAccount,
+} from 'kubernetes-models/v1';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import {
+  CONTROL_PLANE_VARIABLES,
+  type ControlPlaneConfig,
+  resolveControlPlaneConfig,
+} from '../packages/control-plane/src/config.ts';
+import {
+  KUBERNETES_PERMISSIONS,
+  type KubernetesPermission,
+  LOG_READ_PERMISSIONS,
+} from '../packages/control-plane/src/drivers/kubernetes/permissions.ts';
+import { PROBE_PATHS } from '../packages/control-plane/src/roles/process-probes.ts';
+import { ROLE_NAMES } from '../packages/control-plane/src/roles/role.ts';
+import { type RenderedObject, renderKustomization } from './render-kustomization.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BASE = join(ROOT, 'deploy/kubernetes');
+const objects = renderKustomization(BASE);
+
+/** What the operator's Secret holds, standing in for it when a role's settings are decoded. */
+const SECRET_STAND_INS: Record<string, string> = {
+  DATABASE_URL: 'postgres://replix@postgres.example.com:5432/replix',
+  REPLIX_SECRET_KEY: 'ab'.repeat(32),
+};
+
+const MODELS: Record<string, new (data: never) => { validate(): void }> = {
+  Namespace,
+  ServiceAccount,
+  ClusterRole,
+  ClusterRoleBinding,
+  PersistentVolumeClaim,
+  ConfigMap,
+  Deployment,
+  Service,
+};
+
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: { name: string; key: string } };
+}
+interface Probe {
+  httpGet: { path: string; port: string };
+}
+interface Container {
+  name: string;
+  image: string;
+  args: string[];
+  ports: Array<{ name: string; containerPort: number }>;
+  env: EnvVar[];
+  envFrom: Array<{ configMapRef: { name: string } }>;
+  startupProbe: Probe;
+  readinessProbe: Probe;
+  livenessProbe: Probe;
+  resources: { requests?: Record<string, string>; limits?: Record<string, string> };
+  securityContext: Record<string, unknown>;
+  volumeMounts: Array<{ name: string; mountPath: string; readOnly?: boolean }>;
+}
+interface PodSpec {
+  serviceAccountName: string;
+  automountServiceAccountToken?: boolean;
+  securityContext: Record<string, unknown>;
+  containers: Container[];
+  volumes: Array<{
+    name: string;
+    persistentVolumeClaim?: { claimName: string; readOnly?: boolean };
+    emptyDir?: object;
+  }>;
+}
+
+const ofKind = (kind: string) => objects.filter((object) => object.kind === kind);
+const named = (kind: string, name: string) => {
+  const found = objects.find((object) => object.kind === kind && object.metadata.name === name);
+  if (!found) throw new Error(`no ${kind} ${name}`);
+  return found;
+};
+const podOf = (role: string) =>
+  (named('Deployment', `replix-${role}`).spec as { template: { spec: PodSpec } }).template.spec;
+const containerOf = (role: string) => {
+  const [container, ...others] = podOf(role).containers;
+  expect(others, `${role} runs one container`).toEqual([]);
+  return container as Container;
+};
+const configMapData = (name: string) =>
+  (named('ConfigMap', name) as RenderedObject & { data: Record<string, string> }).data;
+
+/** The environment a role's container starts with: its literals, ConfigMaps and Secret refs. */
+function environmentOf(role: string): Record<string, string> {
+  const container = containerOf(role);
+  const env: Record<string, string> = {};
+  for (const { configMapRef } of container.envFrom)
+    Object.assign(env, configMapData(configMapRef.name));
+  for (const variable of container.env) {
+    const fromSecret = variable.valueFrom?.secretKeyRef;
+    env[variable.name] = fromSecret
+      ? (SECRET_STAND_INS[fromSecret.key] as string)
+      : (variable.value as string);
+  }
+  return env;
+}
+
+function configOf(role: string): ControlPlaneConfig {
+  return resolveControlPlaneConfig({ ...environmentOf(role), HOME: '/tmp' });
+}
+
+/** RBAC rules as `group/resource:verb` strings, one per verb. */
+const grants = (rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>) =>
+  rules
+    .flatMap((rule) =>
+      rule.apiGroups.flatMap((group) =>
+        rule.resources.flatMap((resource) =>
+          rule.verbs.map((verb) => `${group}/${resource}:${verb}`),
+        ),
+      ),
+    )
+    .sort();
+const permitted = (permissions: readonly KubernetesPermission[]) =>
+  permissions
+    .flatMap(({ apiGroup, resource, verbs }) =>
+      verbs.map((verb) => `${apiGroup}/${resource}:${verb}`),
+    )
+    .sort();
+
+describe('deploy/kubernetes', () => {
+  it('holds only kinds it means to, each valid against its OpenAPI schema', () => {
+    expect(objects.length).toBeGreaterThan(10);
+    for (const object of objects) {
+      const Model = MODELS[object.kind];
+      expect(Model, `a schema for ${object.kind}`).toBeDefined();
+      expect(
+        () => new (Model as NonNullable<typeof Model>)(structuredClone(object) as never).validate(),
+        `${object.kind}/${object.metadata.name}`,
+      ).not.toThrow();
+    }
+    // The validation is real: a broken Deployment fails it.
+    const broken = structuredClone(named('Deployment', 'replix-api')) as RenderedObject & {
+      spec: { replicas: unknown };
+    };
+    broken.spec.replicas = 'two';
+    expect(() => new Deployment(broken as never).validate()).toThrow();
+  });
+
+  it('puts everything in replix-system, labelled as part of Replix', () => {
+    expect(named('Namespace', 'replix-system')).toBeDefined();
+    for (const object of objects) {
+      expect(object.metadata.labels?.['app.kubernetes.io/part-of'], object.metadata.name).toBe(
+        'replix',
+      );
+      if (!['Namespace', 'ClusterRole', 'ClusterRoleBinding'].includes(object.kind))
+        expect(object.metadata.namespace, object.metadata.name).toBe('replix-system');
+    }
+  });
+
+  it('runs each role as its own Deployment of the runtime image', () => {
+    expect(
+      ofKind('Deployment')
+        .map((d) => d.metadata.name)
+        .sort(),
+    ).toEqual(ROLE_NAMES.map((role) => `replix-${role}`).sort());
+    const images = new Set<string>();
+    for (const role of ROLE_NAMES) {
+      const container = containerOf(role);
+      expect(container.args).toEqual([role]);
+      images.add(container.image);
+    }
+    expect([...images]).toEqual(['registry.example.com/replix/runtime:0.1.0']);
+  });
+
+  it("decodes each role's environment with the control plane's own configuration", () => {
+    const known = Object.keys(CONTROL_PLANE_VARIABLES.properties);
+    for (const role of ROLE_NAMES) {
+      for (const name of Object.keys(environmentOf(role))) {
+        if (name === 'HOME') continue;
+        expect(known, `${role}: ${name}`).toContain(name);
+      }
+      const config = configOf(role);
+      // The built-in issuer is off: tokens come from the OIDC issuer.
+      expect(config.oidc?.issuer, role).toBe('https://issuer.example.com');
+      expect(config.databaseUrl, role).toBe(SECRET_STAND_INS.DATABASE_URL);
+      expect(config.dataDir, role).toBe('/var/lib/replix');
+    }
+    // The roles that call the cluster run the Kubernetes driver; the others need no driver.
+    for (const role of ['api', 'reconciler'])
+      expect(configOf(role).kubernetes, role).toMatchObject({
+        image: 'registry.example.com/replix/runtime:0.1.0',
+        artifactUrl: 'http://replix-api.replix-system.svc:4000',
+      });
+    for (const role of ['builder', 'health-monitor']) expect(configOf(role).driver).toBe('process');
+  });
+
+  it("points every probe at the paths and ports the role's process serves", () => {
+    for (const role of ROLE_NAMES) {
+      const container = containerOf(role);
+      const config = configOf(role);
+      // The api answers on its own port; the other roles on their probe listener.
+      const served =
+        role === 'api'
+          ? { host: config.host, port: config.port }
+          : (config.probe as NonNullable<ControlPlaneConfig['probe']>);
+      expect(served.host, `${role} listens where the kubelet reaches it`).toBe('0.0.0.0');
+      for (const [probe, path] of [
+        ['startupProbe', PROBE_PATHS.live],
+        ['livenessProbe', PROBE_PATHS.live],
+        ['readinessProbe', PROBE_PATHS.ready],
+      ] as const) {
+        const { httpGet } = container[probe];
+        expect(httpGet.path, `${role} ${probe}`).toBe(path);
+        const port = container.ports.find((p) => p.name === httpGet.port);
+        expect(port?.containerPort, `${role} ${probe} port`).toBe(served.port);
+      }
+    }
+  });
+
+  it('serves the api through a Service that the instance pods fetch artifacts from', () => {
+    const service = named('Service', 'replix-api') as RenderedObject & {
+      spec: {
+        selector: Record<string, string>;
+        ports: Array<{ port: number; targetPort: string }>;
+      };
+    };
+    const template = named('Deployment', 'replix-api').spec as {
+      template: { metadata: { labels: Record<string, string> } };
+    };
+    expect(template.template.metadata.labels).toMatchObject(service.spec.selector);
+    const [port] = service.spec.ports;
+    expect(containerOf('api').ports.map((p) => p.name)).toContain(port?.targetPort);
+    expect(configOf('reconciler').kubernetes?.artifactUrl).toBe(
+      `http://replix-api.replix-system.svc:${port?.port}`,
+    );
+  });
+
+  it('shares the data folder between the builder and the api on a ReadWriteMany volume', () => {
+    const claim = named('PersistentVolumeClaim', 'replix-data') as RenderedObject & {
+      spec: { accessModes: string[] };
+    };
+    expect(claim.spec.accessModes).toEqual(['ReadWriteMany']);
+    const dataMount = (role: string) => {
+      const volume = podOf(role).volumes.find((v) => v.persistentVolumeClaim);
+      const mount = containerOf(role).volumeMounts.find((m) => m.name === volume?.name);
+      return volume && { claim: volume.persistentVolumeClaim?.claimName, mount };
+    };
+    for (const role of ['builder', 'api'])
+      expect(dataMount(role), role).toEqual({
+        claim: 'replix-data',
+        mount: { name: 'data', mountPath: configOf(role).dataDir },
+      });
+    expect(dataMount('reconciler')?.mount?.readOnly).toBe(true);
+    expect(dataMount('health-monitor')).toBeUndefined();
+  });
+
+  it('grants the reconciler exactly the API calls the driver makes, and the api its log reads', () => {
+    const rules = (name: string) =>
+      (
+        named('ClusterRole', name) as RenderedObject & {
+          rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
+        }
+      ).rules;
+    expect(grants(rules('replix-reconciler'))).toEqual(permitted(KUBERNETES_PERMISSIONS));
+    expect(grants(rules('replix-api'))).toEqual(permitted(LOG_READ_PERMISSIONS));
+    const all = new Set(permitted(KUBERNETES_PERMISSIONS));
+    expect(permitted(LOG_READ_PERMISSIONS).filter((grant) => !all.has(grant))).toEqual([]);
+    for (const role of ofKind('ClusterRole')) {
+      expect(JSON.stringify(role)).not.toContain('*');
+      expect(JSON.stringify(role)).not.toContain('resourceNames');
+    }
+    expect(ofKind('Role')).toEqual([]);
+    expect(ofKind('RoleBinding')).toEqual([]);
+    // Each binding names the account its role's pods run as; no one else gets a token.
+    const bound = ofKind('ClusterRoleBinding').map((binding) => {
+      const { roleRef, subjects } = binding as RenderedObject & {
+        roleRef: { name: string };
+        subjects: Array<{ kind: string; name: string; namespace: string }>;
+      };
+      return { role: roleRef.name, subjects };
+    });
+    expect(bound.sort((a, b) => a.role.localeCompare(b.role))).toEqual([
+      {
+        role: 'replix-api',
+        subjects: [{ kind: 'ServiceAccount', name: 'replix-api', namespace: 'replix-system' }],
+      },
+      {
+        role: 'replix-reconciler',
+        subjects: [
+          { kind: 'ServiceAccount', name: 'replix-reconciler', namespace: 'replix-system' },
+        ],
+      },
+    ]);
+    expect(podOf('api').serviceAccountName).toBe('replix-api');
+    expect(podOf('reconciler').serviceAccountName).toBe('replix-reconciler');
+    for (const role of ['builder', 'health-monitor']) {
+      expect(podOf(role).serviceAccountName).toBe('replix-worker');
+      expect(podOf(role).automountServiceAccountToken).toBe(false);
+    }
+  });
+
+  it('holds no secret: the Secret is the operator’s, referred to by name', () => {
+    expect(ofKind('Secret')).toEqual([]);
+    for (const role of ROLE_NAMES) {
+      const secretRefs = containerOf(role)
+        .env.filter((variable) => variable.valueFrom?.secretKeyRef)
+        .map((variable) => [variable.name, variable.valueFrom?.secretKeyRef]);
+      expect(secretRefs, role).toEqual([
+        ['DATABASE_URL', { name: 'replix-secrets', key: 'DATABASE_URL' }],
+        ['REPLIX_SECRET_KEY', { name: 'replix-secrets', key: 'REPLIX_SECRET_KEY' }],
+      ]);
+    }
+    const literals = [
+      ...ofKind('ConfigMap').flatMap((map) =>
+        Object.entries((map as RenderedObject & { data: object }).data),
+      ),
+      ...ROLE_NAMES.flatMap((role) =>
+        containerOf(role)
+          .env.filter((variable) => variable.value !== undefined)
+          .map((variable) => [variable.name, variable.value]),
+      ),
+    ];
+    for (const [name, value] of literals) {
+      expect(name).not.toMatch(/SECRET|PASSWORD|TOKEN|DATABASE_URL|STRIPE/);
+      expect(String(value), name).not.toMatch(/:\/\/[^/\s]*@/);
+    }
+  });
+
+  it('runs every container as non-root on a read-only root with no capabilities, within limits', () => {
+    for (const role of ROLE_NAMES) {
+      const pod = podOf(role);
+      expect(pod.securityContext, role).toMatchObject({
+        runAsNonRoot: true,
+        runAsUser: 10001,
+        runAsGroup: 10001,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      const container = containerOf(role);
+      expect(container.securityContext, role).toEqual({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      });
+      expect(Object.keys(container.resources.requests ?? {}).sort(), role).toEqual([
+        'cpu',
+        'memory',
+      ]);
+      expect(container.resources.limits?.memory, role).toBeDefined();
+      // The only writable places: the data folder and /tmp (HOME).
+      expect(container.volumeMounts.map((m) => m.mountPath).sort(), role).toEqual([
+        '/tmp',
+        '/var/lib/replix',
+      ]);
+    }
+  });
+
+  const kustomizeVersion = (() => {
+    try {
+      const out = execFileSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+      return /Kustomize Version: v(\d+)/.exec(out)?.[1];
+    } catch {
+      return undefined;
+    }
+  })();
+  it.skipIf(Number(kustomizeVersion ?? 0) < 5)(
+    'renders the same objects as kubectl kustomize (skipped without a kubectl embedding kustomize 5)',
+    () => {
+      const rendered = parseAllDocuments(
+        execFileSync('kubectl', ['kustomize', BASE], { encoding: 'utf8' }),
+      ).map((document) => document.toJS() as RenderedObject);
+      // kustomize names generated ConfigMaps (and every reference to them) by a content hash.
+      const unhashed = JSON.parse(
+        JSON.stringify(rendered).replace(/"(replix-(?:config|driver))-[a-z0-9]{10}"/g, '"$1"'),
+      ) as RenderedObject[];
+      const key = (object: RenderedObject) => `${object.kind}/${object.metadata.name}`;
+      const byKey = (list: RenderedObject[]) =>
+        Object.fromEntries(list.map((object) => [key(object), object]));
+      expect(byKey(unhashed)).toEqual(byKey(objects));
+    },
+  );
+
+  it.skipIf(Number(kustomizeVersion ?? 0) < 5)(
+    "renders the operator guide's overlay over the base (skipped without a kubectl embedding kustomize 5)",
+    () => {
+      const guide = readFileSync(join(ROOT, 'docs/deploy/kubernetes.md'), 'utf8');
+      const overlay = /```yaml\n# my-replix\/kustomization\.yaml\n([\s\S]*?)```/.exec(guide)?.[1];
+      expect(overlay, 'the guide shows my-replix/kustomization.yaml').toBeDefined();
+      // The overlay names the base as ../deploy/kubernetes: beside a checkout.
+      const beside = mkdtempSync(join(tmpdir(), 'replix-overlay-'));
+      try {
+        symlinkSync(join(ROOT, 'deploy'), join(beside, 'deploy'));
+        mkdirSync(join(beside, 'my-replix'));
+        writeFileSync(join(beside, 'my-replix/kustomization.yaml'), overlay as string);
+        const rendered = parseAllDocuments(
+          execFileSync('kubectl', ['kustomize', join(beside, 'my-replix')], { encoding: 'utf8' }),
+        ).map((document) => document.toJS() as RenderedObject);
+        for (const object of rendered) {
+          const Model = MODELS[object.kind] as NonNullable<(typeof MODELS)[string]>;
+          expect(() => new Model(structuredClone(object) as never).validate()).not.toThrow();
+        }
+        const data = (prefix: string) =>
+          (
+            rendered.find(
+              (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith(prefix),
+            ) as RenderedObject & { data: Record<string, string> }
+          ).data;
+        expect(data('replix-config-')).toMatchObject({
+          REPLIX_OIDC_ISSUER: 'https://login.example.com/realms/replix',
+          REPLIX_LOG_LEVEL: 'info',
+        });
+        expect(JSON.parse(data('replix-driver-').REPLIX_K8S_ENDPOINT_HOSTS as string)).toEqual({
+          'eu-west-1': '{database}.eu-west-1.db.example.com',
+        });
+        expect(data('replix-driver-').REPLIX_DRIVER).toBe('kubernetes');
+        // The guide's settings are ones the control plane accepts.
+        const config = resolveControlPlaneConfig({
+          ...data('replix-config-'),
+          ...data('replix-driver-'),
+          ...SECRET_STAND_INS,
+          HOME: '/tmp',
+        });
+        expect(config.kubernetes?.route).toEqual({
+          kind: 'httproute',
+          gateway: { namespace: 'gateways', name: 'public' },
+        });
+        const claim = rendered.find((o) => o.kind === 'PersistentVolumeClaim') as RenderedObject & {
+          spec: { storageClassName: string };
+        };
+        expect(claim.spec.storageClassName).toBe('nfs');
+      } finally {
+        rmSync(beside, { recursive: true, force: true });
+      }
+    },
+  );
+});
