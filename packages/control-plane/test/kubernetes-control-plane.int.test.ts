@@ -126,12 +126,12 @@ describe('the control plane on the Kubernetes driver', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('answers every query of a steady load through redeploy and resize, on one URL', async () => {
+  it('answers every query of a steady load through redeploy, resize and a resize to two replicas, on one URL', async () => {
     const db = cp.context.db;
     const answers: Promise<{ status: number; body: Record<string, unknown> }>[] = [];
     const timer = setInterval(() => answers.push(query()), LOAD_INTERVAL_MS);
     try {
-      const actions: Array<[string, () => Promise<Record<string, string>>]> = [
+      const actions: Array<[string, () => Promise<Record<string, string | number>>]> = [
         [
           'redeploy',
           async () => ({
@@ -139,6 +139,7 @@ describe('the control plane on the Kubernetes driver', () => {
           }),
         ],
         ['resize', async () => ({ instanceSize: 's' })],
+        ['resize', async () => ({ replicas: 2 })],
       ];
       for (const [action, extra] of actions) {
         const [before] = await liveInstances(db, seeded.databaseId);
@@ -169,10 +170,15 @@ describe('the control plane on the Kubernetes driver', () => {
     );
     expect(failed.slice(0, 3)).toEqual([]);
     expect(settled.length).toBeGreaterThan(20);
-    // One instance left: the previous ones' Deployments are gone.
-    const [serving] = await liveInstances(db, seeded.databaseId);
-    const replicas = await cp.context.driver.replicas(serving?.id as string);
-    expect(replicas.map((replica) => replica.alive)).toEqual([true]);
+    // One instance left, with its two replicas: the previous ones' Deployments are gone.
+    const instances = await liveInstances(db, seeded.databaseId);
+    expect(instances).toHaveLength(1);
+    const replicas = await cp.context.driver.replicas(instances[0]?.id as string);
+    expect(replicas.map(({ ordinal, alive }) => ({ ordinal, alive }))).toEqual([
+      { ordinal: 0, alive: true },
+      { ordinal: 1, alive: true },
+    ]);
+    expect(new Set(replicas.map((replica) => replica.url)).size).toBe(2);
   });
 
   it('keeps serving while the control plane is down, and adopts the instance when it is back', async () => {
