@@ -1,0 +1,11 @@
+import type { BuildClaim } from './build-queue.ts';
+
+/**
+ * Where the builder role runs a build it claimed: in its own process (`localBuildRunner`), or
+ * as a Kubernetes Job (`drivers/kubernetes/kubernetes-build-runner.ts`). Either way the build
+ * itself runs through `runClaimedBuild`, which records the outcome; a runner returns when the
+ * build is recorded, given back, or no longer this builder's to watch (`stopping` aborted).
+ */
+export interface BuildRunner {
+  run(claim: BuildClaim, stopping: AbortSignal): Promise<void>;
+}
