@@ -51,6 +51,11 @@ export interface FakeKubernetesOptions extends ControllerOptions {
   readonly probeIntervalMs?: number;
   /** runPods: caps each Deployment's `spec.progressDeadlineSeconds` (600 s by default). */
   readonly progressDeadlineMs?: number;
+  /**
+   * runPods: `<namespace>/<claim name>` → the local folder that PersistentVolumeClaim stands
+   * for (a test's data folder); other claims get a folder of their own (`claimDir`).
+   */
+  readonly claimDirs?: Readonly<Record<string, string>>;
 }
 
 export interface FakeKubernetes {
@@ -65,6 +70,11 @@ export interface FakeKubernetes {
   readonly gatewayUrl: string | undefined;
   /** Every request received, in order. */
   readonly requests: readonly RecordedRequest[];
+  /**
+   * runPods: the local folder of a namespace's PersistentVolumeClaim, which every pod
+   * mounting it shares (`claimDirs`, or one of its own); throws in the simulated mode.
+   */
+  claimDir(namespace: string, claimName: string): string;
   /** The stored object, for assertions without going through a client; undefined when absent. */
   object(kind: string, namespace: string | undefined, name: string): StoredObject | undefined;
   /** The Deployment never becomes ready (its rollout reports ProgressDeadlineExceeded). */
@@ -98,6 +108,10 @@ export async function startFakeKubernetes(
     kubeconfig: kubeconfigFor(url),
     gatewayUrl: local?.gatewayUrl,
     requests,
+    claimDir(namespace, claimName) {
+      if (!local) throw new Error('claimDir belongs to the runPods mode');
+      return local.kubelet.claimDir(namespace, claimName);
+    },
     object(kind, namespace, name) {
       try {
         return store.get(resourceByKind(kind), namespace, name);
@@ -134,6 +148,7 @@ async function startLocalCluster(
   const gatewayUrl = await gateway.listen();
   return {
     gatewayUrl,
+    kubelet,
     async close() {
       deployments.stop();
       jobs.stop();

@@ -7,12 +7,16 @@ const JOBS = resourceByKind('Job');
 
 /**
  * The Job controller of the fake's `runPods` mode: one Pod at a time of the Job's template
- * until one succeeds (`Complete`) or more than `backoffLimit` (6) have failed (`Failed`,
- * BackoffLimitExceeded). `completions` and `parallelism` above 1 are not supported.
+ * until one succeeds (`Complete`), more than `backoffLimit` (6) have failed (`Failed`,
+ * BackoffLimitExceeded) or `activeDeadlineSeconds` have passed since its `startTime` (`Failed`,
+ * DeadlineExceeded; its pods are deleted). `completions` and `parallelism` above 1 are not
+ * supported.
  */
 export class LocalJobController {
   readonly #store: ObjectStore;
   readonly #stopWatching: () => void;
+  /** Deadline timers, one per Job (by uid). */
+  readonly #deadlines = new Map<string, NodeJS.Timeout>();
   #queued = false;
 
   constructor(store: ObjectStore) {
@@ -24,6 +28,8 @@ export class LocalJobController {
 
   stop(): void {
     this.#stopWatching();
+    for (const timer of this.#deadlines.values()) clearTimeout(timer);
+    this.#deadlines.clear();
   }
 
   #queue(): void {
@@ -49,9 +55,29 @@ export class LocalJobController {
         !['Succeeded', 'Failed'].includes(String(phaseOf(pod))) && !pod.metadata.deletionTimestamp,
     );
     const backoffLimit = ((job.spec as JsonObject | undefined)?.backoffLimit as number) ?? 6;
-    const time = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const deadlineSeconds = (job.spec as JsonObject | undefined)?.activeDeadlineSeconds as
+      | number
+      | undefined;
+    const now = new Date();
+    const time = now.toISOString().replace(/\.\d+Z$/, 'Z');
+    const startTime = (status.startTime as string | undefined) ?? time;
+    const deadline =
+      deadlineSeconds === undefined
+        ? undefined
+        : Date.parse(status.startTime ? startTime : now.toISOString()) + deadlineSeconds * 1000;
     const conditions: JsonObject[] = [];
-    if (succeeded > 0) {
+    if (succeeded === 0 && deadline !== undefined && now.getTime() >= deadline) {
+      for (const pod of active) this.#store.delete(PODS, namespace, pod.metadata.name);
+      active = [];
+      conditions.push({
+        type: 'Failed',
+        status: 'True',
+        reason: 'DeadlineExceeded',
+        message: 'Job was active longer than specified deadline',
+        lastTransitionTime: time,
+        lastProbeTime: time,
+      });
+    } else if (succeeded > 0) {
       conditions.push({
         type: 'Complete',
         status: 'True',
@@ -77,7 +103,19 @@ export class LocalJobController {
       };
       active = [this.#store.put(PODS, podFromTemplate(job, `${name}-${nameSuffix()}`, labels))];
     }
-    const next: JsonObject = { startTime: status.startTime ?? time };
+    if (deadline !== undefined && conditions.length === 0 && !this.#deadlines.has(uid)) {
+      // Nothing else may change before the deadline: look again then.
+      const timer = setTimeout(
+        () => {
+          this.#deadlines.delete(uid);
+          this.#queue();
+        },
+        Math.max(0, deadline - now.getTime()) + 10,
+      );
+      timer.unref();
+      this.#deadlines.set(uid, timer);
+    }
+    const next: JsonObject = { startTime };
     if (active.length > 0) next.active = active.length;
     if (succeeded > 0) next.succeeded = succeeded;
     if (failed > 0) next.failed = failed;
