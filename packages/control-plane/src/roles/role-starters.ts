@@ -1,5 +1,6 @@
 import { startBuilder } from '../builder/builder-role.ts';
 import { introspectSource } from '../builder/introspect-source.ts';
+import { createBuildRunner } from '../drivers/create-driver.ts';
 import { startHealthMonitor } from '../health/health-monitor-role.ts';
 import { startReconciler } from '../reconciler/reconciler-role.ts';
 import { startWebhookDeliverer } from '../webhooks/webhook-deliverer.ts';
@@ -21,6 +22,10 @@ export const ROLE_STARTERS: Record<
       },
     };
   },
-  builder: (context) => startBuilder(context, { introspect: introspectSource }),
+  // With the kubernetes driver, builds run as Jobs; otherwise in the builder's process.
+  builder: (context) => {
+    const runner = createBuildRunner(context.config, context.log, context.db);
+    return startBuilder(context, { introspect: introspectSource, ...(runner ? { runner } : {}) });
+  },
   'health-monitor': startHealthMonitor,
 };
