@@ -15,11 +15,12 @@ import { buildJobName } from '../src/drivers/kubernetes/build-job-manifest.ts';
 import { KubernetesApi } from '../src/drivers/kubernetes/kubernetes-api.ts';
 import { KubernetesBuildRunner } from '../src/drivers/kubernetes/kubernetes-build-runner.ts';
 import { type KubernetesObject, secretData } from '../src/drivers/kubernetes/kubernetes-object.ts';
+import { BUILDER_PERMISSIONS } from '../src/drivers/kubernetes/permissions.ts';
 import { queueBuild } from '../src/resources/builds/queue-build.ts';
 import type { RunningRole } from '../src/roles/role.ts';
 import { finishedBuild, testSourceDatabase } from './builder-helpers.ts';
 import { startTestControlPlane, type TestControlPlane } from './control-plane-harness.ts';
-import { REPLIX_BIN } from './kubernetes-test-cluster.ts';
+import { apiCallsOf, callsNotGranted, REPLIX_BIN } from './kubernetes-test-cluster.ts';
 import { caller } from './lifecycle-fixtures.ts';
 
 const NAMESPACE = 'replix-system';
@@ -49,6 +50,8 @@ describe('builds as Kubernetes Jobs', () => {
   let sourceUrl: string;
   let accountId: string;
   const builders: RunningRole[] = [];
+  /** Requests before this index are the test's own set-up, not the builder's. */
+  let firstBuilderRequest = 0;
 
   const runner = (overrides: { storeSecretName?: string; deadlineSeconds?: number } = {}) =>
     new KubernetesBuildRunner({
@@ -138,6 +141,7 @@ describe('builds as Kubernetes Jobs', () => {
         REPLIX_SECRET_KEY: cp.context.config.secretKey.toString('hex'),
       }),
     });
+    firstBuilderRequest = fake.requests.length;
   });
   afterAll(async () => {
     for (const builder of builders) await builder.close();
@@ -164,7 +168,7 @@ describe('builds as Kubernetes Jobs', () => {
     expect(log.at(-1)).toBe('Build succeeded');
 
     // The api role serves the artifact the Job wrote to the claim.
-    const manifest = await cp.request('GET', `/v1/internal/artifacts/${buildId}/manifest.json`, {
+    const manifest = await cp.request('GET', `/internal/artifacts/${buildId}/manifest.json`, {
       headers: { authorization: `Bearer ${artifactToken(cp.context.config.secretKey, buildId)}` },
     });
     expect(manifest.status).toBe(200);
@@ -227,5 +231,14 @@ describe('builds as Kubernetes Jobs', () => {
       error: "The build did not finish within 3 s (the build job's deadline).",
     });
     expect((await logOf(buildId)).at(-1)).toBe(`Build failed: ${row.error}`);
+  });
+
+  // Last: every call the builders made.
+  it('stays within BUILDER_PERMISSIONS (the Role the builder needs)', () => {
+    const calls = apiCallsOf(fake.requests.slice(firstBuilderRequest));
+    expect([...calls].sort()).toEqual(
+      ['batch|jobs|create', 'batch|jobs|get', 'batch|jobs|list', 'batch|jobs|patch'].sort(),
+    );
+    expect(callsNotGranted(calls, BUILDER_PERMISSIONS)).toEqual([]);
   });
 });

@@ -1,17 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
+import { Agent, createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isIP } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { type FakeKubernetes, startFakeKubernetes } from '@replix/testkit';
 import pino from 'pino';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { artifactFile } from '../src/builder/artifact-files.ts';
 import { kubernetesDriverOf } from '../src/drivers/create-driver.ts';
 import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
 import type { KubernetesDriver } from '../src/drivers/kubernetes/kubernetes-driver.ts';
 import { runDriverContract } from './driver-contract.ts';
-import { REPLIX_BIN } from './kubernetes-test-cluster.ts';
+import {
+  apiCallsOf,
+  callsNotGranted,
+  REPLIX_BIN,
+  throughGateway,
+} from './kubernetes-test-cluster.ts';
 
 // The driver contract against the fake API server in its runPods mode: pods run as local
 // processes (the real `replix serve` of this checkout, its artifact fetched by the real init
@@ -29,7 +33,7 @@ const keepAlive = new Agent({ keepAlive: true });
 beforeAll(async () => {
   fake = await startFakeKubernetes({ runPods: true, probeIntervalMs: 100 });
   artifactServer = createServer((request, response) => {
-    const match = /^\/v1\/internal\/artifacts\/([^/]+)\/([^/]+)$/.exec(request.url ?? '');
+    const match = /^\/internal\/artifacts\/([^/]+)\/([^/]+)$/.exec(request.url ?? '');
     if (!match) {
       response.writeHead(404).end();
       return;
@@ -50,6 +54,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   keepAlive.destroy();
+  // Every call the contract made (HTTPRoute endpoints included) is one the RBAC rules grant.
+  if (fake) expect(callsNotGranted(apiCallsOf(fake.requests))).toEqual([]);
   await fake?.close();
   await new Promise((resolve) => artifactServer?.close(resolve));
 });
@@ -83,42 +89,9 @@ function makeDriver(): KubernetesDriver {
   return driver;
 }
 
-/** A GET as a client sends it: instance URLs directly, endpoint hosts through the gateway. */
-function request(url: string, headers: Record<string, string>): Promise<Response> {
-  const target = new URL(url);
-  if (isIP(target.hostname)) return fetch(url, { headers });
-  const gateway = new URL(fake.gatewayUrl as string);
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(
-      {
-        host: gateway.hostname,
-        port: gateway.port,
-        path: `${target.pathname}${target.search}`,
-        headers: { ...headers, host: target.host },
-        agent: keepAlive,
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () =>
-          resolve(
-            new Response(Buffer.concat(chunks), {
-              status: response.statusCode ?? 502,
-              headers: { 'content-type': String(response.headers['content-type'] ?? '') },
-            }),
-          ),
-        );
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end();
-  });
-}
-
 runDriverContract('kubernetes', makeDriver, {
   // The instances and endpoints live in the cluster: a control plane's crash takes nothing.
   crash: async () => {},
-  request,
+  request: (url, headers) => throughGateway(fake.gatewayUrl as string, url, headers, keepAlive),
   closedEndpointStatus: 404,
 });

@@ -23,6 +23,7 @@ import {
 } from '../src/drivers/kubernetes/kubernetes-names.ts';
 import { replicaReplicationId } from '../src/reconciler/replication-id.ts';
 import { sampleLaunch } from './fixtures/sample-launch.ts';
+import { apiCallsOf, callsNotGranted } from './kubernetes-test-cluster.ts';
 
 // The Kubernetes driver against the fake API server with running pods, with a stand-in
 // instance program (fixtures/fake-instance.mjs) delivered as an image: what the driver applies,
@@ -126,11 +127,11 @@ describe('the Kubernetes driver on the fake API server', () => {
     expect(await driver.isAlive(launch.instanceId)).toBe(true);
     expect((await fetch(`${handle.privateUrl}/health`)).status).toBe(200);
 
-    // Fewer replicas: the extra Deployment goes.
+    // Fewer replicas: the extra Deployment goes (foreground: it stays, being deleted, until its
+    // pod is gone).
     expect(await driver.start({ ...launch, replicas: 1 })).toEqual(handle);
-    expect(
-      fake.object('Deployment', NAMESPACE, replicaObjectName(launch.instanceId, 1)),
-    ).toBeUndefined();
+    const removed = fake.object('Deployment', NAMESPACE, replicaObjectName(launch.instanceId, 1));
+    expect(removed === undefined || removed.metadata.deletionTimestamp !== undefined).toBe(true);
     expect((await driver.replicas(launch.instanceId)).map((replica) => replica.ordinal)).toEqual([
       0,
     ]);
@@ -157,13 +158,13 @@ describe('the Kubernetes driver on the fake API server', () => {
       'someone-else',
     );
     expect(
-      (fake.object('Deployment', NAMESPACE, name)?.spec as { revisionHistoryLimit: number })
-        .revisionHistoryLimit,
+      (fake.object('Deployment', NAMESPACE, name)?.spec as { revisionHistoryLimit?: number })
+        ?.revisionHistoryLimit,
     ).toBe(9);
     await driver.start(launch);
     const after = fake.object('Deployment', NAMESPACE, name);
-    expect((after?.spec as { revisionHistoryLimit: number }).revisionHistoryLimit).toBe(1);
-    const managers = (after?.metadata.managedFields as Array<{ manager: string }>).map(
+    expect((after?.spec as { revisionHistoryLimit?: number })?.revisionHistoryLimit).toBe(1);
+    const managers = ((after?.metadata.managedFields ?? []) as Array<{ manager: string }>).map(
       (entry) => entry.manager,
     );
     expect(managers).toContain('replix');
@@ -211,14 +212,19 @@ describe('the Kubernetes driver on the fake API server', () => {
     const from = fake.requests.length;
     await driver.stop(launch.instanceId);
     const deletes = fake.requests.slice(from).filter((request) => request.method === 'DELETE');
-    expect(deletes.map((request) => request.path.split('/').slice(-2)[0]).sort()).toEqual([
-      'deployments',
-      'deployments',
-      'secrets',
-      'secrets',
-      'services',
-    ]);
+    // The Deployments, and whatever of the Secrets and Service garbage collection (they are
+    // owned by replica 0) had not taken yet.
+    expect(deletes.filter((request) => request.path.includes('/deployments/'))).toHaveLength(2);
     for (const request of deletes) expect(request.query.propagationPolicy).toBe('Foreground');
+    for (const [kind, name] of [
+      ['Deployment', replicaObjectName(launch.instanceId, 0)],
+      ['Deployment', replicaObjectName(launch.instanceId, 1)],
+      ['Secret', instanceSecretName(launch.instanceId)],
+      ['Secret', instanceKeysName(launch.instanceId)],
+      ['Service', instanceObjectName(launch.instanceId)],
+    ] as const) {
+      expect(fake.object(kind, NAMESPACE, name), name).toBeUndefined();
+    }
     expect(await driver.isAlive(launch.instanceId)).toBe(false);
     expect(await driver.replicas(launch.instanceId)).toEqual([]);
     const kubeConfig = new KubeConfig();
@@ -311,5 +317,12 @@ describe('the Kubernetes driver on the fake API server', () => {
       await rm(dir, { recursive: true, force: true });
       await driver.stop(launch.instanceId);
     }
+  });
+
+  // Last: every call this file's driver made.
+  it('stays within KUBERNETES_PERMISSIONS (the RBAC rules the chart grants)', () => {
+    const calls = apiCallsOf(fake.requests);
+    expect(calls.size).toBeGreaterThan(10);
+    expect(callsNotGranted(calls)).toEqual([]);
   });
 });

@@ -1,4 +1,92 @@
+import { type Agent, request as httpRequest } from 'node:http';
+import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import {
+  KUBERNETES_PERMISSIONS,
+  type KubernetesPermission,
+} from '../src/drivers/kubernetes/permissions.ts';
 
 /** The `replix` command of this checkout: what the fake kubelet's pods run as the image's CLI. */
 export const REPLIX_BIN = fileURLToPath(new URL('../../cli/bin/replix.js', import.meta.url));
+
+/**
+ * A GET as a client sends it: to an IP address directly; to a name (an endpoint's host, which
+ * no DNS here resolves) through the fake's gateway with that `Host`.
+ */
+export function throughGateway(
+  gatewayUrl: string,
+  url: string,
+  headers: Record<string, string>,
+  agent?: Agent,
+): Promise<Response> {
+  const target = new URL(url);
+  if (isIP(target.hostname)) return fetch(url, { headers });
+  const gateway = new URL(gatewayUrl);
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      {
+        host: gateway.hostname,
+        port: gateway.port,
+        path: `${target.pathname}${target.search}`,
+        headers: { ...headers, host: target.host },
+        ...(agent ? { agent } : {}),
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () =>
+          resolve(
+            new Response(Buffer.concat(chunks), {
+              status: response.statusCode ?? 502,
+              headers: { 'content-type': String(response.headers['content-type'] ?? '') },
+            }),
+          ),
+        );
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}
+
+/**
+ * The API calls among `requests` (the fake's record) as `group|resource|verb`, the way RBAC
+ * authorizes them: an apply (PATCH) as `patch` and `create` (an apply that creates is
+ * authorized as create). Discovery (`/api`, `/apis`, group versions) is open to every client.
+ */
+export function apiCallsOf(
+  requests: readonly { method: string; path: string; query: Readonly<Record<string, string>> }[],
+): Set<string> {
+  const calls = new Set<string>();
+  for (const { method, path, query } of requests) {
+    const match =
+      /^\/(?:api\/v1|apis\/([^/]+)\/[^/]+)\/(?:namespaces\/[^/]+\/)?([^/]+)(?:\/([^/]+)(?:\/([^/]+))?)?$/.exec(
+        path,
+      );
+    if (!match) continue;
+    const [, group = '', plural, name, subresource] = match;
+    const resource = subresource ? `${plural}/${subresource}` : plural;
+    const verbs =
+      method === 'GET'
+        ? [name ? 'get' : query.watch ? 'watch' : 'list']
+        : method === 'PATCH'
+          ? ['patch', 'create']
+          : [method === 'DELETE' ? 'delete' : method];
+    for (const verb of verbs) calls.add(`${group}|${resource}|${verb}`);
+  }
+  return calls;
+}
+
+/** The calls the rules (KUBERNETES_PERMISSIONS unless given) do not grant. */
+export function callsNotGranted(
+  calls: Iterable<string>,
+  permissions: readonly KubernetesPermission[] = KUBERNETES_PERMISSIONS,
+): string[] {
+  const granted = new Set(
+    permissions.flatMap((rule) =>
+      rule.verbs.map((verb) => `${rule.apiGroup}|${rule.resource}|${verb}`),
+    ),
+  );
+  return [...calls].filter((call) => !granted.has(call));
+}

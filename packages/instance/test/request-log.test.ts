@@ -47,3 +47,20 @@ test('health checks are not logged at info; server errors are logged at warn', a
   expect(lines.some((line) => line.path === '/health/detail')).toBe(false);
   expect(lines.find((line) => line.path === '/broken')).toMatchObject({ level: 40, status: 500 });
 });
+
+test("a Kubernetes kubelet's probes are not logged at all, other clients' health checks at debug", async () => {
+  const lines: Array<Record<string, unknown>> = [];
+  const app = await appLoggingTo(lines);
+  app.log.level = 'debug';
+  await app.inject({
+    method: 'GET',
+    url: '/health/detail',
+    headers: { 'user-agent': 'kube-probe/1.32' },
+  });
+  await app.inject({ method: 'GET', url: '/query', headers: { 'user-agent': 'kube-probe/1.32' } });
+  await app.inject({ method: 'GET', url: '/health/detail', headers: { 'user-agent': 'curl/8' } });
+  await app.close();
+  expect(lines.filter((line) => line.path !== undefined)).toEqual([
+    expect.objectContaining({ level: 20, path: '/health/detail' }),
+  ]);
+});

@@ -7,6 +7,7 @@ import { hasRole, minimumRole } from '../auth/role-policy.ts';
 import { registerLocalBillingPages } from '../billing/local-billing-pages.ts';
 import { ApiError, CONTROL_PLANE_ERRORS, type ControlPlaneErrorCode } from '../errors.ts';
 import { actorOf, runAsActor } from '../events/audit-actor.ts';
+import { registerArtifactFilesRoutes } from '../resources/artifacts/artifact-files-routes.ts';
 import type { ApiServer } from './api-server.ts';
 import type { ApiContext } from './context.ts';
 import { registerDashboardSite } from './dashboard-site.ts';
@@ -167,6 +168,8 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
   );
 
   await app.register(async (v1) => registerRoutes(v1 as ApiServer, context), { prefix: '/v1' });
+  // The artifact files instance pods fetch (Kubernetes driver), outside /v1: not for users.
+  registerArtifactFilesRoutes(app as unknown as ApiServer, context);
   // The local payment provider's checkout and portal pages, outside /v1 (they are HTML).
   registerLocalBillingPages(app as unknown as ApiServer, context);
 

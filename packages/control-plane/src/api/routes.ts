@@ -1,7 +1,6 @@
 import { registerAccountRoutes } from '../resources/account/account-routes.ts';
 import { registerAdminRoutes } from '../resources/admin/admin-routes.ts';
 import { registerApiKeysRoutes } from '../resources/api-keys/api-keys-routes.ts';
-import { registerArtifactFilesRoutes } from '../resources/artifacts/artifact-files-routes.ts';
 import { registerAuditRoutes } from '../resources/audit/audit-routes.ts';
 import { registerAuthRoutes } from '../resources/auth/auth-routes.ts';
 import { registerBillingRoutes } from '../resources/billing/billing-routes.ts';
@@ -24,7 +23,6 @@ export function registerRoutes(app: ApiServer, context: ApiContext): void {
   registerDatabasesRoutes(app, context);
   registerActionsRoutes(app, context);
   registerBuildsRoutes(app, context);
-  registerArtifactFilesRoutes(app, context);
   registerInstanceRoutes(app, context);
   registerApiKeysRoutes(app, context);
   registerAuditRoutes(app, context);

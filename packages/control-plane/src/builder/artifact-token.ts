@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
  * The bearer token that lets an instance pod fetch one build's artifact from the control
- * plane (`GET /v1/internal/artifacts/<buildId>/<file>`): an HMAC of the build id under the
+ * plane (`GET /internal/artifacts/<buildId>/<file>`): an HMAC of the build id under the
  * control plane's secret key, so every process sharing the key issues and checks it with no
  * stored state, and a token opens exactly one build.
  */

@@ -108,7 +108,7 @@ async function fetchedArtifact(
   const manifest = await readFile(join(launch.artifactDir, 'manifest.json'));
   return {
     kind: 'fetch',
-    url: `${baseUrl}/v1/internal/artifacts/${encodeURIComponent(launch.buildId)}`,
+    url: `${baseUrl}/internal/artifacts/${encodeURIComponent(launch.buildId)}`,
     manifestSha256: createHash('sha256').update(manifest).digest('hex'),
     token: artifactToken(secretKey, launch.buildId),
   };

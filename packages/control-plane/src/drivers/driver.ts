@@ -35,6 +35,10 @@ export interface LogChunk {
 
 /** A database's stable endpoint: the address users query, the same for the database's life. */
 export interface Endpoint {
+  /**
+   * The port users connect to: the process driver's own listener; the Kubernetes driver's
+   * gateway port for the URL's scheme (443 or 80), the same for every database.
+   */
   readonly port: number;
   readonly url: string;
 }

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import type { Logger } from 'pino';
 import { unroutedMessage } from '../../reconciler/endpoint-messages.ts';
 import type { Driver, Endpoint, InstanceHandle, LogChunk, ReplicaState } from '../driver.ts';
@@ -44,6 +45,7 @@ import { podIp, podRuns, rolloutState } from './rollout-state.ts';
 import {
   messageManager,
   UNROUTED_NAME,
+  UNROUTED_SERVICE_PORT,
   unroutedManifests,
   unroutedMessageConfigMap,
 } from './unrouted-backend.ts';
@@ -81,6 +83,8 @@ const ERROR_LOG_LINES = 15;
 /** At most this many lines per readLogs call after a token; the rest come next time. */
 const MAX_PAGE_LINES = 1000;
 const INSTANCE_CONTAINER = 'instance';
+/** How long `unroute` waits for the unrouted server to answer the new message. */
+const MESSAGE_WAIT_MS = 90_000;
 const EVENTS_SOURCE = 'events';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -618,10 +622,37 @@ export class KubernetesDriver implements Driver {
     await this.#setMessage(namespace, input, options, null);
   }
 
+  /**
+   * Sets the message, points the route at the unrouted server, and resolves once that server
+   * answers the message for the database's host (the kubelet brings a changed ConfigMap into
+   * the pods on its own schedule, up to a minute on a real cluster).
+   */
   async unroute(databaseId: string, message: string): Promise<void> {
     const { input, options, namespace } = await this.#endpointInput(databaseId, null);
     await this.#setMessage(namespace, input, options, message);
     await this.#applyEndpoint(input, options);
+    await this.#awaitMessage(namespace, endpointHost(options, input), message);
+  }
+
+  /**
+   * Polls the namespace's unrouted server (through its cluster IP, with the endpoint's host)
+   * until it answers `message`. Gives up quietly when the server cannot be reached from here
+   * (a control plane outside the cluster) or after MESSAGE_WAIT_MS.
+   */
+  async #awaitMessage(namespace: string, host: string, message: string): Promise<void> {
+    const service = await this.#api.get({ ...SERVICE, namespace, name: UNROUTED_NAME });
+    const ip = (service?.spec as { clusterIP?: string } | undefined)?.clusterIP;
+    if (!ip || ip === 'None') return;
+    const deadline = Date.now() + MESSAGE_WAIT_MS;
+    let pause = FIRST_POLL_MS;
+    while (Date.now() < deadline) {
+      const answered = await unroutedAnswer(ip, host);
+      if (answered === null) return;
+      if (answered === message) return;
+      await sleep(pause);
+      pause = Math.min(MAX_POLL_MS, Math.round(pause * 1.5));
+    }
+    this.#log.warn({ namespace }, 'the unrouted server did not take the new message in time');
   }
 
   /** Deletes the database's route and Service, and its message; found by label, so the
@@ -643,6 +674,33 @@ export class KubernetesDriver implements Driver {
         messageManager(databaseObjectName(databaseId)),
       );
     }
+  }
+}
+
+/**
+ * The message the unrouted server at `ip` answers for `host`, or null when it cannot be
+ * reached (or answers something else than its 503 envelope).
+ */
+async function unroutedAnswer(ip: string, host: string): Promise<string | null> {
+  try {
+    const body = await new Promise<string>((resolve, reject) => {
+      const outgoing = httpRequest(
+        { host: ip, port: UNROUTED_SERVICE_PORT, path: '/', headers: { host }, timeout: 2000 },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+          response.on('error', reject);
+        },
+      );
+      outgoing.on('timeout', () => outgoing.destroy(new Error('timeout')));
+      outgoing.on('error', reject);
+      outgoing.end();
+    });
+    const message = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
+    return typeof message === 'string' ? message : null;
+  } catch {
+    return null;
   }
 }
 

@@ -5,41 +5,46 @@
  * namespace comes from the operator's pattern (`replix-{region}` or per account) and the driver
  * finds an instance's objects by label across namespaces (stop, reap, logs after a restart).
  *
- * `patch` is server-side apply (it creates too); the driver never uses create, update or
- * watch, and reads Events only to explain a failed rollout.
+ * The driver writes only with server-side apply (a PATCH); an apply that creates the object is
+ * authorized as `create` too, so every applied resource has both. It never sends POST, PUT or
+ * a watch, and reads Events only to explain a failed rollout and as infra log lines.
  */
 export interface KubernetesPermission {
   /** The API group: '' for the core group. */
   readonly apiGroup: string;
   /** The resource as RBAC names it (`pods/log` for a subresource). */
   readonly resource: string;
-  readonly verbs: readonly ('get' | 'list' | 'patch' | 'delete')[];
+  readonly verbs: readonly ('get' | 'list' | 'create' | 'patch' | 'delete')[];
 }
 
 export const KUBERNETES_PERMISSIONS: readonly KubernetesPermission[] = [
   // The instance namespaces, applied before the first object in them.
-  { apiGroup: '', resource: 'namespaces', verbs: ['get', 'patch'] },
+  { apiGroup: '', resource: 'namespaces', verbs: ['create', 'patch'] },
   // Launch secrets and the key set (the keys file), owned by the replica-0 Deployment.
-  { apiGroup: '', resource: 'secrets', verbs: ['get', 'list', 'patch', 'delete'] },
+  { apiGroup: '', resource: 'secrets', verbs: ['list', 'create', 'patch', 'delete'] },
   // The unrouted server's messages, one key per unrouted database (unrouted-backend.ts).
-  { apiGroup: '', resource: 'configmaps', verbs: ['patch'] },
+  { apiGroup: '', resource: 'configmaps', verbs: ['create', 'patch'] },
   // Per-instance Services (privateUrl) and the database Services (the switch).
-  { apiGroup: '', resource: 'services', verbs: ['get', 'list', 'patch', 'delete'] },
-  { apiGroup: 'apps', resource: 'deployments', verbs: ['get', 'list', 'patch', 'delete'] },
+  { apiGroup: '', resource: 'services', verbs: ['get', 'list', 'create', 'patch', 'delete'] },
+  {
+    apiGroup: 'apps',
+    resource: 'deployments',
+    verbs: ['get', 'list', 'create', 'patch', 'delete'],
+  },
   // Replica addresses and liveness, and whose logs to read.
-  { apiGroup: '', resource: 'pods', verbs: ['get', 'list'] },
+  { apiGroup: '', resource: 'pods', verbs: ['list'] },
   { apiGroup: '', resource: 'pods/log', verbs: ['get'] },
   // Why a rollout fails, and the infra lines of readLogs.
   { apiGroup: '', resource: 'events', verbs: ['list'] },
   {
     apiGroup: 'gateway.networking.k8s.io',
     resource: 'httproutes',
-    verbs: ['get', 'list', 'patch', 'delete'],
+    verbs: ['list', 'create', 'patch', 'delete'],
   },
   {
     apiGroup: 'networking.k8s.io',
     resource: 'ingresses',
-    verbs: ['get', 'list', 'patch', 'delete'],
+    verbs: ['list', 'create', 'patch', 'delete'],
   },
 ];
 
@@ -51,5 +56,5 @@ export const KUBERNETES_PERMISSIONS: readonly KubernetesPermission[] = [
  * through the builder's account.
  */
 export const BUILDER_PERMISSIONS: readonly KubernetesPermission[] = [
-  { apiGroup: 'batch', resource: 'jobs', verbs: ['get', 'list', 'patch', 'delete'] },
+  { apiGroup: 'batch', resource: 'jobs', verbs: ['get', 'list', 'create', 'patch', 'delete'] },
 ];

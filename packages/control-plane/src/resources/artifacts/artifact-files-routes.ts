@@ -7,7 +7,7 @@ import { ApiError } from '../../errors.ts';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * `GET /v1/internal/artifacts/<buildId>/<file>`: what instance pods of the Kubernetes driver
+ * `GET /internal/artifacts/<buildId>/<file>`: what instance pods of the Kubernetes driver
  * fetch their build from, with the build's token as bearer (builder/artifact-files.ts). Not
  * in the OpenAPI document: it is for the cluster's pods, not for users.
  */
