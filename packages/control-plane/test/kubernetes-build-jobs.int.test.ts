@@ -233,11 +233,51 @@ describe('builds as Kubernetes Jobs', () => {
     expect((await logOf(buildId)).at(-1)).toBe(`Build failed: ${row.error}`);
   });
 
+  it('leaves a running Job to record its build when the builder stops, and replaces an earlier Job', async () => {
+    const database = await testSourceDatabase(cp, accountId, sourceUrl);
+    const buildId = await queueBuild(cp.context.db, database);
+    // A Job of an earlier launch of this build (an attempt given back, say): it goes.
+    await api.apply({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: {
+        name: 'replix-build-earlier',
+        namespace: NAMESPACE,
+        labels: { 'app.kubernetes.io/managed-by': 'replix', 'replix.dev/build-id': buildId },
+      },
+      spec: {
+        template: {
+          spec: {
+            restartPolicy: 'Never',
+            containers: [{ name: 'idle', image: 'node:24', command: ['node', '-e', ''] }],
+          },
+        },
+      },
+    });
+    const builder = await startBuilderWith(runner());
+    for (;;) {
+      const names = (await jobsOf(buildId)).map((job) => job.metadata.name);
+      if (names.length === 1 && names[0] !== 'replix-build-earlier') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await builder.close();
+
+    const row = await finishedBuild(cp, buildId, 180_000);
+    expect(row).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect((await logOf(buildId)).at(-1)).toBe('Build succeeded');
+  });
+
   // Last: every call the builders made.
   it('stays within BUILDER_PERMISSIONS (the Role the builder needs)', () => {
     const calls = apiCallsOf(fake.requests.slice(firstBuilderRequest));
     expect([...calls].sort()).toEqual(
-      ['batch|jobs|create', 'batch|jobs|get', 'batch|jobs|list', 'batch|jobs|patch'].sort(),
+      [
+        'batch|jobs|create',
+        'batch|jobs|delete',
+        'batch|jobs|get',
+        'batch|jobs|list',
+        'batch|jobs|patch',
+      ].sort(),
     );
     expect(callsNotGranted(calls, BUILDER_PERMISSIONS)).toEqual([]);
   });

@@ -201,6 +201,23 @@ describe('the control plane on the Kubernetes driver', () => {
     const [serving] = await liveInstances(db, seeded.databaseId);
     const replicas = await cp.context.driver.replicas(serving?.id as string);
     expect(replicas.map((replica) => replica.alive)).toEqual([true]);
+    // The builds ran as Jobs whose pods recorded them (`kubernetes.job`).
+    const builds = await db
+      .selectFrom('builds')
+      .select(['status', 'compute_type'])
+      .where('database_id', '=', seeded.databaseId)
+      .execute();
+    expect(builds.length).toBeGreaterThan(0);
+    for (const build of builds) {
+      expect(build).toEqual({ status: 'succeeded', compute_type: 'kubernetes.job' });
+    }
+    expect(
+      fake.requests.some(
+        (request) =>
+          request.method === 'PATCH' &&
+          request.path.startsWith('/apis/batch/v1/namespaces/replix-system/jobs/'),
+      ),
+    ).toBe(true);
   });
 
   it('keeps serving while the control plane is down, and adopts the instance when it is back', async () => {
