@@ -19,7 +19,9 @@
  * name); no defaulting, no schema validation beyond names; deletion is immediate (no
  * finalizers, no `deletionTimestamp`) and answers a success `Status`; Deployments own their
  * Pods directly (no ReplicaSets); a watch keeps no history (no 410 Gone, no bookmarks, no
- * DELETED when a label change leaves the selector); no POST/PUT/merge
+ * DELETED when a label change leaves the selector); in runPods mode a `persistentVolumeClaim`
+ * volume is bound at once to a local folder per namespace and claim (no PersistentVolumeClaim
+ * object, storage class or access mode is checked); no POST/PUT/merge
  * patches, no authentication, no aggregated discovery or OpenAPI documents.
  */
 import { createServer } from 'node:http';
