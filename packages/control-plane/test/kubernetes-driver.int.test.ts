@@ -23,7 +23,7 @@ import {
 } from '../src/drivers/kubernetes/kubernetes-names.ts';
 import { replicaReplicationId } from '../src/reconciler/replication-id.ts';
 import { sampleLaunch } from './fixtures/sample-launch.ts';
-import { apiCallsOf, callsNotGranted } from './kubernetes-test-cluster.ts';
+import { apiCallsOf, callsNotGranted, killReplica } from './kubernetes-test-cluster.ts';
 
 // The Kubernetes driver against the fake API server with running pods, with a stand-in
 // instance program (fixtures/fake-instance.mjs) delivered as an image: what the driver applies,
@@ -135,6 +135,30 @@ describe('the Kubernetes driver on the fake API server', () => {
     expect((await driver.replicas(launch.instanceId)).map((replica) => replica.ordinal)).toEqual([
       0,
     ]);
+    await driver.stop(launch.instanceId);
+  });
+
+  it('lists a lost replica as not running, and start brings back only that one', async () => {
+    const driver = makeDriver();
+    const launch = launchOf({ replicas: 2 });
+    const handle = await driver.start(launch);
+    const [zero] = await driver.replicas(launch.instanceId);
+    await killReplica(fake.kubeconfig, launch.instanceId, 1);
+    expect(await driver.isAlive(launch.instanceId)).toBe(false);
+    expect(
+      (await driver.replicas(launch.instanceId)).map(({ ordinal, alive }) => ({ ordinal, alive })),
+    ).toEqual([
+      { ordinal: 0, alive: true },
+      { ordinal: 1, alive: false },
+    ]);
+    expect(await driver.start(launch)).toEqual(handle);
+    const after = await driver.replicas(launch.instanceId);
+    expect(after.map((replica) => replica.alive)).toEqual([true, true]);
+    // Replica 0 is the same pod: same address, never restarted.
+    expect(after[0]?.url).toBe(zero?.url);
+    expect(await text(`${after[1]?.url}/replication`)).toBe(
+      replicaReplicationId(launch.replicationId, 1),
+    );
     await driver.stop(launch.instanceId);
   });
 

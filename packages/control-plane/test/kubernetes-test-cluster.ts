@@ -1,6 +1,9 @@
 import { type Agent, request as httpRequest } from 'node:http';
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubernetesApi } from '../src/drivers/kubernetes/kubernetes-api.ts';
+import { replicaObjectName } from '../src/drivers/kubernetes/kubernetes-names.ts';
 import {
   KUBERNETES_PERMISSIONS,
   type KubernetesPermission,
@@ -89,4 +92,34 @@ export function callsNotGranted(
     ),
   );
   return [...calls].filter((call) => !granted.has(call));
+}
+
+/**
+ * Kills one replica outright, as losing it would on a cluster: its Deployment is deleted
+ * (foreground) and its pod is gone when this resolves. The driver contract's `killReplica`.
+ */
+export async function killReplica(
+  kubeconfig: string,
+  instanceId: string,
+  ordinal: number,
+): Promise<void> {
+  const config = new KubeConfig();
+  config.loadFromString(kubeconfig);
+  const api = new KubernetesApi(config);
+  const name = replicaObjectName(instanceId, ordinal);
+  const [deployment] = (
+    await api.list('apps/v1', 'Deployment', `replix.dev/instance-id=${instanceId}`)
+  ).filter((one) => one.metadata.name === name);
+  if (!deployment) return;
+  const ref = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    namespace: deployment.metadata.namespace,
+    name,
+  };
+  await api.delete(ref);
+  for (let waited = 0; (await api.get(ref)) !== null; waited += 100) {
+    if (waited > 60_000) throw new Error(`replica ${ordinal} of ${instanceId} did not go`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

@@ -409,6 +409,24 @@ describe('the simulated controller', () => {
       await failure(core.readNamespacedPodLog({ name: 'absent', namespace: NS })),
     ).toMatchObject({ code: 404 });
   });
+
+  it('serves the pod log of the last sinceSeconds', async () => {
+    await apply(deployment(1));
+    const [pod] = (await core.listNamespacedPod({ namespace: NS })).items;
+    const name = pod?.metadata?.name as string;
+    fake.appendLog(NS, name, 'an hour ago', new Date(Date.now() - 3_600_000));
+    fake.appendLog(NS, name, 'a minute ago', new Date(Date.now() - 60_000));
+    expect(await core.readNamespacedPodLog({ name, namespace: NS, sinceSeconds: 600 })).toBe(
+      'a minute ago\n',
+    );
+    expect(
+      await failure(core.readNamespacedPodLog({ name, namespace: NS, sinceSeconds: 0 })),
+    ).toMatchObject({ code: 400 });
+    const both = await fetch(
+      `${fake.url}/api/v1/namespaces/${NS}/pods/${name}/log?sinceSeconds=5&sinceTime=2026-01-01T00:00:10Z`,
+    );
+    expect(both.status).toBe(400);
+  });
 });
 
 const run = promisify(execFile);

@@ -1,8 +1,11 @@
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import {
   AppsV1Api,
   CoreV1Api,
@@ -434,5 +437,674 @@ describe('the local kube-proxy', () => {
     // No ready pod: the connection is closed.
     await apply(service('db', { app: 'nothing' }));
     await expect(get(`http://${clusterIP}/`)).rejects.toThrow();
+  });
+});
+
+describe('pods', () => {
+  it('runs init containers one after another before the containers, sharing an emptyDir', async () => {
+    const step = (n: number): V1Container => ({
+      name: `init-${n}`,
+      image: 'busybox',
+      command: [
+        'node',
+        '-e',
+        `require('node:fs').appendFileSync('/work/order', '${n}'); console.log('init ${n} done')`,
+      ],
+      volumeMounts: [{ name: 'work', mountPath: '/work' }],
+    });
+    await apply(
+      deployment(
+        'web',
+        1,
+        [
+          serverContainer({
+            env: [{ name: 'KEYS_FILE', value: '/work/order' }],
+            volumeMounts: [{ name: 'work', mountPath: '/work' }],
+          }),
+        ],
+        {},
+        { initContainers: [step(1), step(2)], volumes: [{ name: 'work', emptyDir: {} }] },
+      ),
+    );
+    const [pod] = await readyPods('web', 1);
+    expect((await getJson(`http://${pod?.status?.podIP}:8080/`)).keys).toBe('12');
+    expect(pod?.status?.initContainerStatuses?.map((s) => s.state?.terminated?.exitCode)).toEqual([
+      0, 0,
+    ]);
+    const name = pod?.metadata?.name as string;
+    expect(await core.readNamespacedPodLog({ name, namespace: NS, container: 'init-2' })).toBe(
+      'init 2 done\n',
+    );
+  });
+
+  it('keeps a pod whose init container fails not ready, restarting it, its log readable', async () => {
+    await apply(
+      deployment(
+        'web',
+        1,
+        [serverContainer()],
+        {},
+        {
+          initContainers: [
+            {
+              name: 'migrate',
+              image: 'busybox',
+              command: ['node', '-e', "console.error('migration failed'); process.exit(3)"],
+            },
+          ],
+        },
+      ),
+    );
+    const pod = await eventually(async () => {
+      const [pod] = await podsOf('web');
+      const init = pod?.status?.initContainerStatuses?.[0];
+      expect(init?.restartCount).toBeGreaterThanOrEqual(1);
+      expect(init?.lastState?.terminated?.exitCode).toBe(3);
+      return pod as V1Pod;
+    });
+    expect(pod.status?.phase).toBe('Pending');
+    expect(pod.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: 'Initialized', status: 'False' }),
+    );
+    expect(pod.status?.containerStatuses?.[0]?.state?.waiting?.reason).toBe('PodInitializing');
+    const log = await core.readNamespacedPodLog({
+      name: pod.metadata?.name as string,
+      namespace: NS,
+      container: 'migrate',
+    });
+    expect(log).toContain('migration failed\n');
+  });
+
+  it('restarts a container that exits, counting restarts', async () => {
+    await apply(
+      deployment('crashy', 1, [
+        {
+          name: 'main',
+          image: 'x',
+          command: ['node', '-e', "console.log('started'); process.exit(1)"],
+        },
+      ]),
+    );
+    const pod = await eventually(async () => {
+      const [pod] = await podsOf('crashy');
+      expect(pod?.status?.containerStatuses?.[0]?.restartCount).toBeGreaterThanOrEqual(2);
+      return pod as V1Pod;
+    });
+    expect(pod.status?.containerStatuses?.[0]?.lastState?.terminated?.exitCode).toBe(1);
+    const log = await core.readNamespacedPodLog({
+      name: pod.metadata?.name as string,
+      namespace: NS,
+    });
+    expect(log.split('\n').filter((line) => line === 'started').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('restarts a container whose liveness probe keeps failing', async () => {
+    await apply(
+      deployment('web', 1, [
+        serverContainer({
+          // Nothing listens on 9999: after periodSeconds × failureThreshold the kubelet kills it.
+          livenessProbe: { tcpSocket: { port: 9999 }, periodSeconds: 1, failureThreshold: 1 },
+        }),
+      ]),
+    );
+    const [pod] = await eventually(async () => {
+      const pods = await podsOf('web');
+      expect(pods[0]?.status?.containerStatuses?.[0]?.restartCount).toBeGreaterThanOrEqual(1);
+      return pods;
+    });
+    const events = (await core.listNamespacedEvent({ namespace: NS })).items.filter(
+      (event) => event.involvedObject.name === pod?.metadata?.name,
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        reason: 'Unhealthy',
+        message: 'Liveness probe failed',
+        type: 'Warning',
+      }),
+    );
+  });
+
+  it('waits for a secret volume’s Secret, then starts', async () => {
+    await apply(
+      deployment(
+        'web',
+        1,
+        [
+          serverContainer({
+            env: [{ name: 'KEYS_FILE', value: '/keys/k' }],
+            volumeMounts: [{ name: 'keys', mountPath: '/keys' }],
+          }),
+        ],
+        {},
+        { volumes: [{ name: 'keys', secret: { secretName: 'later' } }] },
+      ),
+    );
+    await eventually(async () => {
+      const events = (await core.listNamespacedEvent({ namespace: NS })).items;
+      expect(events).toContainEqual(
+        expect.objectContaining({
+          reason: 'FailedMount',
+          message: 'MountVolume.SetUp failed for volume "keys" : secret "later" not found',
+        }),
+      );
+    });
+    expect((await podsOf('web'))[0]?.status?.phase).toBe('Pending');
+    await apply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'later', namespace: NS },
+      stringData: { k: 'here' },
+    });
+    const [pod] = await readyPods('web', 1);
+    expect((await getJson(`http://${pod?.status?.podIP}:8080/`)).keys).toBe('here');
+  });
+
+  it('serves logs with timestamps, tailLines and sinceTime', async () => {
+    await apply(
+      deployment('talker', 1, [
+        {
+          name: 'main',
+          image: 'x',
+          command: [
+            'node',
+            '-e',
+            "console.log('one'); console.error('two'); setTimeout(() => console.log('three'), 300); setInterval(() => {}, 1000)",
+          ],
+        },
+      ]),
+    );
+    const [pod] = await eventually(async () => {
+      const pods = await podsOf('talker');
+      const name = pods[0]?.metadata?.name as string;
+      expect(await core.readNamespacedPodLog({ name, namespace: NS })).toBe('one\ntwo\nthree\n');
+      return pods;
+    });
+    const name = pod?.metadata?.name as string;
+    const stamped = await core.readNamespacedPodLog({ name, namespace: NS, timestamps: true });
+    const lines = stamped.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z (one|two|three)$/);
+    expect(await core.readNamespacedPodLog({ name, namespace: NS, tailLines: 1 })).toBe('three\n');
+    const third = (lines[2] as string).split(' ')[0] as string;
+    const since = await get(
+      `${fake.url}/api/v1/namespaces/${NS}/pods/${name}/log?sinceTime=${encodeURIComponent(third)}`,
+    );
+    expect(since.body).toBe('three\n');
+    const wrong = await get(`${fake.url}/api/v1/namespaces/${NS}/pods/${name}/log?container=nope`);
+    expect(wrong.status).toBe(400);
+  });
+
+  it('runs a Job’s pod to completion', async () => {
+    await apply({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'build', namespace: NS },
+      spec: {
+        backoffLimit: 0,
+        template: {
+          metadata: { labels: { app: 'build' } },
+          spec: {
+            restartPolicy: 'Never',
+            containers: [
+              { name: 'build', image: 'x', command: ['node', '-e', "console.log('built')"] },
+            ],
+          },
+        },
+      },
+    });
+    const job = await eventually(async () => {
+      const job = await objects.read({
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: { name: 'build', namespace: NS },
+      });
+      expect((job as { status?: { succeeded?: number } }).status?.succeeded).toBe(1);
+      return job as { status: { conditions: { type: string; status: string }[] } };
+    });
+    expect(job.status.conditions).toContainEqual(
+      expect.objectContaining({ type: 'Complete', status: 'True' }),
+    );
+    const [pod] = await podsOf('build');
+    expect(pod?.status?.phase).toBe('Succeeded');
+    expect(
+      await core.readNamespacedPodLog({ name: pod?.metadata?.name as string, namespace: NS }),
+    ).toBe('built\n');
+  });
+});
+
+describe('jobs', () => {
+  const job = (name: string, spec: object, script: string) => ({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name, namespace: NS },
+    spec: {
+      backoffLimit: 0,
+      ...spec,
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          restartPolicy: 'Never',
+          terminationGracePeriodSeconds: 1,
+          containers: [{ name: 'main', image: 'x', command: ['node', '-e', script] }],
+        },
+      },
+    },
+  });
+  const readJob = (name: string) =>
+    objects.read({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name, namespace: NS },
+    }) as Promise<{
+      status?: { conditions?: { type: string; reason?: string }[]; failed?: number };
+    }>;
+
+  it('fails a Job that runs past activeDeadlineSeconds, stopping its pod', async () => {
+    await apply(job('slow', { activeDeadlineSeconds: 1 }, 'setInterval(() => {}, 1000)'));
+    const status = await eventually(async () => {
+      const { status } = await readJob('slow');
+      expect(status?.conditions).toContainEqual(
+        expect.objectContaining({ type: 'Failed', reason: 'DeadlineExceeded' }),
+      );
+      return status;
+    });
+    expect(status?.conditions?.some((c) => c.type === 'Complete')).toBe(false);
+    await eventually(async () => expect(await podsOf('slow')).toEqual([]));
+  });
+
+  it('deletes a finished Job after ttlSecondsAfterFinished', async () => {
+    await apply(job('quick', { ttlSecondsAfterFinished: 0 }, "console.log('done')"));
+    await eventually(async () => {
+      const list = await objects.list('batch/v1', 'Job', NS);
+      expect(list.items.map((item) => item.metadata?.name)).not.toContain('quick');
+    });
+  });
+});
+
+describe('deployments', () => {
+  it('rolls a changed template out with a ready pod behind the Service at every moment', async () => {
+    const version = (v: string) =>
+      deployment('web', 1, [serverContainer({ env: [{ name: 'VERSION', value: v }] })]);
+    await apply(version('1'));
+    const created = await apply(service('web', { app: 'web' }));
+    const clusterIP = (created as unknown as { spec: { clusterIP: string } }).spec.clusterIP;
+    const [first] = await readyPods('web', 1);
+    await eventually(async () => expect((await getJson(`http://${clusterIP}/`)).version).toBe('1'));
+
+    await apply(version('2'));
+    const versions: string[] = [];
+    const failures: unknown[] = [];
+    for (;;) {
+      try {
+        versions.push((await getJson(`http://${clusterIP}/`)).version as string);
+      } catch (error) {
+        failures.push(error);
+      }
+      const pods = await podsOf('web');
+      if (versions.at(-1) === '2' && pods.length === 1) break;
+    }
+    expect(failures).toEqual([]);
+    expect(versions[0]).toBe('1');
+    const [second] = await readyPods('web', 1);
+    expect(second?.metadata?.name).not.toBe(first?.metadata?.name);
+    const status = await eventually(async () => {
+      const current = await apps.readNamespacedDeployment({ name: 'web', namespace: NS });
+      expect(current.status?.conditions).toContainEqual(
+        expect.objectContaining({ type: 'Progressing', reason: 'NewReplicaSetAvailable' }),
+      );
+      return current.status;
+    });
+    expect(status).toMatchObject({
+      observedGeneration: 2,
+      replicas: 1,
+      updatedReplicas: 1,
+      readyReplicas: 1,
+    });
+  });
+
+  it('recreates: the old pods are gone before a pod of the new template starts', async () => {
+    const version = (v: string) =>
+      deployment('web', 2, [serverContainer({ env: [{ name: 'VERSION', value: v }] })], {
+        strategy: { type: 'Recreate' },
+      });
+    await apply(version('1'));
+    const before = (await readyPods('web', 2)).map((pod) => pod.metadata?.name);
+    await apply(version('2'));
+    const snapshots: V1Pod[][] = [];
+    const after = await eventually(async () => {
+      const pods = await podsOf('web');
+      snapshots.push(pods);
+      const ready = pods.filter((pod) =>
+        pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+      );
+      expect(ready).toHaveLength(2);
+      expect(ready.every((pod) => !before.includes(pod.metadata?.name))).toBe(true);
+      return ready;
+    });
+    for (const pods of snapshots) {
+      const old = pods.filter((pod) => before.includes(pod.metadata?.name));
+      if (old.length > 0)
+        expect(pods.filter((pod) => !before.includes(pod.metadata?.name))).toEqual([]);
+    }
+    for (const pod of after)
+      expect((await getJson(`http://${pod.status?.podIP}:8080/`)).version).toBe('2');
+  });
+
+  it('reports ProgressDeadlineExceeded when pods never get ready', async () => {
+    await fake.close();
+    fake = await startFakeKubernetes({
+      runPods: true,
+      probeIntervalMs: 50,
+      progressDeadlineMs: 500,
+    });
+    const config = new KubeConfig();
+    config.loadFromString(fake.kubeconfig);
+    objects = KubernetesObjectApi.makeApiClient(config);
+    apps = config.makeApiClient(AppsV1Api);
+    await apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    await apply(
+      deployment('web', 1, [
+        serverContainer({
+          // Nothing listens there: the pod never gets ready.
+          readinessProbe: { httpGet: { path: '/health', port: 9999 } },
+        }),
+      ]),
+    );
+    const status = await eventually(async () => {
+      const current = await apps.readNamespacedDeployment({ name: 'web', namespace: NS });
+      expect(current.status?.conditions).toContainEqual(
+        expect.objectContaining({
+          type: 'Progressing',
+          status: 'False',
+          reason: 'ProgressDeadlineExceeded',
+        }),
+      );
+      return current.status;
+    });
+    expect(status?.readyReplicas).toBeUndefined();
+    expect(status?.conditions).toContainEqual(
+      expect.objectContaining({ type: 'Available', status: 'False' }),
+    );
+  });
+
+  it('deletes in the foreground only once the pods’ processes are gone', async () => {
+    await apply(deployment('web', 2, [serverContainer()]));
+    const pods = await readyPods('web', 2);
+    const pids = pods.map((pod) =>
+      Number(pod.status?.containerStatuses?.[0]?.containerID?.replace('local://', '')),
+    );
+    for (const pid of pids) expect(() => process.kill(pid, 0)).not.toThrow();
+    const created = await apply(service('web', { app: 'web' }));
+    const clusterIP = (created as unknown as { spec: { clusterIP: string } }).spec.clusterIP;
+    await eventually(async () => expect((await getJson(`http://${clusterIP}/`)).pod).toBeTruthy());
+
+    await apps.deleteNamespacedDeployment({
+      name: 'web',
+      namespace: NS,
+      body: { propagationPolicy: 'Foreground' },
+    });
+    // At once: the Deployment waits with its finalizer, the pods terminate, the Service has
+    // no endpoint left (the preStop sleep keeps the processes alive meanwhile).
+    const waiting = await apps.readNamespacedDeployment({ name: 'web', namespace: NS });
+    expect(waiting.metadata?.deletionTimestamp).toBeDefined();
+    expect(waiting.metadata?.finalizers).toEqual(['foregroundDeletion']);
+    await expect(get(`http://${clusterIP}/`)).rejects.toThrow();
+    const terminating = await podsOf('web');
+    expect(terminating.every((pod) => pod.metadata?.deletionTimestamp)).toBe(true);
+
+    await eventually(async () => {
+      const list = await apps.listNamespacedDeployment({ namespace: NS });
+      expect(list.items).toHaveLength(0);
+    });
+    for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
+    expect(await podsOf('web')).toEqual([]);
+  });
+
+  it('replaces a deleted pod, killing a process that ignores SIGTERM after its grace period', async () => {
+    await apply(
+      deployment(
+        'stubborn',
+        1,
+        [
+          {
+            name: 'main',
+            image: 'x',
+            command: [
+              'node',
+              '-e',
+              "process.on('SIGTERM', () => console.log('ignoring SIGTERM')); console.log('up'); setInterval(() => {}, 1000)",
+            ],
+          },
+        ],
+        {},
+        { terminationGracePeriodSeconds: 3 },
+      ),
+    );
+    const [pod] = await eventually(async () => {
+      const pods = await podsOf('stubborn');
+      expect(pods[0]?.status?.containerStatuses?.[0]?.state?.running).toBeDefined();
+      return pods;
+    });
+    const name = pod?.metadata?.name as string;
+    const pid = Number(pod?.status?.containerStatuses?.[0]?.containerID?.replace('local://', ''));
+    await eventually(async () =>
+      expect(await core.readNamespacedPodLog({ name, namespace: NS })).toBe('up\n'),
+    );
+    await core.deleteNamespacedPod({ name, namespace: NS });
+    const marked = await core.readNamespacedPod({ name, namespace: NS });
+    expect(marked.metadata?.deletionTimestamp).toBeDefined();
+    expect(marked.metadata?.deletionGracePeriodSeconds).toBe(3);
+    await eventually(async () =>
+      expect(await core.readNamespacedPodLog({ name, namespace: NS })).toBe(
+        'up\nignoring SIGTERM\n',
+      ),
+    );
+    // The process outlives SIGTERM until the grace period ends; then the pod goes.
+    expect(() => process.kill(pid, 0)).not.toThrow();
+    const replacement = await eventually(async () => {
+      const pods = await podsOf('stubborn');
+      expect(pods.map((p) => p.metadata?.name)).not.toContain(name);
+      expect(pods).toHaveLength(1);
+      return pods[0];
+    });
+    expect(() => process.kill(pid, 0)).toThrow();
+    expect(replacement?.metadata?.name).toMatch(/^stubborn-[0-9a-f]{10}-[a-z0-9]{5}$/);
+
+    const events = (await core.listNamespacedEvent({ namespace: NS })).items;
+    const about = (pod: string, reason: string) =>
+      events.filter((e) => e.involvedObject.name === pod && e.reason === reason);
+    expect(about(name, 'Killing')[0]?.message).toBe('Stopping container main');
+    expect(about(name, 'Started')).toHaveLength(1);
+    expect(about('stubborn', 'ScalingReplicaSet').length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('kills every process it started when it closes, pods in their grace period too', async () => {
+    const stubborn =
+      "process.on('SIGTERM', () => console.log('ignoring SIGTERM')); setInterval(() => {}, 1000)";
+    await apply(deployment('web', 1, [serverContainer({ lifecycle: {} })]));
+    // Longer than the test's timeout: close() must not wait for it.
+    await apply(
+      deployment(
+        'stubborn',
+        1,
+        [{ name: 'main', image: 'x', command: ['node', '-e', stubborn] }],
+        {},
+        {
+          terminationGracePeriodSeconds: 120,
+        },
+      ),
+    );
+    const [pod] = await readyPods('web', 1);
+    const [stuck] = await readyPods('stubborn', 1);
+    const pidOf = (p: V1Pod | undefined) =>
+      Number(p?.status?.containerStatuses?.[0]?.containerID?.replace('local://', ''));
+    await core.deleteNamespacedPod({ name: stuck?.metadata?.name as string, namespace: NS });
+    await eventually(async () =>
+      expect(
+        await core.readNamespacedPodLog({ name: stuck?.metadata?.name as string, namespace: NS }),
+      ).toContain('ignoring SIGTERM'),
+    );
+    for (const p of [pod, stuck]) expect(() => process.kill(pidOf(p), 0)).not.toThrow();
+    await fake.close();
+    for (const p of [pod, stuck]) expect(() => process.kill(pidOf(p), 0)).toThrow();
+    fake = await startFakeKubernetes();
+  });
+});
+
+describe('the local gateway', () => {
+  it('routes by host to the Services of HTTPRoutes and Ingresses', async () => {
+    await apply(deployment('blue', 1, [serverContainer()]));
+    await apply(deployment('green', 1, [serverContainer()]));
+    await apply(service('blue', { app: 'blue' }));
+    await apply(service('green', { app: 'green' }));
+    await apply(service('empty', { app: 'nothing' }));
+    await apply({
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'blue', namespace: NS },
+      spec: {
+        parentRefs: [{ name: 'gateway', namespace: 'gateways' }],
+        hostnames: ['blue.db.example.test'],
+        rules: [{ backendRefs: [{ name: 'blue', port: 80 }] }],
+      },
+    });
+    await apply({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'Ingress',
+      metadata: { name: 'green', namespace: NS },
+      spec: {
+        ingressClassName: 'nginx',
+        rules: [
+          {
+            host: 'green.db.example.test',
+            http: {
+              paths: [
+                {
+                  path: '/',
+                  pathType: 'Prefix',
+                  backend: { service: { name: 'green', port: { name: 'http' } } },
+                },
+              ],
+            },
+          },
+          {
+            host: 'empty.db.example.test',
+            http: {
+              paths: [
+                {
+                  path: '/',
+                  pathType: 'Prefix',
+                  backend: { service: { name: 'empty', port: { number: 80 } } },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    });
+    const [blue] = await readyPods('blue', 1);
+    const [green] = await readyPods('green', 1);
+    const gateway = fake.gatewayUrl as string;
+    expect(gateway).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+    const viaBlue = await getJson(`${gateway}/v1/query?x=1`, { host: 'blue.db.example.test' });
+    expect(viaBlue).toMatchObject({
+      pod: blue?.metadata?.name,
+      path: '/v1/query?x=1',
+      host: 'blue.db.example.test',
+    });
+    const viaGreen = await getJson(`${gateway}/`, { host: 'GREEN.db.example.test:443' });
+    expect(viaGreen.pod).toBe(green?.metadata?.name);
+    expect((await get(`${gateway}/`, { host: 'other.example.test' })).status).toBe(404);
+    expect((await get(`${gateway}/`, { host: 'empty.db.example.test' })).status).toBe(503);
+  });
+});
+
+describe('hostile manifests', () => {
+  it('skip what cannot work and keep the rest running', async () => {
+    await apply(
+      deployment('web', 1, [
+        serverContainer({
+          ports: [
+            { name: 'http', containerPort: 8080 },
+            { name: 'bogus', containerPort: 70_000 },
+          ],
+        }),
+      ]),
+    );
+    await apply(
+      deployment('never', 1, [
+        serverContainer({
+          readinessProbe: { httpGet: { path: '/with space', port: 99_999 }, timeoutSeconds: -1 },
+        }),
+      ]),
+    );
+    const created = await apply({
+      ...service('web', { app: 'web' }),
+      spec: {
+        selector: { app: 'web' },
+        ports: [
+          { name: 'bad', port: 70_000, targetPort: 1 },
+          { name: 'http', port: 80, targetPort: 'http' },
+        ],
+      },
+    });
+    const clusterIP = (created as unknown as { spec: { clusterIP: string } }).spec.clusterIP;
+    const [pod] = await readyPods('web', 1);
+    await eventually(async () =>
+      expect((await getJson(`http://${clusterIP}/`)).pod).toBe(pod?.metadata?.name),
+    );
+    const [never] = await podsOf('never');
+    expect(never?.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: 'Ready', status: 'False' }),
+    );
+
+    // A request target that is not a path: 400 from the gateway, which keeps serving.
+    const gateway = new URL(fake.gatewayUrl as string);
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect({ host: gateway.hostname, port: Number(gateway.port) });
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk) => {
+        text += chunk;
+      });
+      socket.on('end', () => resolve(text));
+      socket.end('GET http://[bad HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 (400)/);
+    expect((await get(`${fake.gatewayUrl}/`, { host: 'nothing.test' })).status).toBe(404);
+  });
+});
+
+const run = promisify(execFile);
+const kubectlMissing = await run('kubectl', ['version', '--client']).then(
+  () => undefined,
+  () => 'kubectl is not installed (apt-get install -y kubectl)',
+);
+
+describe.skipIf(kubectlMissing !== undefined)('kubectl against the local kubelet', () => {
+  it('lists the running pods as the client does', async () => {
+    await apply(deployment('web', 1, [serverContainer()]));
+    const [pod] = await readyPods('web', 1);
+    const dir = await mkdtemp(join(tmpdir(), 'replix-kubectl-'));
+    try {
+      await writeFile(join(dir, 'config'), fake.kubeconfig);
+      const { stdout } = await run(
+        'kubectl',
+        ['--kubeconfig', join(dir, 'config'), 'get', 'pods', '-n', NS, '-o', 'json'],
+        { env: { ...process.env, HOME: dir } },
+      );
+      const listed = JSON.parse(stdout) as { items: V1Pod[] };
+      expect(listed.items.map((item) => item.metadata?.name)).toEqual([pod?.metadata?.name]);
+      expect(listed.items[0]?.status).toMatchObject({
+        phase: 'Running',
+        podIP: pod?.status?.podIP,
+        conditions: expect.arrayContaining([
+          expect.objectContaining({ type: 'Ready', status: 'True' }),
+        ]),
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -220,8 +220,8 @@ export class ApiRoutes {
   }
 
   /**
-   * The pod's lines (of `container`, by default its first), after `sinceTime` and at most
-   * the last `tailLines`.
+   * The pod's lines (of `container`, by default its first), after `sinceTime` or within the
+   * last `sinceSeconds`, and at most the last `tailLines`.
    */
   #podLog(namespace: string, name: string, query: Record<string, string>): string {
     const pod = this.#store.get(resourceByPath('v1', 'pods') as ApiResource, namespace, name);
@@ -234,6 +234,15 @@ export class ApiRoutes {
       throw badRequest(`container ${query.container} is not valid for pod ${name}`);
     }
     let lines = this.#logs.lines(namespace, name, query.container ?? names[0]);
+    if (query.sinceTime !== undefined && query.sinceSeconds !== undefined)
+      throw badRequest('at most one of sinceTime or sinceSeconds may be specified');
+    if (query.sinceSeconds !== undefined) {
+      const seconds = Number(query.sinceSeconds);
+      if (!Number.isInteger(seconds) || seconds < 1)
+        throw badRequest('sinceSeconds must be a positive integer');
+      const since = Date.now() - seconds * 1000;
+      lines = lines.filter(({ time }) => Date.parse(time) >= since);
+    }
     if (query.sinceTime !== undefined) {
       const since = Date.parse(query.sinceTime);
       if (Number.isNaN(since))

@@ -1,4 +1,5 @@
 import { resourceByKind } from './api-resources.ts';
+import { EventRecorder } from './event-recorder.ts';
 import type { JsonObject, ObjectStore, StoredObject } from './object-store.ts';
 import { isReadyPod, nameSuffix, ownedBy, podFromTemplate, templateHash } from './pod-template.ts';
 
@@ -39,6 +40,7 @@ interface Progress {
  */
 export class LocalDeploymentController {
   readonly #store: ObjectStore;
+  readonly #events: EventRecorder;
   readonly #progressDeadlineMs: number | undefined;
   readonly #progress = new Map<string, Progress>();
   readonly #timer: NodeJS.Timeout;
@@ -47,6 +49,7 @@ export class LocalDeploymentController {
 
   constructor(store: ObjectStore, options: DeploymentControllerOptions = {}) {
     this.#store = store;
+    this.#events = new EventRecorder(store, 'deployment-controller');
     this.#progressDeadlineMs = options.progressDeadlineMs;
     this.#stopWatching = store.onChange(({ object }) => {
       if (object.kind === 'Deployment' || object.kind === 'Pod') this.#queue();
@@ -93,7 +96,7 @@ export class LocalDeploymentController {
       this.#delete(pod);
 
     if (spec.strategy?.type === 'Recreate') {
-      for (const pod of old) this.#delete(pod);
+      for (const pod of [...old]) old = this.#retire(deployment, pod, old);
       const stillThere = pods.some((pod) => hashOf(pod) !== hash);
       if (!stillThere) current = this.#scaleTo(deployment, current, replicas, hash);
       old = [];
@@ -107,8 +110,7 @@ export class LocalDeploymentController {
       for (const pod of byReadiness) {
         const ready = isReadyPod(pod);
         if (ready && available - 1 < minAvailable) continue;
-        this.#delete(pod);
-        old = old.filter((other) => other !== pod);
+        old = this.#retire(deployment, pod, old);
         if (ready) available -= 1;
       }
     }
@@ -133,13 +135,39 @@ export class LocalDeploymentController {
       this.#delete(victim);
       kept.splice(kept.indexOf(victim), 1);
     }
+    if (kept.length !== current.length) this.#scaled(deployment, hash, current.length, count);
     while (kept.length < count) {
       const name = `${deployment.metadata.name}-${hash}-${nameSuffix()}`;
       kept.push(
         this.#store.put(PODS, podFromTemplate(deployment, name, { 'pod-template-hash': hash })),
       );
+      if (kept.length === count) this.#scaled(deployment, hash, current.length, count);
     }
     return kept;
+  }
+
+  /** Deletes a pod of an older template; returns the older pods left. */
+  #retire(deployment: StoredObject, pod: StoredObject, old: StoredObject[]): StoredObject[] {
+    const hash = (pod.metadata.labels as Record<string, string> | undefined)?.['pod-template-hash'];
+    const same = old.filter(
+      (other) =>
+        (other.metadata.labels as Record<string, string> | undefined)?.['pod-template-hash'] ===
+        hash,
+    ).length;
+    this.#delete(pod);
+    this.#scaled(deployment, hash ?? '', same, same - 1);
+    return old.filter((other) => other !== pod);
+  }
+
+  /** The Event the deployment controller writes when it scales a template's pods. */
+  #scaled(deployment: StoredObject, hash: string, from: number, to: number): void {
+    const direction = to > from ? 'up' : 'down';
+    this.#events.record(
+      deployment,
+      'Normal',
+      'ScalingReplicaSet',
+      `Scaled ${direction} replica set ${deployment.metadata.name}-${hash} from ${from} to ${to}`,
+    );
   }
 
   #delete(pod: StoredObject): void {

@@ -54,7 +54,11 @@ export class LocalGateway {
 
   #route(incoming: IncomingMessage, response: ServerResponse): void {
     const host = (incoming.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
-    const path = new URL(incoming.url ?? '/', 'http://gateway').pathname;
+    const path = pathOf(incoming.url);
+    if (path === undefined) {
+      refuse(response, 400, 'the request target is not a path');
+      return;
+    }
     const backend = routeFor(this.#store, host, path);
     if (!backend) {
       refuse(response, 404, `no route for host ${JSON.stringify(host)}`);
@@ -83,6 +87,9 @@ export class LocalGateway {
         method: incoming.method,
         path: incoming.url,
         headers: forwardedHeaders(incoming.headers, incoming.socket.remoteAddress),
+        // A fresh connection each time: a pooled one to a pod that has since stopped would
+        // fail the request, and each request picks its pod anew anyway.
+        agent: false,
       },
       (answer) => {
         const headers: IncomingHttpHeaders = {};
@@ -101,6 +108,16 @@ export class LocalGateway {
     response.on('close', () => {
       if (!response.writableFinished) upstream.destroy();
     });
+  }
+}
+
+/** The path of an origin-form request target (`/a/b?c`); undefined for anything else. */
+function pathOf(target: string | undefined): string | undefined {
+  if (!target?.startsWith('/')) return undefined;
+  try {
+    return new URL(target, 'http://gateway').pathname;
+  } catch {
+    return undefined;
   }
 }
 

@@ -5,18 +5,20 @@ import { nameSuffix, ownedBy, podFromTemplate } from './pod-template.ts';
 const PODS = resourceByKind('Pod');
 const JOBS = resourceByKind('Job');
 
+/** Deadlines and TTLs are checked this often besides on every write. */
+const TICK_MS = 250;
+
 /**
  * The Job controller of the fake's `runPods` mode: one Pod at a time of the Job's template
  * until one succeeds (`Complete`), more than `backoffLimit` (6) have failed (`Failed`,
- * BackoffLimitExceeded) or `activeDeadlineSeconds` have passed since its `startTime` (`Failed`,
- * DeadlineExceeded; its pods are deleted). `completions` and `parallelism` above 1 are not
- * supported.
+ * BackoffLimitExceeded) or it ran longer than `activeDeadlineSeconds` (`Failed`,
+ * DeadlineExceeded, its pods deleted); a finished Job is deleted (in the background) once
+ * `ttlSecondsAfterFinished` are over. `completions` and `parallelism` above 1 are not supported.
  */
 export class LocalJobController {
   readonly #store: ObjectStore;
   readonly #stopWatching: () => void;
-  /** Deadline timers, one per Job (by uid). */
-  readonly #deadlines = new Map<string, NodeJS.Timeout>();
+  readonly #timer: NodeJS.Timeout;
   #queued = false;
 
   constructor(store: ObjectStore) {
@@ -24,12 +26,12 @@ export class LocalJobController {
     this.#stopWatching = store.onChange(({ object }) => {
       if (object.kind === 'Job' || object.kind === 'Pod') this.#queue();
     });
+    this.#timer = setInterval(() => this.#queue(), TICK_MS);
   }
 
   stop(): void {
+    clearInterval(this.#timer);
     this.#stopWatching();
-    for (const timer of this.#deadlines.values()) clearTimeout(timer);
-    this.#deadlines.clear();
   }
 
   #queue(): void {
@@ -43,9 +45,23 @@ export class LocalJobController {
 
   #reconcile(job: StoredObject): void {
     if (job.metadata.deletionTimestamp !== undefined) return;
-    const status = (job.status ?? {}) as JsonObject & { conditions?: { type: string }[] };
-    if (status.conditions?.some((c) => c.type === 'Complete' || c.type === 'Failed')) return;
+    const status = (job.status ?? {}) as JsonObject & {
+      conditions?: { type: string; lastTransitionTime?: string }[];
+    };
     const { namespace, name, uid } = job.metadata;
+    const spec = (job.spec ?? {}) as {
+      backoffLimit?: number;
+      activeDeadlineSeconds?: number;
+      ttlSecondsAfterFinished?: number;
+    };
+    const finished = status.conditions?.find((c) => c.type === 'Complete' || c.type === 'Failed');
+    if (finished) {
+      const ttl = spec.ttlSecondsAfterFinished;
+      const since = Date.parse(finished.lastTransitionTime ?? '');
+      if (ttl !== undefined && Date.now() - since >= ttl * 1000)
+        this.#store.delete(JOBS, namespace, name, 'Background');
+      return;
+    }
     const pods = this.#store.list(PODS, namespace, () => true).filter((pod) => ownedBy(pod, uid));
     const phaseOf = (pod: StoredObject) => (pod.status as JsonObject | undefined)?.phase;
     const succeeded = pods.filter((pod) => phaseOf(pod) === 'Succeeded').length;
@@ -54,44 +70,32 @@ export class LocalJobController {
       (pod) =>
         !['Succeeded', 'Failed'].includes(String(phaseOf(pod))) && !pod.metadata.deletionTimestamp,
     );
-    const backoffLimit = ((job.spec as JsonObject | undefined)?.backoffLimit as number) ?? 6;
-    const deadlineSeconds = (job.spec as JsonObject | undefined)?.activeDeadlineSeconds as
-      | number
-      | undefined;
-    const now = new Date();
-    const time = now.toISOString().replace(/\.\d+Z$/, 'Z');
+    const backoffLimit = spec.backoffLimit ?? 6;
+    const time = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     const startTime = (status.startTime as string | undefined) ?? time;
-    const deadline =
-      deadlineSeconds === undefined
-        ? undefined
-        : Date.parse(status.startTime ? startTime : now.toISOString()) + deadlineSeconds * 1000;
+    const overdue =
+      spec.activeDeadlineSeconds !== undefined &&
+      Date.now() - Date.parse(startTime) >= spec.activeDeadlineSeconds * 1000;
     const conditions: JsonObject[] = [];
-    if (succeeded === 0 && deadline !== undefined && now.getTime() >= deadline) {
-      for (const pod of active) this.#store.delete(PODS, namespace, pod.metadata.name);
-      active = [];
-      conditions.push({
-        type: 'Failed',
-        status: 'True',
-        reason: 'DeadlineExceeded',
-        message: 'Job was active longer than specified deadline',
-        lastTransitionTime: time,
-        lastProbeTime: time,
-      });
-    } else if (succeeded > 0) {
+    if (succeeded > 0) {
       conditions.push({
         type: 'Complete',
         status: 'True',
         lastTransitionTime: time,
         lastProbeTime: time,
       });
-    } else if (failed > backoffLimit) {
+    } else if (failed > backoffLimit || overdue) {
       for (const pod of active) this.#store.delete(PODS, namespace, pod.metadata.name);
       active = [];
       conditions.push({
         type: 'Failed',
         status: 'True',
-        reason: 'BackoffLimitExceeded',
-        message: 'Job has reached the specified backoff limit',
+        ...(overdue
+          ? { reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' }
+          : {
+              reason: 'BackoffLimitExceeded',
+              message: 'Job has reached the specified backoff limit',
+            }),
         lastTransitionTime: time,
         lastProbeTime: time,
       });
@@ -102,18 +106,6 @@ export class LocalJobController {
         'controller-uid': uid,
       };
       active = [this.#store.put(PODS, podFromTemplate(job, `${name}-${nameSuffix()}`, labels))];
-    }
-    if (deadline !== undefined && conditions.length === 0 && !this.#deadlines.has(uid)) {
-      // Nothing else may change before the deadline: look again then.
-      const timer = setTimeout(
-        () => {
-          this.#deadlines.delete(uid);
-          this.#queue();
-        },
-        Math.max(0, deadline - now.getTime()) + 10,
-      );
-      timer.unref();
-      this.#deadlines.set(uid, timer);
     }
     const next: JsonObject = { startTime };
     if (active.length > 0) next.active = active.length;

@@ -3,6 +3,7 @@ import { resourceByKind } from './api-resources.ts';
 import { LoopbackAddresses } from './loopback-addresses.ts';
 import type { JsonObject, ObjectStore, StoredObject, StoreEvent } from './object-store.ts';
 import type { ServiceEndpoints, ServicePort } from './service-endpoints.ts';
+import { isPort } from './tcp-port.ts';
 
 const SERVICES = resourceByKind('Service');
 
@@ -69,7 +70,7 @@ export class LocalKubeProxy {
     }
     const ports = new Set(
       (spec.ports ?? [])
-        .filter((port) => (port.protocol ?? 'TCP') === 'TCP' && Number.isInteger(port.port))
+        .filter((port) => (port.protocol ?? 'TCP') === 'TCP' && isPort(port.port))
         .map((port) => port.port as number),
     );
     for (const [port, server] of listener.servers) {

@@ -22,7 +22,8 @@ export interface KubeletOptions {
 
 /**
  * The fake's kubelet: every Pod in the store runs here as local processes (`LocalPod`), each
- * with its own loopback address as `status.podIP` (127.77.x.y). A deleted Pod stays, with its
+ * with its own loopback address as `status.podIP` (127.77.x.y, one whose container ports no
+ * other program holds). A deleted Pod stays, with its
  * `deletionTimestamp`, until its processes are gone; then the kubelet removes it.
  */
 export class LocalKubelet {
@@ -105,9 +106,9 @@ export class LocalKubelet {
         probeIntervalMs: this.#probeIntervalMs,
         rootDir: this.#rootDir,
         claimDir: (namespace, claimName) => this.claimDir(namespace, claimName),
+        addresses: this.#addresses,
       },
       object,
-      this.#addresses.take(),
     );
     this.#pods.set(key, pod);
     pod.start();
@@ -117,7 +118,7 @@ export class LocalKubelet {
     await pod.terminate(graceSeconds);
     if (this.#pods.get(key) !== pod) return;
     this.#pods.delete(key);
-    this.#addresses.release(pod.podIP);
+    if (pod.podIP) this.#addresses.release(pod.podIP);
     const [namespace, name] = key.split('/') as [string, string];
     this.#logs.forget(namespace, name);
     this.#store.finishDeletion(PODS, namespace, name);

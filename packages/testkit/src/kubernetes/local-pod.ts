@@ -10,10 +10,12 @@ import {
 } from './container-env.ts';
 import { type ContainerExit, type ContainerLaunch, ContainerProcess } from './container-process.ts';
 import type { EventRecorder } from './event-recorder.ts';
+import { claimAddress, type LoopbackAddresses } from './loopback-addresses.ts';
 import type { JsonObject, ObjectStore, StoredObject } from './object-store.ts';
 import type { PodLogs } from './pod-logs.ts';
 import { PodVolumes, VolumeNotReady } from './pod-volumes.ts';
 import { failureWindowMs, type Probe, runProbe } from './probes.ts';
+import { isPort } from './tcp-port.ts';
 
 const PODS = resourceByKind('Pod');
 
@@ -28,6 +30,8 @@ export interface PodRuntime {
   readonly rootDir: string;
   /** The local folder of a namespace's PersistentVolumeClaim, shared by the pods mounting it. */
   readonly claimDir: (namespace: string, claimName: string) => string;
+  /** Where pod IPs come from. */
+  readonly addresses: LoopbackAddresses;
 }
 
 interface Container extends JsonObject {
@@ -83,7 +87,8 @@ export class LocalPod {
   readonly #runtime: PodRuntime;
   readonly #pod: StoredObject;
   readonly #spec: JsonObject;
-  readonly #podIP: string;
+  /** Empty until the pod's address is claimed, first thing when it starts. */
+  #podIP = '';
   readonly #dir: string;
   readonly #volumes: PodVolumes;
   readonly #stop = new AbortController();
@@ -96,11 +101,10 @@ export class LocalPod {
   #running: Promise<void> = Promise.resolve();
   #terminating: Promise<void> | undefined;
 
-  constructor(runtime: PodRuntime, pod: StoredObject, podIP: string) {
+  constructor(runtime: PodRuntime, pod: StoredObject) {
     this.#runtime = runtime;
     this.#pod = pod;
     this.#spec = (pod.spec ?? {}) as JsonObject;
-    this.#podIP = podIP;
     this.#dir = join(runtime.rootDir, `${pod.metadata.namespace}_${pod.metadata.name}`);
     this.#volumes = new PodVolumes(
       join(this.#dir, 'volumes'),
@@ -121,11 +125,18 @@ export class LocalPod {
     this.#main = this.#containers('containers').map(status);
   }
 
-  get podIP(): string {
-    return this.#podIP;
+  /** The pod's address; undefined until it has one. */
+  get podIP(): string | undefined {
+    return this.#podIP || undefined;
   }
 
   start(): void {
+    const { namespace, name } = this.#pod.metadata;
+    this.#event(
+      'Normal',
+      'Scheduled',
+      `Successfully assigned ${namespace}/${name} to replix-fake-node`,
+    );
     this.#publish();
     this.#running = this.#run().catch((error: unknown) => {
       if (!this.#stop.signal.aborted) this.#warn('Failed', `the fake kubelet failed: ${error}`);
@@ -140,11 +151,18 @@ export class LocalPod {
 
   /**
    * Stops the pod as the kubelet does: each running container's `preStop` sleep, then
-   * SIGTERM, then SIGKILL once `graceSeconds` (counted from now) are over. Resolves when no
-   * process of the pod is left.
+   * SIGTERM, then SIGKILL once `graceSeconds` (counted from now) are over; a second call
+   * with 0 kills at once. Resolves when no process of the pod is left.
    */
   terminate(graceSeconds: number): Promise<void> {
-    this.#terminating ??= (async () => {
+    if (this.#terminating) {
+      // Stopping already, and now at once (the kubelet closes): no more waiting.
+      if (graceSeconds === 0) {
+        for (const status of [...this.#init, ...this.#main]) status.process?.signal('SIGKILL');
+      }
+      return this.#terminating;
+    }
+    this.#terminating = (async () => {
       this.#stop.abort();
       this.#publish();
       const deadline = Date.now() + graceSeconds * 1000;
@@ -153,6 +171,7 @@ export class LocalPod {
         [...this.#init, ...this.#main].map(async (status) => {
           const process = status.process;
           if (!process?.running) return;
+          this.#event('Normal', 'Killing', `Stopping container ${status.name}`);
           const preStop = containers.find((c) => c.name === status.name)?.lifecycle?.preStop;
           const preStopMs = (preStop?.sleep?.seconds ?? 0) * 1000;
           if (preStopMs > 0)
@@ -172,6 +191,12 @@ export class LocalPod {
 
   async #run(): Promise<void> {
     const signal = this.#stop.signal;
+    const ports = this.#containers('containers').flatMap((container) =>
+      (container.ports ?? []).map((port) => port.containerPort).filter(isPort),
+    );
+    this.#podIP = await claimAddress(this.#runtime.addresses, ports);
+    if (signal.aborted) return;
+    this.#publish();
     for (;;) {
       try {
         await mkdir(this.#dir, { recursive: true });
@@ -288,7 +313,8 @@ export class LocalPod {
     if (!init && this.#phase === 'Pending') this.#phase = 'Running';
     this.#event('Normal', 'Started', `Started container ${container.name}`);
     this.#publish();
-    if (!init) void this.#probe(container, status, process);
+    // A probe that cannot run is a failing probe, never a crash of the fake.
+    if (!init) void this.#probe(container, status, process).catch(() => {});
     const exit = await process.exited;
     status.ready = false;
     status.started = false;
@@ -444,8 +470,7 @@ export class LocalPod {
       phase: this.#phase,
       conditions,
       hostIP: '127.0.0.1',
-      podIP: this.#podIP,
-      podIPs: [{ ip: this.#podIP }],
+      ...(this.#podIP ? { podIP: this.#podIP, podIPs: [{ ip: this.#podIP }] } : {}),
       startTime: this.#startTime,
       containerStatuses: this.#main.map(statusOf),
     };

@@ -6,6 +6,9 @@ export interface LogLine {
   readonly container?: string;
 }
 
+/** Lines kept per pod: a chatty pod drops its oldest, as the kubelet's log rotation does. */
+export const MAX_LINES_PER_POD = 20_000;
+
 /** The lines each pod's containers wrote, as `/pods/<name>/log` returns them. */
 export class PodLogs {
   readonly #lines = new Map<string, LogLine[]>();
@@ -15,6 +18,7 @@ export class PodLogs {
     const lines = this.#lines.get(key) ?? [];
     this.#lines.set(key, lines);
     lines.push({ time: time.toISOString(), line, ...(container ? { container } : {}) });
+    if (lines.length > MAX_LINES_PER_POD) lines.splice(0, lines.length - MAX_LINES_PER_POD);
   }
 
   /** The pod's lines of `container` (and those of no container), oldest first. */

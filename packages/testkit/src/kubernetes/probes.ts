@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
+import { isPort } from './tcp-port.ts';
 
 /** A probe of the API: `httpGet` or `tcpSocket` (an `exec` probe is not supported). */
 export interface Probe {
@@ -26,15 +27,16 @@ export function runProbe(
   address: string,
   resolvePort: (port: number | string | undefined) => number | undefined,
 ): Promise<boolean> {
-  const timeoutMs = (probe.timeoutSeconds ?? 1) * 1000;
+  const seconds = Number(probe.timeoutSeconds ?? 1);
+  const timeoutMs = (Number.isFinite(seconds) && seconds >= 1 ? seconds : 1) * 1000;
   if (probe.httpGet) {
     const port = resolvePort(probe.httpGet.port);
-    if (port === undefined) return Promise.resolve(false);
+    if (!isPort(port)) return Promise.resolve(false);
     return httpProbe(probe.httpGet.host ?? address, port, probe.httpGet.path ?? '/', timeoutMs);
   }
   if (probe.tcpSocket) {
     const port = resolvePort(probe.tcpSocket.port);
-    if (port === undefined) return Promise.resolve(false);
+    if (!isPort(port)) return Promise.resolve(false);
     return tcpProbe(probe.tcpSocket.host ?? address, port, timeoutMs);
   }
   return Promise.resolve(true);
@@ -42,21 +44,26 @@ export function runProbe(
 
 function httpProbe(host: string, port: number, path: string, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const probe = request(
-      {
-        host,
-        port,
-        path,
-        method: 'GET',
-        timeout: timeoutMs,
-        headers: { 'user-agent': 'kube-probe/1.32' },
-      },
-      (response) => {
+    const options = {
+      host,
+      port,
+      path,
+      method: 'GET',
+      timeout: timeoutMs,
+      headers: { 'user-agent': 'kube-probe/1.32' },
+    };
+    let probe: ReturnType<typeof request>;
+    try {
+      probe = request(options, (response) => {
         response.resume();
         const status = response.statusCode ?? 0;
         resolve(status >= 200 && status < 400);
-      },
-    );
+      });
+    } catch {
+      // A path the client refuses to send (spaces, control characters) never succeeds.
+      resolve(false);
+      return;
+    }
     probe.on('timeout', () => probe.destroy());
     probe.on('error', () => resolve(false));
     probe.end();

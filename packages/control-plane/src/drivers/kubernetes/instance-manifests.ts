@@ -212,20 +212,25 @@ function fetchContainer(input: InstanceManifestInput, options: InstanceManifestO
   ];
 }
 
+/** On the instance Service: how many replicas the instance has, whatever runs now. */
+export const REPLICAS_ANNOTATION = 'replix.dev/replicas';
+
 /**
  * The instance's own Service: one ClusterIP in front of all its replicas, the instance's
  * `privateUrl` (health, metrics, keys and admin calls of the control plane). The driver reads
- * its address from the API, so nothing depends on cluster DNS.
+ * its address from the API, so nothing depends on cluster DNS. It records the replica count, so
+ * a replica whose Deployment is gone still counts as one that does not run.
  */
 export function instanceService(
   input: InstanceManifestInput,
   options: InstanceManifestOptions,
 ): KubernetesObject {
   const { launch } = input;
+  const metadata = metadataOf(instanceObjectName(launch.instanceId), input, options);
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: metadataOf(instanceObjectName(launch.instanceId), input, options),
+    metadata: { ...metadata, annotations: { [REPLICAS_ANNOTATION]: String(input.replicas) } },
     spec: {
       type: 'ClusterIP',
       selector: instancePodSelector(launch.databaseId, launch.instanceId),

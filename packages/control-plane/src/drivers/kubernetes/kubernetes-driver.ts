@@ -19,11 +19,13 @@ import {
   type InstanceManifestOptions,
   instanceManifests,
   KEYS_FILE_NAME,
+  REPLICAS_ANNOTATION,
 } from './instance-manifests.ts';
 import type { KubernetesApi, LiveObject, ObjectRef } from './kubernetes-api.ts';
 import {
   databaseObjectName,
   instanceKeysName,
+  instanceObjectName,
   LABELS,
   labelValue,
   namespaceFor,
@@ -86,6 +88,9 @@ const INSTANCE_CONTAINER = 'instance';
 /** How long `unroute` waits for the unrouted server to answer the new message. */
 const MESSAGE_WAIT_MS = 90_000;
 const EVENTS_SOURCE = 'events';
+
+/** Ordinals beyond this are never listed, whatever an annotation says. */
+const MAX_REPLICAS = 64;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -399,19 +404,33 @@ export class KubernetesDriver implements Driver {
   }
 
   /** The replicas by ordinal, each with its Deployment's running pods. */
+  /**
+   * The instance's replicas by ordinal, each with its running pods: the count its Service
+   * records (so a replica whose Deployment is gone is listed, not running) and any replica
+   * Deployment found. A replica whose Deployment is being deleted has no running pod.
+   */
   async #replicaPods(instanceId: string): Promise<Map<number, LiveObject[]>> {
     const selector = instanceSelector(instanceId);
-    const deployments = await this.#api.list('apps/v1', 'Deployment', selector);
     const byOrdinal = new Map<number, LiveObject[]>();
-    for (const deployment of deployments) {
-      const ordinal = ordinalOf(deployment);
-      if (Number.isInteger(ordinal) && !deployment.metadata.deletionTimestamp) {
+    const services = await this.#api.list('v1', 'Service', selector);
+    const service = services.find((one) => one.metadata.name === instanceObjectName(instanceId));
+    const count = Number(service?.metadata.annotations?.[REPLICAS_ANNOTATION] ?? 0);
+    if (service && !service.metadata.deletionTimestamp && Number.isInteger(count)) {
+      for (let ordinal = 0; ordinal < Math.min(count, MAX_REPLICAS); ordinal++) {
         byOrdinal.set(ordinal, []);
       }
     }
+    const deployed = new Set<number>();
+    for (const deployment of await this.#api.list('apps/v1', 'Deployment', selector)) {
+      const ordinal = ordinalOf(deployment);
+      if (!Number.isInteger(ordinal) || deployment.metadata.deletionTimestamp) continue;
+      deployed.add(ordinal);
+      if (!byOrdinal.has(ordinal)) byOrdinal.set(ordinal, []);
+    }
     if (byOrdinal.size === 0) return byOrdinal;
     for (const pod of await this.#api.list('v1', 'Pod', selector)) {
-      if (podRuns(pod)) byOrdinal.get(ordinalOf(pod))?.push(pod);
+      const ordinal = ordinalOf(pod);
+      if (podRuns(pod) && deployed.has(ordinal)) byOrdinal.get(ordinal)?.push(pod);
     }
     return byOrdinal;
   }
