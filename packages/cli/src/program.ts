@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { addBuildJobCommand } from './build-job-command.ts';
 import { addBuildsCommands } from './builds-commands.ts';
 import { addConnectionsCommands } from './connections-commands.ts';
 import { addRoleCommands } from './control-plane-commands.ts';
@@ -29,6 +30,7 @@ export function createProgram(): Command {
   addLoginLinkCommand(program);
   addQueryCommand(program);
   addRoleCommands(program);
+  addBuildJobCommand(program);
   // Commands over the control-plane API, through the typed client (@replix/client).
   addLoginCommand(program);
   addConnectionsCommands(program);

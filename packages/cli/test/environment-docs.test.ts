@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { CONTROL_PLANE_VARIABLES } from '@replix/control-plane';
+import { BUILD_JOB_VARIABLES, CONTROL_PLANE_VARIABLES } from '@replix/control-plane';
 import { ARTIFACT_VARIABLES, environmentReference } from '@replix/instance';
 import type { TObject } from 'typebox';
 import { describe, expect, it } from 'vitest';
@@ -84,6 +84,10 @@ describe('the environment variable references', () => {
       ARTIFACT_VARIABLES,
       variableTable('control-plane/builds.md', '## Instance launch environment'),
     );
+  });
+
+  it("document replix build-job's own variables", () => {
+    expectInStep(BUILD_JOB_VARIABLES, variableTable('cli.md', '## Build jobs'));
   });
 
   it("document the replix command's own variables", () => {

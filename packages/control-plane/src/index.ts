@@ -4,6 +4,12 @@ export {
   LOGIN_LINK_TTL_SECONDS,
 } from './auth/built-in-issuer.ts';
 export {
+  BUILD_JOB_VARIABLES,
+  type BuildJobOutcome,
+  buildJobSettings,
+  runBuildJob,
+} from './builder/build-job.ts';
+export {
   CONTROL_PLANE_VARIABLES,
   type ControlPlaneConfig,
   type ControlPlaneOverrides,

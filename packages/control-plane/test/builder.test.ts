@@ -25,6 +25,7 @@ describe('build rates', () => {
     expect(buildCostCents('process.small', 59_000)).toBe(1);
     expect(buildCostCents('process.small', 61_000)).toBe(2);
     expect(computeTypeFor('process')).toBe('process.small');
+    expect(computeTypeFor('kubernetes')).toBe('kubernetes.job');
   });
 });
 

@@ -3,12 +3,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
 import { deriveApiKey } from '@replix/instance';
 import { type FakeKubernetes, freePort, startFakeKubernetes } from '@replix/testkit';
 import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resolveControlPlaneConfig } from '../src/config.ts';
+import { KubernetesApi } from '../src/drivers/kubernetes/kubernetes-api.ts';
+import { type KubernetesObject, secretData } from '../src/drivers/kubernetes/kubernetes-object.ts';
 import { type RunningControlPlane, startControlPlane } from '../src/start-control-plane.ts';
 import { openStore } from '../src/store/open-store.ts';
 import { REPLIX_BIN, throughGateway } from './kubernetes-test-cluster.ts';
@@ -22,6 +25,25 @@ import {
   seedProvision,
   statusReached,
 } from './reconciler-fixtures.ts';
+
+/** The operator's namespace and store Secret, which build Jobs take their settings from. */
+async function storeSecretForBuildJobs(fake: FakeKubernetes, storeUrl: string, secretKey: string) {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(fake.kubeconfig);
+  const api = new KubernetesApi(kubeConfig);
+  await api.apply({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: 'replix-system', labels: {} } as unknown as KubernetesObject['metadata'],
+  });
+  await api.apply({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'replix-secrets', namespace: 'replix-system', labels: {} },
+    type: 'Opaque',
+    data: secretData({ DATABASE_URL: storeUrl, REPLIX_SECRET_KEY: secretKey }),
+  });
+}
 
 // The whole control plane with REPLIX_DRIVER=kubernetes against the fake API server with
 // running pods: instance pods fetch their artifact from this control plane's api role, users
@@ -98,7 +120,12 @@ describe('the control plane on the Kubernetes driver', () => {
   };
 
   beforeAll(async () => {
-    fake = await startFakeKubernetes({ runPods: true, probeIntervalMs: 100 });
+    // Builds run as Jobs mounting the artifacts claim: here, the control plane's data folder.
+    fake = await startFakeKubernetes({
+      runPods: true,
+      probeIntervalMs: 100,
+      claimDirs: { 'replix-system/replix-data': dataDir },
+    });
     // loadFromDefault reads KUBECONFIG, as in a deployment outside the cluster.
     writeFileSync(join(dataDir, 'kubeconfig'), fake.kubeconfig);
     process.env.KUBECONFIG = join(dataDir, 'kubeconfig');
@@ -107,6 +134,7 @@ describe('the control plane on the Kubernetes driver', () => {
     const store = await testPostgres().createDatabase();
     storeUrl = store.url;
     dropStore = () => store.drop();
+    await storeSecretForBuildJobs(fake, storeUrl, secretKey);
     cp = await startCp();
     seeded = await seedProvision(cp.context.db, cp.context.secrets, source.url);
     const row = await statusReached(cp.context.db, seeded.databaseId, 'running', 180_000);
@@ -179,6 +207,23 @@ describe('the control plane on the Kubernetes driver', () => {
       { ordinal: 1, alive: true },
     ]);
     expect(new Set(replicas.map((replica) => replica.url)).size).toBe(2);
+    // The builds ran as Jobs whose pods recorded them (`kubernetes.job`).
+    const builds = await db
+      .selectFrom('builds')
+      .select(['status', 'compute_type'])
+      .where('database_id', '=', seeded.databaseId)
+      .execute();
+    expect(builds.length).toBeGreaterThan(0);
+    for (const build of builds) {
+      expect(build).toEqual({ status: 'succeeded', compute_type: 'kubernetes.job' });
+    }
+    expect(
+      fake.requests.some(
+        (request) =>
+          request.method === 'PATCH' &&
+          request.path.startsWith('/apis/batch/v1/namespaces/replix-system/jobs/'),
+      ),
+    ).toBe(true);
   });
 
   it('keeps serving while the control plane is down, and adopts the instance when it is back', async () => {

@@ -61,12 +61,14 @@ const endpointOptions = {
 } as const;
 const buildJob = () =>
   buildJobManifest(
-    { buildId: 'bd_1', databaseId: 'db_1', accountId: 'ac_1', region: 'eu-west-1' },
+    { buildId: 'bd_1', attempt: 1, launchId: 'a1b2c3', databaseId: 'db_1', accountId: 'ac_1' },
     {
       image: instanceOptions.image,
-      command: ['replix', 'build'],
-      namespacePattern: 'replix-{region}',
-      storeSecretName: 'replix-store',
+      replixBin: instanceOptions.replixBin,
+      namespace: NAMESPACE,
+      storeSecretName: 'replix-secrets',
+      artifactsClaim: 'replix-data',
+      dataDir: '/var/lib/replix',
       deadlineSeconds: 1800,
     },
   );

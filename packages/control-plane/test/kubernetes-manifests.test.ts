@@ -113,12 +113,14 @@ function allObjects(): KubernetesObject[] {
       route: { kind: 'ingress', ingressClassName: 'nginx' },
     }),
     buildJobManifest(
-      { buildId: 'bd_1', databaseId: 'db_1', accountId: 'ac_1', region: 'eu-west-1' },
+      { buildId: 'bd_1', attempt: 1, launchId: 'a1b2c3', databaseId: 'db_1', accountId: 'ac_1' },
       {
         image: instanceOptions.image,
-        command: ['replix', 'build'],
-        namespacePattern: 'replix-{region}',
-        storeSecretName: 'replix-store',
+        replixBin: instanceOptions.replixBin,
+        namespace: 'replix-system',
+        storeSecretName: 'replix-secrets',
+        artifactsClaim: 'replix-data',
+        dataDir: '/var/lib/replix',
         deadlineSeconds: 1800,
       },
     ),
@@ -230,6 +232,50 @@ describe('Kubernetes manifests', () => {
     expect(source).toEqual({
       name: 'REPLIX_SOURCE_URL',
       valueFrom: { secretKeyRef: { name: envSecret.metadata.name, key: 'REPLIX_SOURCE_URL' } },
+    });
+  });
+
+  it("run a build as a Job in the control plane's namespace, mounting the artifacts claim, its secrets by reference", () => {
+    const job = buildJobManifest(
+      { buildId: 'bd_1', attempt: 2, launchId: 'a1b2c3', databaseId: 'db_1', accountId: 'ac_1' },
+      {
+        image: instanceOptions.image,
+        replixBin: instanceOptions.replixBin,
+        namespace: 'replix-system',
+        storeSecretName: 'replix-secrets',
+        artifactsClaim: 'replix-data',
+        dataDir: '/var/lib/replix',
+        deadlineSeconds: 900,
+      },
+    ) as KubernetesObject & {
+      spec: { backoffLimit: number; activeDeadlineSeconds: number; template: { spec: PodSpec } };
+    };
+    expect(job.metadata.namespace).toBe('replix-system');
+    // The build id, the attempt and the launch, with a hash: `bd_1` is no DNS label as it is.
+    expect(job.metadata.name).toMatch(/^replix-build-bd-1-2-a1b2c3-[0-9a-f]{8}$/);
+    expect(job.spec).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 900 });
+    const pod = job.spec.template.spec;
+    const [container] = pod.containers as [Container & { command: string[] }];
+    expect(container.command).toEqual(['node', instanceOptions.replixBin, 'build-job']);
+    expect(container.env).toEqual([
+      {
+        name: 'DATABASE_URL',
+        valueFrom: { secretKeyRef: { name: 'replix-secrets', key: 'DATABASE_URL' } },
+      },
+      {
+        name: 'REPLIX_SECRET_KEY',
+        valueFrom: { secretKeyRef: { name: 'replix-secrets', key: 'REPLIX_SECRET_KEY' } },
+      },
+      { name: 'HOME', value: '/tmp' },
+      { name: 'REPLIX_DATA_DIR', value: '/var/lib/replix' },
+      { name: 'REPLIX_BUILD_ID', value: 'bd_1' },
+      { name: 'REPLIX_BUILD_ATTEMPT', value: '2' },
+      { name: 'REPLIX_BUILD_COMPUTE_TYPE', value: 'kubernetes.job' },
+    ]);
+    expect(container.volumeMounts).toContainEqual({ name: 'data', mountPath: '/var/lib/replix' });
+    expect(pod.volumes).toContainEqual({
+      name: 'data',
+      persistentVolumeClaim: { claimName: 'replix-data' },
     });
   });
 

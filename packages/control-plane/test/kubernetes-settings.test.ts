@@ -29,6 +29,25 @@ describe('REPLIX_DRIVER=kubernetes settings', () => {
       route: { kind: 'httproute', gateway: { namespace: 'replix-system', name: 'replix' } },
       endpointScheme: 'https',
       artifactUrl: 'http://replix-api.replix-system.svc:4000',
+      builds: {
+        namespace: 'replix-system',
+        artifactsClaim: 'replix-data',
+        storeSecret: 'replix-secrets',
+        deadlineSeconds: 1800,
+      },
+    });
+    expect(
+      resolve({
+        REPLIX_K8S_BUILD_NAMESPACE: 'builds',
+        REPLIX_K8S_ARTIFACTS_CLAIM: 'shared.data',
+        REPLIX_K8S_STORE_SECRET: 'store',
+        REPLIX_K8S_BUILD_DEADLINE_SECONDS: '600',
+      }).kubernetes?.builds,
+    ).toEqual({
+      namespace: 'builds',
+      artifactsClaim: 'shared.data',
+      storeSecret: 'store',
+      deadlineSeconds: 600,
     });
     const ingress = resolve({
       REPLIX_K8S_ROUTE: 'ingress:nginx',
@@ -81,6 +100,10 @@ describe('REPLIX_DRIVER=kubernetes settings', () => {
       [{ REPLIX_K8S_ARTIFACT_URL: 'http://user:pw@x' }, /^REPLIX_K8S_ARTIFACT_URL must be/],
       [{ REPLIX_K8S_ARTIFACT_URL: 'not a url' }, /^REPLIX_K8S_ARTIFACT_URL must be/],
       [{ REPLIX_K8S_NAMESPACE_PATTERN: 'Replix_{region}' }, /^REPLIX_K8S_NAMESPACE_PATTERN: /],
+      [{ REPLIX_K8S_BUILD_NAMESPACE: 'Bad_NS' }, /^REPLIX_K8S_BUILD_NAMESPACE must be a DNS-1123/],
+      [{ REPLIX_K8S_ARTIFACTS_CLAIM: 'data/..' }, /^REPLIX_K8S_ARTIFACTS_CLAIM must be/],
+      [{ REPLIX_K8S_STORE_SECRET: 'Store_Secret' }, /^REPLIX_K8S_STORE_SECRET must be/],
+      [{ REPLIX_K8S_BUILD_DEADLINE_SECONDS: '5' }, /REPLIX_K8S_BUILD_DEADLINE_SECONDS must be/],
       [
         { REPLIX_K8S_ENDPOINT_SCHEME: 'ftp' },
         /REPLIX_K8S_ENDPOINT_SCHEME must be "https" or "http"/,

@@ -4,7 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubernetesApi } from '../src/drivers/kubernetes/kubernetes-api.ts';
 import { replicaObjectName } from '../src/drivers/kubernetes/kubernetes-names.ts';
-import { KUBERNETES_PERMISSIONS } from '../src/drivers/kubernetes/permissions.ts';
+import {
+  KUBERNETES_PERMISSIONS,
+  type KubernetesPermission,
+} from '../src/drivers/kubernetes/permissions.ts';
 
 /** The `replix` command of this checkout: what the fake kubelet's pods run as the image's CLI. */
 export const REPLIX_BIN = fileURLToPath(new URL('../../cli/bin/replix.js', import.meta.url));
@@ -78,10 +81,13 @@ export function apiCallsOf(
   return calls;
 }
 
-/** The calls KUBERNETES_PERMISSIONS does not grant. */
-export function callsNotGranted(calls: Iterable<string>): string[] {
+/** The calls the rules (KUBERNETES_PERMISSIONS unless given) do not grant. */
+export function callsNotGranted(
+  calls: Iterable<string>,
+  permissions: readonly KubernetesPermission[] = KUBERNETES_PERMISSIONS,
+): string[] {
   const granted = new Set(
-    KUBERNETES_PERMISSIONS.flatMap((rule) =>
+    permissions.flatMap((rule) =>
       rule.verbs.map((verb) => `${rule.apiGroup}|${rule.resource}|${verb}`),
     ),
   );

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { connect } from 'node:net';
@@ -272,6 +273,84 @@ describe('the local kubelet', () => {
     expect((await podsOf('web')).map((pod) => pod.metadata?.name).sort()).toEqual(
       pods.map((pod) => pod.metadata?.name).sort(),
     );
+  });
+
+  it('mounts a PersistentVolumeClaim as one folder every pod of the namespace shares, which outlives them', async () => {
+    const job = (name: string, script: string, claimName = 'shared') => ({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name, namespace: NS },
+      spec: {
+        backoffLimit: 0,
+        template: {
+          spec: {
+            restartPolicy: 'Never',
+            containers: [
+              {
+                name: 'main',
+                image: 'node:24',
+                command: ['node', '-e', script],
+                env: [{ name: 'DATA', value: '/var/lib/data' }],
+                volumeMounts: [{ name: 'data', mountPath: '/var/lib/data' }],
+              },
+            ],
+            volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }],
+          },
+        },
+      },
+    });
+    const completed = (name: string) =>
+      eventually(async () => {
+        const live = (await objects.read({
+          apiVersion: 'batch/v1',
+          kind: 'Job',
+          metadata: { name, namespace: NS },
+        })) as { status?: { conditions?: { type: string; status: string }[] } };
+        expect(live.status?.conditions).toContainEqual(
+          expect.objectContaining({ type: 'Complete', status: 'True' }),
+        );
+      });
+    const fs = "const fs = require('node:fs'); const path = require('node:path');";
+    await apply(
+      job('writer', `${fs} fs.writeFileSync(path.join(process.env.DATA, 'a.txt'), 'from a');`),
+    );
+    await completed('writer');
+    await apply(
+      job(
+        'reader',
+        `${fs} const a = fs.readFileSync(path.join(process.env.DATA, 'a.txt'), 'utf8');
+         fs.writeFileSync(path.join(process.env.DATA, 'b.txt'), a + ' and b');`,
+      ),
+    );
+    await completed('reader');
+    const shared = fake.claimDir(NS, 'shared');
+    expect(readFileSync(join(shared, 'b.txt'), 'utf8')).toBe('from a and b');
+    // Another claim is another folder.
+    await apply(
+      job(
+        'elsewhere',
+        `${fs} fs.writeFileSync(path.join(process.env.DATA, 'c.txt'), 'c');`,
+        'other',
+      ),
+    );
+    await completed('elsewhere');
+    expect(existsSync(join(fake.claimDir(NS, 'other'), 'c.txt'))).toBe(true);
+    expect(existsSync(join(shared, 'c.txt'))).toBe(false);
+  });
+
+  it('maps a claim named in claimDirs to the given folder', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'replix-claim-'));
+    const mapped = await startFakeKubernetes({
+      runPods: true,
+      claimDirs: { [`${NS}/data`]: folder },
+    });
+    try {
+      expect(mapped.claimDir(NS, 'data')).toBe(folder);
+      expect(mapped.claimDir('other', 'data')).not.toBe(folder);
+    } finally {
+      await mapped.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('leaves a pod whose Secret lacks a key waiting, with an event that says which', async () => {

@@ -1,8 +1,8 @@
 import { type Selectable, sql } from 'kysely';
 import { recordAudit } from '../events/audit-log.ts';
-import { claimNext } from '../jobs/claim-jobs.ts';
+import { claimById, claimNext } from '../jobs/claim-jobs.ts';
 import { endDeadLocalLeases } from '../jobs/dead-local-leases.ts';
-import { type JobQueue, LEASE_IS_FREE, type Lease } from '../jobs/job-queue.ts';
+import { type JobChanges, type JobQueue, LEASE_IS_FREE, type Lease } from '../jobs/job-queue.ts';
 import { complete, release, renew } from '../jobs/lease-updates.ts';
 import type { RetryPolicy } from '../jobs/retry-policy.ts';
 import type { StoreDb } from '../store/open-store.ts';
@@ -72,6 +72,32 @@ export async function failLostBuilds(db: StoreDb): Promise<string[]> {
   });
 }
 
+/** What a claim writes: the next attempt, in progress, started now, by `owner`. */
+function claimChanges(owner: string): JobChanges<'builds'> {
+  return {
+    status: 'in_progress',
+    attempts: sql`attempts + 1`,
+    started_at: sql`now()`,
+    finished_at: null,
+    error: null,
+    // The public job id names the builder process without its host name.
+    builder_job_id: sql`'builder-' || left(md5(${owner}), 10) || '/' || (attempts + 1)`,
+  };
+}
+
+/** Records `build.started` for a claimed build; the claim. */
+async function started(tx: StoreDb, build: BuildRow, owner: string): Promise<BuildClaim> {
+  await recordAudit(tx, {
+    accountId: build.account_id,
+    databaseId: build.database_id,
+    entityType: 'build',
+    entityId: build.id,
+    eventType: 'build.started',
+    payload: { attempt: build.attempts, builderJobId: build.builder_job_id },
+  });
+  return { build, owner, attempt: build.attempts };
+}
+
 /**
  * Claims the next build (BUILD_QUEUE) for `owner` as its next attempt, so any number of
  * builders on one store never claim the same build. Records `build.started`.
@@ -84,26 +110,29 @@ export async function claimBuild(
   return db.transaction().execute(async (tx) => {
     const [build] = await claimNext(tx, BUILD_QUEUE, owner, {
       leaseMs,
-      changes: {
-        status: 'in_progress',
-        attempts: sql`attempts + 1`,
-        started_at: sql`now()`,
-        finished_at: null,
-        error: null,
-        // The public job id names the builder process without its host name.
-        builder_job_id: sql`'builder-' || left(md5(${owner}), 10) || '/' || (attempts + 1)`,
-      },
+      changes: claimChanges(owner),
     });
-    if (!build) return undefined;
-    await recordAudit(tx, {
-      accountId: build.account_id,
-      databaseId: build.database_id,
-      entityType: 'build',
-      entityId: build.id,
-      eventType: 'build.started',
-      payload: { attempt: build.attempts, builderJobId: build.builder_job_id },
+    return build ? started(tx, build, owner) : undefined;
+  });
+}
+
+/**
+ * Claims one build by id, as claimBuild would when it is its turn: only while it waits in the
+ * queue (queued, or lost with attempts left) and nobody holds it. Records `build.started`.
+ */
+export async function claimBuildById(
+  db: StoreDb,
+  buildId: string,
+  owner: string,
+  leaseMs = BUILD_LEASE_MS,
+): Promise<BuildClaim | undefined> {
+  return db.transaction().execute(async (tx) => {
+    const build = await claimById(tx, BUILD_QUEUE, owner, buildId, {
+      leaseMs,
+      condition: BUILD_QUEUE.waiting,
+      changes: claimChanges(owner),
     });
-    return { build, owner, attempt: build.attempts };
+    return build ? started(tx, build, owner) : undefined;
   });
 }
 

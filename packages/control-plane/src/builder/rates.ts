@@ -6,13 +6,15 @@
 export const BUILD_RATES = {
   /** A builder role process on a control-plane machine (the `process` driver). */
   'process.small': { centsPerMinute: 1, vcpu: 1, memoryMb: 2048 },
+  /** A build Job's pod (the `kubernetes` driver; build-job-manifest.ts gives its resources). */
+  'kubernetes.job': { centsPerMinute: 1, vcpu: 1, memoryMb: 1024 },
 } as const;
 
 export type BuildComputeType = keyof typeof BUILD_RATES;
 
-/** The tier a builder running beside the given driver uses: `process` is the only driver. */
-export function computeTypeFor(_driverName: string): BuildComputeType {
-  return 'process.small';
+/** The tier of the builds a builder runs beside the given driver: Jobs with `kubernetes`. */
+export function computeTypeFor(driverName: string): BuildComputeType {
+  return driverName === 'kubernetes' ? 'kubernetes.job' : 'process.small';
 }
 
 /** ceil(minutes × rate) in USD cents, at least 1. */

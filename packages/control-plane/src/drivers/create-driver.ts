@@ -5,12 +5,14 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError } from '@replix/instance';
 import type { Logger } from 'pino';
 import { artifactToken } from '../builder/artifact-token.ts';
+import type { BuildRunner } from '../builder/build-runner.ts';
 import type { ControlPlaneConfig } from '../config.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import type { Driver } from './driver.ts';
 import type { InstanceLaunch } from './instance-launch.ts';
 import type { ArtifactDelivery } from './kubernetes/instance-manifests.ts';
 import { KubernetesApi } from './kubernetes/kubernetes-api.ts';
+import { KubernetesBuildRunner } from './kubernetes/kubernetes-build-runner.ts';
 import { type DatabasePlace, KubernetesDriver } from './kubernetes/kubernetes-driver.ts';
 import type { KubernetesSettings } from './kubernetes/kubernetes-settings.ts';
 import { ProcessDriver } from './process-driver.ts';
@@ -36,9 +38,39 @@ export function createDriver(config: ControlPlaneConfig, log: Logger, db?: Store
   }
 }
 
+/**
+ * Where the builder role runs builds: with the Kubernetes driver, as Jobs (mounting the
+ * artifacts claim at the data folder); otherwise undefined, in the builder's own process.
+ */
+export function createBuildRunner(
+  config: ControlPlaneConfig,
+  log: Logger,
+  db: StoreDb,
+): BuildRunner | undefined {
+  if (config.driver !== 'kubernetes') return undefined;
+  if (!config.kubernetes) throw new ConfigError('The kubernetes driver is not configured.');
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromDefault();
+  const { image, replixBin, builds } = config.kubernetes;
+  return new KubernetesBuildRunner({
+    api: new KubernetesApi(kubeConfig),
+    db,
+    log,
+    job: {
+      image,
+      replixBin,
+      namespace: builds.namespace,
+      storeSecretName: builds.storeSecret,
+      artifactsClaim: builds.artifactsClaim,
+      dataDir: config.dataDir,
+      deadlineSeconds: builds.deadlineSeconds,
+    },
+  });
+}
+
 /** The Kubernetes driver of the settings, its artifacts fetched from the api role. */
 export function kubernetesDriverOf(
-  settings: KubernetesSettings,
+  settings: Omit<KubernetesSettings, 'builds'>,
   dependencies: {
     readonly kubeConfig: KubeConfig;
     readonly log: Logger;

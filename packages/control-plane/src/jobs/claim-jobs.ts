@@ -56,11 +56,20 @@ export async function claimById<T extends JobTable>(
   queue: JobQueue<T>,
   owner: string,
   id: string,
-  options: { readonly leaseMs: number; readonly condition: RawBuilder<boolean> },
+  options: {
+    readonly leaseMs: number;
+    readonly condition: RawBuilder<boolean>;
+    /** Written with the claim, in the same statement. */
+    readonly changes?: JobChanges<T>;
+  },
 ): Promise<JobRow<T> | undefined> {
   const { rows } = await sql<JobRow<T>>`
     UPDATE ${sql.table(queue.table)}
-       SET lease_owner = ${owner}, lease_until = ${fromNow(options.leaseMs)}
+       SET ${sql.join([
+         sql`lease_owner = ${owner}`,
+         sql`lease_until = ${fromNow(options.leaseMs)}`,
+         ...assignments(options.changes ?? {}),
+       ])}
      WHERE id = ${id} AND ${options.condition} AND ${LEASE_IS_FREE}
     RETURNING *`.execute(db);
   return rows[0];

@@ -1,6 +1,7 @@
 import { BUILD_LEASE_MS } from '../builder/build-queue.ts';
 import { startBuilder } from '../builder/builder-role.ts';
 import { introspectSource } from '../builder/introspect-source.ts';
+import { createBuildRunner } from '../drivers/create-driver.ts';
 import { startHealthMonitor } from '../health/health-monitor-role.ts';
 import { startReconciler } from '../reconciler/reconciler-role.ts';
 import { startWebhookDeliverer } from '../webhooks/webhook-deliverer.ts';
@@ -32,7 +33,15 @@ export const ROLE_STARTERS: Record<Exclude<RoleName, 'api'>, RoleStarter> = {
   builder: {
     // While a build runs, only its lease renewals (a third of the lease) report.
     loopPeriodMs: () => BUILD_LEASE_MS / 3,
-    start: (context, pulse) => startBuilder(context, { introspect: introspectSource, pulse }),
+    // With the kubernetes driver, builds run as Jobs; otherwise in the builder's process.
+    start: (context, pulse) => {
+      const runner = createBuildRunner(context.config, context.log, context.db);
+      return startBuilder(context, {
+        introspect: introspectSource,
+        pulse,
+        ...(runner ? { runner } : {}),
+      });
+    },
   },
   'health-monitor': {
     loopPeriodMs: (context) => context.config.healthIntervalMs,

@@ -64,7 +64,9 @@
  * name); no defaulting (but a Service's clusterIP with runPods), no schema validation beyond
  * names; without runPods deletion is immediate; Deployments own their Pods directly (no
  * ReplicaSets); a watch keeps no history (no 410 Gone, no bookmarks, no DELETED when a label
- * change leaves the selector); no POST/PUT/merge patches, no authentication, no aggregated
+ * change leaves the selector); in runPods mode a `persistentVolumeClaim` volume is bound at
+ * once to a local folder per namespace and claim (no PersistentVolumeClaim object, storage
+ * class or access mode is checked); no POST/PUT/merge patches, no authentication, no aggregated
  * discovery or OpenAPI documents; runPods ignores images, resources and security contexts,
  * and runs processes as the test's user.
  */
@@ -97,6 +99,11 @@ export interface FakeKubernetesOptions extends ControllerOptions {
   readonly probeIntervalMs?: number;
   /** runPods: caps each Deployment's `spec.progressDeadlineSeconds` (600 s by default). */
   readonly progressDeadlineMs?: number;
+  /**
+   * runPods: `<namespace>/<claim name>` → the local folder that PersistentVolumeClaim stands
+   * for (a test's data folder); other claims get a folder of their own (`claimDir`).
+   */
+  readonly claimDirs?: Readonly<Record<string, string>>;
 }
 
 export interface FakeKubernetes {
@@ -111,6 +118,11 @@ export interface FakeKubernetes {
   readonly gatewayUrl: string | undefined;
   /** Every request received, in order. */
   readonly requests: readonly RecordedRequest[];
+  /**
+   * runPods: the local folder of a namespace's PersistentVolumeClaim, which every pod
+   * mounting it shares (`claimDirs`, or one of its own); throws in the simulated mode.
+   */
+  claimDir(namespace: string, claimName: string): string;
   /** The stored object, for assertions without going through a client; undefined when absent. */
   object(kind: string, namespace: string | undefined, name: string): StoredObject | undefined;
   /** The Deployment never becomes ready (its rollout reports ProgressDeadlineExceeded). */
@@ -144,6 +156,10 @@ export async function startFakeKubernetes(
     kubeconfig: kubeconfigFor(url),
     gatewayUrl: local?.gatewayUrl,
     requests,
+    claimDir(namespace, claimName) {
+      if (!local) throw new Error('claimDir belongs to the runPods mode');
+      return local.kubelet.claimDir(namespace, claimName);
+    },
     object(kind, namespace, name) {
       try {
         return store.get(resourceByKind(kind), namespace, name);
@@ -180,6 +196,7 @@ async function startLocalCluster(
   const gatewayUrl = await gateway.listen();
   return {
     gatewayUrl,
+    kubelet,
     async close() {
       deployments.stop();
       jobs.stop();

@@ -13,6 +13,11 @@ const PODS = resourceByKind('Pod');
 export interface KubeletOptions {
   /** How often probes run at most (a pod is ready this soon after it answers); 100 ms unless set. */
   readonly probeIntervalMs?: number;
+  /**
+   * `<namespace>/<claim name>` → the local folder standing for that PersistentVolumeClaim; a
+   * claim not named here gets a folder of its own under the kubelet's folder.
+   */
+  readonly claimDirs?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -29,6 +34,7 @@ export class LocalKubelet {
   readonly #pods = new Map<string, LocalPod>();
   readonly #rootDir = mkdtempSync(join(tmpdir(), 'replix-kubelet-'));
   readonly #probeIntervalMs: number;
+  readonly #claimDirs: Readonly<Record<string, string>>;
   readonly #stopWatching: () => void;
   #closed = false;
 
@@ -37,9 +43,25 @@ export class LocalKubelet {
     this.#logs = logs;
     this.#events = new EventRecorder(store, 'kubelet');
     this.#probeIntervalMs = options.probeIntervalMs ?? 100;
+    this.#claimDirs = options.claimDirs ?? {};
     store.holdDeletion((object) => object.kind === 'Pod');
     // Reactions wait for the write that caused them to reach every watcher first.
     this.#stopWatching = store.onChange((event) => queueMicrotask(() => this.#observe(event)));
+  }
+
+  /**
+   * The folder of a PersistentVolumeClaim: every pod mounting the claim shares it, and it
+   * outlives them, as a ReadWriteMany volume does. The claim object itself is not needed
+   * (the fake binds every claim at once).
+   */
+  claimDir(namespace: string, claimName: string): string {
+    const named = this.#claimDirs[`${namespace}/${claimName}`];
+    if (named !== undefined) return named;
+    return join(
+      this.#rootDir,
+      'claims',
+      `${encodeURIComponent(namespace)}_${encodeURIComponent(claimName)}`,
+    );
   }
 
   /** Stops every pod at once (SIGKILL) and removes their folders. */
@@ -83,6 +105,7 @@ export class LocalKubelet {
         events: this.#events,
         probeIntervalMs: this.#probeIntervalMs,
         rootDir: this.#rootDir,
+        claimDir: (namespace, claimName) => this.claimDir(namespace, claimName),
         addresses: this.#addresses,
       },
       object,

@@ -28,6 +28,8 @@ export interface PodRuntime {
   readonly probeIntervalMs: number;
   /** Pods' folders (volumes, working directories) go under it. */
   readonly rootDir: string;
+  /** The local folder of a namespace's PersistentVolumeClaim, shared by the pods mounting it. */
+  readonly claimDir: (namespace: string, claimName: string) => string;
   /** Where pod IPs come from. */
   readonly addresses: LoopbackAddresses;
 }
@@ -104,8 +106,11 @@ export class LocalPod {
     this.#pod = pod;
     this.#spec = (pod.spec ?? {}) as JsonObject;
     this.#dir = join(runtime.rootDir, `${pod.metadata.namespace}_${pod.metadata.name}`);
-    this.#volumes = new PodVolumes(join(this.#dir, 'volumes'), this.#spec, (kind, name) =>
-      this.#lookup(kind, name),
+    this.#volumes = new PodVolumes(
+      join(this.#dir, 'volumes'),
+      this.#spec,
+      (kind, name) => this.#lookup(kind, name),
+      (claimName) => runtime.claimDir(pod.metadata.namespace ?? 'default', claimName),
     );
     const status = (container: Container): ContainerStatus => ({
       name: container.name,

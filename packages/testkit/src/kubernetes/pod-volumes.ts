@@ -10,6 +10,7 @@ interface Volume {
   emptyDir?: JsonObject;
   secret?: { secretName?: string; items?: KeyToPath[]; defaultMode?: number; optional?: boolean };
   configMap?: { name?: string; items?: KeyToPath[]; defaultMode?: number; optional?: boolean };
+  persistentVolumeClaim?: { claimName?: string; readOnly?: boolean };
 }
 
 interface KeyToPath {
@@ -29,13 +30,15 @@ export class VolumeNotReady extends Error {}
 
 /**
  * A pod's volumes as local folders under `root`: `emptyDir` an empty folder, `secret` and
- * `configMap` the object's keys as files (`secret-volume.ts`), rewritten when it changes.
- * Other volume types are empty folders too.
+ * `configMap` the object's keys as files (`secret-volume.ts`), rewritten when it changes,
+ * `persistentVolumeClaim` the claim's folder (`claimDir`), which every pod mounting that claim
+ * shares and which outlives them. Other volume types are empty folders too.
  */
 export class PodVolumes {
   readonly #root: string;
   readonly #volumes: readonly Volume[];
   readonly #lookup: (kind: 'Secret' | 'ConfigMap', name: string) => StoredObject | undefined;
+  readonly #claimDir: (claimName: string) => string;
   /** Writes of one volume run one after another, so an older version never lands last. */
   readonly #writes = new Map<string, Promise<void>>();
 
@@ -43,10 +46,12 @@ export class PodVolumes {
     root: string,
     spec: JsonObject,
     lookup: (kind: 'Secret' | 'ConfigMap', name: string) => StoredObject | undefined,
+    claimDir: (claimName: string) => string,
   ) {
     this.#root = root;
     this.#volumes = (spec.volumes ?? []) as Volume[];
     this.#lookup = lookup;
+    this.#claimDir = claimDir;
   }
 
   /** Creates every volume; throws VolumeNotReady while a Secret or ConfigMap it needs is missing. */
@@ -78,6 +83,8 @@ export class PodVolumes {
   }
 
   #dirOf(name: string): string {
+    const claim = this.#volumes.find((volume) => volume.name === name)?.persistentVolumeClaim;
+    if (claim) return this.#claimDir(claim.claimName ?? '');
     // A prefix keeps a name such as `..` inside the pod's folder.
     return join(this.#root, `volume-${encodeURIComponent(name)}`);
   }

@@ -1,53 +1,69 @@
-import { buildObjectName, namespaceFor, objectLabels } from './kubernetes-names.ts';
+import { buildObjectName, objectLabels } from './kubernetes-names.ts';
 import type { KubernetesObject } from './kubernetes-object.ts';
 
 export interface BuildJobOptions {
-  /** The Replix runtime image (the builder runs the same code as the control plane). */
+  /** The Replix runtime image (the Job runs the same code as the control plane). */
   readonly image: string;
+  /** The `replix` CLI inside the image; the Job runs its `build-job` command. */
+  readonly replixBin: string;
   /**
-   * The program that runs one build given `REPLIX_BUILD_ID`; the driver increment adds it to
-   * the CLI, so it is a parameter here.
+   * The control plane's namespace: the artifacts claim and the store Secret are namespaced,
+   * so the Job that mounts them runs beside them.
    */
-  readonly command: readonly string[];
-  readonly namespacePattern: string;
+  readonly namespace: string;
   /**
-   * The operator's Secret with the control plane's `DATABASE_URL` (the builder records the
-   * build in the store); only referenced, never read.
+   * The operator's Secret with the control plane's `DATABASE_URL` (the Job records the build
+   * in the store) and `REPLIX_SECRET_KEY` (it opens the source's sealed password); only
+   * referenced, never read.
    */
   readonly storeSecretName: string;
-  /** The longest a build may run, in seconds. */
+  /** The ReadWriteMany claim of the data folder the api role serves artifacts from. */
+  readonly artifactsClaim: string;
+  /** Where the claim is mounted: the data folder path every control-plane role uses. */
+  readonly dataDir: string;
+  /** The longest a build may run, in seconds (`activeDeadlineSeconds`). */
   readonly deadlineSeconds: number;
   readonly imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
 }
 
 export interface BuildJobInput {
   readonly buildId: string;
+  /** The attempt the builder claimed; the Job works under that claim. */
+  readonly attempt: number;
+  /** Makes the Job's name this launch's own (an attempt given back is launched again). */
+  readonly launchId: string;
   readonly databaseId: string;
   readonly accountId: string;
-  readonly region: string;
 }
 
 /** A finished Job stays this long for its logs, then Kubernetes deletes it. */
 const FINISHED_TTL_SECONDS = 3600;
 const RUN_AS = 10_001;
 
+/** The Job of one launch of a build's attempt. */
+export function buildJobName(input: Pick<BuildJobInput, 'buildId' | 'attempt' | 'launchId'>) {
+  return buildObjectName(`${input.buildId}-${input.attempt}-${input.launchId}`);
+}
+
 /**
- * One build as a Job. It runs once (`backoffLimit: 0`): retries belong to the build queue's
- * retry policy (`jobs/retry-policy.ts`), which sees every attempt.
+ * One build attempt as a Job running `replix build-job`. It runs once (`backoffLimit: 0`):
+ * retries belong to the build queue's retry policy (`jobs/retry-policy.ts`), which sees every
+ * attempt. The store's URL and the secret key come from the store Secret by reference, so the
+ * Job object carries no secret.
  */
 export function buildJobManifest(input: BuildJobInput, options: BuildJobOptions): KubernetesObject {
   const labels = objectLabels(
     { accountId: input.accountId, databaseId: input.databaseId, buildId: input.buildId },
     'build',
   );
+  const fromStoreSecret = (name: string) => ({
+    name,
+    valueFrom: { secretKeyRef: { name: options.storeSecretName, key: name } },
+  });
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: {
-      name: buildObjectName(input.buildId),
-      namespace: namespaceFor(options.namespacePattern, input),
-      labels,
-    },
+    metadata: { name: buildJobName(input), namespace: options.namespace, labels },
     spec: {
       backoffLimit: 0,
       activeDeadlineSeconds: options.deadlineSeconds,
@@ -62,6 +78,8 @@ export function buildJobManifest(input: BuildJobInput, options: BuildJobOptions)
             runAsNonRoot: true,
             runAsUser: RUN_AS,
             runAsGroup: RUN_AS,
+            // The claim's files belong to the group every control-plane pod runs as.
+            fsGroup: RUN_AS,
             seccompProfile: { type: 'RuntimeDefault' },
           },
           containers: [
@@ -69,16 +87,15 @@ export function buildJobManifest(input: BuildJobInput, options: BuildJobOptions)
               name: 'build',
               image: options.image,
               ...(options.imagePullPolicy ? { imagePullPolicy: options.imagePullPolicy } : {}),
-              command: [...options.command],
+              command: ['node', options.replixBin, 'build-job'],
               env: [
-                {
-                  name: 'DATABASE_URL',
-                  valueFrom: {
-                    secretKeyRef: { name: options.storeSecretName, key: 'DATABASE_URL' },
-                  },
-                },
+                fromStoreSecret('DATABASE_URL'),
+                fromStoreSecret('REPLIX_SECRET_KEY'),
                 { name: 'HOME', value: '/tmp' },
+                { name: 'REPLIX_DATA_DIR', value: options.dataDir },
                 { name: 'REPLIX_BUILD_ID', value: input.buildId },
+                { name: 'REPLIX_BUILD_ATTEMPT', value: String(input.attempt) },
+                { name: 'REPLIX_BUILD_COMPUTE_TYPE', value: 'kubernetes.job' },
               ],
               resources: {
                 requests: { cpu: '500m', memory: '1024Mi' },
@@ -90,10 +107,16 @@ export function buildJobManifest(input: BuildJobInput, options: BuildJobOptions)
                 runAsNonRoot: true,
                 capabilities: { drop: ['ALL'] },
               },
-              volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+              volumeMounts: [
+                { name: 'tmp', mountPath: '/tmp' },
+                { name: 'data', mountPath: options.dataDir },
+              ],
             },
           ],
-          volumes: [{ name: 'tmp', emptyDir: { sizeLimit: '1Gi' } }],
+          volumes: [
+            { name: 'tmp', emptyDir: { sizeLimit: '1Gi' } },
+            { name: 'data', persistentVolumeClaim: { claimName: options.artifactsClaim } },
+          ],
         },
       },
     },

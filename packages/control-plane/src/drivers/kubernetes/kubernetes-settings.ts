@@ -19,6 +19,20 @@ export interface KubernetesSettings {
   readonly endpointScheme: 'http' | 'https';
   /** `REPLIX_K8S_ARTIFACT_URL`: the `api` role's base URL as instance pods reach it. */
   readonly artifactUrl: string;
+  /** Where build Jobs run and what they mount (kubernetes-build-runner.ts). */
+  readonly builds: BuildJobSettings;
+}
+
+/** Build Jobs run in the control plane's namespace: its artifacts claim and Secret are there. */
+export interface BuildJobSettings {
+  /** `REPLIX_K8S_BUILD_NAMESPACE` (default `replix-system`). */
+  readonly namespace: string;
+  /** `REPLIX_K8S_ARTIFACTS_CLAIM` (default `replix-data`): the ReadWriteMany data folder. */
+  readonly artifactsClaim: string;
+  /** `REPLIX_K8S_STORE_SECRET` (default `replix-secrets`): `DATABASE_URL`, `REPLIX_SECRET_KEY`. */
+  readonly storeSecret: string;
+  /** `REPLIX_K8S_BUILD_DEADLINE_SECONDS` (default 1800): a Job's `activeDeadlineSeconds`. */
+  readonly deadlineSeconds: number;
 }
 
 /** The Kubernetes driver's variables of the control plane's environment. */
@@ -51,6 +65,25 @@ export const KUBERNETES_VARIABLE_SCHEMAS = {
   REPLIX_K8S_ARTIFACT_URL: Type.Optional(
     Type.String({ description: "kubernetes driver: the api role's in-cluster base URL" }),
   ),
+  REPLIX_K8S_BUILD_NAMESPACE: Type.String({
+    default: 'replix-system',
+    description: "kubernetes driver: the namespace of build Jobs (the control plane's)",
+  }),
+  REPLIX_K8S_ARTIFACTS_CLAIM: Type.String({
+    default: 'replix-data',
+    description: 'kubernetes driver: the data folder claim build Jobs mount',
+  }),
+  REPLIX_K8S_STORE_SECRET: Type.String({
+    default: 'replix-secrets',
+    description: 'kubernetes driver: the Secret with DATABASE_URL and REPLIX_SECRET_KEY',
+  }),
+  REPLIX_K8S_BUILD_DEADLINE_SECONDS: Type.Integer({
+    minimum: 60,
+    default: 1800,
+    problem: 'must be an integer of at least 60',
+    echo: true,
+    description: 'kubernetes driver: the longest a build Job runs',
+  }),
 };
 const KUBERNETES_VARIABLES = Type.Object(KUBERNETES_VARIABLE_SCHEMAS);
 
@@ -147,6 +180,25 @@ function artifactUrlOf(text: string): string {
   return url.href.replace(/\/+$/, '');
 }
 
+function dnsLabelOf(text: string, name: string): string {
+  if (text.length > 63 || !DNS_LABEL.test(text)) {
+    throw new ConfigError(
+      `${name} must be a DNS-1123 label (lowercase letters, digits and "-", at most 63).`,
+    );
+  }
+  return text;
+}
+
+/** An object name (a claim's, a Secret's): DNS-1123 labels joined by dots, at most 253. */
+function dnsSubdomainOf(text: string, name: string): string {
+  if (text.length > 253 || !text.split('.').every((label) => DNS_LABEL.test(label))) {
+    throw new ConfigError(
+      `${name} must be a Kubernetes object name (lowercase letters, digits, "-" and ".").`,
+    );
+  }
+  return text;
+}
+
 /** The Kubernetes settings of the decoded variables (checked only with REPLIX_DRIVER=kubernetes). */
 export function kubernetesSettingsFrom(
   variables: StaticDecode<typeof KUBERNETES_VARIABLES>,
@@ -172,5 +224,14 @@ export function kubernetesSettingsFrom(
     artifactUrl: artifactUrlOf(
       required(variables.REPLIX_K8S_ARTIFACT_URL, 'REPLIX_K8S_ARTIFACT_URL'),
     ),
+    builds: Object.freeze({
+      namespace: dnsLabelOf(variables.REPLIX_K8S_BUILD_NAMESPACE, 'REPLIX_K8S_BUILD_NAMESPACE'),
+      artifactsClaim: dnsSubdomainOf(
+        variables.REPLIX_K8S_ARTIFACTS_CLAIM,
+        'REPLIX_K8S_ARTIFACTS_CLAIM',
+      ),
+      storeSecret: dnsSubdomainOf(variables.REPLIX_K8S_STORE_SECRET, 'REPLIX_K8S_STORE_SECRET'),
+      deadlineSeconds: variables.REPLIX_K8S_BUILD_DEADLINE_SECONDS,
+    }),
   });
 }

@@ -59,3 +59,14 @@ export const LOG_READ_PERMISSIONS: readonly KubernetesPermission[] = [
   { apiGroup: 'apps', resource: 'deployments', verbs: ['list'] },
   { apiGroup: '', resource: 'events', verbs: ['list'] },
 ];
+
+/**
+ * The API calls of the `builder` role with the Kubernetes driver (kubernetes-build-runner.ts):
+ * it applies each build's Job, reads it until it ends, and deletes an earlier attempt's Job of
+ * the same build. Only in the build namespace (`REPLIX_K8S_BUILD_NAMESPACE`), so a Role there
+ * is enough; the Jobs mount the artifacts claim and read the store Secret as pods, not
+ * through the builder's account.
+ */
+export const BUILDER_PERMISSIONS: readonly KubernetesPermission[] = [
+  { apiGroup: 'batch', resource: 'jobs', verbs: ['get', 'list', 'create', 'patch', 'delete'] },
+];
