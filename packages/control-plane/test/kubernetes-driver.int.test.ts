@@ -2,19 +2,14 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { type FakeKubernetes, startFakeKubernetes } from '@replix/testkit';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
 import { InstanceStartError } from '../src/drivers/instance-start-error.ts';
 import { KubernetesApi } from '../src/drivers/kubernetes/kubernetes-api.ts';
-import {
-  KubernetesDriver as Driver,
-  type KubernetesDriver,
-} from '../src/drivers/kubernetes/kubernetes-driver.ts';
+import type { KubernetesDriver } from '../src/drivers/kubernetes/kubernetes-driver.ts';
 import {
   instanceKeysName,
   instanceObjectName,
@@ -23,14 +18,18 @@ import {
 } from '../src/drivers/kubernetes/kubernetes-names.ts';
 import { replicaReplicationId } from '../src/reconciler/replication-id.ts';
 import { sampleLaunch } from './fixtures/sample-launch.ts';
-import { apiCallsOf, callsNotGranted, killReplica } from './kubernetes-test-cluster.ts';
+import {
+  apiCallsOf,
+  callsNotGranted,
+  killReplica,
+  standInDriver,
+} from './kubernetes-test-cluster.ts';
 
 // The Kubernetes driver against the fake API server with running pods, with a stand-in
 // instance program (fixtures/fake-instance.mjs) delivered as an image: what the driver applies,
 // how, and what it makes of the cluster's answers. The driver contract
 // (kubernetes-driver-contract.int.test.ts) runs the real instance.
 
-const FAKE_INSTANCE = fileURLToPath(new URL('./fixtures/fake-instance.mjs', import.meta.url));
 const NAMESPACE = 'replix-eu-west-1';
 const PASSWORD = 'Sup3r-s3cret-pw';
 const run = promisify(execFile);
@@ -39,25 +38,7 @@ let fake: FakeKubernetes;
 let counter = 0;
 
 function makeDriver(options: { startTimeoutMs?: number } = {}): KubernetesDriver {
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromString(fake.kubeconfig);
-  return new Driver({
-    api: new KubernetesApi(kubeConfig),
-    log: pino({ level: 'silent' }),
-    instances: {
-      image: 'replix-runtime:test',
-      replixBin: FAKE_INSTANCE,
-      namespacePattern: 'replix-{region}',
-    },
-    endpoints: {
-      hostPatterns: { 'eu-west-1': '{database}.eu-west-1.db.test' },
-      route: { kind: 'ingress', ingressClassName: 'test' },
-      scheme: 'http',
-    },
-    artifactDelivery: async () => ({ kind: 'image', imageUri: 'replix-build:test' }),
-    placeOf: async () => ({ accountId: 'ac-1', region: 'eu-west-1' }),
-    ...options,
-  });
+  return standInDriver(fake.kubeconfig, options);
 }
 
 function launchOf(overrides: Partial<InstanceLaunch> = {}): InstanceLaunch {

@@ -2,7 +2,9 @@ import { type Agent, request as httpRequest } from 'node:http';
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
+import pino from 'pino';
 import { KubernetesApi } from '../src/drivers/kubernetes/kubernetes-api.ts';
+import { KubernetesDriver } from '../src/drivers/kubernetes/kubernetes-driver.ts';
 import { replicaObjectName } from '../src/drivers/kubernetes/kubernetes-names.ts';
 import {
   KUBERNETES_PERMISSIONS,
@@ -122,4 +124,36 @@ export async function killReplica(
     if (waited > 60_000) throw new Error(`replica ${ordinal} of ${instanceId} did not go`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+const FAKE_INSTANCE = fileURLToPath(new URL('./fixtures/fake-instance.mjs', import.meta.url));
+
+/**
+ * A Kubernetes driver for the fake API server whose instances are a stand-in program
+ * (fixtures/fake-instance.mjs) delivered as an image, in region eu-west-1 behind an Ingress:
+ * for tests of what the driver applies and reads, not of the real instance.
+ */
+export function standInDriver(
+  kubeconfig: string,
+  options: Partial<ConstructorParameters<typeof KubernetesDriver>[0]> = {},
+): KubernetesDriver {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromString(kubeconfig);
+  return new KubernetesDriver({
+    api: new KubernetesApi(kubeConfig),
+    log: pino({ level: 'silent' }),
+    instances: {
+      image: 'replix-runtime:test',
+      replixBin: FAKE_INSTANCE,
+      namespacePattern: 'replix-{region}',
+    },
+    endpoints: {
+      hostPatterns: { 'eu-west-1': '{database}.eu-west-1.db.test' },
+      route: { kind: 'ingress', ingressClassName: 'test' },
+      scheme: 'http',
+    },
+    artifactDelivery: async () => ({ kind: 'image', imageUri: 'replix-build:test' }),
+    placeOf: async () => ({ accountId: 'ac-1', region: 'eu-west-1' }),
+    ...options,
+  });
 }
