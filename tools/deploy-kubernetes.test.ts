@@ -8,7 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Deployment } from 'kubernetes-models/apps/v1';
-import { ClusterRole, ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
+import { Job } from 'kubernetes-models/batch/v1';
+import {
+  ClusterRole,
+  ClusterRoleBinding,
+  Role,
+  RoleBinding,
+} from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import {
   ConfigMap,
   Namespace,
@@ -23,7 +29,10 @@ import {
   type ControlPlaneConfig,
   resolveControlPlaneConfig,
 } from '../packages/control-plane/src/config.ts';
+import { buildJobOptionsOf } from '../packages/control-plane/src/drivers/create-driver.ts';
+import { buildJobManifest } from '../packages/control-plane/src/drivers/kubernetes/build-job-manifest.ts';
 import {
+  BUILDER_PERMISSIONS,
   KUBERNETES_PERMISSIONS,
   type KubernetesPermission,
   LOG_READ_PERMISSIONS,
@@ -47,6 +56,8 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   ServiceAccount,
   ClusterRole,
   ClusterRoleBinding,
+  Role,
+  RoleBinding,
   PersistentVolumeClaim,
   ConfigMap,
   Deployment,
@@ -198,13 +209,13 @@ describe('deploy/kubernetes', () => {
       expect(config.databaseUrl, role).toBe(SECRET_STAND_INS.DATABASE_URL);
       expect(config.dataDir, role).toBe('/var/lib/replix');
     }
-    // The roles that call the cluster run the Kubernetes driver; the others need no driver.
-    for (const role of ['api', 'reconciler'])
+    // The roles that call the cluster run the Kubernetes driver; the other needs no driver.
+    for (const role of ['api', 'reconciler', 'builder'])
       expect(configOf(role).kubernetes, role).toMatchObject({
         image: 'registry.example.com/replix/runtime:0.1.0',
         artifactUrl: 'http://replix-api.replix-system.svc:4000',
       });
-    for (const role of ['builder', 'health-monitor']) expect(configOf(role).driver).toBe('process');
+    expect(configOf('health-monitor').driver).toBe('process');
   });
 
   it("points every probe at the paths and ports the role's process serves", () => {
@@ -248,7 +259,7 @@ describe('deploy/kubernetes', () => {
     );
   });
 
-  it('shares the data folder between the builder and the api on a ReadWriteMany volume', () => {
+  it('shares the data folder between the build Jobs and the api on a ReadWriteMany volume', () => {
     const claim = named('PersistentVolumeClaim', 'replix-data') as RenderedObject & {
       spec: { accessModes: string[] };
     };
@@ -258,58 +269,94 @@ describe('deploy/kubernetes', () => {
       const mount = containerOf(role).volumeMounts.find((m) => m.name === volume?.name);
       return volume && { claim: volume.persistentVolumeClaim?.claimName, mount };
     };
-    for (const role of ['builder', 'api'])
-      expect(dataMount(role), role).toEqual({
-        claim: 'replix-data',
-        mount: { name: 'data', mountPath: configOf(role).dataDir },
-      });
+    const apiData = { claim: 'replix-data', mount: { name: 'data', mountPath: '/var/lib/replix' } };
+    expect(dataMount('api')).toEqual(apiData);
+    expect(configOf('api').dataDir).toBe(apiData.mount.mountPath);
     expect(dataMount('reconciler')?.mount?.readOnly).toBe(true);
+    // The builder writes no artifact: its Jobs do.
+    expect(dataMount('builder')).toBeUndefined();
     expect(dataMount('health-monitor')).toBeUndefined();
+
+    // The Job the builder applies for a build, from the builder's own settings.
+    const job = buildJobManifest(
+      { buildId: 'b1', attempt: 1, launchId: 'abc123', databaseId: 'd1', accountId: 'a1' },
+      buildJobOptionsOf(configOf('builder')),
+    ) as unknown as RenderedObject & { spec: { template: { spec: PodSpec } } };
+    expect(() => new Job(structuredClone(job) as never).validate()).not.toThrow();
+    // Beside the claim and the Secret it mounts, which are namespaced.
+    expect(job.metadata.namespace).toBe(claim.metadata.namespace);
+    const pod = job.spec.template.spec;
+    const [container] = pod.containers as [Container];
+    const jobData = pod.volumes.find((v) => v.persistentVolumeClaim);
+    expect(jobData?.persistentVolumeClaim?.claimName).toBe(claim.metadata.name);
+    const jobMount = container.volumeMounts.find((m) => m.name === jobData?.name);
+    // The artifact's file path (the build's image_uri) is one the api finds on its mount.
+    expect(jobMount?.mountPath).toBe(apiData.mount.mountPath);
+    expect(container.env.find((v) => v.name === 'REPLIX_DATA_DIR')?.value).toBe(
+      apiData.mount.mountPath,
+    );
+    const secretRefs = (env: EnvVar[]) =>
+      env.filter((v) => v.valueFrom?.secretKeyRef).map((v) => [v.name, v.valueFrom?.secretKeyRef]);
+    expect(secretRefs(container.env)).toEqual(secretRefs(containerOf('api').env));
+    expect(container.env.filter((v) => v.value !== undefined).map((v) => v.name)).not.toContain(
+      'DATABASE_URL',
+    );
   });
 
-  it('grants the reconciler exactly the API calls the driver makes, and the api its log reads', () => {
-    const rules = (name: string) =>
-      (
-        named('ClusterRole', name) as RenderedObject & {
-          rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
-        }
-      ).rules;
-    expect(grants(rules('replix-reconciler'))).toEqual(permitted(KUBERNETES_PERMISSIONS));
-    expect(grants(rules('replix-api'))).toEqual(permitted(LOG_READ_PERMISSIONS));
+  it('grants the reconciler exactly the API calls the driver makes, the api its log reads and the builder its Jobs', () => {
+    type Rules = Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
+    const rules = (kind: string, name: string) =>
+      (named(kind, name) as RenderedObject & { rules: Rules }).rules;
+    expect(grants(rules('ClusterRole', 'replix-reconciler'))).toEqual(
+      permitted(KUBERNETES_PERMISSIONS),
+    );
+    expect(grants(rules('ClusterRole', 'replix-api'))).toEqual(permitted(LOG_READ_PERMISSIONS));
     const all = new Set(permitted(KUBERNETES_PERMISSIONS));
     expect(permitted(LOG_READ_PERMISSIONS).filter((grant) => !all.has(grant))).toEqual([]);
-    for (const role of ofKind('ClusterRole')) {
+    // The builder's only in the build namespace (REPLIX_K8S_BUILD_NAMESPACE).
+    expect(ofKind('Role').map((role) => role.metadata.name)).toEqual(['replix-builder']);
+    expect(grants(rules('Role', 'replix-builder'))).toEqual(permitted(BUILDER_PERMISSIONS));
+    expect(named('Role', 'replix-builder').metadata.namespace).toBe(
+      configOf('builder').kubernetes?.builds.namespace,
+    );
+    for (const role of [...ofKind('ClusterRole'), ...ofKind('Role')]) {
       expect(JSON.stringify(role)).not.toContain('*');
       expect(JSON.stringify(role)).not.toContain('resourceNames');
     }
-    expect(ofKind('Role')).toEqual([]);
-    expect(ofKind('RoleBinding')).toEqual([]);
     // Each binding names the account its role's pods run as; no one else gets a token.
-    const bound = ofKind('ClusterRoleBinding').map((binding) => {
-      const { roleRef, subjects } = binding as RenderedObject & {
-        roleRef: { name: string };
+    const bound = [...ofKind('ClusterRoleBinding'), ...ofKind('RoleBinding')].map((binding) => {
+      const { kind, roleRef, subjects } = binding as RenderedObject & {
+        roleRef: { kind: string; name: string };
         subjects: Array<{ kind: string; name: string; namespace: string }>;
       };
-      return { role: roleRef.name, subjects };
+      return { kind, role: `${roleRef.kind}/${roleRef.name}`, subjects };
     });
+    const account = (name: string) => [
+      { kind: 'ServiceAccount', name, namespace: 'replix-system' },
+    ];
     expect(bound.sort((a, b) => a.role.localeCompare(b.role))).toEqual([
       {
-        role: 'replix-api',
-        subjects: [{ kind: 'ServiceAccount', name: 'replix-api', namespace: 'replix-system' }],
+        kind: 'ClusterRoleBinding',
+        role: 'ClusterRole/replix-api',
+        subjects: account('replix-api'),
       },
       {
-        role: 'replix-reconciler',
-        subjects: [
-          { kind: 'ServiceAccount', name: 'replix-reconciler', namespace: 'replix-system' },
-        ],
+        kind: 'ClusterRoleBinding',
+        role: 'ClusterRole/replix-reconciler',
+        subjects: account('replix-reconciler'),
       },
+      { kind: 'RoleBinding', role: 'Role/replix-builder', subjects: account('replix-builder') },
     ]);
-    expect(podOf('api').serviceAccountName).toBe('replix-api');
-    expect(podOf('reconciler').serviceAccountName).toBe('replix-reconciler');
-    for (const role of ['builder', 'health-monitor']) {
-      expect(podOf(role).serviceAccountName).toBe('replix-worker');
-      expect(podOf(role).automountServiceAccountToken).toBe(false);
+    for (const role of ['api', 'reconciler', 'builder']) {
+      expect(podOf(role).serviceAccountName).toBe(`replix-${role}`);
+      expect(podOf(role).automountServiceAccountToken, role).toBeUndefined();
+      const account = named('ServiceAccount', `replix-${role}`) as RenderedObject & {
+        automountServiceAccountToken?: boolean;
+      };
+      expect(account.automountServiceAccountToken, role).toBeUndefined();
     }
+    expect(podOf('health-monitor').serviceAccountName).toBe('replix-worker');
+    expect(podOf('health-monitor').automountServiceAccountToken).toBe(false);
   });
 
   it('holds no secret: the Secret is the operator’s, referred to by name', () => {

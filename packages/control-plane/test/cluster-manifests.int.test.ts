@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { deriveApiKey } from '@replix/instance';
 import { type FakeKubernetes, startFakeKubernetes } from '@replix/testkit';
 import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RenderedObject, renderKustomization } from '../../../tools/render-kustomization.ts';
+import { artifactDirFor } from '../src/builder/artifact-paths.ts';
 import { KubernetesApi } from '../src/drivers/kubernetes/kubernetes-api.ts';
+import { LABELS, labelValue } from '../src/drivers/kubernetes/kubernetes-names.ts';
 import type { KubernetesObject } from '../src/drivers/kubernetes/kubernetes-object.ts';
 import { ROLE_NAMES } from '../src/roles/role.ts';
 import { SecretBox } from '../src/secret-box.ts';
@@ -18,10 +20,12 @@ import { addApiKey, eventually, seedProvision, statusReached } from './reconcile
 
 // deploy/kubernetes applied to the fake API server with running pods: the four role
 // Deployments start as the kubelet starts them, get ready through their own /ready probes, and
-// provision a database whose endpoint answers through the gateway. What the fake cannot do is
-// changed, and only that: no ServiceAccount, RBAC or PersistentVolumeClaim kinds (the roles
-// share a local data folder instead of the volume), the image's entry point given as the
-// container's command, the driver's settings pointed at the fake (its kubeconfig, the api
+// provision a database whose endpoint answers through the gateway, its build run as a Job the
+// builder applies from the base's own settings. What the fake cannot do is changed, and only
+// that: no ServiceAccount, RBAC or PersistentVolumeClaim kinds (the kubelet binds the
+// replix-data claim to a local folder, which the api, the reconciler and the build Jobs share),
+// the image's entry point given as the container's command (and the Jobs' through
+// REPLIX_K8S_REPLIX_BIN), the driver's settings pointed at the fake (its kubeconfig, the api
 // Service's cluster IP, an Ingress class, plain HTTP), and no OIDC discovery (no token is
 // verified here).
 
@@ -38,9 +42,9 @@ interface PodSpec {
   containers: Array<{
     command?: string[];
     env: Array<{ name: string; value?: string }>;
-    volumeMounts: Array<{ name: string }>;
+    volumeMounts: Array<{ name: string; mountPath: string }>;
   }>;
-  volumes: Array<{ name: string }>;
+  volumes: Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>;
 }
 const podOf = (deployment: RenderedObject) =>
   (deployment.spec as { template: { spec: PodSpec } }).template.spec;
@@ -50,6 +54,7 @@ describe('deploy/kubernetes on the fake API server with running pods', () => {
   const outside = fileURLToPath(new URL('../../../test-output/', import.meta.url));
   mkdirSync(outside, { recursive: true });
   const dir = mkdtempSync(join(outside, 'replix-cluster-'));
+  // The folder the replix-data claim stands for.
   const dataDir = join(dir, 'data');
   const secretKey = randomBytes(32).toString('hex');
   let fake: FakeKubernetes;
@@ -64,7 +69,11 @@ describe('deploy/kubernetes on the fake API server with running pods', () => {
       ?.readyReplicas ?? 0;
 
   beforeAll(async () => {
-    fake = await startFakeKubernetes({ runPods: true, probeIntervalMs: 200 });
+    fake = await startFakeKubernetes({
+      runPods: true,
+      probeIntervalMs: 200,
+      claimDirs: { [`${NAMESPACE}/replix-data`]: dataDir },
+    });
     cleanup.push(() => fake.close());
     const kubeconfig = join(dir, 'kubeconfig');
     writeFileSync(kubeconfig, fake.kubeconfig);
@@ -113,13 +122,7 @@ describe('deploy/kubernetes on the fake API server with running pods', () => {
       }
       if (object.kind === 'Deployment') {
         const pod = podOf(object);
-        pod.volumes = pod.volumes.filter((volume) => volume.name !== 'data');
-        for (const container of pod.containers) {
-          container.command = ['node', REPLIX_BIN];
-          container.volumeMounts = container.volumeMounts.filter((mount) => mount.name !== 'data');
-          for (const variable of container.env)
-            if (variable.name === 'REPLIX_DATA_DIR') variable.value = dataDir;
-        }
+        for (const container of pod.containers) container.command = ['node', REPLIX_BIN];
         // The fake serves no ServiceAccounts.
         delete (pod as { serviceAccountName?: string }).serviceAccountName;
       }
@@ -186,5 +189,30 @@ describe('deploy/kubernetes on the fake API server with running pods', () => {
       { id: 1, name: 'one' },
       { id: 2, name: 'two' },
     ]);
+
+    // The build ran as a Job in replix-system, not in the builder's process: the Job recorded
+    // it, and wrote the artifact on the claim, where the api served it from.
+    const build = await store.db
+      .selectFrom('builds')
+      .selectAll()
+      .where('database_id', '=', seeded.databaseId)
+      .executeTakeFirstOrThrow();
+    expect(build).toMatchObject({ status: 'succeeded', compute_type: 'kubernetes.job' });
+    expect(build.image_uri).toBe(pathToFileURL(artifactDirFor(dataDir, build.id)).href);
+    const jobs = await api.list(
+      'batch/v1',
+      'Job',
+      `${LABELS.buildId}=${labelValue(build.id)}`,
+      NAMESPACE,
+    );
+    expect(jobs).toHaveLength(1);
+    const [job] = jobs as [KubernetesObject & { spec: unknown; status: unknown }];
+    expect(
+      (job.status as { conditions?: Array<{ type: string; status: string }> }).conditions,
+    ).toContainEqual(expect.objectContaining({ type: 'Complete', status: 'True' }));
+    const jobPod = (job.spec as { template: { spec: PodSpec } }).template.spec;
+    expect(jobPod.volumes.find((volume) => volume.name === 'data')?.persistentVolumeClaim).toEqual({
+      claimName: 'replix-data',
+    });
   });
 });

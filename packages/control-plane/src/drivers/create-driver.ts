@@ -10,6 +10,7 @@ import type { ControlPlaneConfig } from '../config.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import type { Driver } from './driver.ts';
 import type { InstanceLaunch } from './instance-launch.ts';
+import type { BuildJobOptions } from './kubernetes/build-job-manifest.ts';
 import type { ArtifactDelivery } from './kubernetes/instance-manifests.ts';
 import { KubernetesApi } from './kubernetes/kubernetes-api.ts';
 import { KubernetesBuildRunner } from './kubernetes/kubernetes-build-runner.ts';
@@ -48,24 +49,32 @@ export function createBuildRunner(
   db: StoreDb,
 ): BuildRunner | undefined {
   if (config.driver !== 'kubernetes') return undefined;
-  if (!config.kubernetes) throw new ConfigError('The kubernetes driver is not configured.');
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromDefault();
-  const { image, replixBin, builds } = config.kubernetes;
   return new KubernetesBuildRunner({
     api: new KubernetesApi(kubeConfig),
     db,
     log,
-    job: {
-      image,
-      replixBin,
-      namespace: builds.namespace,
-      storeSecretName: builds.storeSecret,
-      artifactsClaim: builds.artifactsClaim,
-      dataDir: config.dataDir,
-      deadlineSeconds: builds.deadlineSeconds,
-    },
+    job: buildJobOptionsOf(config),
   });
+}
+
+/**
+ * What each build Job runs and mounts, from the builder's own settings: the claim goes at the
+ * builder's data folder path, the one every role (the api serving artifacts) uses.
+ */
+export function buildJobOptionsOf(config: ControlPlaneConfig): BuildJobOptions {
+  if (!config.kubernetes) throw new ConfigError('The kubernetes driver is not configured.');
+  const { image, replixBin, builds } = config.kubernetes;
+  return {
+    image,
+    replixBin,
+    namespace: builds.namespace,
+    storeSecretName: builds.storeSecret,
+    artifactsClaim: builds.artifactsClaim,
+    dataDir: config.dataDir,
+    deadlineSeconds: builds.deadlineSeconds,
+  };
 }
 
 /** The Kubernetes driver of the settings, its artifacts fetched from the api role. */
