@@ -2,7 +2,7 @@ import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { Job } from 'kubernetes-models/batch/v1';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
-import { Secret, Service } from 'kubernetes-models/v1';
+import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { INSTANCE_SIZE_NAMES, INSTANCE_SIZES } from '../src/domain/plans.ts';
 import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
@@ -28,6 +28,11 @@ import {
   replicaObjectName,
 } from '../src/drivers/kubernetes/kubernetes-names.ts';
 import { type KubernetesObject, ownedBy } from '../src/drivers/kubernetes/kubernetes-object.ts';
+import {
+  namespaceManifest,
+  unroutedManifests,
+  unroutedMessageConfigMap,
+} from '../src/drivers/kubernetes/unrouted-backend.ts';
 import { replicaReplicationId } from '../src/reconciler/replication-id.ts';
 import { sampleLaunch } from './fixtures/sample-launch.ts';
 
@@ -88,6 +93,8 @@ const endpointInput: EndpointInput = {
 /** Validates `object` against its kind's OpenAPI schema; throws what is wrong. */
 function validate(object: KubernetesObject): void {
   const models: Record<string, new (data: never) => { validate(): void }> = {
+    Namespace,
+    ConfigMap,
     Secret,
     Service,
     Deployment,
@@ -188,6 +195,24 @@ describe('Kubernetes manifests', () => {
       uid: '6b8f0c3e-0d1f-4c55-9a43-2f0b6c1d8e77',
     });
     expect(() => validate(owned)).not.toThrow();
+  });
+
+  it("validate the instance namespace and its unrouted server's objects too", () => {
+    const namespace = namespaceFor('replix-{region}', { region: 'eu-west-1', accountId: 'ac_1' });
+    const objects = [
+      namespaceManifest(namespace),
+      ...unroutedManifests(namespace, instanceOptions),
+      unroutedMessageConfigMap(namespace, 'replix-db-db-1.eu-west-1.db.example.com', 'Paused.'),
+      unroutedMessageConfigMap(namespace, 'replix-db-db-1.eu-west-1.db.example.com', null),
+    ];
+    expect(objects.map((object) => object.kind)).toEqual([
+      'Namespace',
+      ...unroutedManifests(namespace, instanceOptions).map((object) => object.kind),
+      'ConfigMap',
+      'ConfigMap',
+    ]);
+    expect(objects.map((object) => object.kind)).toContain('Deployment');
+    for (const object of objects) expect(() => validate(object), object.kind).not.toThrow();
   });
 
   it('the schema check catches a broken manifest (it can fail)', () => {

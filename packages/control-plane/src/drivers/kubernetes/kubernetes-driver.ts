@@ -29,7 +29,6 @@ import {
   LABELS,
   labelValue,
   namespaceFor,
-  sharedLabels,
 } from './kubernetes-names.ts';
 import { type KubernetesObject, ownedBy, secretData } from './kubernetes-object.ts';
 import {
@@ -46,6 +45,7 @@ import {
 import { podIp, podRuns, rolloutState } from './rollout-state.ts';
 import {
   messageManager,
+  namespaceManifest,
   UNROUTED_NAME,
   UNROUTED_SERVICE_PORT,
   unroutedManifests,
@@ -155,14 +155,7 @@ export class KubernetesDriver implements Driver {
   async #namespace(place: DatabasePlace): Promise<string> {
     const namespace = namespaceFor(this.#options.instances.namespacePattern, place);
     if (this.#namespaces.has(namespace)) return namespace;
-    await this.#api.apply({
-      apiVersion: 'v1',
-      kind: 'Namespace',
-      metadata: {
-        name: namespace,
-        labels: sharedLabels('namespace'),
-      } as KubernetesObject['metadata'],
-    });
+    await this.#api.apply(namespaceManifest(namespace));
     for (const object of unroutedManifests(namespace, this.#options.instances)) {
       await this.#api.apply(object);
     }
