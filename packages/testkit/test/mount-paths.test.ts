@@ -30,6 +30,19 @@ describe('MountPaths', () => {
     expect(mounts.rewrite('plain text')).toBe('plain text');
   });
 
+  it('leaves a path under a mount path alone when it names a file this machine has (a checkout in /tmp)', () => {
+    const hostFiles = new Set(['/tmp/checkout/packages/cli/bin/replix.js']);
+    const paths = new MountPaths(new Map([['/tmp', '/tmp/pod/tmp']]), (path) =>
+      hostFiles.has(path),
+    );
+    expect(paths.rewrite('/tmp/checkout/packages/cli/bin/replix.js')).toBe(
+      '/tmp/checkout/packages/cli/bin/replix.js',
+    );
+    // The mount itself, and what is not on this machine, are the pod's.
+    expect(paths.rewrite('/tmp')).toBe('/tmp/pod/tmp');
+    expect(paths.rewrite('HOME=/tmp /tmp/cache/x')).toBe('HOME=/tmp/pod/tmp /tmp/pod/tmp/cache/x');
+  });
+
   it('rewrites nothing twice: a target inside another mount path stays', () => {
     expect(mounts.rewrite('/tmp/x /etc/keys')).toBe('/tmp/pod/tmp/x /tmp/pod/keys');
   });
