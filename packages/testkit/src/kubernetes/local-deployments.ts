@@ -2,11 +2,10 @@ import { resourceByKind } from './api-resources.ts';
 import { EventRecorder } from './event-recorder.ts';
 import type { JsonObject, ObjectStore, StoredObject } from './object-store.ts';
 import { isReadyPod, nameSuffix, ownedBy, podFromTemplate, templateHash } from './pod-template.ts';
+import { ReconcileLoop } from './reconcile-loop.ts';
 
 const PODS = resourceByKind('Pod');
 const DEPLOYMENTS = resourceByKind('Deployment');
-/** Deadlines are checked this often besides on every write. */
-const TICK_MS = 250;
 
 export interface DeploymentControllerOptions {
   /** Caps every Deployment's `spec.progressDeadlineSeconds` (600 by default), for tests. */
@@ -43,35 +42,21 @@ export class LocalDeploymentController {
   readonly #events: EventRecorder;
   readonly #progressDeadlineMs: number | undefined;
   readonly #progress = new Map<string, Progress>();
-  readonly #timer: NodeJS.Timeout;
-  readonly #stopWatching: () => void;
-  #queued = false;
+  readonly #loop: ReconcileLoop;
 
   constructor(store: ObjectStore, options: DeploymentControllerOptions = {}) {
     this.#store = store;
     this.#events = new EventRecorder(store, 'deployment-controller');
     this.#progressDeadlineMs = options.progressDeadlineMs;
-    this.#stopWatching = store.onChange(({ object }) => {
-      if (object.kind === 'Deployment' || object.kind === 'Pod') this.#queue();
-    });
-    this.#timer = setInterval(() => this.#queue(), TICK_MS);
-  }
-
-  stop(): void {
-    clearInterval(this.#timer);
-    this.#stopWatching();
-  }
-
-  /** One reconcile of everything after the current write (and its watchers) is done. */
-  #queue(): void {
-    if (this.#queued) return;
-    this.#queued = true;
-    setImmediate(() => {
-      this.#queued = false;
+    this.#loop = new ReconcileLoop(store, ['Deployment', 'Pod'], () => {
       for (const deployment of this.#store.list(DEPLOYMENTS, undefined, () => true)) {
         if (deployment.metadata.deletionTimestamp === undefined) this.#reconcile(deployment);
       }
     });
+  }
+
+  stop(): void {
+    this.#loop.stop();
   }
 
   #reconcile(deployment: StoredObject): void {

@@ -1,12 +1,10 @@
 import { resourceByKind } from './api-resources.ts';
 import type { JsonObject, ObjectStore, StoredObject } from './object-store.ts';
 import { nameSuffix, ownedBy, podFromTemplate } from './pod-template.ts';
+import { ReconcileLoop } from './reconcile-loop.ts';
 
 const PODS = resourceByKind('Pod');
 const JOBS = resourceByKind('Job');
-
-/** Deadlines and TTLs are checked this often besides on every write. */
-const TICK_MS = 250;
 
 /**
  * The Job controller of the fake's `runPods` mode: one Pod at a time of the Job's template
@@ -17,30 +15,17 @@ const TICK_MS = 250;
  */
 export class LocalJobController {
   readonly #store: ObjectStore;
-  readonly #stopWatching: () => void;
-  readonly #timer: NodeJS.Timeout;
-  #queued = false;
+  readonly #loop: ReconcileLoop;
 
   constructor(store: ObjectStore) {
     this.#store = store;
-    this.#stopWatching = store.onChange(({ object }) => {
-      if (object.kind === 'Job' || object.kind === 'Pod') this.#queue();
+    this.#loop = new ReconcileLoop(store, ['Job', 'Pod'], () => {
+      for (const job of this.#store.list(JOBS, undefined, () => true)) this.#reconcile(job);
     });
-    this.#timer = setInterval(() => this.#queue(), TICK_MS);
   }
 
   stop(): void {
-    clearInterval(this.#timer);
-    this.#stopWatching();
-  }
-
-  #queue(): void {
-    if (this.#queued) return;
-    this.#queued = true;
-    setImmediate(() => {
-      this.#queued = false;
-      for (const job of this.#store.list(JOBS, undefined, () => true)) this.#reconcile(job);
-    });
+    this.#loop.stop();
   }
 
   #reconcile(job: StoredObject): void {

@@ -1,5 +1,6 @@
 import { buildObjectName, objectLabels } from './kubernetes-names.ts';
 import type { KubernetesObject } from './kubernetes-object.ts';
+import { CONTAINER_SECURITY, POD_SECURITY, RUN_AS } from './pod-security.ts';
 
 export interface BuildJobOptions {
   /** The Replix runtime image (the Job runs the same code as the control plane). */
@@ -38,7 +39,6 @@ export interface BuildJobInput {
 
 /** A finished Job stays this long for its logs, then Kubernetes deletes it. */
 const FINISHED_TTL_SECONDS = 3600;
-const RUN_AS = 10_001;
 
 /** The Job of one launch of a build's attempt. */
 export function buildJobName(input: Pick<BuildJobInput, 'buildId' | 'attempt' | 'launchId'>) {
@@ -74,14 +74,8 @@ export function buildJobManifest(input: BuildJobInput, options: BuildJobOptions)
           restartPolicy: 'Never',
           automountServiceAccountToken: false,
           enableServiceLinks: false,
-          securityContext: {
-            runAsNonRoot: true,
-            runAsUser: RUN_AS,
-            runAsGroup: RUN_AS,
-            // The claim's files belong to the group every control-plane pod runs as.
-            fsGroup: RUN_AS,
-            seccompProfile: { type: 'RuntimeDefault' },
-          },
+          // The claim's files belong to the group every control-plane pod runs as.
+          securityContext: { ...POD_SECURITY, fsGroup: RUN_AS },
           containers: [
             {
               name: 'build',
@@ -101,12 +95,7 @@ export function buildJobManifest(input: BuildJobInput, options: BuildJobOptions)
                 requests: { cpu: '500m', memory: '1024Mi' },
                 limits: { cpu: '1000m', memory: '1024Mi' },
               },
-              securityContext: {
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                runAsNonRoot: true,
-                capabilities: { drop: ['ALL'] },
-              },
+              securityContext: CONTAINER_SECURITY,
               volumeMounts: [
                 { name: 'tmp', mountPath: '/tmp' },
                 { name: 'data', mountPath: options.dataDir },

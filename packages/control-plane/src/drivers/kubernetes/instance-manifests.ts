@@ -15,6 +15,7 @@ import {
   replicaPodSelector,
 } from './kubernetes-names.ts';
 import { type KubernetesObject, secretData } from './kubernetes-object.ts';
+import { CONTAINER_SECURITY, POD_SECURITY, RUN_AS } from './pod-security.ts';
 
 /**
  * How the build's artifact reaches the instance pod.
@@ -88,8 +89,6 @@ export const TERMINATION_GRACE_SECONDS =
   PRE_STOP_SECONDS + Math.ceil(HTTP_LIMITS.drain_timeout_ms / 1000) + 5;
 /** The instance introspects its source before it listens; the process driver allows 120 s. */
 const STARTUP_SECONDS = 120;
-/** Non-root ids of the runtime image's user. */
-const RUN_AS = 10_001;
 
 /** The Secret of one instance's launch secrets: source URL, key secret, SSH key, artifact token. */
 export function instanceSecret(
@@ -166,13 +165,6 @@ function containerEnv(
   return [...variables, { name: 'HOME', value: '/tmp' }];
 }
 
-const containerSecurity = {
-  allowPrivilegeEscalation: false,
-  readOnlyRootFilesystem: true,
-  runAsNonRoot: true,
-  capabilities: { drop: ['ALL'] },
-};
-
 function resourcesOf(input: InstanceManifestInput) {
   const { taskCpu, taskMemoryMb } = input.launch.settings;
   const amounts = { cpu: `${Math.round(taskCpu * 1000)}m`, memory: `${taskMemoryMb}Mi` };
@@ -206,7 +198,7 @@ function fetchContainer(input: InstanceManifestInput, options: InstanceManifestO
         requests: { cpu: '100m', memory: '128Mi' },
         limits: { cpu: '500m', memory: '256Mi' },
       },
-      securityContext: containerSecurity,
+      securityContext: CONTAINER_SECURITY,
       volumeMounts: [{ name: 'artifact', mountPath: ARTIFACT_DIR }],
     },
   ];
@@ -274,13 +266,7 @@ export function instanceDeployment(
           automountServiceAccountToken: false,
           enableServiceLinks: false,
           terminationGracePeriodSeconds: TERMINATION_GRACE_SECONDS,
-          securityContext: {
-            runAsNonRoot: true,
-            runAsUser: RUN_AS,
-            runAsGroup: RUN_AS,
-            fsGroup: RUN_AS,
-            seccompProfile: { type: 'RuntimeDefault' },
-          },
+          securityContext: { ...POD_SECURITY, fsGroup: RUN_AS },
           initContainers: fetchContainer(input, options),
           containers: [
             {
@@ -322,7 +308,7 @@ export function instanceDeployment(
                 failureThreshold: 3,
               },
               lifecycle: { preStop: { sleep: { seconds: PRE_STOP_SECONDS } } },
-              securityContext: containerSecurity,
+              securityContext: CONTAINER_SECURITY,
               volumeMounts: [
                 // An image-delivered artifact is in the image: nothing may hide it.
                 ...(fetched ? [{ name: 'artifact', mountPath: ARTIFACT_DIR, readOnly: true }] : []),

@@ -1,5 +1,6 @@
 import { sharedLabels } from './kubernetes-names.ts';
 import type { KubernetesObject } from './kubernetes-object.ts';
+import { CONTAINER_SECURITY, POD_SECURITY } from './pod-security.ts';
 
 /**
  * What an unrouted endpoint answers (`Driver.unroute`): 503 with the spec's envelope and the
@@ -22,7 +23,6 @@ export const UNROUTED_NAME = 'replix-unrouted';
 export const UNROUTED_SERVICE_PORT = 80;
 const UNROUTED_PORT = 8080;
 const MESSAGES_DIR = '/etc/replix/unrouted';
-const RUN_AS = 10_001;
 
 /**
  * The unrouted server (`node --input-type=module -e`, Node built-ins only; listen address
@@ -95,12 +95,7 @@ export function unroutedManifests(namespace: string, options: UnroutedOptions): 
         spec: {
           automountServiceAccountToken: false,
           enableServiceLinks: false,
-          securityContext: {
-            runAsNonRoot: true,
-            runAsUser: RUN_AS,
-            runAsGroup: RUN_AS,
-            seccompProfile: { type: 'RuntimeDefault' },
-          },
+          securityContext: POD_SECURITY,
           containers: [
             {
               name: 'unrouted',
@@ -121,12 +116,7 @@ export function unroutedManifests(namespace: string, options: UnroutedOptions): 
                 requests: { cpu: '10m', memory: '32Mi' },
                 limits: { cpu: '100m', memory: '64Mi' },
               },
-              securityContext: {
-                allowPrivilegeEscalation: false,
-                readOnlyRootFilesystem: true,
-                runAsNonRoot: true,
-                capabilities: { drop: ['ALL'] },
-              },
+              securityContext: CONTAINER_SECURITY,
               volumeMounts: [{ name: 'messages', mountPath: MESSAGES_DIR, readOnly: true }],
             },
           ],
