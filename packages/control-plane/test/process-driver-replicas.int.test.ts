@@ -1,57 +1,21 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { newKeyId, newKeySecret } from '@replix/instance';
 import { testMariaDb } from '@replix/testkit/vitest';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
 import { ProcessDriver } from '../src/drivers/process-driver.ts';
 import { processesUnder } from '../src/drivers/process-identity.ts';
+import { serveSourceArgs, serveSourceLaunch } from './fixtures/serve-source-launch.ts';
 
-const REPLIX_BIN = fileURLToPath(new URL('../../cli/bin/replix.js', import.meta.url));
 const log = pino({ level: 'silent' });
 
-/** `replix serve --source` stands in for an artifact's program: same env contract. */
-function serveSource(launch: InstanceLaunch, port: number): string[] {
-  return [
-    REPLIX_BIN,
-    'serve',
-    '--source',
-    launch.sourceUrl,
-    '--port',
-    String(port),
-    '--host',
-    '127.0.0.1',
-  ];
-}
-
-function launchFor(sourceUrl: string, replicas: number): InstanceLaunch {
-  return {
-    instanceId: randomUUID(),
-    databaseId: randomUUID(),
-    buildId: randomUUID(),
-    artifactDir: '/nonexistent',
-    sourceUrl,
-    ssh: undefined,
-    keySecretHex: newKeySecret().toString('hex'),
-    keys: { keyIds: [newKeyId()], adminKeyIds: [newKeyId()] },
+const launchFor = (sourceUrl: string, replicas: number) =>
+  serveSourceLaunch(sourceUrl, {
     replicationId: 'rx_replicas',
     replicas,
-    settings: {
-      instanceSize: 'xs',
-      taskCpu: 0.25,
-      taskMemoryMb: 512,
-      syncMode: 'poll',
-      syncInterval: 3600,
-      logLevel: 'info',
-      safetyNet: 3600,
-    },
-    replicationPaused: false,
-  };
-}
+    settings: { ...serveSourceLaunch(sourceUrl).settings, syncMode: 'poll', syncInterval: 3600 },
+  });
 
 const environOf = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
 
@@ -62,7 +26,7 @@ describe('the process driver with replicas', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'replix-replicas-'));
-    driver = new ProcessDriver({ dataDir, log, programArgs: serveSource });
+    driver = new ProcessDriver({ dataDir, log, programArgs: serveSourceArgs });
     source = await testMariaDb().createDatabase(
       "CREATE TABLE item (id INT PRIMARY KEY, name VARCHAR(20)); INSERT INTO item VALUES (1, 'one')",
     );

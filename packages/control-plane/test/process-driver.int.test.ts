@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { ConfigError, newKeyId, newKeySecret } from '@replix/instance';
+import { ConfigError, newKeyId } from '@replix/instance';
 import { testMariaDb } from '@replix/testkit/vitest';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,53 +11,19 @@ import { createDriver } from '../src/drivers/create-driver.ts';
 import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
 import { InstanceStartError, ProcessDriver } from '../src/drivers/process-driver.ts';
 import { processesUnder } from '../src/drivers/process-identity.ts';
+import { serveSourceArgs, serveSourceLaunch } from './fixtures/serve-source-launch.ts';
 
-const REPLIX_BIN = fileURLToPath(new URL('../../cli/bin/replix.js', import.meta.url));
 const log = pino({ level: 'silent' });
 
 /** The ports the driver passed to the programs it started, in order. */
 const givenPorts: number[] = [];
 
-/** `replix serve --source` stands in for an artifact's program: same env contract. */
 function serveSource(launch: InstanceLaunch, port: number): string[] {
   givenPorts.push(port);
-  return [
-    REPLIX_BIN,
-    'serve',
-    '--source',
-    launch.sourceUrl,
-    '--port',
-    String(port),
-    '--host',
-    '127.0.0.1',
-  ];
+  return serveSourceArgs(launch, port);
 }
 
-function launchFor(sourceUrl: string, overrides: Partial<InstanceLaunch> = {}): InstanceLaunch {
-  return {
-    instanceId: randomUUID(),
-    databaseId: randomUUID(),
-    buildId: randomUUID(),
-    artifactDir: '/nonexistent',
-    sourceUrl,
-    ssh: undefined,
-    keySecretHex: newKeySecret().toString('hex'),
-    keys: { keyIds: [newKeyId()], adminKeyIds: [newKeyId()] },
-    replicationId: 'rx_test',
-    replicas: 1,
-    settings: {
-      instanceSize: 'xs',
-      taskCpu: 0.25,
-      taskMemoryMb: 512,
-      syncMode: 'cdc',
-      syncInterval: 1,
-      logLevel: 'info',
-      safetyNet: 3600,
-    },
-    replicationPaused: false,
-    ...overrides,
-  };
-}
+const launchFor = serveSourceLaunch;
 
 async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
