@@ -40,3 +40,8 @@ export { GenerationBuilder, nextGeneration } from './storage/generation-builder.
 export { forEachRowKeyed, rowsWithValues } from './storage/generation-rows.ts';
 export { valuesKey } from './storage/row-key.ts';
 export { sameContent } from './storage/same-content.ts';
+export {
+  exportGeneration,
+  importGeneration,
+  type SharedGeneration,
+} from './storage/shared-generation.ts';

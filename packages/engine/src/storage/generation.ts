@@ -29,11 +29,16 @@ export class Generation {
   readonly tables: ReadonlyMap<string, TableSnapshot>;
   readonly createdAt: number;
 
-  constructor(id: number, schema: CompiledSchema, tables: ReadonlyMap<string, TableSnapshot>) {
+  constructor(
+    id: number,
+    schema: CompiledSchema,
+    tables: ReadonlyMap<string, TableSnapshot>,
+    createdAt = Date.now(),
+  ) {
     this.id = id;
     this.schema = schema;
     this.tables = tables;
-    this.createdAt = Date.now();
+    this.createdAt = createdAt;
   }
 
   table(name: string): TableSnapshot {

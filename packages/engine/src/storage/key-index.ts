@@ -8,6 +8,14 @@ type Entry = number | readonly number[];
 
 type Layer = ReadonlyMap<Key, Entry | typeof REMOVED>;
 
+/** A `KeyIndex` as structured-cloneable data. */
+export interface SharedKeyIndex {
+  readonly columns: readonly number[];
+  readonly unique: boolean;
+  readonly base: ReadonlyMap<Key, Entry>;
+  readonly layers: readonly Layer[];
+}
+
 /** Layers stacked on the base before they are merged into one. */
 const MAX_LAYERS = 8;
 
@@ -35,6 +43,16 @@ export class KeyIndex {
     this.unique = unique;
     this.#base = base;
     this.#layers = layers;
+  }
+
+  /** This index in a form `postMessage` carries to another thread (see shared-generation.ts). */
+  toShared(): SharedKeyIndex {
+    return { columns: this.columns, unique: this.unique, base: this.#base, layers: this.#layers };
+  }
+
+  /** The index `toShared` described, on the receiving thread. */
+  static fromShared(shared: SharedKeyIndex): KeyIndex {
+    return new KeyIndex(shared.columns, shared.unique, shared.base, shared.layers);
   }
 
   get size(): number {

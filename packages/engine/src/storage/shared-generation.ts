@@ -1,0 +1,62 @@
+import type { CompiledSchema } from '../schema/compiled-schema.ts';
+import type { ColumnChunk } from './column-chunk.ts';
+import { Generation, type TableSnapshot } from './generation.ts';
+import { KeyIndex, type SharedKeyIndex } from './key-index.ts';
+import type { Chunk } from './table-data.ts';
+
+/**
+ * A generation as structured-cloneable data, for `postMessage` to the instance's worker
+ * threads. The schema is not part of it: each thread compiles its own once and passes it to
+ * `importGeneration`.
+ */
+export interface SharedGeneration {
+  readonly id: number;
+  readonly createdAt: number;
+  readonly tables: readonly SharedTable[];
+}
+
+interface SharedTable {
+  readonly name: string;
+  readonly chunks: readonly Chunk[];
+  readonly liveRows: number;
+  readonly indexes: readonly (readonly [string, SharedKeyIndex])[];
+}
+
+export function exportGeneration(generation: Generation): SharedGeneration {
+  const tables: SharedTable[] = [];
+  for (const [name, table] of generation.tables) {
+    tables.push({
+      name,
+      chunks: table.data.chunks,
+      liveRows: table.data.liveRows,
+      indexes: [...table.indexes].map(([key, index]) => [key, index.toShared()] as const),
+    });
+  }
+  return { id: generation.id, createdAt: generation.createdAt, tables };
+}
+
+/** A structured clone turns a Buffer into a plain Uint8Array: give text chunks theirs back. */
+function withBuffer(column: ColumnChunk): ColumnChunk {
+  if (column.kind !== 'bytes' || Buffer.isBuffer(column.bytes)) return column;
+  const bytes = column.bytes as Uint8Array;
+  return { ...column, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+}
+
+/** The generation `exportGeneration` described, over `schema` (this thread's compiled copy). */
+export function importGeneration(schema: CompiledSchema, shared: SharedGeneration): Generation {
+  const tables = new Map<string, TableSnapshot>();
+  for (const table of shared.tables) {
+    const compiled = schema.tablesByName.get(table.name);
+    if (!compiled) throw new Error(`table ${table.name} is not in this thread's schema`);
+    const chunks = table.chunks.map((chunk) => ({
+      ...chunk,
+      columns: chunk.columns.map(withBuffer),
+    }));
+    tables.set(table.name, {
+      schema: compiled,
+      data: { chunks, liveRows: table.liveRows },
+      indexes: new Map(table.indexes.map(([key, index]) => [key, KeyIndex.fromShared(index)])),
+    });
+  }
+  return new Generation(shared.id, schema, tables, shared.createdAt);
+}
