@@ -1,9 +1,19 @@
 /**
- * `npm run bench:engine`: the instance engine against baselines measured in the same run, on
- * real MariaDB (issue: instance engine, "Performance"). Prints a table of ratios.
+ * `npm run bench:engine`: the instance against baselines measured in the same run, on real
+ * MariaDB (issue 17, "Benchmark"). Prints tables of ratios and, last, every goal with its figure.
+ *
+ *   A = a Fastify + mysql2 server answering the same SQL (bench/lib/sql-baseline-server.ts)
+ *   B = a bare node:http server returning a fixed body of Replix's size (fixed-body-server.ts)
+ *
+ * The instance runs twice: with 1 thread and with N (`--threads`, 2 by default). The load
+ * generator (autocannon) runs in this process on the same machine, so with N as large as the
+ * machine's cores the instance and the load generator compete for them: the N-thread figure
+ * is a floor, not what N dedicated cores give.
  *
  *   node --expose-gc bench/engine.ts [--fact-rows N] [--dim-rows N] [--seconds S]
+ *     [--connections C] [--threads N]
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
@@ -16,9 +26,9 @@ import {
 import { loadSnapshot } from '@replix/instance';
 import { connectorFromUrl } from '@replix/sources';
 import { mariaDbAdmin, startTestServers } from '@replix/testkit';
-import { startChildServer } from './lib/child-server.ts';
+import { type ChildServer, startChildServer } from './lib/child-server.ts';
 import { CATEGORIES, createBenchDataset } from './lib/dataset.ts';
-import { measureThroughput } from './lib/http-load.ts';
+import { measureThroughput, type ThroughputResult } from './lib/http-load.ts';
 import { mulberry32 } from './lib/mulberry32.ts';
 import { timeMysqlStream } from './lib/mysql-stream-baseline.ts';
 import { printTable } from './lib/report.ts';
@@ -28,11 +38,15 @@ const { values: args } = parseArgs({
     'fact-rows': { type: 'string', default: '1000000' },
     'dim-rows': { type: 'string', default: '100000' },
     seconds: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '16' },
+    threads: { type: 'string', default: '2' },
   },
 });
 const factRows = Number(args['fact-rows']);
 const dimRows = Number(args['dim-rows']);
 const seconds = Number(args.seconds);
+const connections = Number(args.connections);
+const threads = Number(args.threads);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (npm run bench:engine does)');
 
@@ -52,11 +66,29 @@ function heapBytes(): number {
   return usage.heapUsed + usage.arrayBuffers;
 }
 
+/** A child's resident memory (Linux `VmRSS`), in bytes. */
+function residentBytes(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) * 1024 : Number.NaN;
+}
+
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
+/** One line of the closing goals table. */
+interface Goal {
+  goal: string;
+  measured: number;
+  /** `atLeast`: measured >= target; `atMost`: measured <= target. */
+  sense: 'atLeast' | 'atMost';
+  target: number;
+}
+const goals: Goal[] = [];
+const goal = (name: string, measured: number, sense: Goal['sense'], target: number) =>
+  goals.push({ goal: name, measured, sense, target });
+
 const servers = await startTestServers();
-const children: { stop(): Promise<void> }[] = [];
+const children: ChildServer[] = [];
 try {
   log(`dataset: ${factRows} fact rows, ${dimRows} dim rows…`);
   const dataset = await createBenchDataset(mariaDbAdmin(servers.mariadb.url), {
@@ -76,7 +108,7 @@ try {
   const snapshotHeap = heapBytes() - before;
   await connector.close();
 
-  // 5. Generation cost: 1,000 row changes on the fact table (updates, inserts, deletes).
+  // 2. Generation cost: 1,000 row changes on the fact table (updates, inserts, deletes).
   const random = mulberry32(7);
   const generationMs: number[] = [];
   let nextFactId = factRows + 1;
@@ -108,152 +140,175 @@ try {
     generationMs.push(performance.now() - started);
   }
 
-  // 3. Throughput over HTTP, the same client settings for every server.
+  // 3. The servers: the instance on 1 thread and on N, and baseline A.
   log('starting the servers…');
-  const replix = await startChildServer(
-    process.execPath,
-    [replixBin, 'serve', '--source', url, '--port', '0'],
-    { REPLIX_LOG_LEVEL: 'warn' },
-    { readyTimeoutMs: 300_000 },
-  );
-  children.push(replix);
+  const startReplix = async (threadCount: number) => {
+    const child = await startChildServer(
+      process.execPath,
+      [replixBin, 'serve', '--source', url, '--port', '0'],
+      { REPLIX_LOG_LEVEL: 'warn', REPLIX_THREADS: String(threadCount) },
+      { readyTimeoutMs: 300_000 },
+    );
+    children.push(child);
+    return child;
+  };
+  const single = await startReplix(1);
+  const multi = await startReplix(threads);
   const sql = await startChildServer(process.execPath, [sqlServer, '--url', url, '--port', '0']);
   children.push(sql);
-  const auth = { Authorization: `Bearer ${String(replix.ready.apiKey)}` };
+  const authOf = (child: ChildServer) => ({
+    Authorization: `Bearer ${String(child.ready.apiKey)}`,
+  });
   const ids = Array.from({ length: 200 }, (_, i) => 1 + ((i * 4999) % factRows));
   const dimIds = ids.map((id) => 1 + (id % dimRows));
   const q = (text: string) => `/query?q=${encodeURIComponent(text)}`;
   const scenarios = [
     {
+      key: 'a',
       name: '(a) PK lookup, 3 fields',
       replix: ids.map((id) => q(`fact (id = ${id}) { id qty amount }`)),
       sql: ids.map((id) => `/a?id=${id}`),
-      goals: { sql: 3, fixed: 0.6 },
-      timingGoal: 0.05,
+      goalVsA: 3,
+      goalVsB: 0.8,
     },
     {
+      key: 'b',
       name: '(b) filter + ORDER BY + LIMIT 50',
       replix: CATEGORIES.map((c) =>
         q(`fact (category = '${c}') { * } ORDER BY amount DESC LIMIT 50`),
       ),
       sql: CATEGORIES.map((c) => `/b?category=${c}`),
-      goals: { sql: 5 },
-      timingGoal: 20,
+      goalVsA: 5,
     },
     {
-      name: '(c) COUNT/SUM by status, whole table',
+      key: 'c',
+      name: '(c) COUNT/SUM by status, 1M rows',
       replix: [q('fact { status COUNT(*) SUM(qty) }')],
       sql: ['/c'],
-      goals: { sql: 5 },
-      timingGoal: 40,
+      goalVsA: 5,
     },
     {
-      name: '(d) parent + 10 children',
+      key: 'd',
+      name: '(d) parent + 10 children embedded',
       replix: dimIds.map((id) => q(`dim (id = ${id}) { * fact { * } }`)),
       sql: dimIds.map((id) => `/d?id=${id}`),
-      goals: { sql: 5 },
-      timingGoal: undefined,
+      goalVsA: 5,
     },
   ];
 
   const rows: Record<string, string | number>[] = [];
   const timingRows: Record<string, string | number>[] = [];
+  const engineMs = new Map<string, number>();
+  const load = { connections, durationSeconds: seconds, warmupSeconds: 1 };
+  const throughput = (child: ChildServer, paths: string[]) =>
+    measureThroughput({ url: child.url, paths, headers: authOf(child), ...load });
   for (const scenario of scenarios) {
     log(`measuring ${scenario.name}…`);
-    // Server-side timing: meta.timing_ms over sequential requests, after one warm-up pass
-    // (the first run of a query text also parses and plans it).
+    // Engine time: meta.timing_ms over sequential requests, after one warm-up pass.
     for (const path of scenario.replix)
-      await (await fetch(replix.url + path, { headers: auth })).text();
+      await (await fetch(single.url + path, { headers: authOf(single) })).text();
     const timings: number[] = [];
     for (let i = 0; i < 60; i++) {
       const path = scenario.replix[i % scenario.replix.length] as string;
-      const body = (await (await fetch(replix.url + path, { headers: auth })).json()) as {
-        meta: { timing_ms: number };
-      };
+      const response = await fetch(single.url + path, { headers: authOf(single) });
+      const body = (await response.json()) as { meta: { timing_ms: number } };
       timings.push(body.meta.timing_ms);
     }
-    timingRows.push({
-      scenario: scenario.name,
-      'median timing_ms': fmt(median(timings), 3),
-      goal: scenario.timingGoal === undefined ? '-' : `<= ${scenario.timingGoal}`,
-      met:
-        scenario.timingGoal === undefined
-          ? '-'
-          : median(timings) <= scenario.timingGoal
-            ? 'yes'
-            : 'NO',
-    });
-    const load = { connections: 10, durationSeconds: seconds, warmupSeconds: 1 };
-    const ours = await measureThroughput({
-      url: replix.url,
-      paths: scenario.replix,
-      headers: auth,
-      ...load,
-    });
+    engineMs.set(scenario.key, median(timings));
+    timingRows.push({ scenario: scenario.name, 'median meta.timing_ms': fmt(median(timings), 3) });
+
+    const one = await throughput(single, scenario.replix);
+    const many = await throughput(multi, scenario.replix);
     const theirs = await measureThroughput({ url: sql.url, paths: scenario.sql, ...load });
     const fixed = await startChildServer(process.execPath, [
       fixedServer,
       '--bytes',
-      String(Math.round(ours.bodyBytes)),
+      String(Math.round(one.bodyBytes)),
       '--port',
       '0',
     ]);
-    const bare = await measureThroughput({ url: fixed.url, paths: ['/'], ...load });
-    await fixed.stop();
-    const vsSql = ours.requestsPerSecond / Math.max(theirs.requestsPerSecond, 0.001);
-    const vsFixed = ours.requestsPerSecond / bare.requestsPerSecond;
+    let bare: ThroughputResult;
+    try {
+      bare = await measureThroughput({ url: fixed.url, paths: ['/'], ...load });
+    } finally {
+      await fixed.stop();
+    }
+    const vsA = one.requestsPerSecond / Math.max(theirs.requestsPerSecond, 0.001);
+    const vsB = one.requestsPerSecond / bare.requestsPerSecond;
+    const scaling = many.requestsPerSecond / one.requestsPerSecond;
     rows.push({
       scenario: scenario.name,
-      'replix req/s': fmt(ours.requestsPerSecond, 0),
-      'fastify+mysql2 req/s': fmt(theirs.requestsPerSecond, 1),
-      'bare http req/s': fmt(bare.requestsPerSecond, 0),
-      'x baseline 1': fmt(vsSql),
-      goal1: `>= ${scenario.goals.sql}`,
-      'x baseline 2': fmt(vsFixed),
-      goal2: 'fixed' in scenario.goals ? `>= ${scenario.goals.fixed}` : '-',
-      'replix p99 ms': fmt(ours.p99Ms),
-      'non-2xx': ours.non2xx + theirs.non2xx + bare.non2xx,
+      'replix 1 thread': fmt(one.requestsPerSecond, 1),
+      [`replix ${threads} threads`]: fmt(many.requestsPerSecond, 1),
+      'A req/s': fmt(theirs.requestsPerSecond, 1),
+      'B req/s': fmt(bare.requestsPerSecond, 0),
+      '1 thread / A': fmt(vsA),
+      '1 thread / B': fmt(vsB),
+      [`${threads} / 1 thread`]: fmt(scaling),
+      'p99 ms (1 thread)': fmt(one.p99Ms),
+      'non-2xx': one.non2xx + many.non2xx + theirs.non2xx + bare.non2xx,
     });
+    goal(`${scenario.name}: 1 thread / A`, vsA, 'atLeast', scenario.goalVsA);
+    if (scenario.goalVsB !== undefined)
+      goal(`${scenario.name}: 1 thread / B`, vsB, 'atLeast', scenario.goalVsB);
   }
+
+  // 4. Memory of the instance with N threads against 1, both warm (every scenario has run).
+  gc?.();
+  const singleRss = residentBytes(single.pid);
+  const multiRss = residentBytes(multi.pid);
 
   const loadRatio = loadMs / stream.ms;
   const memoryRatio = snapshotHeap / dataset.csvBytes;
+  const threadMemoryRatio = multiRss / singleRss;
+  goal('snapshot load / mysql2 stream', loadRatio, 'atMost', 1.2);
+  goal(`resident memory, ${threads} threads / 1 thread`, threadMemoryRatio, 'atMost', 1.2);
   printTable('Load and memory', [
     {
       measure: 'snapshot load (ms)',
       replix: fmt(loadMs, 0),
       baseline: `${fmt(stream.ms, 0)} (mysql2 stream)`,
       ratio: fmt(loadRatio),
-      goal: '<= 1.5',
-      met: loadRatio <= 1.5 ? 'yes' : 'NO',
     },
     {
       measure: 'snapshot bytes after GC',
       replix: `${fmt(snapshotHeap / 1e6, 1)} MB`,
-      baseline: `${fmt(dataset.csvBytes / 1e6, 1)} MB (CSV)`,
+      baseline: `${fmt(dataset.csvBytes / 1e6, 1)} MB (data as CSV)`,
       ratio: fmt(memoryRatio),
-      goal: '<= 1.5',
-      met: memoryRatio <= 1.5 ? 'yes' : 'NO',
     },
     {
       measure: 'engine-counted snapshot bytes',
       replix: `${fmt(generation.byteSize() / 1e6, 1)} MB`,
-      baseline: `${fmt(dataset.csvBytes / 1e6, 1)} MB (CSV)`,
+      baseline: `${fmt(dataset.csvBytes / 1e6, 1)} MB (data as CSV)`,
       ratio: fmt(generation.byteSize() / dataset.csvBytes),
-      goal: '-',
-      met: '-',
+    },
+    {
+      measure: `instance resident memory, ${threads} threads`,
+      replix: `${fmt(multiRss / 1e6, 1)} MB`,
+      baseline: `${fmt(singleRss / 1e6, 1)} MB (1 thread)`,
+      ratio: fmt(threadMemoryRatio),
     },
     {
       measure: 'next generation after 1,000 changes (median ms)',
       replix: fmt(median(generationMs)),
       baseline: '-',
       ratio: '-',
-      goal: '<= 25',
-      met: median(generationMs) <= 25 ? 'yes' : 'NO',
     },
   ]);
-  printTable('HTTP throughput (autocannon, 10 connections, same settings for every server)', rows);
-  printTable('Server-side meta.timing_ms', timingRows);
+  printTable(
+    `HTTP throughput, req/s (autocannon, ${connections} connections, same settings for every server; the load generator shares the machine's cores)`,
+    rows,
+  );
+  printTable('Engine time per query (meta.timing_ms, 1 thread)', timingRows);
+  printTable(
+    'Goals (issue 17)',
+    goals.map((g) => ({
+      goal: g.goal,
+      measured: fmt(g.measured),
+      target: `${g.sense === 'atLeast' ? '>=' : '<='} ${g.target}`,
+      met: (g.sense === 'atLeast' ? g.measured >= g.target : g.measured <= g.target) ? 'yes' : 'NO',
+    })),
+  );
 } finally {
   for (const child of children) await child.stop().catch(() => {});
   await servers.stop();

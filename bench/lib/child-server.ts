@@ -3,6 +3,8 @@ import { createInterface } from 'node:readline';
 
 export interface ChildServer {
   url: string;
+  /** The child's process id (for its resident memory, say). */
+  pid: number;
   /** The whole parsed ready line: `{ event: 'ready', url, … }` plus whatever the child added. */
   ready: Record<string, unknown>;
   stop(): Promise<void>;
@@ -128,6 +130,7 @@ export function startChildServer(
       clearTimeout(timer);
       resolve({
         url: parsed.url,
+        pid: child.pid as number,
         ready: parsed,
         async stop() {
           if (stopping) return exited;
