@@ -2,7 +2,10 @@
  * `npm run bench:replication`: change data capture from real MariaDB into a running instance
  * (issue: replication, "Performance"), on a 1,000,000-row table with a 100 ms sync interval.
  *
- *   node bench/replication.ts [--rows N] [--seconds S]
+ *   node bench/replication.ts [--rows N] [--seconds S] [--threads N]
+ *
+ * `--threads` sets the instance's query threads (`REPLIX_THREADS`, 1 by default): replication
+ * must keep its figures with every core serving queries.
  *
  * BENCH_NODE_OPTIONS passes Node options to the instance (e.g. `--max-semi-space-size=64`).
  *
@@ -29,6 +32,7 @@ const { values: args } = parseArgs({
   options: {
     rows: { type: 'string', default: '1000000' },
     seconds: { type: 'string', default: '10' },
+    threads: { type: 'string', default: '1' },
   },
 });
 const rows = Number(args.rows);
@@ -65,7 +69,11 @@ try {
   instance = await startChildServer(
     process.execPath,
     [replixBin, 'serve', '--source', url, '--config', configPath],
-    { REPLIX_LOG_LEVEL: 'warn', NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? '' },
+    {
+      REPLIX_LOG_LEVEL: 'warn',
+      REPLIX_THREADS: String(args.threads),
+      NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? '',
+    },
     { readyTimeoutMs: 300_000 },
   );
   const auth = { Authorization: `Bearer ${String(instance.ready.apiKey)}` };
