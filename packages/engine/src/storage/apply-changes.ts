@@ -10,6 +10,7 @@ import type { IndexSpec } from './index-plan.ts';
 import type { Key, KeyIndex } from './key-index.ts';
 import { replaceColumnValues } from './replace-rows.ts';
 import { rowKey, valuesKey } from './row-key.ts';
+import { sharedArray, sharedCopy } from './shared-arrays.ts';
 import {
   CHUNK_BITS,
   CHUNK_ROWS,
@@ -233,7 +234,9 @@ export function applyChanges(
     const chunk = chunks[c] as Chunk;
     let bits = deletedCopies.get(c);
     if (!bits) {
-      bits = chunk.deleted ? chunk.deleted.slice() : new Uint8Array(bitmapBytes(chunk.length));
+      bits = chunk.deleted
+        ? sharedCopy(chunk.deleted)
+        : sharedArray(Uint8Array, bitmapBytes(chunk.length));
       deletedCopies.set(c, bits);
     }
     setBit(bits, offset);
@@ -442,7 +445,7 @@ function appendRows(
     const length = startOffset + take;
     let deleted: Uint8Array | null = null;
     if (base?.deleted) {
-      deleted = new Uint8Array(bitmapBytes(length));
+      deleted = sharedArray(Uint8Array, bitmapBytes(length));
       deleted.set(base.deleted);
     }
     const chunk: Chunk = {

@@ -3,6 +3,7 @@ import { bitmapBytes, getBit, setBit } from './bitmap.ts';
 import { parseCivilDate } from './civil-date.ts';
 import type { ColumnChunk } from './column-chunk.ts';
 import { numericComparable } from './comparable.ts';
+import { sharedBufferCopy, sharedCopy } from './shared-arrays.ts';
 
 /** Above this many distinct values in a chunk, text is stored flat instead of as a dictionary. */
 export const MAX_DICTIONARY = 4096;
@@ -226,33 +227,37 @@ export class ColumnBuilder {
     }
   }
 
+  /** The chunk, its arrays copied to shared memory (see shared-arrays.ts). */
   finish(): ColumnChunk {
     const n = this.#length;
-    const nulls = this.#nulls ? this.#nulls.slice(0, bitmapBytes(n)) : null;
+    const nulls = this.#nulls ? sharedCopy(this.#nulls, bitmapBytes(n)) : null;
     switch (this.#mode) {
       case 'int32':
-        return { kind: 'int32', values: this.#int32.slice(0, n), nulls };
+        return { kind: 'int32', values: sharedCopy(grow(this.#int32, n), n), nulls };
       case 'float64':
-        return { kind: 'float64', values: this.#float64.slice(0, n), exact: this.#exact, nulls };
+        return {
+          kind: 'float64',
+          values: sharedCopy(grow(this.#float64, n), n),
+          exact: this.#exact,
+          nulls,
+        };
       case 'bool':
-        return { kind: 'bool', values: this.#bool.slice(0, n), nulls };
+        return { kind: 'bool', values: sharedCopy(grow(this.#bool, n), n), nulls };
       case 'dict':
         return {
           kind: 'dict',
-          codes: this.#codes.slice(0, n),
+          codes: sharedCopy(grow(this.#codes, n), n),
           dictionary: this.#dictionary,
           nulls,
         };
-      case 'bytes': {
-        const offsets = grow(this.#offsets, n + 1).slice(0, n + 1);
+      case 'bytes':
         return {
           kind: 'bytes',
           encoding: this.type === 'binary' ? 'raw' : 'utf8',
-          bytes: Buffer.from(this.#bytes.subarray(0, this.#byteLength)),
-          offsets,
+          bytes: sharedBufferCopy(this.#bytes, this.#byteLength),
+          offsets: sharedCopy(grow(this.#offsets, n + 1), n + 1),
           nulls,
         };
-      }
     }
   }
 }

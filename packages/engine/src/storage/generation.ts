@@ -83,7 +83,7 @@ export class Generation {
     return counts;
   }
 
-  /** Bytes held by the stored columns (indexes are estimated at 24 bytes an entry). */
+  /** Bytes held by the stored columns and the indexes. */
   byteSize(): number {
     let bytes = 0;
     for (const table of this.tables.values()) {
@@ -91,7 +91,7 @@ export class Generation {
         for (const column of chunk.columns) bytes += chunkByteSize(column);
         bytes += chunk.deleted?.byteLength ?? 0;
       }
-      for (const index of table.indexes.values()) bytes += index.size * 24;
+      for (const index of table.indexes.values()) bytes += index.byteSize;
     }
     return bytes;
   }

@@ -1,5 +1,6 @@
-/** An index key: the column's value, or for several columns their values joined. */
-export type Key = number | bigint | string | boolean;
+import { type Key, KeyTable, type SharedKeyTable } from './key-table.ts';
+
+export type { Key } from './key-table.ts';
 
 /** Keys removed from the overlay are marked with this value. */
 const REMOVED = null;
@@ -8,35 +9,42 @@ type Entry = number | readonly number[];
 
 type Layer = ReadonlyMap<Key, Entry | typeof REMOVED>;
 
-/** A `KeyIndex` as structured-cloneable data. */
+/**
+ * A `KeyIndex` as structured-cloneable data: the base's arrays are shared memory, the small
+ * layers are copied.
+ */
 export interface SharedKeyIndex {
   readonly columns: readonly number[];
   readonly unique: boolean;
-  readonly base: ReadonlyMap<Key, Entry>;
+  readonly base: SharedKeyTable;
   readonly layers: readonly Layer[];
 }
 
 /** Layers stacked on the base before they are merged into one. */
 const MAX_LAYERS = 8;
 
+/** Bytes a layer entry is estimated at (a Map entry and its array). */
+const LAYER_ENTRY_BYTES = 48;
+
 /**
  * A hash index from key to row id (unique) or row ids (not unique). Immutable: `withChanges`
- * returns a new index that shares the big base map and the layers of earlier changes and adds
- * one small layer of its own, so a generation after a few changes costs what the changes cost,
- * not the table's size. Every few generations the layers merge into one, and that one folds
- * into a new base when it grows past a quarter of the base.
+ * returns a new index that shares the big base table and the layers of earlier changes and
+ * adds one small layer of its own, so a generation after a few changes costs what the changes
+ * cost, not the table's size. Every few generations the layers merge into one, and that one
+ * folds into a new base when it grows past a sixteenth of the base: layers are JS maps that
+ * each thread copies, the base is shared memory (see key-table.ts).
  */
 export class KeyIndex {
   readonly columns: readonly number[];
   readonly unique: boolean;
-  readonly #base: ReadonlyMap<Key, Entry>;
+  readonly #base: KeyTable;
   /** Newest first; each maps a key to its entry then, or REMOVED. */
   readonly #layers: readonly Layer[];
 
   constructor(
     columns: readonly number[],
     unique: boolean,
-    base: ReadonlyMap<Key, Entry>,
+    base: KeyTable,
     layers: readonly Layer[] = [],
   ) {
     this.columns = columns;
@@ -47,12 +55,17 @@ export class KeyIndex {
 
   /** This index in a form `postMessage` carries to another thread (see shared-generation.ts). */
   toShared(): SharedKeyIndex {
-    return { columns: this.columns, unique: this.unique, base: this.#base, layers: this.#layers };
+    return {
+      columns: this.columns,
+      unique: this.unique,
+      base: this.#base.toShared(),
+      layers: this.#layers,
+    };
   }
 
   /** The index `toShared` described, on the receiving thread. */
   static fromShared(shared: SharedKeyIndex): KeyIndex {
-    return new KeyIndex(shared.columns, shared.unique, shared.base, shared.layers);
+    return new KeyIndex(shared.columns, shared.unique, new KeyTable(shared.base), shared.layers);
   }
 
   get size(): number {
@@ -61,26 +74,42 @@ export class KeyIndex {
     return size;
   }
 
-  #entry(key: Key): Entry | undefined {
+  /** Bytes held: the base's shared arrays, and the layers estimated. */
+  get byteSize(): number {
+    let bytes = this.#base.byteSize;
+    for (const layer of this.#layers) bytes += layer.size * LAYER_ENTRY_BYTES;
+    return bytes;
+  }
+
+  /** The layers' entry for `key`: undefined when no layer has it, REMOVED when removed. */
+  #layered(key: Key): Entry | typeof REMOVED | undefined {
     for (const layer of this.#layers) {
       const entry = layer.get(key);
-      if (entry !== undefined) return entry === REMOVED ? undefined : entry;
+      if (entry !== undefined) return entry;
     }
-    return this.#base.get(key);
+    return undefined;
   }
 
   /** The first (for a unique index, the only) row with this key. */
   first(key: Key): number | undefined {
-    const entry = this.#entry(key);
-    if (entry === undefined || typeof entry === 'number') return entry;
-    return entry[0];
+    if (this.#layers.length > 0) {
+      const entry = this.#layered(key);
+      if (entry === REMOVED) return undefined;
+      if (entry !== undefined) return typeof entry === 'number' ? entry : entry[0];
+    }
+    const value = this.#base.find(key);
+    return value === 0 ? undefined : this.#base.firstOf(value);
   }
 
   /** Every row with this key, in row-id order. */
   all(key: Key): readonly number[] {
-    const entry = this.#entry(key);
-    if (entry === undefined) return [];
-    return typeof entry === 'number' ? [entry] : entry;
+    if (this.#layers.length > 0) {
+      const entry = this.#layered(key);
+      if (entry === REMOVED) return [];
+      if (entry !== undefined) return typeof entry === 'number' ? [entry] : entry;
+    }
+    const value = this.#base.find(key);
+    return value === 0 ? [] : this.#base.rowsOf(value);
   }
 
   /**
@@ -122,15 +151,31 @@ export class KeyIndex {
     const merged = new Map<Key, Entry | typeof REMOVED>();
     for (let i = layers.length - 1; i >= 0; i--)
       for (const [key, entry] of layers[i] as Layer) merged.set(key, entry);
-    if (merged.size * 4 <= Math.max(4096, this.#base.size)) {
+    if (merged.size * 16 <= Math.max(4096, this.#base.size)) {
       return new KeyIndex(this.columns, this.unique, this.#base, [merged]);
     }
-    const base = new Map(this.#base);
-    for (const [key, entry] of merged) {
-      if (entry === REMOVED) base.delete(key);
-      else base.set(key, entry);
-    }
-    return new KeyIndex(this.columns, this.unique, base);
+    return this.#folded(merged);
+  }
+
+  /** A new base: the current one with `merged` applied. */
+  #folded(merged: Layer): KeyIndex {
+    const keys: Key[] = [];
+    const rows: number[] = [];
+    const add = (key: Key, entry: Entry) => {
+      if (typeof entry === 'number') {
+        keys.push(key);
+        rows.push(entry);
+      } else
+        for (const row of entry) {
+          keys.push(key);
+          rows.push(row);
+        }
+    };
+    this.#base.forEach((key, baseRows) => {
+      if (!merged.has(key)) add(key, baseRows);
+    });
+    for (const [key, entry] of merged) if (entry !== REMOVED) add(key, entry);
+    return new KeyIndex(this.columns, this.unique, KeyTable.build(keys, rows, this.unique));
   }
 
   /** Builds an index from (key, row id) pairs given in row-id order. */
@@ -139,17 +184,12 @@ export class KeyIndex {
     unique: boolean,
     each: (add: (key: Key, rowId: number) => void) => void,
   ): KeyIndex {
-    const base = new Map<Key, Entry>();
-    if (unique) {
-      each((key, rowId) => base.set(key, rowId));
-    } else {
-      each((key, rowId) => {
-        const entry = base.get(key);
-        if (entry === undefined) base.set(key, rowId);
-        else if (typeof entry === 'number') base.set(key, [entry, rowId]);
-        else (entry as number[]).push(rowId);
-      });
-    }
-    return new KeyIndex(columns, unique, base);
+    const keys: Key[] = [];
+    const rows: number[] = [];
+    each((key, rowId) => {
+      keys.push(key);
+      rows.push(rowId);
+    });
+    return new KeyIndex(columns, unique, KeyTable.build(keys, rows, unique));
   }
 }

@@ -4,6 +4,7 @@ import { parseCivilDate } from './civil-date.ts';
 import { ColumnBuilder, MAX_DICTIONARY, needsExactText } from './column-builder.ts';
 import type { BytesChunk, ColumnChunk } from './column-chunk.ts';
 import { readCanonical } from './column-reader.ts';
+import { sharedArray, sharedBuffer, sharedCopy } from './shared-arrays.ts';
 
 const encoder = new TextEncoder();
 
@@ -15,8 +16,9 @@ function withNulls(
   let next: Uint8Array | null = null;
   for (const [offset, value] of values) {
     const isNull = value === null || value === undefined;
-    if (isNull && !next) next = nulls ? nulls.slice() : new Uint8Array(bitmapBytes(length));
-    else if (!isNull && nulls && !next) next = nulls.slice();
+    if (isNull && !next)
+      next = nulls ? sharedCopy(nulls) : sharedArray(Uint8Array, bitmapBytes(length));
+    else if (!isNull && nulls && !next) next = sharedCopy(nulls);
     if (!next) continue;
     if (isNull) setBit(next, offset);
     else clearBit(next, offset);
@@ -64,8 +66,8 @@ function replaceBytes(
       (bytes?.length ?? 0) -
       ((chunk.offsets[offset + 1] as number) - (chunk.offsets[offset] as number));
   }
-  const out = Buffer.allocUnsafe(size);
-  const offsets = new Uint32Array(length + 1);
+  const out = sharedBuffer(size);
+  const offsets = sharedArray(Uint32Array, length + 1);
   const changed = [...encoded.keys()].sort((a, b) => a - b);
   let written = 0;
   let next = 0;
@@ -114,7 +116,7 @@ export function replaceColumnValues(
 ): ColumnChunk {
   switch (chunk.kind) {
     case 'int32': {
-      const next = chunk.values.slice();
+      const next = sharedCopy(chunk.values);
       for (const [offset, value] of values) {
         if (value === null || value === undefined) continue;
         const number = column.type === 'date' ? parseCivilDate(String(value)) : Number(value);
@@ -125,7 +127,7 @@ export function replaceColumnValues(
       return { kind: 'int32', values: next, nulls: withNulls(chunk.nulls, length, values) };
     }
     case 'float64': {
-      const next = chunk.values.slice();
+      const next = sharedCopy(chunk.values);
       const exactTyped = column.type === 'bigint' || column.type === 'decimal';
       let exact = chunk.exact;
       for (const [offset, value] of values) {
@@ -151,13 +153,13 @@ export function replaceColumnValues(
       };
     }
     case 'bool': {
-      const next = chunk.values.slice();
+      const next = sharedCopy(chunk.values);
       for (const [offset, value] of values)
         if (value !== null && value !== undefined) next[offset] = value ? 1 : 0;
       return { kind: 'bool', values: next, nulls: withNulls(chunk.nulls, length, values) };
     }
     case 'dict': {
-      const codes = chunk.codes.slice();
+      const codes = sharedCopy(chunk.codes);
       let dictionary = chunk.dictionary;
       let lookup: Map<string, number> | null = null;
       for (const [offset, value] of values) {
