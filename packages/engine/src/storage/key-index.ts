@@ -112,6 +112,21 @@ export class KeyIndex {
     return value === 0 ? [] : this.#base.rowsOf(value);
   }
 
+  /** Calls `visit` with every row with this key, in row-id order: `all` without an array. */
+  forEachRow(key: Key, visit: (rowId: number) => void): void {
+    if (this.#layers.length > 0) {
+      const entry = this.#layered(key);
+      if (entry === REMOVED) return;
+      if (entry !== undefined) {
+        if (typeof entry === 'number') visit(entry);
+        else for (const rowId of entry) visit(rowId);
+        return;
+      }
+    }
+    const value = this.#base.find(key);
+    if (value !== 0) this.#base.visitRows(value, visit);
+  }
+
   /**
    * A new index with rows removed and added. `removed` and `added` pair keys with row ids.
    */

@@ -11,17 +11,19 @@ export type Encoded = number;
 
 /** A `KeyTable` as structured-cloneable data: every array is over a SharedArrayBuffer. */
 export interface SharedKeyTable {
+  /** Distinct keys. */
   readonly size: number;
   readonly mask: number;
-  /** Number keys: the key of each slot. Null in the tagged layout. */
+  /** Number keys: the key and the encoded rows of each slot (0: empty). */
   readonly slotKeys: Float64Array | null;
-  /** Number keys: each slot's encoded rows. Tagged keys: each slot's entry + 1. 0: empty. */
-  readonly slotValues: Int32Array;
-  /** Tagged keys: each slot's hash, each entry's bytes and encoded rows. */
-  readonly slotHashes: Int32Array | null;
-  readonly keyOffsets: Uint32Array | null;
+  readonly slotValues: Int32Array | null;
+  /**
+   * Other keys: three ints a slot (hash, key start + 1 (0: empty), encoded rows), the key at
+   * `keyBytes[start]` as a type tag, its body's byte length (4 bytes little-endian), its body
+   * (UTF-8). One slot and one key read per lookup: two cache misses.
+   */
+  readonly slots: Int32Array | null;
   readonly keyBytes: Uint8Array | null;
-  readonly entryValues: Int32Array | null;
   readonly listStarts: Uint32Array;
   readonly listRows: Int32Array;
 }
@@ -125,6 +127,20 @@ function utf8Equals(bytes: Uint8Array, start: number, end: number, text: string)
   return p === end;
 }
 
+/** The byte length of the body of the key at `start` (after its tag). */
+function bodyLength(bytes: Uint8Array, start: number): number {
+  return (
+    ((bytes[start + 1] as number) |
+      ((bytes[start + 2] as number) << 8) |
+      ((bytes[start + 3] as number) << 16) |
+      ((bytes[start + 4] as number) << 24)) >>>
+    0
+  );
+}
+
+const EMPTY_INTS = new Int32Array(0);
+const EMPTY_BYTES = new Uint8Array(0);
+
 function capacityFor(keys: number): number {
   let capacity = 16;
   while (capacity * MAX_LOAD < keys) capacity *= 2;
@@ -141,6 +157,8 @@ export class KeyTable {
   readonly #mask: number;
   readonly #slotKeys: Float64Array | null;
   readonly #slotValues: Int32Array;
+  readonly #slots: Int32Array;
+  readonly #keyBytes: Uint8Array;
   readonly #listStarts: Uint32Array;
   readonly #listRows: Int32Array;
 
@@ -148,7 +166,9 @@ export class KeyTable {
     this.#t = table;
     this.#mask = table.mask;
     this.#slotKeys = table.slotKeys;
-    this.#slotValues = table.slotValues;
+    this.#slotValues = table.slotValues ?? EMPTY_INTS;
+    this.#slots = table.slots ?? EMPTY_INTS;
+    this.#keyBytes = table.keyBytes ?? EMPTY_BYTES;
     this.#listStarts = table.listStarts;
     this.#listRows = table.listRows;
   }
@@ -165,8 +185,8 @@ export class KeyTable {
   /** Bytes of its shared arrays. */
   get byteSize(): number {
     const t = this.#t;
-    let bytes = t.slotValues.byteLength + t.listStarts.byteLength + t.listRows.byteLength;
-    for (const array of [t.slotKeys, t.slotHashes, t.keyOffsets, t.keyBytes, t.entryValues])
+    let bytes = t.listStarts.byteLength + t.listRows.byteLength;
+    for (const array of [t.slotKeys, t.slotValues, t.slots, t.keyBytes])
       bytes += array?.byteLength ?? 0;
     return bytes;
   }
@@ -187,23 +207,21 @@ export class KeyTable {
   }
 
   #findTagged(key: Key): Encoded {
-    const t = this.#t;
-    const hashes = t.slotHashes as Int32Array;
-    const offsets = t.keyOffsets as Uint32Array;
-    const bytes = t.keyBytes as Uint8Array;
-    const values = this.#slotValues;
+    const slots = this.#slots;
+    const bytes = this.#keyBytes;
     const mask = this.#mask;
     const tag = tagOf(key);
     const body = bodyOf(key);
     const hash = hashText(tag, body);
     let slot = hash & mask;
     for (;;) {
-      const entry = values[slot] as number;
-      if (entry === 0) return 0;
-      if (hashes[slot] === hash) {
-        const start = offsets[entry - 1] as number;
-        if (bytes[start] === tag && utf8Equals(bytes, start + 1, offsets[entry] as number, body))
-          return (t.entryValues as Int32Array)[entry - 1] as number;
+      const at = slot * 3;
+      const start = (slots[at + 1] as number) - 1;
+      if (start < 0) return 0;
+      if (slots[at] === hash && bytes[start] === tag) {
+        const from = start + 5;
+        if (utf8Equals(bytes, from, from + bodyLength(bytes, start), body))
+          return slots[at + 2] as number;
       }
       slot = (slot + 1) & mask;
     }
@@ -222,14 +240,24 @@ export class KeyTable {
     const list = -value - 1;
     const start = this.#listStarts[list] as number;
     const end = this.#listStarts[list + 1] as number;
-    const rows = new Array<number>(end - start);
-    for (let i = start; i < end; i++) rows[i - start] = this.#listRows[i] as number;
+    const rows: number[] = [];
+    for (let i = start; i < end; i++) rows.push(this.#listRows[i] as number);
     return rows;
+  }
+
+  /** Calls `visit` with each row of encoded rows, in row-id order. */
+  visitRows(value: Encoded, visit: (rowId: number) => void): void {
+    if (value > 0) {
+      visit(value - 1);
+      return;
+    }
+    const list = -value - 1;
+    const end = this.#listStarts[list + 1] as number;
+    for (let i = this.#listStarts[list] as number; i < end; i++) visit(this.#listRows[i] as number);
   }
 
   /** Calls `visit` with every key and its rows (in row-id order), in no particular key order. */
   forEach(visit: (key: Key, rows: number[]) => void): void {
-    const t = this.#t;
     if (this.#slotKeys !== null) {
       for (let slot = 0; slot <= this.#mask; slot++) {
         const value = this.#slotValues[slot] as number;
@@ -237,15 +265,17 @@ export class KeyTable {
       }
       return;
     }
-    const offsets = t.keyOffsets as Uint32Array;
+    const slots = this.#slots;
     const bytes = Buffer.from(
-      (t.keyBytes as Uint8Array).buffer,
-      (t.keyBytes as Uint8Array).byteOffset,
-      (t.keyBytes as Uint8Array).byteLength,
+      this.#keyBytes.buffer,
+      this.#keyBytes.byteOffset,
+      this.#keyBytes.byteLength,
     );
-    for (let entry = 0; entry < t.size; entry++) {
-      const start = offsets[entry] as number;
-      const body = bytes.toString('utf8', start + 1, offsets[entry + 1] as number);
+    for (let at = 0; at < slots.length; at += 3) {
+      const start = (slots[at + 1] as number) - 1;
+      if (start < 0) continue;
+      const from = start + 5;
+      const body = bytes.toString('utf8', from, from + bodyLength(bytes, start));
       let key: Key;
       switch (bytes[start]) {
         case TAG_STRING:
@@ -260,7 +290,7 @@ export class KeyTable {
         default:
           key = bytes[start] === TAG_TRUE;
       }
-      visit(key, this.rowsOf((t.entryValues as Int32Array)[entry] as number));
+      visit(key, this.rowsOf(slots[at + 2] as number));
     }
   }
 
@@ -376,10 +406,8 @@ function groupNumbers(keys: readonly number[]): Grouped {
         mask,
         slotKeys,
         slotValues,
-        slotHashes: null,
-        keyOffsets: null,
+        slots: null,
         keyBytes: null,
-        entryValues: null,
         listStarts,
         listRows,
       };
@@ -437,26 +465,36 @@ function groupTagged(keys: readonly Key[]): Grouped {
     entryOf,
     entries,
     finish(encoded, listStarts, listRows) {
-      const size = capacityFor(entries);
-      const finalMask = size - 1;
-      const finalEntries = sharedArray(Int32Array, size);
-      const finalHashes = sharedArray(Int32Array, size);
+      const capacity = capacityFor(entries);
+      const mask = capacity - 1;
+      const slots = sharedArray(Int32Array, capacity * 3);
+      const keyBytes = sharedArray(Uint8Array, used + 4 * entries);
+      let written = 0;
       for (let entry = 0; entry < entries; entry++) {
+        const start = offsets[entry] as number;
+        const end = offsets[entry + 1] as number;
+        const length = end - start - 1;
         const hash = entryHashes[entry] as number;
-        let slot = hash & finalMask;
-        while (finalEntries[slot] !== 0) slot = (slot + 1) & finalMask;
-        finalEntries[slot] = entry + 1;
-        finalHashes[slot] = hash;
+        let slot = hash & mask;
+        while (slots[slot * 3 + 1] !== 0) slot = (slot + 1) & mask;
+        slots[slot * 3] = hash;
+        slots[slot * 3 + 1] = written + 1;
+        slots[slot * 3 + 2] = encoded[entry] as number;
+        keyBytes[written] = bytes[start] as number;
+        keyBytes[written + 1] = length & 255;
+        keyBytes[written + 2] = (length >>> 8) & 255;
+        keyBytes[written + 3] = (length >>> 16) & 255;
+        keyBytes[written + 4] = length >>> 24;
+        keyBytes.set(bytes.subarray(start + 1, end), written + 5);
+        written += 5 + length;
       }
       return {
         size: entries,
-        mask: finalMask,
+        mask,
         slotKeys: null,
-        slotValues: finalEntries,
-        slotHashes: finalHashes,
-        keyOffsets: sharedCopy(Uint32Array.from(offsets)),
-        keyBytes: sharedCopy(bytes, used),
-        entryValues: sharedCopy(encoded),
+        slotValues: null,
+        slots,
+        keyBytes,
         listStarts,
         listRows,
       };
