@@ -78,7 +78,11 @@ for (const shape of shapes()) {
   const mapBytes = heapBytes() - before;
   before = heapBytes();
   const [index, indexBuild] = timed(() =>
-    KeyIndex.build([0], shape.unique, (add) => shape.keys.forEach((key, rowId) => add(key, rowId))),
+    KeyIndex.build([0], shape.unique, (add) => {
+      shape.keys.forEach((key, rowId) => {
+        add(key, rowId);
+      });
+    }),
   );
   const indexBytes = heapBytes() - before;
   let sink = 0;

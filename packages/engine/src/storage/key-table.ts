@@ -1,4 +1,4 @@
-import { sharedArray, sharedCopy } from './shared-arrays.ts';
+import { sharedArray } from './shared-arrays.ts';
 
 /** An index key: the column's value, or for several columns their values joined. */
 export type Key = number | bigint | string | boolean;
