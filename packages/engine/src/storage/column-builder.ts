@@ -3,6 +3,7 @@ import { bitmapBytes, getBit, setBit } from './bitmap.ts';
 import { parseCivilDate } from './civil-date.ts';
 import type { ColumnChunk } from './column-chunk.ts';
 import { numericComparable } from './comparable.ts';
+import { ExactTexts } from './exact-texts.ts';
 import { sharedBufferCopy, sharedCopy } from './shared-arrays.ts';
 
 /** Above this many distinct values in a chunk, text is stored flat instead of as a dictionary. */
@@ -238,7 +239,7 @@ export class ColumnBuilder {
         return {
           kind: 'float64',
           values: sharedCopy(grow(this.#float64, n), n),
-          exact: this.#exact,
+          exact: this.#exact && ExactTexts.of(this.#exact),
           nulls,
         };
       case 'bool':

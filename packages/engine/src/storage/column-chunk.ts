@@ -1,3 +1,5 @@
+import type { ExactTexts } from './exact-texts.ts';
+
 /**
  * One column's values for the rows of one chunk, in the most compact form the values allow.
  * Chunks are immutable once built; a later generation replaces a chunk, never edits it.
@@ -23,7 +25,7 @@ export interface Int32Chunk extends ChunkBase {
 export interface Float64Chunk extends ChunkBase {
   readonly kind: 'float64';
   readonly values: Float64Array;
-  readonly exact: ReadonlyMap<number, string> | null;
+  readonly exact: ExactTexts | null;
 }
 
 export interface BoolChunk extends ChunkBase {
@@ -57,8 +59,7 @@ export function chunkByteSize(chunk: ColumnChunk): number {
     case 'bool':
       return chunk.values.byteLength + nulls;
     case 'float64': {
-      let exact = 0;
-      for (const text of chunk.exact?.values() ?? []) exact += 40 + text.length;
+      const exact = chunk.exact?.byteSize ?? 0;
       return chunk.values.byteLength + nulls + exact;
     }
     case 'dict': {

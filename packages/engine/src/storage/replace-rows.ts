@@ -4,6 +4,7 @@ import { parseCivilDate } from './civil-date.ts';
 import { ColumnBuilder, MAX_DICTIONARY, needsExactText } from './column-builder.ts';
 import type { BytesChunk, ColumnChunk } from './column-chunk.ts';
 import { readCanonical } from './column-reader.ts';
+import { ExactTexts } from './exact-texts.ts';
 import { sharedArray, sharedBuffer, sharedCopy } from './shared-arrays.ts';
 
 const encoder = new TextEncoder();
@@ -129,7 +130,8 @@ export function replaceColumnValues(
     case 'float64': {
       const next = sharedCopy(chunk.values);
       const exactTyped = column.type === 'bigint' || column.type === 'decimal';
-      let exact = chunk.exact;
+      // Changed in a Map, stored shared again at the end.
+      let exact: Map<number, string> | null = null;
       for (const [offset, value] of values) {
         if (value === null || value === undefined) continue;
         if (column.type === 'date') return rebuild(chunk, column, length, values);
@@ -137,18 +139,16 @@ export function replaceColumnValues(
         const number = Number(value);
         next[offset] = number;
         const keep = exactTyped && needsExactText(number, text, column.type, column.scale);
-        if (keep || exact?.has(offset)) {
-          const copy: Map<number, string> =
-            exact === chunk.exact ? new Map(chunk.exact ?? []) : (exact as Map<number, string>);
-          if (keep) copy.set(offset, text);
-          else copy.delete(offset);
-          exact = copy;
+        if (keep || (exact ?? chunk.exact)?.has(offset)) {
+          exact ??= new Map(chunk.exact ?? []);
+          if (keep) exact.set(offset, text);
+          else exact.delete(offset);
         }
       }
       return {
         kind: 'float64',
         values: next,
-        exact: exact && exact.size > 0 ? exact : null,
+        exact: exact === null ? chunk.exact : ExactTexts.of(exact),
         nulls: withNulls(chunk.nulls, length, values),
       };
     }

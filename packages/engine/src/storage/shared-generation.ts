@@ -1,5 +1,6 @@
 import type { CompiledSchema } from '../schema/compiled-schema.ts';
-import type { ColumnChunk } from './column-chunk.ts';
+import type { ColumnChunk, Float64Chunk } from './column-chunk.ts';
+import { ExactTexts, type SharedExactTexts } from './exact-texts.ts';
 import { Generation, type TableSnapshot } from './generation.ts';
 import { KeyIndex, type SharedKeyIndex } from './key-index.ts';
 import type { Chunk } from './table-data.ts';
@@ -15,9 +16,21 @@ export interface SharedGeneration {
   readonly tables: readonly SharedTable[];
 }
 
+/**
+ * A chunk as it crosses: its arrays are over SharedArrayBuffers, so the clone shares them;
+ * exact texts travel as their shared arrays (a class does not survive a structured clone).
+ */
+interface SharedChunk extends Omit<Chunk, 'columns'> {
+  readonly columns: readonly SharedColumn[];
+}
+
+type SharedColumn =
+  | Exclude<ColumnChunk, Float64Chunk>
+  | (Omit<Float64Chunk, 'exact'> & { readonly exact: SharedExactTexts | null });
+
 interface SharedTable {
   readonly name: string;
-  readonly chunks: readonly Chunk[];
+  readonly chunks: readonly SharedChunk[];
   readonly liveRows: number;
   readonly indexes: readonly (readonly [string, SharedKeyIndex])[];
 }
@@ -27,7 +40,10 @@ export function exportGeneration(generation: Generation): SharedGeneration {
   for (const [name, table] of generation.tables) {
     tables.push({
       name,
-      chunks: table.data.chunks,
+      chunks: table.data.chunks.map((chunk) => ({
+        ...chunk,
+        columns: chunk.columns.map(toSharedColumn),
+      })),
       liveRows: table.data.liveRows,
       indexes: [...table.indexes].map(([key, index]) => [key, index.toShared()] as const),
     });
@@ -35,8 +51,18 @@ export function exportGeneration(generation: Generation): SharedGeneration {
   return { id: generation.id, createdAt: generation.createdAt, tables };
 }
 
-/** A structured clone turns a Buffer into a plain Uint8Array: give text chunks theirs back. */
-function withBuffer(column: ColumnChunk): ColumnChunk {
+function toSharedColumn(column: ColumnChunk): SharedColumn {
+  if (column.kind !== 'float64') return column;
+  return { ...column, exact: column.exact === null ? null : column.exact.toShared() };
+}
+
+/**
+ * The column back from its clone: exact texts rewrapped, and a text chunk's bytes a Buffer
+ * again (a structured clone turns a Buffer into a plain Uint8Array).
+ */
+function fromSharedColumn(column: SharedColumn): ColumnChunk {
+  if (column.kind === 'float64')
+    return { ...column, exact: column.exact === null ? null : new ExactTexts(column.exact) };
   if (column.kind !== 'bytes' || Buffer.isBuffer(column.bytes)) return column;
   const bytes = column.bytes as Uint8Array;
   return { ...column, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
@@ -50,7 +76,7 @@ export function importGeneration(schema: CompiledSchema, shared: SharedGeneratio
     if (!compiled) throw new Error(`table ${table.name} is not in this thread's schema`);
     const chunks = table.chunks.map((chunk) => ({
       ...chunk,
-      columns: chunk.columns.map(withBuffer),
+      columns: chunk.columns.map(fromSharedColumn),
     }));
     tables.set(table.name, {
       schema: compiled,

@@ -1,0 +1,102 @@
+import { sharedArray, sharedBuffer } from './shared-arrays.ts';
+
+/** `ExactTexts` as structured-cloneable data over shared memory. */
+export interface SharedExactTexts {
+  /** Row offsets, ascending. */
+  readonly offsets: Uint32Array;
+  /** Where each text ends in `bytes` (it starts where the one before ends). */
+  readonly ends: Uint32Array;
+  /** The texts, ASCII (numbers as the source wrote them). */
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * The source texts of the values of a float64 chunk a double cannot carry digit for digit
+ * (see `Float64Chunk.exact`), by row offset, in shared memory: a table of BIGINT ids past 2^53
+ * has one per row, and a Map of them would be copied by every thread. Read-only, Map-like.
+ */
+export class ExactTexts {
+  readonly #offsets: Uint32Array;
+  readonly #ends: Uint32Array;
+  readonly #bytes: Buffer;
+
+  constructor(shared: SharedExactTexts) {
+    this.#offsets = shared.offsets;
+    this.#ends = shared.ends;
+    const bytes = shared.bytes;
+    this.#bytes = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  /** The texts of `texts` (offset → text); null when it is empty. */
+  static of(texts: ReadonlyMap<number, string>): ExactTexts | null {
+    if (texts.size === 0) return null;
+    const entries = [...texts].sort((a, b) => a[0] - b[0]);
+    let length = 0;
+    for (const [, text] of entries) length += text.length;
+    const offsets = sharedArray(Uint32Array, entries.length);
+    const ends = sharedArray(Uint32Array, entries.length);
+    const bytes = sharedBuffer(length);
+    let end = 0;
+    entries.forEach(([offset, text], i) => {
+      offsets[i] = offset;
+      end += bytes.write(text, end, 'latin1');
+      ends[i] = end;
+    });
+    return new ExactTexts({ offsets, ends, bytes });
+  }
+
+  toShared(): SharedExactTexts {
+    return { offsets: this.#offsets, ends: this.#ends, bytes: this.#bytes };
+  }
+
+  get byteSize(): number {
+    return this.#offsets.byteLength + this.#ends.byteLength + this.#bytes.byteLength;
+  }
+
+  get size(): number {
+    return this.#offsets.length;
+  }
+
+  #find(offset: number): number {
+    const offsets = this.#offsets;
+    let low = 0;
+    let high = offsets.length - 1;
+    if (high < 0 || offset < (offsets[0] as number) || offset > (offsets[high] as number))
+      return -1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const at = offsets[middle] as number;
+      if (at === offset) return middle;
+      if (at < offset) low = middle + 1;
+      else high = middle - 1;
+    }
+    return -1;
+  }
+
+  #text(i: number): string {
+    const start = i === 0 ? 0 : (this.#ends[i - 1] as number);
+    return this.#bytes.toString('latin1', start, this.#ends[i] as number);
+  }
+
+  get(offset: number): string | undefined {
+    const i = this.#find(offset);
+    return i < 0 ? undefined : this.#text(i);
+  }
+
+  has(offset: number): boolean {
+    return this.#find(offset) >= 0;
+  }
+
+  *entries(): IterableIterator<[number, string]> {
+    for (let i = 0; i < this.#offsets.length; i++)
+      yield [this.#offsets[i] as number, this.#text(i)];
+  }
+
+  *values(): IterableIterator<string> {
+    for (let i = 0; i < this.#offsets.length; i++) yield this.#text(i);
+  }
+
+  [Symbol.iterator](): IterableIterator<[number, string]> {
+    return this.entries();
+  }
+}
