@@ -23,6 +23,7 @@ export interface ServeOptions {
   host?: string;
   logLevel?: string;
   memoryMb?: string;
+  threads?: string;
 }
 
 /**
@@ -86,6 +87,7 @@ async function startFromArtifact(
     port: options.port,
     host: options.host,
     logLevel: options.logLevel,
+    threads: options.threads,
     onFatal,
   });
 }
@@ -109,6 +111,10 @@ export function addServeCommand(program: Command): void {
     .option(
       '--memory-mb <n>',
       "the instance's memory size in MB (or REPLIX_MEMORY_MB): the heap gets 70% of it and the snapshot is capped at it",
+    )
+    .option(
+      '--threads <n>',
+      'threads answering queries over one snapshot (or REPLIX_THREADS; default 1)',
     )
     .addHelpText(
       'after',

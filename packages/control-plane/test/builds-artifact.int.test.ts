@@ -58,6 +58,7 @@ describe('an artifact run with replix serve --artifact', () => {
     keyIds: string[];
     secret: Buffer;
     ssh?: SshTunnelLaunch;
+    taskCpu?: number;
   }) {
     const keysFile = join(work, `keys-${children.length}.json`);
     // An admin key beside the query keys, as the control plane's own key is.
@@ -78,7 +79,7 @@ describe('an artifact run with replix serve --artifact', () => {
         replicas: 1,
         settings: {
           instanceSize: 'xs',
-          taskCpu: 0.25,
+          taskCpu: options.taskCpu ?? 0.25,
           taskMemoryMb: 512,
           syncMode: 'poll',
           syncInterval: 0.2,
@@ -168,6 +169,45 @@ describe('an artifact run with replix serve --artifact', () => {
     writeFileSync(keysFile, '{not json');
     await new Promise((resolve) => setTimeout(resolve, 1200));
     expect((await query(ready.url, deriveApiKey(secret, kept))).status).toBe(200);
+  }, 60_000);
+
+  it("runs the size's query threads from the bundled program, each following the keys file", async () => {
+    const secret = newKeySecret();
+    const [kept, removed] = [newKeyId(), newKeyId()];
+    const { ready, keysFile, adminKeyId, adminKey } = await serveArtifact({
+      paused: false,
+      keyIds: [kept, removed],
+      secret,
+      taskCpu: 2,
+    });
+    // New connections each: the kernel spreads them over the threads listening on the port.
+    const onFreshConnections = (key: string) =>
+      Promise.all(
+        Array.from({ length: 20 }, () =>
+          fetch(`${ready.url}/query`, {
+            method: 'POST',
+            body: 'items { id }',
+            headers: { authorization: `Bearer ${key}`, connection: 'close' },
+          }).then((response) => response.status),
+        ),
+      );
+    expect(await onFreshConnections(deriveApiKey(secret, removed))).toEqual(Array(20).fill(200));
+    const metrics = await fetch(`${ready.url}/metrics`, {
+      headers: { authorization: `Bearer ${adminKey}` },
+    });
+    const text = await metrics.text();
+    expect(text).toMatch(/^replix_thread_queries_total\{thread="0"\} [1-9]/m);
+    expect(text).toMatch(/^replix_thread_queries_total\{thread="1"\} [1-9]/m);
+
+    writeKeysFile(keysFile, { keyIds: [kept], adminKeyIds: [adminKeyId] });
+    const changed = Date.now();
+    let statuses: number[] = [];
+    while (Date.now() - changed < 3000) {
+      statuses = await onFreshConnections(deriveApiKey(secret, removed));
+      if (statuses.every((status) => status === 401)) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(statuses).toEqual(Array(20).fill(401));
   }, 60_000);
 
   it('starts with replication paused when the launch says so', async () => {

@@ -53,6 +53,14 @@ describe('the launch contract with the instance', () => {
     );
   });
 
+  it('runs one query thread per whole vCPU of the size, at least one', () => {
+    expect(launchEnvironment(launch, '/k').REPLIX_THREADS).toBe('1');
+    const threadsFor = (taskCpu: number) =>
+      launchEnvironment({ ...launch, settings: { ...launch.settings, taskCpu } }, '/k')
+        .REPLIX_THREADS;
+    expect([0.5, 1, 2, 4].map(threadsFor)).toEqual(['1', '1', '2', '4']);
+  });
+
   it('writes the keys file as {"keyIds": […], "adminKeyIds": […]}, one line', () => {
     const text = keysFileText(launch.keys);
     expect(text.endsWith('}\n')).toBe(true);

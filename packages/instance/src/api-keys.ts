@@ -55,14 +55,21 @@ export class ApiKeyVerifier {
   readonly #secret: Buffer;
   #scopes = new Map<string, KeyScope>();
   #verified = new Map<string, KeyScope>();
+  readonly #listeners: ((allowed: AllowedKeyIds) => void)[] = [];
 
   constructor(secret: Buffer, keyIds: Iterable<string>, adminKeyIds: Iterable<string> = []) {
     this.#secret = secret;
     this.setAllowed({ keyIds: [...keyIds], adminKeyIds: [...adminKeyIds] });
   }
 
+  /** Called with the allowed key ids at each `setAllowed` (the query threads follow them). */
+  onChange(listener: (allowed: AllowedKeyIds) => void): void {
+    this.#listeners.push(listener);
+  }
+
   /** Replaces the allowed key ids (a revoked key stops working at once). */
   setAllowed(allowed: AllowedKeyIds): void {
+    for (const listener of this.#listeners) listener(allowed);
     const scopes = new Map<string, KeyScope>();
     for (const id of allowed.keyIds) scopes.set(id, 'query');
     for (const id of allowed.adminKeyIds) scopes.set(id, 'admin');

@@ -121,6 +121,7 @@ export interface ArtifactFlags {
   readonly host?: string | undefined;
   readonly port?: string | number | undefined;
   readonly logLevel?: string | undefined;
+  readonly threads?: string | number | undefined;
 }
 
 function readArtifactJson(artifactDir: string, file: string): unknown {
@@ -229,6 +230,7 @@ export function resolveArtifactConfig(
       buildHash: manifest.buildHash,
       logLevel: variables.REPLIX_LOG_LEVEL,
       portFile: variables.REPLIX_PORT_FILE,
+      threads: variables.REPLIX_THREADS,
     }),
     manifest,
     keysFile: variables.REPLIX_KEYS_FILE,

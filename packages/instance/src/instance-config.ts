@@ -33,6 +33,14 @@ export const INSTANCE_VARIABLE_SCHEMAS = {
     default: 'info',
     description: 'pino level; logs are JSON lines on stderr',
   }),
+  REPLIX_THREADS: Type.Integer({
+    minimum: 1,
+    maximum: 256,
+    default: 1,
+    problem: 'must be a whole number of threads from 1 to 256',
+    echo: true,
+    description: "threads answering queries over one snapshot (the size's vCPUs)",
+  }),
   REPLIX_PORT_FILE: Type.Optional(
     Type.String({
       minLength: 1,
@@ -69,6 +77,12 @@ export interface InstanceConfig {
    * supervisor can start it on `--port 0` and learn the port from the process that holds it.
    */
   readonly portFile?: string | undefined;
+  /**
+   * `REPLIX_THREADS` (`--threads`): threads answering queries, the main one included, over one
+   * snapshot (`query-threads.ts`). The control plane's drivers pass the size's whole vCPUs.
+   * Absent: 1.
+   */
+  readonly threads?: number | undefined;
 }
 
 export interface InstanceConfigInput {
@@ -77,6 +91,7 @@ export interface InstanceConfigInput {
   readonly host?: string | undefined;
   readonly port?: string | number | undefined;
   readonly logLevel?: string | undefined;
+  readonly threads?: string | number | undefined;
 }
 
 function readSchemaConfigFile(path: string): SchemaConfig {
@@ -154,10 +169,15 @@ export function instanceKeys(
 /** The flags of `replix serve` that stand for a variable, laid over the environment. */
 export function withFlags(
   env: Environment,
-  flags: { readonly source?: string | undefined; readonly logLevel?: string | undefined },
+  flags: {
+    readonly source?: string | undefined;
+    readonly logLevel?: string | undefined;
+    readonly threads?: string | number | undefined;
+  },
 ): Environment {
   return {
     ...env,
+    ...(flags.threads !== undefined ? { REPLIX_THREADS: String(flags.threads) } : {}),
     ...(flags.source !== undefined ? { REPLIX_SOURCE_URL: flags.source } : {}),
     ...(flags.logLevel !== undefined ? { REPLIX_LOG_LEVEL: flags.logLevel } : {}),
   };
@@ -190,5 +210,6 @@ export function resolveInstanceConfig(
     buildHash: sourceBuildHash(),
     logLevel: variables.REPLIX_LOG_LEVEL,
     portFile: variables.REPLIX_PORT_FILE,
+    threads: variables.REPLIX_THREADS,
   });
 }

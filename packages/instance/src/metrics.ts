@@ -1,7 +1,21 @@
 import { getHeapStatistics } from 'node:v8';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { QueryAdmission } from './query-admission.ts';
-import type { SnapshotController } from './snapshot-controller.ts';
+import type { ServedState } from './served-state.ts';
+
+/**
+ * With query threads, each thread keeps its own registry; `/metrics` on any of them answers the
+ * instance's totals, gathered from every thread (`query-threads.ts`). Counters and histograms
+ * add up; a gauge that describes the one shared snapshot keeps the first thread's value.
+ */
+export interface ThreadMetrics {
+  /** This thread's index (0 is the main thread): the `thread` label of `replix_thread_queries_total`. */
+  readonly thread: number;
+  /** Called once with this thread's registry, so the others can gather it. */
+  attach(registry: Registry): void;
+  /** The exposition text of every thread's metrics together. */
+  gather(): Promise<string>;
+}
 
 /**
  * The instance's Prometheus metrics. The control plane derives InstanceMetrics from
@@ -16,7 +30,10 @@ export class InstanceMetrics {
   readonly #queries: Counter<'outcome'>;
   readonly #duration: Histogram;
 
-  constructor(controller: SnapshotController, admission?: QueryAdmission) {
+  readonly #byThread: Counter<'thread'>;
+  readonly #thread: string;
+
+  constructor(controller: ServedState, admission?: QueryAdmission, thread = 0) {
     const registers = [this.registry];
     this.#queries = new Counter({
       name: 'replix_queries_total',
@@ -26,6 +43,14 @@ export class InstanceMetrics {
     });
     this.#queries.inc({ outcome: 'ok' }, 0);
     this.#queries.inc({ outcome: 'error' }, 0);
+    this.#thread = String(thread);
+    this.#byThread = new Counter({
+      name: 'replix_thread_queries_total',
+      help: 'Queries answered since start by each query thread (0 is the main thread).',
+      labelNames: ['thread'],
+      registers,
+    });
+    this.#byThread.inc({ thread: this.#thread }, 0);
     this.#duration = new Histogram({
       name: 'replix_query_duration_seconds',
       help: 'Server-side query execution time.',
@@ -36,6 +61,7 @@ export class InstanceMetrics {
       name: 'replix_snapshot_bytes',
       help: 'Bytes held by the served snapshot.',
       registers,
+      aggregator: 'first',
       collect() {
         this.set(controller.current()?.generation.byteSize() ?? 0);
       },
@@ -44,6 +70,7 @@ export class InstanceMetrics {
       name: 'replix_snapshot_age_seconds',
       help: 'Seconds since the served snapshot was last synced.',
       registers,
+      aggregator: 'first',
       collect() {
         this.set((controller.current()?.ageMs ?? 0) / 1000);
       },
@@ -52,6 +79,7 @@ export class InstanceMetrics {
       name: 'replix_swap_count',
       help: 'Atomic snapshot swaps since start.',
       registers,
+      aggregator: 'first',
       collect() {
         this.set(controller.current()?.swapCount ?? 0);
       },
@@ -61,6 +89,7 @@ export class InstanceMetrics {
       help: 'Rows per table in the served snapshot.',
       labelNames: ['table'],
       registers,
+      aggregator: 'first',
       collect() {
         const counts = controller.current()?.generation.rowCounts() ?? {};
         for (const [table, rows] of Object.entries(counts)) this.set({ table }, rows);
@@ -70,7 +99,7 @@ export class InstanceMetrics {
   }
 
   #admissionGauges(
-    controller: SnapshotController,
+    controller: ServedState,
     admission: QueryAdmission | undefined,
     registers: Registry[],
   ): void {
@@ -102,6 +131,7 @@ export class InstanceMetrics {
       name: 'replix_query_working_limit_bytes',
       help: 'Working memory queries may hold together: min(heap limit, cap) - snapshot - headroom.',
       registers,
+      aggregator: 'first',
       collect() {
         this.set(controller.queryWorkingBytes());
       },
@@ -110,6 +140,7 @@ export class InstanceMetrics {
       name: 'replix_heap_limit_bytes',
       help: "V8's heap limit (70% of the instance size when it is given).",
       registers,
+      aggregator: 'first',
       collect() {
         this.set(getHeapStatistics().heap_size_limit);
       },
@@ -118,6 +149,7 @@ export class InstanceMetrics {
 
   recordQuery(ok: boolean, seconds: number): void {
     this.#queries.inc({ outcome: ok ? 'ok' : 'error' });
+    this.#byThread.inc({ thread: this.#thread });
     if (ok) this.#duration.observe(seconds);
   }
 }

@@ -7,11 +7,11 @@ import { InstanceError } from './errors.ts';
 import { type EtagCache, ifNoneMatchMatches } from './etag.ts';
 import type { InstanceMetrics } from './metrics.ts';
 import { QueryAdmission } from './query-admission.ts';
-import type { SnapshotController } from './snapshot-controller.ts';
+import type { ServedState } from './served-state.ts';
 
 export interface QueryRouteOptions {
   readonly engine: QueryEngine;
-  readonly controller: SnapshotController;
+  readonly controller: ServedState;
   readonly etags: EtagCache;
   readonly metrics: InstanceMetrics;
   readonly admission: QueryAdmission;

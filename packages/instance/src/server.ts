@@ -7,22 +7,23 @@ import { createClientErrorHandler } from './client-error-response.ts';
 import { errorResponse, InstanceError } from './errors.ts';
 import { EtagCache } from './etag.ts';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
-import { InstanceMetrics } from './metrics.ts';
+import { InstanceMetrics, type ThreadMetrics } from './metrics.ts';
 import { generateOpenApi } from './openapi.ts';
 import type { QueryAdmission } from './query-admission.ts';
 import { defaultAdmission, registerQueryRoutes } from './query-route.ts';
 import { logRequest } from './request-log.ts';
 import { describeSchema } from './schema-document.ts';
-import type { SnapshotController } from './snapshot-controller.ts';
+import type { ServedState, SyncControl } from './served-state.ts';
 
 export interface InstanceServerOptions {
-  readonly controller: SnapshotController;
+  /** The snapshot controller, or a query thread's view of it. */
+  readonly controller: ServedState;
   readonly keys: ApiKeyVerifier;
   /** `<release>-<build hash>`: `meta.version` and the `X-Service-Version` header. */
   readonly version: string;
   readonly maxBodyBytes: number;
   /** Replication pause and resume (they take effect at the next sync tick). */
-  readonly sync: { pause(): void; resume(): void; readonly paused: boolean };
+  readonly sync: SyncControl;
   readonly log: Logger;
   /** The gate queries pass before they run (`defaultAdmission()` over the working memory unless given). */
   readonly admission?: QueryAdmission;
@@ -30,6 +31,8 @@ export interface InstanceServerOptions {
   readonly queryLimits?: Partial<QueryLimits>;
   /** The HTTP server's header size and timeouts (`HTTP_LIMITS` unless given). */
   readonly httpLimits?: HttpLimits;
+  /** With query threads: this thread's metrics, and `/metrics` as the instance's totals. */
+  readonly threadMetrics?: ThreadMetrics;
 }
 
 declare module 'fastify' {
@@ -48,7 +51,8 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
   // snapshot leaves, and the cap counts the queries in flight.
   const admission = options.admission ?? defaultAdmission(() => controller.queryWorkingBytes());
   controller.countQueryMemory(() => admission.inFlightBytes);
-  const metrics = new InstanceMetrics(controller, admission);
+  const metrics = new InstanceMetrics(controller, admission, options.threadMetrics?.thread);
+  options.threadMetrics?.attach(metrics.registry);
   const openApi = JSON.stringify(generateOpenApi(schema, { version }));
   const schemaDocument = JSON.stringify(describeSchema(schema));
   const etags = new EtagCache(controller.bootId);
@@ -171,14 +175,17 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
       .send(controller.detail());
   });
   app.get('/metrics', { config: { auth: 'admin' } }, async (_request, reply) => {
-    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    const text = options.threadMetrics
+      ? await options.threadMetrics.gather()
+      : await metrics.registry.metrics();
+    return reply.type(metrics.registry.contentType).send(text);
   });
 
   app.post<{ Querystring: { wait?: string } }>(
     '/reload',
     { config: { auth: 'admin' } },
     async (request, reply) => {
-      const done = controller.reload();
+      const { done } = await controller.startReload();
       if (request.query.wait === 'true') {
         try {
           await done;
@@ -193,12 +200,12 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
       return reply.code(202).send({ reloading: true });
     },
   );
-  app.post('/replication/pause', { config: { auth: 'admin' } }, (_request, reply) => {
-    options.sync.pause();
+  app.post('/replication/pause', { config: { auth: 'admin' } }, async (_request, reply) => {
+    await options.sync.pause();
     return reply.send({ replication_paused: true });
   });
-  app.post('/replication/resume', { config: { auth: 'admin' } }, (_request, reply) => {
-    options.sync.resume();
+  app.post('/replication/resume', { config: { auth: 'admin' } }, async (_request, reply) => {
+    await options.sync.resume();
     return reply.send({ replication_paused: false });
   });
 

@@ -15,6 +15,7 @@ import {
   processHeapLimitBytes,
   queryWorkingMemoryBytes,
 } from './query-working-memory.ts';
+import type { HealthStatus, ServedSnapshot, ServedState } from './served-state.ts';
 import { type LoadProgress, loadSnapshot } from './snapshot-loader.ts';
 
 const MiB = 1024 * 1024;
@@ -29,14 +30,7 @@ const ROOM_POLL_MS = 20;
 /** Where a generation stands against the memory cap. */
 type CapFit = 'fits' | 'over_cap' | 'crowded_by_queries';
 
-/** `ok`, `degraded` and `cap_exceeded` are health values; the others are phases. */
-export type HealthStatus = 'loading' | 'ok' | 'degraded' | 'cap_exceeded' | 'failed';
-
-export interface ServedSnapshot {
-  readonly generation: Generation;
-  readonly swapCount: number;
-  readonly ageMs: number;
-}
+export type { HealthStatus, ServedSnapshot } from './served-state.ts';
 
 export interface SnapshotControllerOptions {
   readonly memoryCapMb: number | null;
@@ -62,7 +56,7 @@ export type ReloadReason = 'initial' | 'api' | 'safety_net' | 'poll' | 'position
  * cycle (flush or reload) that may run at a time. Queries take `current()` once and keep that
  * generation for their whole run.
  */
-export class SnapshotController {
+export class SnapshotController implements ServedState {
   readonly bootId = randomUUID();
   readonly schema: CompiledSchema;
   readonly #connector: SourceConnector;
@@ -85,6 +79,7 @@ export class SnapshotController {
   readonly #byteSizes = new WeakMap<Generation, number>();
   readonly #limits: MemoryLimits;
   readonly #reloadListeners: ((position: ReplicationPosition | null) => void)[] = [];
+  readonly #installListeners: ((generation: Generation) => void)[] = [];
 
   constructor(
     connector: SourceConnector,
@@ -140,6 +135,24 @@ export class SnapshotController {
   /** Called after every full snapshot with its position, so the change stream restarts there. */
   onSnapshot(listener: (position: ReplicationPosition | null) => void): void {
     this.#reloadListeners.push(listener);
+  }
+
+  /**
+   * Called with every generation installed (the first load and each swap), before `start`,
+   * `reload` or `flush` resolves: the query threads publish it from here.
+   */
+  onInstall(listener: (generation: Generation) => void): void {
+    this.#installListeners.push(listener);
+  }
+
+  /** When the served snapshot was last brought in sync with the source (epoch ms), or 0. */
+  get lastSyncAt(): number {
+    return this.#lastSyncAt;
+  }
+
+  /** The bytes of one generation (summed once per generation). */
+  bytesOf(generation: Generation): number {
+    return this.#bytesOf(generation);
   }
 
   /** Loads the first snapshot. Until it is in, queries get 503 with the loading progress. */
@@ -223,6 +236,12 @@ export class SnapshotController {
     this.#generation = generation;
     if (isSwap) this.#swapCount += 1;
     this.#lastSyncAt = Date.now();
+    for (const listener of this.#installListeners) listener(generation);
+  }
+
+  /** The swaps since start (the served snapshot's `swapCount`). */
+  get swapCount(): number {
+    return this.#swapCount;
   }
 
   current(): ServedSnapshot | null {
@@ -261,6 +280,11 @@ export class SnapshotController {
       );
     }
     return this.#reload('api');
+  }
+
+  /** `reload()` as `ServedState.startReload`: a refusal rejects, `done` is the reload. */
+  async startReload(): Promise<{ readonly done: Promise<void> }> {
+    return { done: this.reload() };
   }
 
   /** A reload the instance starts itself; skipped (false) while another cycle runs. */

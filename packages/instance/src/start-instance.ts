@@ -6,6 +6,7 @@ import { ApiKeyVerifier, deriveApiKey } from './api-keys.ts';
 import { ConfigError } from './config/config-error.ts';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
 import type { InstanceConfig } from './instance-config.ts';
+import { QueryThreads } from './query-threads.ts';
 import { ChangeFollower } from './replication/change-follower.ts';
 import type { RowFetcher } from './replication/change-mapper.ts';
 import { IncrementalPoller } from './replication/incremental-poller.ts';
@@ -26,6 +27,8 @@ export interface RunningInstance {
   readonly controller: SnapshotController;
   readonly keys: ApiKeyVerifier;
   readonly scheduler: SyncScheduler;
+  /** The query threads beside the main one (`REPLIX_THREADS` > 1), or null. */
+  readonly threads: QueryThreads | null;
   close(): Promise<void>;
 }
 
@@ -66,7 +69,8 @@ export async function startInstance(
 ): Promise<RunningInstance> {
   const connector = connectorFromUrl(config.sourceUrl, { replicationId: options.replicationId });
   try {
-    const schema = compileSchema(await connector.introspect(), config.schemaConfig);
+    const source = await connector.introspect();
+    const schema = compileSchema(source, config.schemaConfig);
     if (config.schemaConfig.sync.mode === 'cdc') {
       const readiness = await connector.checkReplication();
       if (!readiness.ready) {
@@ -147,23 +151,57 @@ export async function startInstance(
     });
     controller.reportReplication(() => withViewReport(scheduler.report(), refresher));
     const keys = new ApiKeyVerifier(config.keySecret, config.keyIds, config.adminKeyIds);
+    const version = `${RELEASE}-${config.buildHash}`;
+    const maxBodyBytes = config.schemaConfig.query.max_body_bytes;
+    const drainLimit = (options.httpLimits ?? HTTP_LIMITS).drain_timeout_ms;
+    // One thread serves through the controller itself; more, through the published view.
+    const threads =
+      (config.threads ?? 1) > 1
+        ? new QueryThreads({
+            threads: config.threads ?? 1,
+            controller,
+            keys,
+            sync: scheduler,
+            log,
+            settings: {
+              source,
+              schemaConfig: config.schemaConfig,
+              keySecret: config.keySecret,
+              keyIds: config.keyIds,
+              adminKeyIds: config.adminKeyIds,
+              version,
+              maxBodyBytes,
+              logLevel: config.logLevel,
+              httpLimits: options.httpLimits,
+              host: config.host,
+            },
+          })
+        : null;
     const app = await buildInstanceServer({
-      controller,
+      controller: threads?.state ?? controller,
       keys,
-      version: `${RELEASE}-${config.buildHash}`,
-      maxBodyBytes: config.schemaConfig.query.max_body_bytes,
+      version,
+      maxBodyBytes,
       sync: scheduler,
       log,
       httpLimits: options.httpLimits,
+      ...(threads ? { threadMetrics: threads.metrics } : {}),
     });
-    await app.listen({ host: config.host, port: config.port });
+    // Query threads listen on the same port (`reusePort`): the kernel spreads connections.
+    await app.listen({ host: config.host, port: config.port, reusePort: threads !== null } as {
+      host: string;
+      port: number;
+    });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    if (config.portFile) writePortFile(config.portFile, port);
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     try {
+      await threads?.start(port);
+      if (config.portFile) writePortFile(config.portFile, port);
       await controller.start();
+      await threads?.published();
     } catch (error) {
+      await threads?.close(drainLimit);
       await app.close();
       throw error;
     }
@@ -179,15 +217,15 @@ export async function startInstance(
       controller,
       keys,
       scheduler,
+      threads,
       async close() {
         scheduler.stop();
         refresher?.stop();
         // Fastify stops accepting, closes idle keep-alive connections and waits for the
         // requests in flight; past the bound the rest are cut.
-        const drainLimit = (options.httpLimits ?? HTTP_LIMITS).drain_timeout_ms;
         const cut = setTimeout(() => app.server.closeAllConnections(), drainLimit);
         try {
-          await app.close();
+          await Promise.all([app.close(), threads?.close(drainLimit)]);
         } finally {
           clearTimeout(cut);
         }

@@ -34,7 +34,7 @@ export interface TestInstance {
 export async function startTestInstance(
   sourceUrl: string,
   schemaConfig: unknown = {},
-  options: StartInstanceOptions = {},
+  options: StartInstanceOptions & { readonly threads?: number } = {},
 ): Promise<TestInstance> {
   const keySecret = newKeySecret();
   const keyId = newKeyId();
@@ -51,6 +51,7 @@ export async function startTestInstance(
       generatedKey: false,
       buildHash: 'testbuild000',
       logLevel: 'silent',
+      threads: options.threads,
     },
     createLogger(process.env.REPLIX_TEST_LOG ?? 'silent'),
     options,

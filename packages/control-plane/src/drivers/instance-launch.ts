@@ -40,6 +40,11 @@ function maxQueryMsOf(size: string): number {
   return (INSTANCE_SIZES[size as InstanceSize] ?? INSTANCE_SIZES.xs).maxQueryMs;
 }
 
+/** Query threads for a task of `taskCpu` vCPUs: one per whole vCPU, at least one. */
+export function queryThreadsOf(taskCpu: number): number {
+  return Math.max(1, Math.floor(taskCpu));
+}
+
 /**
  * The environment of `replix serve --artifact`: the contract between drivers and the instance
  * program (docs/control-plane/builds.md).
@@ -61,6 +66,7 @@ export function launchEnvironment(
     REPLIX_SAFETY_NET: String(launch.settings.safetyNet),
     REPLIX_MEMORY_CAP_MB: String(launch.settings.taskMemoryMb),
     REPLIX_QUERY_TIMEOUT_MAX_MS: String(maxQueryMsOf(launch.settings.instanceSize)),
+    REPLIX_THREADS: String(queryThreadsOf(launch.settings.taskCpu)),
     REPLIX_REPLICATION_PAUSED: launch.replicationPaused ? '1' : '0',
   };
   if (launch.ssh) {

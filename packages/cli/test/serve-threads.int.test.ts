@@ -1,0 +1,142 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { compileSchema, exportGeneration, parseSchemaConfig } from '@replix/engine';
+import { loadSnapshot } from '@replix/instance';
+import { connectorFromUrl } from '@replix/sources';
+import { testMariaDb } from '@replix/testkit/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const bin = fileURLToPath(new URL('../bin/replix.js', import.meta.url));
+
+/** Runs `replix serve` (no `--memory-mb`: no relaunch, so the child is the instance). */
+async function serve(args: string[]) {
+  const child = spawn(process.execPath, [bin, 'serve', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, REPLIX_LOG_LEVEL: 'warn' },
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
+  const ready = await new Promise<Record<string, string>>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', (line) => resolve(JSON.parse(line)));
+    exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
+  });
+  return {
+    ready,
+    /** Resident memory of the whole process, every thread's heap and the shared arrays. */
+    residentBytes(): number {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) * 1024;
+    },
+    stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** One request on a connection of its own, so the kernel may hand it to any thread. */
+function fresh(url: string, path: string, key: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const sent = request(
+      new URL(path, url),
+      { agent: false, headers: { authorization: `Bearer ${key}`, connection: 'close' } },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
+    sent.on('error', reject);
+    sent.end();
+  });
+}
+
+const query = (text: string) => `/query?q=${encodeURIComponent(text)}`;
+
+describe('replix serve --threads', () => {
+  let sourceUrl: string;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const db = await testMariaDb().createDatabase(
+      'CREATE TABLE t (id INT PRIMARY KEY, label VARCHAR(200), n INT)',
+    );
+    // Rows enough that the snapshot outweighs a thread's own heap and code.
+    await db.exec(
+      "INSERT INTO t SELECT seq, CONCAT(REPEAT('x', 150), seq), seq % 97 FROM seq_1_to_300000",
+    );
+    sourceUrl = db.url;
+    drop = () => db.drop();
+  }, 120_000);
+
+  afterAll(() => drop?.());
+
+  it('answers on every thread, and stops on SIGTERM', async () => {
+    const server = await serve(['--source', sourceUrl, '--threads', '2']);
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, () =>
+          fresh(server.ready.url, query('t (id = 5) { n }'), server.ready.apiKey ?? ''),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array(30).fill(200));
+      const metrics = await fresh(server.ready.url, '/metrics', server.ready.adminKey ?? '');
+      expect(metrics.body).toMatch(/^replix_thread_queries_total\{thread="1"\} [1-9]/m);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  }, 120_000);
+
+  /** True once the engine exports generations over shared memory rather than copies. */
+  async function generationsShareMemory(): Promise<boolean> {
+    const connector = connectorFromUrl(sourceUrl);
+    try {
+      const schema = compileSchema(await connector.introspect(), parseSchemaConfig({}));
+      const { generation } = await loadSnapshot(connector, schema, 1, () => {});
+      const column = exportGeneration(generation).tables[0]?.chunks[0]?.columns[0] as
+        | { values?: ArrayBufferView; bytes?: ArrayBufferView }
+        | undefined;
+      const view = column?.values ?? column?.bytes;
+      return view?.buffer instanceof SharedArrayBuffer;
+    } finally {
+      await connector.close();
+    }
+  }
+
+  it('holds one copy of the snapshot: two threads take at most 1.2 times the memory of one', async (context) => {
+    if (!(await generationsShareMemory())) {
+      // Until the engine shares generations, each thread holds a copy: nothing to measure yet.
+      context.skip();
+    }
+    const resident = async (threads: number) => {
+      const server = await serve(['--source', sourceUrl, '--threads', String(threads)]);
+      try {
+        for (let i = 0; i < 20; i++) {
+          await fresh(
+            server.ready.url,
+            query('t (n = 3) { id label } LIMIT 50'),
+            server.ready.apiKey ?? '',
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        return server.residentBytes();
+      } finally {
+        await server.stop();
+      }
+    };
+    const one = await resident(1);
+    const two = await resident(2);
+    expect(two / one).toBeLessThanOrEqual(1.2);
+  }, 180_000);
+});
