@@ -6,7 +6,7 @@
  * is printed by area (HTTP stack, Fastify, logging, metrics, engine, …).
  *
  *   node bench/http-path.ts [--fact-rows N] [--seconds S] [--connections C] [--profile]
- *     [--log-level warn|info]
+ *     [--log-level warn|info] [--before <other checkout>/packages/cli/bin/replix.js]
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +27,8 @@ const { values: args } = parseArgs({
     profile: { type: 'boolean', default: false },
     // bench:engine's level; at info every request writes a line (to a pipe this process reads).
     'log-level': { type: 'string', default: 'warn' },
+    // Another checkout's `packages/cli/bin/replix.js`, measured in the same run (before/after).
+    before: { type: 'string' },
   },
 });
 const factRows = Number(args['fact-rows']);
@@ -188,10 +190,10 @@ try {
     (id) => `/query?q=${encodeURIComponent(`fact (id = ${id}) { id qty amount }`)}`,
   );
 
-  const startReplix = async (nodeFlags: string[]) => {
+  const startReplix = async (nodeFlags: string[], bin = replixBin) => {
     const child = await startChildServer(
       process.execPath,
-      [...nodeFlags, replixBin, 'serve', '--source', url, '--port', '0'],
+      [...nodeFlags, bin, 'serve', '--source', url, '--port', '0'],
       { REPLIX_LOG_LEVEL: String(args['log-level']), REPLIX_THREADS: '1' },
       { readyTimeoutMs: 300_000, stopTimeoutMs: 15_000 },
     );
@@ -223,6 +225,12 @@ try {
   const replix = await startReplix([]);
   const ours = await measureReplix(replix);
   await replix.stop();
+  let before: Measured | undefined;
+  if (args.before) {
+    const other = await startReplix([], args.before);
+    before = await measureReplix(other);
+    await other.stop();
+  }
   const bare = await measureFixed(fixedServer, ours.bodyBytes);
   const fastify = await measureFixed(fastifyServer, ours.bodyBytes);
 
@@ -242,6 +250,7 @@ try {
     `(a) PK lookup over HTTP, ${load.connections} connections, ${load.durationSeconds} s each, body ${Math.round(ours.bodyBytes)} bytes, log level ${args['log-level']}`,
     [
       row('Replix instance, 1 thread', ours),
+      ...(before ? [row(`the same, before: ${args.before}`, before)] : []),
       row('B: bare node:http', bare),
       row('F: one-route Fastify', fastify),
     ],

@@ -7,6 +7,7 @@ import { createClientErrorHandler } from './client-error-response.ts';
 import { errorResponse, InstanceError } from './errors.ts';
 import { EtagCache } from './etag.ts';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
+import { lazyChildLoggerFactory } from './lazy-child-logger.ts';
 import { InstanceMetrics } from './metrics.ts';
 import { generateOpenApi } from './openapi.ts';
 import type { QueryAdmission } from './query-admission.ts';
@@ -58,6 +59,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     loggerInstance: options.log,
     // Request lines are written by request-log.ts (method, path, status, time), not Fastify.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: maxBodyBytes,
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
@@ -87,25 +89,31 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
-  app.addHook('onRequest', async (request) => {
+  // Hooks take a callback rather than being async: no promise per hook per request. The
+  // version header is set first, so every answer carries it, refusals included (Fastify keeps
+  // headers set before an error when it sends the error's answer).
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('X-Service-Version', version);
     const needed = request.routeOptions.config.auth;
-    if (!needed) return;
+    if (!needed) return done();
     const held = keys.scopeOf(request.headers.authorization);
     if (!held) {
-      throw new InstanceError(
-        'unauthorized',
-        'A valid API key is required: Authorization: Bearer rxk_<keyId>.<hmac>.',
+      return done(
+        new InstanceError(
+          'unauthorized',
+          'A valid API key is required: Authorization: Bearer rxk_<keyId>.<hmac>.',
+        ),
       );
     }
     if (!scopeGrants(held, needed)) {
-      throw new InstanceError(
-        'forbidden',
-        'This endpoint needs an admin key; the key given is a query key, which may only query and read the schema.',
+      return done(
+        new InstanceError(
+          'forbidden',
+          'This endpoint needs an admin key; the key given is a query key, which may only query and read the schema.',
+        ),
       );
     }
-  });
-  app.addHook('onSend', async (_request, reply) => {
-    reply.header('X-Service-Version', version);
+    done();
   });
 
   app.setErrorHandler((error, request, reply) => {
