@@ -40,6 +40,23 @@ declare module 'fastify' {
   }
 }
 
+/** Why a request holding a key of scope `held` (null: no valid key) may not call a route. */
+function keyRefusal(held: KeyScope | null, needed: KeyScope): InstanceError | null {
+  if (!held) {
+    return new InstanceError(
+      'unauthorized',
+      'A valid API key is required: Authorization: Bearer rxk_<keyId>.<hmac>.',
+    );
+  }
+  if (!scopeGrants(held, needed)) {
+    return new InstanceError(
+      'forbidden',
+      'This endpoint needs an admin key; the key given is a query key, which may only query and read the schema.',
+    );
+  }
+  return null;
+}
+
 /** The instance HTTP API (docs/instance-api.md), as a Fastify app (not yet listening). */
 export async function buildInstanceServer(options: InstanceServerOptions) {
   const { controller, keys, version, maxBodyBytes } = options;
@@ -96,24 +113,11 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     reply.header('X-Service-Version', version);
     const needed = request.routeOptions.config.auth;
     if (!needed) return done();
-    const held = keys.scopeOf(request.headers.authorization);
-    if (!held) {
-      return done(
-        new InstanceError(
-          'unauthorized',
-          'A valid API key is required: Authorization: Bearer rxk_<keyId>.<hmac>.',
-        ),
-      );
-    }
-    if (!scopeGrants(held, needed)) {
-      return done(
-        new InstanceError(
-          'forbidden',
-          'This endpoint needs an admin key; the key given is a query key, which may only query and read the schema.',
-        ),
-      );
-    }
-    done();
+    const refusal = keyRefusal(keys.scopeOf(request.headers.authorization), needed);
+    if (!refusal) return done();
+    // Refused after the bytes at hand are parsed: a request the HTTP parser rejects in the
+    // same packet (a malformed body) gets the parser's 400, not a 401 it could not follow.
+    queueMicrotask(() => done(refusal));
   });
 
   app.setErrorHandler((error, request, reply) => {
