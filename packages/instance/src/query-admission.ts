@@ -57,6 +57,15 @@ export class QueryAdmission {
   }
 
   /**
+   * Admits the query now when it fits with nobody waiting ahead of it, else null (then
+   * `acquire` queues it): the common case costs no promise, timer or abort listener.
+   */
+  tryAcquire(bytes: number): Admission | null {
+    const size = Number.isFinite(bytes) && bytes > 0 ? bytes : 0;
+    return this.#queue.length === 0 && this.#fits(size) ? this.#admit(size) : null;
+  }
+
+  /**
    * Resolves when the query may run. Rejects with `too_many_requests` when the queue is full,
    * and with the signal's reason when it aborts first (the query leaves the queue).
    */

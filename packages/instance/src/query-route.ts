@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { InstanceError } from './errors.ts';
 import { type EtagCache, ifNoneMatchMatches } from './etag.ts';
 import type { InstanceMetrics } from './metrics.ts';
-import { QueryAdmission } from './query-admission.ts';
+import { type Admission, QueryAdmission } from './query-admission.ts';
 import type { ServedState } from './served-state.ts';
 
 export interface QueryRouteOptions {
@@ -51,6 +51,24 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
   const { engine, controller, etags, metrics, admission, version, maxBodyBytes } = options;
   const reservation = engine.limits.maxResponseBytes + WORKING_BYTES_BESIDE_ANSWER;
 
+  /**
+   * Waits for a turn at the admission gate, within the query's time budget; only a query that
+   * cannot run at once pays for the timer.
+   */
+  async function waitForTurn(cancel: AbortSignal, timeoutMs: number): Promise<Admission> {
+    const waiting = AbortSignal.any([cancel, AbortSignal.timeout(timeoutMs)]);
+    return admission.acquire(reservation, waiting).catch((error: unknown) => {
+      if (cancel.aborted) throw new QueryCancelledError();
+      if (waiting.aborted) {
+        throw new InstanceError(
+          'too_many_requests',
+          `This instance was busy with other queries for the whole time budget of ${timeoutMs} ms; retry shortly.`,
+        );
+      }
+      throw error;
+    });
+  }
+
   async function serveQuery(
     text: string,
     request: FastifyRequest,
@@ -77,21 +95,19 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
           return reply.code(304).send();
       }
       const cancel = new AbortController();
+      let admitted: Admission | undefined;
+      // One listener for the exchange: a client gone before the answer cancels the query, and
+      // the admission is held until the response is out.
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) cancel.abort();
+        admitted?.release();
       });
-      const waiting = AbortSignal.any([cancel.signal, AbortSignal.timeout(timeoutMs)]);
-      const admitted = await admission.acquire(reservation, waiting).catch((error: unknown) => {
-        if (cancel.signal.aborted) throw new QueryCancelledError();
-        if (waiting.aborted) {
-          throw new InstanceError(
-            'too_many_requests',
-            `This instance was busy with other queries for the whole time budget of ${timeoutMs} ms; retry shortly.`,
-          );
-        }
-        throw error;
-      });
-      reply.raw.once('close', () => admitted.release());
+      admitted = admission.tryAcquire(reservation) ?? (await waitForTurn(cancel.signal, timeoutMs));
+      if (cancel.signal.aborted) {
+        // The client left while the query waited: nobody will release it on 'close' again.
+        admitted.release();
+        throw new QueryCancelledError();
+      }
       const answer = await engine.answer(
         served.generation,
         plan,
@@ -104,7 +120,9 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
       );
       metrics.recordQuery(true, (performance.now() - started) / 1000);
       reply.header('Content-Length', answer.bytes).type('application/json');
-      return reply.send(Readable.from(answer.chunks));
+      // Most answers are one chunk: sent as it is, with no stream to set up per request.
+      const { chunks } = answer;
+      return reply.send(chunks.length === 1 ? chunks[0] : Readable.from(chunks));
     } catch (error) {
       if (error instanceof QueryCancelledError) {
         // Nobody is left to answer: end the exchange without a response.

@@ -7,6 +7,7 @@ import { createClientErrorHandler } from './client-error-response.ts';
 import { errorResponse, InstanceError } from './errors.ts';
 import { EtagCache } from './etag.ts';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
+import { lazyChildLoggerFactory } from './lazy-child-logger.ts';
 import { InstanceMetrics, type ThreadMetrics } from './metrics.ts';
 import { generateOpenApi } from './openapi.ts';
 import type { QueryAdmission } from './query-admission.ts';
@@ -42,6 +43,23 @@ declare module 'fastify' {
   }
 }
 
+/** Why a request holding a key of scope `held` (null: no valid key) may not call a route. */
+function keyRefusal(held: KeyScope | null, needed: KeyScope): InstanceError | null {
+  if (!held) {
+    return new InstanceError(
+      'unauthorized',
+      'A valid API key is required: Authorization: Bearer rxk_<keyId>.<hmac>.',
+    );
+  }
+  if (!scopeGrants(held, needed)) {
+    return new InstanceError(
+      'forbidden',
+      'This endpoint needs an admin key; the key given is a query key, which may only query and read the schema.',
+    );
+  }
+  return null;
+}
+
 /** The instance HTTP API (docs/instance-api.md), as a Fastify app (not yet listening). */
 export async function buildInstanceServer(options: InstanceServerOptions) {
   const { controller, keys, version, maxBodyBytes } = options;
@@ -62,6 +80,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     loggerInstance: options.log,
     // Request lines are written by request-log.ts (method, path, status, time), not Fastify.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: maxBodyBytes,
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
@@ -91,25 +110,18 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
-  app.addHook('onRequest', async (request) => {
-    const needed = request.routeOptions.config.auth;
-    if (!needed) return;
-    const held = keys.scopeOf(request.headers.authorization);
-    if (!held) {
-      throw new InstanceError(
-        'unauthorized',
-        'A valid API key is required: Authorization: Bearer rxk_<keyId>.<hmac>.',
-      );
-    }
-    if (!scopeGrants(held, needed)) {
-      throw new InstanceError(
-        'forbidden',
-        'This endpoint needs an admin key; the key given is a query key, which may only query and read the schema.',
-      );
-    }
-  });
-  app.addHook('onSend', async (_request, reply) => {
+  // Hooks take a callback rather than being async: no promise per hook per request. The
+  // version header is set first, so every answer carries it, refusals included (Fastify keeps
+  // headers set before an error when it sends the error's answer).
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Service-Version', version);
+    const needed = request.routeOptions.config.auth;
+    if (!needed) return done();
+    const refusal = keyRefusal(keys.scopeOf(request.headers.authorization), needed);
+    if (!refusal) return done();
+    // Refused after the bytes at hand are parsed: a request the HTTP parser rejects in the
+    // same packet (a malformed body) gets the parser's 400, not a 401 it could not follow.
+    queueMicrotask(() => done(refusal));
   });
 
   app.setErrorHandler((error, request, reply) => {

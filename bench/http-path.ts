@@ -1,0 +1,282 @@
+/**
+ * Where an instance's request time goes, for issue 17's "HTTP path close to node:http": the
+ * PK lookup of scenario (a) against the same body served by a bare `node:http` server (B) and
+ * by a one-route Fastify app (F, the framework's own floor), measured in one run with the same
+ * load settings. With `--profile` the instance runs again under `--cpu-prof` and its self time
+ * is printed by area (HTTP stack, Fastify, logging, metrics, engine, …).
+ *
+ *   node bench/http-path.ts [--fact-rows N] [--seconds S] [--connections C] [--profile]
+ *     [--log-level warn|info] [--before <other checkout>/packages/cli/bin/replix.js]
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { mariaDbAdmin, startTestServers } from '@replix/testkit';
+import { type ChildServer, startChildServer } from './lib/child-server.ts';
+import { createBenchDataset } from './lib/dataset.ts';
+import { measureThroughput, type ThroughputResult } from './lib/http-load.ts';
+import { printTable } from './lib/report.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    'fact-rows': { type: 'string', default: '100000' },
+    seconds: { type: 'string', default: '4' },
+    connections: { type: 'string', default: '16' },
+    profile: { type: 'boolean', default: false },
+    // bench:engine's level; at info every request writes a line (to a pipe this process reads).
+    'log-level': { type: 'string', default: 'warn' },
+    // Another checkout's `packages/cli/bin/replix.js`, measured in the same run (before/after).
+    before: { type: 'string' },
+  },
+});
+const factRows = Number(args['fact-rows']);
+const load = {
+  connections: Number(args.connections),
+  durationSeconds: Number(args.seconds),
+  warmupSeconds: 1,
+};
+
+const replixBin = fileURLToPath(new URL('../packages/cli/bin/replix.js', import.meta.url));
+const fixedServer = fileURLToPath(new URL('./lib/fixed-body-server.ts', import.meta.url));
+const fastifyServer = fileURLToPath(new URL('./lib/fastify-fixed-server.ts', import.meta.url));
+const log = (message: string) => process.stderr.write(`${message}\n`);
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  children?: number[];
+}
+interface CpuProfile {
+  startTime: number;
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** The area a profiled function belongs to, from its script's URL. */
+function areaOf(node: ProfileNode): string {
+  const { url, functionName } = node.callFrame;
+  if (!url) {
+    if (functionName === '(garbage collector)') return 'garbage collection';
+    if (functionName === '(idle)') return 'idle';
+    if (functionName === '(program)') return 'native (program)';
+    return `native: ${functionName || 'anonymous'}`;
+  }
+  const area = AREAS.find(([pattern]) => pattern.test(url));
+  return area ? area[1] : url.replace(/^.*\/node_modules\//, 'other dep: ').slice(0, 60);
+}
+
+const AREAS: Array<[RegExp, string]> = [
+  [
+    /node_modules\/(pino|thread-stream|sonic-boom|fast-redact|quick-format|on-exit-leak|atomic-sleep|safe-stable)/,
+    'logging (pino)',
+  ],
+  [/node_modules\/(prom-client|tdigest|bintrees)/, 'metrics (prom-client)'],
+  [/node_modules\/@fastify\/cors/, 'CORS (@fastify/cors)'],
+  [
+    /node_modules\/(fastify|find-my-way|avvio|light-my-request|@fastify|fast-querystring|fast-json-stringify|toad-cache|process-warning|abstract-logging|ret|safe-regex2|rfdc|secure-json-parse)/,
+    'Fastify',
+  ],
+  [/node_modules\/lru-cache/, 'ETag cache (lru-cache)'],
+  [/packages\/engine\//, 'engine'],
+  [/packages\/instance\//, 'instance (request path)'],
+  [
+    /^node:(_http|http|net|stream|internal\/(http|streams|stream_base|net|timers|url))/,
+    'node:http, net, streams',
+  ],
+  [/^node:(internal\/crypto|crypto)/, 'node:crypto'],
+  [
+    /^node:internal\/(abort_controller|event_target|timers)|^node:timers/,
+    'AbortSignal, timers, events',
+  ],
+  [/^node:/, 'other node: internals'],
+];
+
+/** Microseconds on the monotonic clock, which `--cpu-prof` timestamps use too. */
+const nowMicros = () => Number(process.hrtime.bigint() / 1000n);
+
+/** Each sample's node and duration, within [from, to] (monotonic µs): the load, not the start-up. */
+function* samplesWithin(profile: CpuProfile, from: number, to: number) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  let at = profile.startTime;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const micros = profile.timeDeltas[i] ?? 0;
+    at += micros;
+    if (at < from || at > to) continue;
+    const node = byId.get(profile.samples[i] as number);
+    if (node && node.callFrame.functionName !== '(idle)') yield { node, micros };
+  }
+}
+
+/** The functions with the most self time, largest first. */
+function topFunctions(
+  samples: Iterable<{ node: ProfileNode; micros: number }>,
+  count: number,
+): Record<string, string | number>[] {
+  const totals = new Map<string, number>();
+  let busy = 0;
+  for (const { node, micros } of samples) {
+    busy += micros;
+    const where = node.callFrame.url.replace(/^.*\/(node_modules|packages)\//, '').slice(-48);
+    const name = `${node.callFrame.functionName || '(anonymous)'} ${where}`;
+    totals.set(name, (totals.get(name) ?? 0) + micros);
+  }
+  return [...totals]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([name, micros]) => ({ function: name, share: `${((100 * micros) / busy).toFixed(1)}%` }));
+}
+
+/** Self time by area over the profile's non-idle samples, largest first. */
+function summariseProfile(
+  samples: Iterable<{ node: ProfileNode; micros: number }>,
+): Record<string, string | number>[] {
+  const totals = new Map<string, number>();
+  let busy = 0;
+  for (const { node, micros } of samples) {
+    const area = areaOf(node);
+    busy += micros;
+    totals.set(area, (totals.get(area) ?? 0) + micros);
+  }
+  return [...totals]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 16)
+    .map(([area, micros]) => ({
+      area,
+      'share of busy time': `${((100 * micros) / busy).toFixed(1)}%`,
+    }));
+}
+
+/** A process's user + system CPU time so far (Linux `/proc/<pid>/stat`), in µs. */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // utime and stime are fields 14 and 15, in clock ticks (100 per second on Linux).
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+type Measured = ThroughputResult & { cpuMicrosPerRequest: number };
+
+/**
+ * Throughput, and the server's CPU time per request: on a machine shared with the load
+ * generator (and other work), CPU per request is the steadier figure of the two.
+ */
+async function measureWithCpu(
+  pid: number,
+  target: { url: string; paths: string[]; headers?: Record<string, string> },
+): Promise<Measured> {
+  await measureThroughput({ ...target, ...load, durationSeconds: 1, warmupSeconds: 0 });
+  const before = cpuMicros(pid);
+  const result = await measureThroughput({ ...target, ...load, warmupSeconds: 0 });
+  const spent = cpuMicros(pid) - before;
+  // The run, one request per path for the body size, and one to settle.
+  const requests = result.requestsPerSecond * load.durationSeconds + target.paths.length + 1;
+  return { ...result, cpuMicrosPerRequest: spent / requests };
+}
+
+const servers = await startTestServers();
+const children: ChildServer[] = [];
+const profileDir = mkdtempSync(join(tmpdir(), 'replix-http-path-'));
+try {
+  log(`dataset: ${factRows} fact rows…`);
+  const dataset = await createBenchDataset(mariaDbAdmin(servers.mariadb.url), {
+    factRows,
+    dimRows: Math.max(1, Math.round(factRows / 10)),
+  });
+  const url = dataset.database.url;
+  const ids = Array.from({ length: 200 }, (_, i) => 1 + ((i * 4999) % factRows));
+  const paths = ids.map(
+    (id) => `/query?q=${encodeURIComponent(`fact (id = ${id}) { id qty amount }`)}`,
+  );
+
+  const startReplix = async (nodeFlags: string[], bin = replixBin) => {
+    const child = await startChildServer(
+      process.execPath,
+      [...nodeFlags, bin, 'serve', '--source', url, '--port', '0'],
+      { REPLIX_LOG_LEVEL: String(args['log-level']), REPLIX_THREADS: '1' },
+      { readyTimeoutMs: 300_000, stopTimeoutMs: 15_000 },
+    );
+    children.push(child);
+    return child;
+  };
+  const measureReplix = (child: ChildServer) =>
+    measureWithCpu(child.pid, {
+      url: child.url,
+      paths,
+      headers: { Authorization: `Bearer ${String(child.ready.apiKey)}` },
+    });
+  const measureFixed = async (script: string, bytes: number) => {
+    const child = await startChildServer(process.execPath, [
+      script,
+      '--bytes',
+      String(Math.round(bytes)),
+      '--port',
+      '0',
+    ]);
+    try {
+      return await measureWithCpu(child.pid, { url: child.url, paths: ['/'] });
+    } finally {
+      await child.stop();
+    }
+  };
+
+  log('measuring the instance, then B (node:http) and F (Fastify) at its body size…');
+  const replix = await startReplix([]);
+  const ours = await measureReplix(replix);
+  await replix.stop();
+  let before: Measured | undefined;
+  if (args.before) {
+    const other = await startReplix([], args.before);
+    before = await measureReplix(other);
+    await other.stop();
+  }
+  const bare = await measureFixed(fixedServer, ours.bodyBytes);
+  const fastify = await measureFixed(fastifyServer, ours.bodyBytes);
+
+  const row = (name: string, result: Measured) => ({
+    server: name,
+    'req/s': Math.round(result.requestsPerSecond),
+    '÷ B': (result.requestsPerSecond / bare.requestsPerSecond).toFixed(2),
+    'CPU µs/request': Math.round(result.cpuMicrosPerRequest),
+    'B ÷ CPU': (bare.cpuMicrosPerRequest / result.cpuMicrosPerRequest).toFixed(2),
+    'p50 ms': result.p50Ms,
+    'p99 ms': result.p99Ms,
+    'bytes/response': Math.round(result.bytesPerResponse),
+    'non-2xx': result.non2xx,
+    errors: result.errors,
+  });
+  printTable(
+    `(a) PK lookup over HTTP, ${load.connections} connections, ${load.durationSeconds} s each, body ${Math.round(ours.bodyBytes)} bytes, log level ${args['log-level']}`,
+    [
+      row('Replix instance, 1 thread', ours),
+      ...(before ? [row(`the same, before: ${args.before}`, before)] : []),
+      row('B: bare node:http', bare),
+      row('F: one-route Fastify', fastify),
+    ],
+  );
+
+  if (args.profile) {
+    log('profiling the instance under the same load…');
+    const profiled = await startReplix(['--cpu-prof', '--cpu-prof-dir', profileDir]);
+    const from = nowMicros();
+    await measureReplix(profiled);
+    const to = nowMicros();
+    await profiled.stop();
+    const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+    if (!file) throw new Error('the instance wrote no CPU profile');
+    const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile;
+    printTable(
+      'Instance CPU self time by area, under load',
+      summariseProfile(samplesWithin(profile, from, to)),
+    );
+    printTable(
+      'Instance CPU self time, top functions under load',
+      topFunctions(samplesWithin(profile, from, to), 30),
+    );
+  }
+} finally {
+  for (const child of children) await child.stop();
+  rmSync(profileDir, { recursive: true, force: true });
+  await servers.stop();
+}
