@@ -1,9 +1,10 @@
-import { parseQuery, QueryParseError, QueryTooComplexError } from '@replix/query';
+import { parseQuery, QueryParseError, QueryTooComplexError, queryShape } from '@replix/query';
 import { LRUCache } from 'lru-cache';
 import { EngineError } from './errors.ts';
 import { Executor, type QueryResult } from './exec/execute.ts';
 import { JsonWriter, type QueryAnswer } from './exec/json-writer.ts';
 import type { QueryPlan } from './exec/plan.ts';
+import { bindTemplate, makeTemplate, type PlanTemplate } from './exec/plan-template.ts';
 import {
   QueryBudget,
   type QueryLimits,
@@ -11,7 +12,6 @@ import {
   runToEnd,
   type Work,
 } from './exec/query-budget.ts';
-import { validateQuery } from './exec/validate.ts';
 import type { CompiledSchema } from './schema/compiled-schema.ts';
 import type { Generation } from './storage/generation.ts';
 
@@ -25,8 +25,9 @@ export interface ResponseMeta {
 /** The LIMIT of a query without one (docs/instance-api.md). */
 export const DEFAULT_LIMIT = 1000;
 /**
- * Bytes of plans kept, estimated from their query text: a plan grows with its text, and text
- * up to `query.max_body_bytes` is allowed, so a count of entries would bound nothing.
+ * Bytes of plans kept, estimated from the query text each was made from: a plan grows with its
+ * text, and text up to `query.max_body_bytes` is allowed, so a count of entries would bound
+ * nothing.
  */
 const PLAN_CACHE_BYTES = 16 * 1024 * 1024;
 const PLAN_BYTES_PER_CHAR = 24;
@@ -42,20 +43,25 @@ export interface ExecuteOptions {
    * request arrived, so time spent waiting for a turn counts too. Now, when absent.
    */
   readonly startedAt?: number;
+  /** Milliseconds `plan(text)` took for this query: `meta.timing_ms` counts them too. */
+  readonly planMs?: number;
 }
 
 /**
  * Parses, validates and runs queries against generations of one compiled schema, writing the
- * success envelope (docs/instance-api.md) as JSON text. Plans depend only on the schema, so they are cached by
- * query text: a repeated query skips parsing and validation. Every run is held to the
- * schema config's budgets (`query.timeout_ms`, `max_rows`, `max_response_bytes`).
+ * success envelope (docs/instance-api.md) as JSON text. Plans depend only on the schema, so they
+ * are cached by shape (`queryShape`: the text with its literal values left out): a query that
+ * differs from an earlier one only in its values skips parsing and validation, and only has
+ * its values converted into the cached plan. Every run is held to the schema config's budgets
+ * (`query.timeout_ms`, `max_rows`, `max_response_bytes`).
  */
 export class QueryEngine {
   readonly schema: CompiledSchema;
   readonly limits: QueryLimits;
-  readonly #plans = new LRUCache<string, QueryPlan>({
+  /** By shape key; sized by the text the template was made from, which it holds parts of. */
+  readonly #templates = new LRUCache<string, { template: PlanTemplate; size: number }>({
     maxSize: PLAN_CACHE_BYTES,
-    sizeCalculation: (_plan, text) => PLAN_BYTES_BASE + text.length * PLAN_BYTES_PER_CHAR,
+    sizeCalculation: (entry) => entry.size,
   });
 
   constructor(schema: CompiledSchema) {
@@ -68,10 +74,15 @@ export class QueryEngine {
     };
   }
 
-  /** Throws `EngineError` (parse errors included, as code `parse_error`). */
+  /**
+   * The plan of `text`: from the cache when a query of its shape was planned before, its
+   * literals bound (a bad one fails as validation would fail it); else parsed and validated.
+   * Throws `EngineError` (parse errors included, as code `parse_error`).
+   */
   plan(text: string): QueryPlan {
-    const cached = this.#plans.get(text);
-    if (cached) return cached;
+    const shape = queryShape(text);
+    const cached = shape && this.#templates.get(shape.key);
+    if (cached) return bindTemplate(cached.template, shape.literals);
     let query: ReturnType<typeof parseQuery>;
     try {
       query = parseQuery(text);
@@ -82,12 +93,15 @@ export class QueryEngine {
       }
       throw error;
     }
-    const plan = validateQuery(this.schema, query, {
+    // A text that parses always lexes, so it has a shape.
+    if (!shape) throw new Error('a query that parses has no shape');
+    const template = makeTemplate(this.schema, query, shape.literals, {
       defaultLimit: DEFAULT_LIMIT,
       nestedDefaultLimit: this.schema.config.query.nested_default_limit,
     });
-    this.#plans.set(text, plan);
-    return plan;
+    const size = PLAN_BYTES_BASE + text.length * PLAN_BYTES_PER_CHAR;
+    this.#templates.set(shape.key, { template, size });
+    return template.plan;
   }
 
   /**
@@ -100,7 +114,10 @@ export class QueryEngine {
     meta: ResponseMeta,
     options: ExecuteOptions = {},
   ): string {
-    return runToEnd(this.#run(generation, this.plan(text), meta, options).work).text();
+    const started = performance.now();
+    const plan = this.plan(text);
+    const planMs = (options.planMs ?? 0) + performance.now() - started;
+    return runToEnd(this.#run(generation, plan, meta, { ...options, planMs }).work).text();
   }
 
   /**
@@ -125,7 +142,8 @@ export class QueryEngine {
     meta: ResponseMeta,
     options: ExecuteOptions,
   ): { budget: QueryBudget; work: Work<QueryAnswer> } {
-    const started = performance.now();
+    // meta.timing_ms: the engine's time for this query, planning included.
+    const started = performance.now() - (options.planMs ?? 0);
     const limits = { ...this.limits };
     const lower = options.limits ?? {};
     if (lower.timeoutMs !== undefined)
