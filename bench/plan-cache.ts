@@ -80,6 +80,10 @@ async function answers(queries: string[]): Promise<number> {
   return ((performance.now() - started) * 1000) / queries.length;
 }
 await answers(texts(1));
-console.log(`${'answer (plan + cooperative run)'.padEnd(44)} ${(await answers(texts(5))).toFixed(2).padStart(7)} µs`);
-const sample = JSON.parse(answerEngine.execute(generation, 'fact (id = 42) { id qty amount }', meta));
+console.log(
+  `${'answer (plan + cooperative run)'.padEnd(44)} ${(await answers(texts(5))).toFixed(2).padStart(7)} µs`,
+);
+const sample = JSON.parse(
+  answerEngine.execute(generation, 'fact (id = 42) { id qty amount }', meta),
+);
 console.log('meta.timing_ms of one lookup:', sample.meta.timing_ms);

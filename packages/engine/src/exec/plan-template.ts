@@ -1,4 +1,5 @@
 import type { Condition, Literal, Query, ShapeLiteral } from '@replix/query';
+import type { CompiledSchema } from '../schema/compiled-schema.ts';
 import type { PlanFilter, PlanOutput, PlanSubQuery, QueryPlan } from './plan.ts';
 import {
   type LiteralSlot,
@@ -8,7 +9,6 @@ import {
   validateQuery,
   valueLeaf,
 } from './validate.ts';
-import type { CompiledSchema } from '../schema/compiled-schema.ts';
 
 /**
  * A validated plan of one query shape (`queryShape`), and where its literals went: binding
@@ -34,7 +34,7 @@ export function makeTemplate(
   const slots: LiteralSlot[] = [];
   const plan = validateQuery(schema, query, options, slots);
   const indexByStart = new Map<number, number>();
-  literals.forEach((literal, index) => indexByStart.set(literal.span.start, index));
+  for (const [index, literal] of literals.entries()) indexByStart.set(literal.span.start, index);
   return { plan, slots, filter: query.filter, indexByStart };
 }
 
