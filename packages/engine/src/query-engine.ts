@@ -156,17 +156,15 @@ export class QueryEngine {
     function* work(): Work<QueryAnswer> {
       out.write('{"data":');
       const result: QueryResult = yield* new Executor(generation, budget, out).run(plan);
-      const pagination = {
-        count: result.count,
-        total_matched: result.totalMatched,
-        has_more: result.hasMore,
-        limit: result.limit,
-        ...(result.nextCursor !== undefined ? { next_cursor: result.nextCursor } : {}),
-      };
       const timingMs = Math.round((performance.now() - started) * 1000) / 1000;
+      const cursor =
+        result.nextCursor !== undefined
+          ? `,"next_cursor":${JSON.stringify(result.nextCursor)}`
+          : '';
       out.write(
-        `,"meta":{"table":${JSON.stringify(plan.table.name)},` +
-          `"query":${JSON.stringify(plan.echo)},"pagination":${JSON.stringify(pagination)},` +
+        `,"meta":{"table":${JSON.stringify(plan.table.name)},"query":${JSON.stringify(plan.echo)},` +
+          `"pagination":{"count":${result.count},"total_matched":${result.totalMatched},` +
+          `"has_more":${result.hasMore},"limit":${result.limit}${cursor}},` +
           `"timing_ms":${timingMs},"snapshot":{"swap_count":${meta.swapCount},"age_ms":${Math.round(meta.ageMs)}},` +
           `"version":${JSON.stringify(meta.version)}}}`,
       );

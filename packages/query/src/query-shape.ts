@@ -22,17 +22,17 @@ export interface QueryShape {
  * number, a LIKE pattern is compiled, AFTER is a cursor): those stay in the shape. Every other
  * string or number token is a Literal, which the parser reads by kind only.
  */
-const KEPT_AFTER = new Set(['LIKE', 'ILIKE', 'LIMIT', 'OFFSET', 'AFTER']);
+const KEPT_AFTER = new Set(['like', 'ilike', 'limit', 'offset', 'after']);
 
 /**
  * The shape of `source`, from its tokens alone: cheaper than a parse, and it does not say the
  * query is valid. Null when the text does not even lex (or has more than `maxTokens` tokens):
  * the parser then reports that error where it finds it in reading order.
  *
- * The key is the token stream, one token after another with a space after each: names as
- * written (quoted ones re-quoted, `"` doubled), symbols as written, kept strings re-quoted,
- * kept numbers as written, and a lifted literal as `?s` or `?n` (its kind decides what it may
- * be compared with, so it stays). Layout and comments are not part of a shape.
+ * The key is the text with each lifted literal replaced by `?s` or `?n` (its kind decides what
+ * it may be compared with, so it stays). No token starts with `?`, so a key is read back into
+ * one token stream only: equal keys, equal queries but for their lifted values. Layout and
+ * comments stay in the key: texts laid out differently are only different shapes.
  */
 export function queryShape(
   source: string,
@@ -41,43 +41,36 @@ export function queryShape(
   const lexer = new Lexer(source, maxTokens);
   const literals: ShapeLiteral[] = [];
   let key = '';
+  let copied = 0;
   let keepNext = false;
   try {
     for (let token = lexer.next(); token.kind !== 'eof'; token = lexer.next()) {
       const keep = keepNext;
       keepNext = false;
-      switch (token.kind) {
-        case 'name':
-          if (token.quoted) {
-            key += `"${token.value.replaceAll('"', '""')}" `;
-          } else {
-            key += `${token.value} `;
-            keepNext = token.value.length <= 6 && KEPT_AFTER.has(token.value.toUpperCase());
-          }
-          break;
-        case 'string':
-          if (keep) {
-            key += `'${token.value.replaceAll("'", "''")}' `;
-          } else {
-            key += '?s ';
-            literals.push({ kind: 'string', value: token.value, span: token.span });
-          }
-          break;
-        case 'number':
-          if (keep) {
-            key += `${token.value} `;
-          } else {
-            key += '?n ';
-            literals.push({ kind: 'number', text: token.value, span: token.span });
-          }
-          break;
-        default:
-          key += `${token.value} `;
+      if (token.kind === 'name') {
+        keepNext = !token.quoted && isKeepingKeyword(token.value);
+      } else if (!keep && (token.kind === 'string' || token.kind === 'number')) {
+        const { span } = token;
+        key += `${source.slice(copied, span.start)}${token.kind === 'string' ? '?s' : '?n'}`;
+        copied = span.end;
+        literals.push(
+          token.kind === 'string'
+            ? { kind: 'string', value: token.value, span }
+            : { kind: 'number', text: token.value, span },
+        );
       }
     }
   } catch (error) {
     if (error instanceof QueryParseError || error instanceof QueryTooComplexError) return null;
     throw error;
   }
-  return { key, literals };
+  return { key: copied === 0 ? source : key + source.slice(copied), literals };
+}
+
+/** A keyword of KEPT_AFTER in any case; most names are ruled out without a lowercase copy. */
+function isKeepingKeyword(name: string): boolean {
+  if (name.length < 4 || name.length > 6) return false;
+  const first = name.charCodeAt(0) | 0x20;
+  if (first !== 0x6c && first !== 0x69 && first !== 0x6f && first !== 0x61) return false;
+  return KEPT_AFTER.has(name.toLowerCase());
 }

@@ -111,13 +111,24 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Runs work, letting the event loop serve other requests each time its slice is used up: a
- * long query costs others at most one slice of latency per turn.
+ * long query costs others at most one slice of latency per turn. Work done within its first
+ * slice (most queries) settles at once, without a pause.
  */
-export async function runCooperatively<T>(work: Work<T>, budget: QueryBudget): Promise<T> {
+export function runCooperatively<T>(work: Work<T>, budget: QueryBudget): Promise<T> {
+  let step: IteratorResult<void, T>;
+  try {
+    step = work.next();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return step.done ? Promise.resolve(step.value) : resumeCooperatively(work, budget);
+}
+
+async function resumeCooperatively<T>(work: Work<T>, budget: QueryBudget): Promise<T> {
   for (;;) {
-    const step = work.next();
-    if (step.done) return step.value;
     await nextTurn();
     budget.resumed();
+    const step = work.next();
+    if (step.done) return step.value;
   }
 }
