@@ -117,7 +117,8 @@ export class QueryEngine {
     const started = performance.now();
     const plan = this.plan(text);
     const planMs = (options.planMs ?? 0) + performance.now() - started;
-    return runToEnd(this.#run(generation, plan, meta, { ...options, planMs }).work).text();
+    const run = this.#run(generation, plan, meta, { ...options, planMs });
+    return run.finish(runToEnd(run.work)).text();
   }
 
   /**
@@ -132,30 +133,20 @@ export class QueryEngine {
     meta: ResponseMeta,
     options: ExecuteOptions = {},
   ): Promise<QueryAnswer> {
-    const { budget, work } = this.#run(generation, plan, meta, options);
-    return runCooperatively(work, budget);
+    const { budget, work, finish } = this.#run(generation, plan, meta, options);
+    return runCooperatively(work, budget, finish);
   }
 
-  #run(
-    generation: Generation,
-    plan: QueryPlan,
-    meta: ResponseMeta,
-    options: ExecuteOptions,
-  ): { budget: QueryBudget; work: Work<QueryAnswer> } {
+  /** Sets a query up: the executor's work, then `finish` writes the meta and ends the answer. */
+  #run(generation: Generation, plan: QueryPlan, meta: ResponseMeta, options: ExecuteOptions): Run {
     // meta.timing_ms: the engine's time for this query, planning included.
     const started = performance.now() - (options.planMs ?? 0);
-    const limits = { ...this.limits };
-    const lower = options.limits ?? {};
-    if (lower.timeoutMs !== undefined)
-      limits.timeoutMs = Math.min(limits.timeoutMs, lower.timeoutMs);
-    if (lower.maxRows !== undefined) limits.maxRows = Math.min(limits.maxRows, lower.maxRows);
-    if (lower.maxResponseBytes !== undefined)
-      limits.maxResponseBytes = Math.min(limits.maxResponseBytes, lower.maxResponseBytes);
+    const limits = options.limits ? lowered(this.limits, options.limits) : this.limits;
     const budget = new QueryBudget(limits, options.signal, options.startedAt);
     const out = new JsonWriter(limits.maxResponseBytes);
-    function* work(): Work<QueryAnswer> {
-      out.write('{"data":');
-      const result: QueryResult = yield* new Executor(generation, budget, out).run(plan);
+    out.write('{"data":');
+    const work = new Executor(generation, budget, out).run(plan);
+    const finish = (result: QueryResult): QueryAnswer => {
       const timingMs = Math.round((performance.now() - started) * 1000) / 1000;
       const cursor =
         result.nextCursor !== undefined
@@ -169,7 +160,22 @@ export class QueryEngine {
           `"version":${JSON.stringify(meta.version)}}}`,
       );
       return out.finish();
-    }
-    return { budget, work: work() };
+    };
+    return { budget, work, finish };
   }
+}
+
+interface Run {
+  readonly budget: QueryBudget;
+  readonly work: Work<QueryResult>;
+  readonly finish: (result: QueryResult) => QueryAnswer;
+}
+
+/** The schema config's budgets, each lowered where `lower` sets a smaller one. */
+function lowered(limits: QueryLimits, lower: Partial<QueryLimits>): QueryLimits {
+  return {
+    timeoutMs: Math.min(limits.timeoutMs, lower.timeoutMs ?? Infinity),
+    maxRows: Math.min(limits.maxRows, lower.maxRows ?? Infinity),
+    maxResponseBytes: Math.min(limits.maxResponseBytes, lower.maxResponseBytes ?? Infinity),
+  };
 }

@@ -111,24 +111,32 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Runs work, letting the event loop serve other requests each time its slice is used up: a
- * long query costs others at most one slice of latency per turn. Work done within its first
- * slice (most queries) settles at once, without a pause.
+ * long query costs others at most one slice of latency per turn; then resolves to `finish` of
+ * its result. Work done within its first slice (most queries) settles at once, without a pause.
  */
-export function runCooperatively<T>(work: Work<T>, budget: QueryBudget): Promise<T> {
-  let step: IteratorResult<void, T>;
+export function runCooperatively<T, R>(
+  work: Work<T>,
+  budget: QueryBudget,
+  finish: (result: T) => R,
+): Promise<R> {
   try {
-    step = work.next();
+    const step = work.next();
+    if (step.done) return Promise.resolve(finish(step.value));
   } catch (error) {
     return Promise.reject(error);
   }
-  return step.done ? Promise.resolve(step.value) : resumeCooperatively(work, budget);
+  return resumeCooperatively(work, budget, finish);
 }
 
-async function resumeCooperatively<T>(work: Work<T>, budget: QueryBudget): Promise<T> {
+async function resumeCooperatively<T, R>(
+  work: Work<T>,
+  budget: QueryBudget,
+  finish: (result: T) => R,
+): Promise<R> {
   for (;;) {
     await nextTurn();
     budget.resumed();
     const step = work.next();
-    if (step.done) return step.value;
+    if (step.done) return finish(step.value);
   }
 }
