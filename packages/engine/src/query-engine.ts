@@ -1,9 +1,10 @@
-import { parseQuery, QueryParseError, QueryTooComplexError } from '@replix/query';
+import { parseQuery, QueryParseError, QueryTooComplexError, queryShape } from '@replix/query';
 import { LRUCache } from 'lru-cache';
 import { EngineError } from './errors.ts';
 import { Executor, type QueryResult } from './exec/execute.ts';
 import { JsonWriter, type QueryAnswer } from './exec/json-writer.ts';
 import type { QueryPlan } from './exec/plan.ts';
+import { bindTemplate, makeTemplate, type PlanTemplate } from './exec/plan-template.ts';
 import {
   QueryBudget,
   type QueryLimits,
@@ -11,7 +12,6 @@ import {
   runToEnd,
   type Work,
 } from './exec/query-budget.ts';
-import { validateQuery } from './exec/validate.ts';
 import type { CompiledSchema } from './schema/compiled-schema.ts';
 import type { Generation } from './storage/generation.ts';
 
@@ -25,8 +25,9 @@ export interface ResponseMeta {
 /** The LIMIT of a query without one (docs/instance-api.md). */
 export const DEFAULT_LIMIT = 1000;
 /**
- * Bytes of plans kept, estimated from their query text: a plan grows with its text, and text
- * up to `query.max_body_bytes` is allowed, so a count of entries would bound nothing.
+ * Bytes of plans kept, estimated from the query text each was made from: a plan grows with its
+ * text, and text up to `query.max_body_bytes` is allowed, so a count of entries would bound
+ * nothing.
  */
 const PLAN_CACHE_BYTES = 16 * 1024 * 1024;
 const PLAN_BYTES_PER_CHAR = 24;
@@ -42,20 +43,25 @@ export interface ExecuteOptions {
    * request arrived, so time spent waiting for a turn counts too. Now, when absent.
    */
   readonly startedAt?: number;
+  /** Milliseconds `plan(text)` took for this query: `meta.timing_ms` counts them too. */
+  readonly planMs?: number;
 }
 
 /**
  * Parses, validates and runs queries against generations of one compiled schema, writing the
- * success envelope (docs/instance-api.md) as JSON text. Plans depend only on the schema, so they are cached by
- * query text: a repeated query skips parsing and validation. Every run is held to the
- * schema config's budgets (`query.timeout_ms`, `max_rows`, `max_response_bytes`).
+ * success envelope (docs/instance-api.md) as JSON text. Plans depend only on the schema, so they
+ * are cached by shape (`queryShape`: the text with its literal values left out): a query that
+ * differs from an earlier one only in its values skips parsing and validation, and only has
+ * its values converted into the cached plan. Every run is held to the schema config's budgets
+ * (`query.timeout_ms`, `max_rows`, `max_response_bytes`).
  */
 export class QueryEngine {
   readonly schema: CompiledSchema;
   readonly limits: QueryLimits;
-  readonly #plans = new LRUCache<string, QueryPlan>({
+  /** By shape key; sized by the text the template was made from, which it holds parts of. */
+  readonly #templates = new LRUCache<string, { template: PlanTemplate; size: number }>({
     maxSize: PLAN_CACHE_BYTES,
-    sizeCalculation: (_plan, text) => PLAN_BYTES_BASE + text.length * PLAN_BYTES_PER_CHAR,
+    sizeCalculation: (entry) => entry.size,
   });
 
   constructor(schema: CompiledSchema) {
@@ -68,10 +74,15 @@ export class QueryEngine {
     };
   }
 
-  /** Throws `EngineError` (parse errors included, as code `parse_error`). */
+  /**
+   * The plan of `text`: from the cache when a query of its shape was planned before, its
+   * literals bound (a bad one fails as validation would fail it); else parsed and validated.
+   * Throws `EngineError` (parse errors included, as code `parse_error`).
+   */
   plan(text: string): QueryPlan {
-    const cached = this.#plans.get(text);
-    if (cached) return cached;
+    const shape = queryShape(text);
+    const cached = shape && this.#templates.get(shape.key);
+    if (cached) return bindTemplate(cached.template, shape.literals);
     let query: ReturnType<typeof parseQuery>;
     try {
       query = parseQuery(text);
@@ -82,12 +93,15 @@ export class QueryEngine {
       }
       throw error;
     }
-    const plan = validateQuery(this.schema, query, {
+    // A text that parses always lexes, so it has a shape.
+    if (!shape) throw new Error('a query that parses has no shape');
+    const template = makeTemplate(this.schema, query, shape.literals, {
       defaultLimit: DEFAULT_LIMIT,
       nestedDefaultLimit: this.schema.config.query.nested_default_limit,
     });
-    this.#plans.set(text, plan);
-    return plan;
+    const size = PLAN_BYTES_BASE + text.length * PLAN_BYTES_PER_CHAR;
+    this.#templates.set(shape.key, { template, size });
+    return template.plan;
   }
 
   /**
@@ -100,7 +114,11 @@ export class QueryEngine {
     meta: ResponseMeta,
     options: ExecuteOptions = {},
   ): string {
-    return runToEnd(this.#run(generation, this.plan(text), meta, options).work).text();
+    const started = performance.now();
+    const plan = this.plan(text);
+    const planMs = (options.planMs ?? 0) + performance.now() - started;
+    const run = this.#run(generation, plan, meta, { ...options, planMs });
+    return run.finish(runToEnd(run.work)).text();
   }
 
   /**
@@ -115,45 +133,49 @@ export class QueryEngine {
     meta: ResponseMeta,
     options: ExecuteOptions = {},
   ): Promise<QueryAnswer> {
-    const { budget, work } = this.#run(generation, plan, meta, options);
-    return runCooperatively(work, budget);
+    const { budget, work, finish } = this.#run(generation, plan, meta, options);
+    return runCooperatively(work, budget, finish);
   }
 
-  #run(
-    generation: Generation,
-    plan: QueryPlan,
-    meta: ResponseMeta,
-    options: ExecuteOptions,
-  ): { budget: QueryBudget; work: Work<QueryAnswer> } {
-    const started = performance.now();
-    const limits = { ...this.limits };
-    const lower = options.limits ?? {};
-    if (lower.timeoutMs !== undefined)
-      limits.timeoutMs = Math.min(limits.timeoutMs, lower.timeoutMs);
-    if (lower.maxRows !== undefined) limits.maxRows = Math.min(limits.maxRows, lower.maxRows);
-    if (lower.maxResponseBytes !== undefined)
-      limits.maxResponseBytes = Math.min(limits.maxResponseBytes, lower.maxResponseBytes);
+  /** Sets a query up: the executor's work, then `finish` writes the meta and ends the answer. */
+  #run(generation: Generation, plan: QueryPlan, meta: ResponseMeta, options: ExecuteOptions): Run {
+    // meta.timing_ms: the engine's time for this query, planning included.
+    const started = performance.now() - (options.planMs ?? 0);
+    const limits = options.limits ? lowered(this.limits, options.limits) : this.limits;
     const budget = new QueryBudget(limits, options.signal, options.startedAt);
     const out = new JsonWriter(limits.maxResponseBytes);
-    function* work(): Work<QueryAnswer> {
-      out.write('{"data":');
-      const result: QueryResult = yield* new Executor(generation, budget, out).run(plan);
-      const pagination = {
-        count: result.count,
-        total_matched: result.totalMatched,
-        has_more: result.hasMore,
-        limit: result.limit,
-        ...(result.nextCursor !== undefined ? { next_cursor: result.nextCursor } : {}),
-      };
+    out.write('{"data":');
+    const work = new Executor(generation, budget, out).run(plan);
+    const finish = (result: QueryResult): QueryAnswer => {
       const timingMs = Math.round((performance.now() - started) * 1000) / 1000;
+      const cursor =
+        result.nextCursor !== undefined
+          ? `,"next_cursor":${JSON.stringify(result.nextCursor)}`
+          : '';
       out.write(
-        `,"meta":{"table":${JSON.stringify(plan.table.name)},` +
-          `"query":${JSON.stringify(plan.echo)},"pagination":${JSON.stringify(pagination)},` +
+        `,"meta":{"table":${JSON.stringify(plan.table.name)},"query":${JSON.stringify(plan.echo)},` +
+          `"pagination":{"count":${result.count},"total_matched":${result.totalMatched},` +
+          `"has_more":${result.hasMore},"limit":${result.limit}${cursor}},` +
           `"timing_ms":${timingMs},"snapshot":{"swap_count":${meta.swapCount},"age_ms":${Math.round(meta.ageMs)}},` +
           `"version":${JSON.stringify(meta.version)}}}`,
       );
       return out.finish();
-    }
-    return { budget, work: work() };
+    };
+    return { budget, work, finish };
   }
+}
+
+interface Run {
+  readonly budget: QueryBudget;
+  readonly work: Work<QueryResult>;
+  readonly finish: (result: QueryResult) => QueryAnswer;
+}
+
+/** The schema config's budgets, each lowered where `lower` sets a smaller one. */
+function lowered(limits: QueryLimits, lower: Partial<QueryLimits>): QueryLimits {
+  return {
+    timeoutMs: Math.min(limits.timeoutMs, lower.timeoutMs ?? Infinity),
+    maxRows: Math.min(limits.maxRows, lower.maxRows ?? Infinity),
+    maxResponseBytes: Math.min(limits.maxResponseBytes, lower.maxResponseBytes ?? Infinity),
+  };
 }

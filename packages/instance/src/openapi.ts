@@ -273,7 +273,8 @@ function queryResponseSchema(): JsonObject {
           timing_ms: {
             type: 'number',
             minimum: 0,
-            description: 'Server-side execution time in milliseconds.',
+            description:
+              "The engine's time for the query in milliseconds: planning it (or binding its values into the cached plan of its shape) and running it; not the wait for a turn, nor sending the answer.",
           },
           snapshot: {
             type: 'object',

@@ -88,6 +88,7 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     try {
       // Parse and validate first: an invalid query costs no ETag and no admission.
       const plan = engine.plan(text);
+      const planMs = performance.now() - started;
       if (cacheable) {
         const etag = etags.get(served.generation.id, text);
         reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
@@ -115,6 +116,7 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         {
           signal: cancel.signal,
           startedAt: started,
+          planMs,
           ...(options.limits ? { limits: options.limits } : {}),
         },
       );

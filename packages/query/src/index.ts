@@ -5,4 +5,6 @@ export type { ParseLimitName, ParseLimits } from './parse-limits.ts';
 export { DEFAULT_PARSE_LIMITS } from './parse-limits.ts';
 export type { ParseOptions } from './parser.ts';
 export { parseQuery } from './parser.ts';
+export type { QueryShape, ShapeLiteral } from './query-shape.ts';
+export { queryShape } from './query-shape.ts';
 export { suggest } from './suggest.ts';

@@ -111,13 +111,32 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Runs work, letting the event loop serve other requests each time its slice is used up: a
- * long query costs others at most one slice of latency per turn.
+ * long query costs others at most one slice of latency per turn; then resolves to `finish` of
+ * its result. Work done within its first slice (most queries) settles at once, without a pause.
  */
-export async function runCooperatively<T>(work: Work<T>, budget: QueryBudget): Promise<T> {
-  for (;;) {
+export function runCooperatively<T, R>(
+  work: Work<T>,
+  budget: QueryBudget,
+  finish: (result: T) => R,
+): Promise<R> {
+  try {
     const step = work.next();
-    if (step.done) return step.value;
+    if (step.done) return Promise.resolve(finish(step.value));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return resumeCooperatively(work, budget, finish);
+}
+
+async function resumeCooperatively<T, R>(
+  work: Work<T>,
+  budget: QueryBudget,
+  finish: (result: T) => R,
+): Promise<R> {
+  for (;;) {
     await nextTurn();
     budget.resumed();
+    const step = work.next();
+    if (step.done) return finish(step.value);
   }
 }

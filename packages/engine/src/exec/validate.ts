@@ -68,7 +68,12 @@ function targetOf(schema: CompiledSchema, relation: CompiledRelation): CompiledT
   return target;
 }
 
-/** Renders a filter back to query text for `meta.query.filter`. */
+/** Which literal a condition compares with: itself, or the one bound in its place. */
+export type ResolveLiteral = (literal: Literal) => Literal;
+
+const asWritten: ResolveLiteral = (literal) => literal;
+
+/** Renders a literal back to query text for `meta.query.filter`. */
 function renderLiteral(literal: Literal): string {
   switch (literal.kind) {
     case 'string':
@@ -82,26 +87,81 @@ function renderLiteral(literal: Literal): string {
   }
 }
 
-function renderCondition(condition: Condition, nested = false): string {
+/** Renders a filter back to query text for `meta.query.filter`, its literals `resolve`d. */
+export function renderCondition(
+  condition: Condition,
+  resolve: ResolveLiteral = asWritten,
+  nested = false,
+): string {
   const path = (p: Path) => p.segments.join('.');
+  const literal = (l: Literal) => renderLiteral(resolve(l));
   switch (condition.kind) {
     case 'compare':
-      return `${path(condition.field)} ${condition.operator} ${renderLiteral(condition.value)}`;
+      return `${path(condition.field)} ${condition.operator} ${literal(condition.value)}`;
     case 'like':
       return `${path(condition.field)} ${condition.caseInsensitive ? 'ILIKE' : 'LIKE'} '${condition.pattern.replaceAll("'", "''")}'`;
     case 'in':
-      return `${path(condition.field)} IN (${condition.values.map(renderLiteral).join(', ')})`;
+      return `${path(condition.field)} IN (${condition.values.map(literal).join(', ')})`;
     case 'isNull':
       return `${path(condition.field)} IS ${condition.negated ? 'NOT ' : ''}NULL`;
     case 'between':
-      return `${path(condition.field)} BETWEEN ${renderLiteral(condition.low)} AND ${renderLiteral(condition.high)}`;
+      return `${path(condition.field)} BETWEEN ${literal(condition.low)} AND ${literal(condition.high)}`;
     case 'and':
     case 'or': {
       const text = condition.operands
-        .map((operand) => renderCondition(operand, true))
+        .map((operand) => renderCondition(operand, resolve, true))
         .join(condition.kind === 'and' ? ' AND ' : ' OR ');
       return nested ? `(${text})` : text;
     }
+  }
+}
+
+/** A condition whose plan holds values converted from literals. */
+export type ValueCondition = Extract<Condition, { kind: 'compare' | 'in' | 'between' }>;
+
+/**
+ * Where a validated plan holds literal values (`validateQuery`'s `slots`, in the order they
+ * were converted): a plan cached by shape rebuilds these leaves with another query's literals.
+ */
+export interface LiteralSlot {
+  readonly leaf: PlanFilter;
+  readonly column: CompiledColumn;
+  readonly condition: ValueCondition;
+}
+
+/**
+ * The plan leaf of a comparison, IN or BETWEEN once its checks passed: its literals converted
+ * into the column's domain, in their order, each `resolve`d first. Validation and binding a
+ * cached plan both call this, so a bad literal fails the same way on either path.
+ */
+export function valueLeaf(
+  column: CompiledColumn,
+  condition: ValueCondition,
+  resolve: ResolveLiteral = asWritten,
+): PlanFilter {
+  switch (condition.kind) {
+    case 'compare':
+      return {
+        kind: 'compare',
+        column,
+        operator: condition.operator,
+        value: literalValue(column, resolve(condition.value)),
+      };
+    case 'in': {
+      const values = new Set<Comparable>();
+      for (const literal of condition.values) {
+        const value = literalValue(column, resolve(literal));
+        if (value !== null) values.add(value);
+      }
+      return { kind: 'in', column, values };
+    }
+    case 'between':
+      return {
+        kind: 'between',
+        column,
+        low: literalValue(column, resolve(condition.low)),
+        high: literalValue(column, resolve(condition.high)),
+      };
   }
 }
 
@@ -109,11 +169,18 @@ class Validator {
   readonly #schema: CompiledSchema;
   readonly #options: ValidateOptions;
   readonly #lenient: boolean;
+  readonly #slots: LiteralSlot[] | undefined;
 
-  constructor(schema: CompiledSchema, options: ValidateOptions, lenient: boolean) {
+  constructor(
+    schema: CompiledSchema,
+    options: ValidateOptions,
+    lenient: boolean,
+    slots: LiteralSlot[] | undefined,
+  ) {
     this.#schema = schema;
     this.#options = options;
     this.#lenient = lenient;
+    this.#slots = slots;
   }
 
   /** Resolves a dotted path to the relations it walks and the column it ends on. */
@@ -189,12 +256,7 @@ class Validator {
             `Field "${column.name}" is boolean: compare it with = or != only.`,
           );
         }
-        return {
-          kind: 'compare',
-          column,
-          operator: condition.operator,
-          value: literalValue(column, condition.value),
-        };
+        return this.#valueLeaf(column, condition);
       case 'like':
         if (!TEXT.has(column.type)) {
           throw new EngineError(
@@ -207,24 +269,18 @@ class Validator {
           column,
           test: compileLike(condition.pattern, condition.caseInsensitive),
         };
-      case 'in': {
-        const values = new Set<Comparable>();
-        for (const literal of condition.values) {
-          const value = literalValue(column, literal);
-          if (value !== null) values.add(value);
-        }
-        return { kind: 'in', column, values };
-      }
+      case 'in':
+      case 'between':
+        return this.#valueLeaf(column, condition);
       case 'isNull':
         return { kind: 'isNull', column, negated: condition.negated };
-      case 'between':
-        return {
-          kind: 'between',
-          column,
-          low: literalValue(column, condition.low),
-          high: literalValue(column, condition.high),
-        };
     }
+  }
+
+  #valueLeaf(column: CompiledColumn, condition: ValueCondition): PlanFilter {
+    const leaf = valueLeaf(column, condition);
+    this.#slots?.push({ leaf, column, condition });
+    return leaf;
   }
 
   subQuery(
@@ -451,12 +507,14 @@ function echoSelection(items: readonly SelectionItem[]): {
  * (`QUERY_LIMITS`) → 400 `query_too_complex`, checked first; unknown table → 404
  * `unknown_table`; unknown fields (in the selection unless `@lenient`, in filters and ORDER BY
  * always), type mismatches and misuse of AFTER → 400 `executor_error`. Repeated ORDER BY keys
- * are dropped, in the plan and in `meta.query.order_by` alike.
+ * are dropped, in the plan and in `meta.query.order_by` alike. `slots`, when given, receives
+ * where the plan holds literal values (see `LiteralSlot`).
  */
 export function validateQuery(
   schema: CompiledSchema,
   query: Query,
   options: ValidateOptions,
+  slots?: LiteralSlot[],
 ): QueryPlan {
   checkQueryLimits(query);
   const table = schema.tablesByName.get(query.table.name);
@@ -469,7 +527,7 @@ export function validateQuery(
       )}`,
     );
   }
-  const validator = new Validator(schema, options, query.lenient);
+  const validator = new Validator(schema, options, query.lenient, slots);
   const plan = validator.subQuery(table, query, options.defaultLimit, false);
 
   if (query.after !== null) {

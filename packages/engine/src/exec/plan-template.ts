@@ -1,0 +1,102 @@
+import type { Condition, Literal, Query, ShapeLiteral } from '@replix/query';
+import type { CompiledSchema } from '../schema/compiled-schema.ts';
+import type { PlanFilter, PlanOutput, PlanSubQuery, QueryPlan } from './plan.ts';
+import {
+  type LiteralSlot,
+  type ResolveLiteral,
+  renderCondition,
+  type ValidateOptions,
+  validateQuery,
+  valueLeaf,
+} from './validate.ts';
+
+/**
+ * A validated plan of one query shape (`queryShape`), and where its literals went: binding
+ * another query of the same shape converts that query's literals into the same leaves, in
+ * the order validation converted them, so a bad literal fails with the error validation gives.
+ */
+export interface PlanTemplate {
+  readonly plan: QueryPlan;
+  readonly slots: readonly LiteralSlot[];
+  /** The top-level filter as parsed, rendered again for `meta.query.filter`. */
+  readonly filter: Condition | null;
+  /** Where each lifted literal started in the text the template was made from: its index. */
+  readonly indexByStart: ReadonlyMap<number, number>;
+}
+
+/** Validates `query` (as `validateQuery`) into a template for every query of its shape. */
+export function makeTemplate(
+  schema: CompiledSchema,
+  query: Query,
+  literals: readonly ShapeLiteral[],
+  options: ValidateOptions,
+): PlanTemplate {
+  const slots: LiteralSlot[] = [];
+  const plan = validateQuery(schema, query, options, slots);
+  const indexByStart = new Map<number, number>();
+  for (const [index, literal] of literals.entries()) indexByStart.set(literal.span.start, index);
+  return { plan, slots, filter: query.filter, indexByStart };
+}
+
+/**
+ * The plan of a query of the template's shape whose lifted literals are `literals` (in text
+ * order): the template's plan with the leaves that hold literal values rebuilt, and the echo of
+ * its filter rendered with them. Throws `EngineError` for a literal its field cannot hold.
+ */
+export function bindTemplate(template: PlanTemplate, literals: readonly ShapeLiteral[]): QueryPlan {
+  const { plan, slots } = template;
+  if (slots.length === 0) return plan;
+  const resolve: ResolveLiteral = (literal: Literal) => {
+    if (literal.kind !== 'string' && literal.kind !== 'number') return literal;
+    const index = template.indexByStart.get(literal.span.start);
+    return index === undefined ? literal : (literals[index] as ShapeLiteral);
+  };
+  const bound = new Map<PlanFilter, PlanFilter>();
+  for (const slot of slots) bound.set(slot.leaf, valueLeaf(slot.column, slot.condition, resolve));
+  const sub = bindSub(plan, bound);
+  const echo = template.filter
+    ? { ...plan.echo, filter: renderCondition(template.filter, resolve) }
+    : plan.echo;
+  return { ...sub, after: plan.after, echo };
+}
+
+/** `sub` with its bound leaves replaced; the same object when none is inside it. */
+function bindSub<T extends PlanSubQuery>(sub: T, bound: ReadonlyMap<PlanFilter, PlanFilter>): T {
+  const filter = sub.filter && bindFilter(sub.filter, bound);
+  let outputs: PlanOutput[] | null = null;
+  for (let i = 0; i < sub.outputs.length; i++) {
+    const output = sub.outputs[i] as PlanOutput;
+    if (output.kind !== 'relation') continue;
+    const nested = bindSub(output.sub, bound);
+    if (nested === output.sub) continue;
+    outputs ??= [...sub.outputs];
+    outputs[i] = { ...output, sub: nested };
+  }
+  if (filter === sub.filter && outputs === null) return sub;
+  return { ...sub, filter, outputs: outputs ?? sub.outputs };
+}
+
+function bindFilter(filter: PlanFilter, bound: ReadonlyMap<PlanFilter, PlanFilter>): PlanFilter {
+  const leaf = bound.get(filter);
+  if (leaf) return leaf;
+  switch (filter.kind) {
+    case 'and':
+    case 'or': {
+      let operands: PlanFilter[] | null = null;
+      for (let i = 0; i < filter.operands.length; i++) {
+        const operand = filter.operands[i] as PlanFilter;
+        const next = bindFilter(operand, bound);
+        if (next === operand) continue;
+        operands ??= [...filter.operands];
+        operands[i] = next;
+      }
+      return operands ? { kind: filter.kind, operands } : filter;
+    }
+    case 'related': {
+      const inner = bindFilter(filter.filter, bound);
+      return inner === filter.filter ? filter : { ...filter, filter: inner };
+    }
+    default:
+      return filter;
+  }
+}
