@@ -54,22 +54,28 @@ export const DIM_COLUMNS: readonly DuckDbColumn[] = [
 ];
 
 function append(appender: DuckDBAppender, type: DuckDbType, value: unknown): void {
-  if (value === null || value === undefined) return appender.appendNull();
+  if (value === null || value === undefined) {
+    appender.appendNull();
+    return;
+  }
   switch (type) {
     case 'INTEGER':
-      return appender.appendInteger(value as number);
+      appender.appendInteger(value as number);
+      return;
     case 'BIGINT':
-      return appender.appendBigInt(BigInt(value as string | number));
+      appender.appendBigInt(BigInt(value as string | number));
+      return;
     case 'DOUBLE':
-      return appender.appendDouble(value as number);
+      appender.appendDouble(value as number);
+      return;
     case 'TIMESTAMP':
       // Canonical timestamps are epoch microseconds, DuckDB's own unit.
-      return appender.appendTimestamp(
-        new DuckDBTimestampValue(BigInt(Math.round(value as number))),
-      );
+      appender.appendTimestamp(new DuckDBTimestampValue(BigInt(Math.round(value as number))));
+      return;
     default:
       // VARCHAR, and DATE / DECIMAL from their canonical text (the appender casts).
-      return appender.appendVarchar(value as string);
+      appender.appendVarchar(value as string);
+      return;
   }
 }
 
