@@ -15,6 +15,7 @@ import {
   rescale,
 } from './exact-decimal.ts';
 import type { PlanAggregate, PlanSubQuery } from './plan.ts';
+import { ALWAYS, NEVER } from './predicate.ts';
 import { type SumRule, sumRule } from './sum-rule.ts';
 
 /** What the groups of one aggregation share: how each aggregate adds, and its widest scale. */
@@ -225,6 +226,8 @@ export class Aggregator {
 
   /** Adds the live rows of chunk `index` that pass `test` (all of them without one). */
   addChunk(index: number, test: ((offset: number) => boolean) | undefined): void {
+    if (test === NEVER) return;
+    if (test === ALWAYS) test = undefined;
     const chunk = this.#snapshot.data.chunks[index] as Chunk;
     const base = index << CHUNK_BITS;
     const deleted = chunk.deleted;
