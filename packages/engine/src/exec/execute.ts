@@ -6,7 +6,7 @@ import type { Comparable } from '../storage/comparable.ts';
 import { type Generation, indexName, type TableSnapshot } from '../storage/generation.ts';
 import type { Key } from '../storage/key-index.ts';
 import { rowKey } from '../storage/row-key.ts';
-import { CHUNK_BITS, type Chunk, OFFSET_MASK } from '../storage/table-data.ts';
+import { CHUNK_BITS, CHUNK_ROWS, type Chunk, OFFSET_MASK } from '../storage/table-data.ts';
 import {
   Aggregator,
   aggregateJson,
@@ -18,9 +18,10 @@ import {
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import type { JsonWriter } from './json-writer.ts';
 import type { PlanFilter, PlanOutput, PlanSort, PlanSubQuery, QueryPlan } from './plan.ts';
-import { RowFilter } from './predicate.ts';
+import { ALWAYS, NEVER, type OffsetTest, RowFilter } from './predicate.ts';
 import type { QueryBudget, Work } from './query-budget.ts';
 import { relatedRows } from './relations.ts';
+import { scanTopK } from './scan-top-k.ts';
 import { compareSortValues, topK, topKByScore } from './sort-rows.ts';
 import { valueJson } from './value-json.ts';
 
@@ -92,6 +93,8 @@ export class Executor {
       const groups = yield* this.#aggregateAll(snapshot, plan);
       return yield* this.#grouped(snapshot, plan, groups);
     }
+    const scanned = yield* this.#scanPage(snapshot, plan);
+    if (scanned !== null) return scanned;
     const matched = yield* this.#matchingRows(snapshot, plan.filter, null);
     if (plan.after !== null) return yield* this.#afterPage(snapshot, plan, matched, plan.after);
     const page = yield* this.#page(snapshot, plan, matched);
@@ -100,6 +103,41 @@ export class Executor {
       count: page.length,
       totalMatched: matched.length,
       hasMore: plan.offset + page.length < matched.length,
+      limit: plan.limit,
+    };
+  }
+
+  /**
+   * A page ordered by one numeric column of the table, found by one fused scan (filter, score
+   * and top-K per chunk; exec/scan-top-k.ts) when no index narrows the rows. Null when the
+   * plan is of another shape, or the column's values need the general path.
+   */
+  *#scanPage(snapshot: TableSnapshot, plan: QueryPlan): Work<QueryResult | null> {
+    const only = plan.orderBy.length === 1 ? (plan.orderBy[0] as PlanSort) : undefined;
+    if (only === undefined || only.source.kind !== 'column' || only.source.via.length > 0)
+      return null;
+    if (plan.limit === null || plan.after !== null) return null;
+    const end = plan.offset + plan.limit;
+    if (end <= 0 || end > CHUNK_ROWS) return null;
+    if (plan.filter !== null && indexCandidates(snapshot, plan.filter) !== null) return null;
+    const filterRows = plan.filter ? yield* this.#rowFilter(snapshot, plan.filter) : null;
+    const found = yield* scanTopK(
+      snapshot,
+      filterRows,
+      only.source.column.index,
+      only.descending,
+      end,
+      tiebreaker(snapshot),
+      this.#budget,
+    );
+    if (found === null) return null;
+    this.#budget.expectRows(Math.max(0, Math.min(found.matched, end) - plan.offset));
+    const page = found.rows.slice(plan.offset);
+    yield* this.#rowsJson(snapshot, plan, page);
+    return {
+      count: page.length,
+      totalMatched: found.matched,
+      hasMore: plan.offset + page.length < found.matched,
       limit: plan.limit,
     };
   }
@@ -174,7 +212,9 @@ export class Executor {
       const chunk = chunks[c] as Chunk;
       const base = c << CHUNK_BITS;
       const deleted = chunk.deleted;
-      const test = filterRows?.forChunk(c);
+      let test: OffsetTest | undefined = filterRows?.forChunk(c);
+      if (test === NEVER) continue;
+      if (test === ALWAYS) test = undefined;
       // A chunk is scanned in blocks, so a slow filter still pauses every few milliseconds.
       for (let from = 0; from < chunk.length; from += SCAN_BLOCK_ROWS) {
         const to = Math.min(chunk.length, from + SCAN_BLOCK_ROWS);

@@ -6,6 +6,7 @@ import type { TableSnapshot } from '../storage/generation.ts';
 import type { Key } from '../storage/key-index.ts';
 import { rowKey } from '../storage/row-key.ts';
 import { CHUNK_BITS, type Chunk, OFFSET_MASK } from '../storage/table-data.ts';
+import { zoneMap } from '../storage/zone-map.ts';
 import { compareCodePoints } from './code-point-compare.ts';
 import type { PlanFilter } from './plan.ts';
 
@@ -51,7 +52,69 @@ function numberTest(operator: CompareOperator, value: number): (x: number) => bo
   }
 }
 
-const NEVER: OffsetTest = () => false;
+/** The test of a chunk no row of which passes: scans skip the chunk. */
+export const NEVER: OffsetTest = () => false;
+/** The test of a chunk every row of which passes (deleted rows aside): scans drop the test. */
+export const ALWAYS: OffsetTest = () => true;
+
+/** A dictionary chunk's test as data: a row passes when `matches[codes[offset]]` is 1. */
+export interface CodeTest {
+  readonly codes: Uint16Array;
+  readonly matches: Uint8Array;
+}
+
+const codeTests = new WeakMap<OffsetTest, CodeTest>();
+
+/**
+ * The codes and per-code verdicts behind `test` when it tests one dictionary chunk without
+ * NULLs, so a hot loop can look codes up itself instead of calling the test per row.
+ */
+export function codeTestOf(test: OffsetTest): CodeTest | undefined {
+  return codeTests.get(test);
+}
+
+/** Whether some, none or every value in [min, max] passes `operator value`. */
+function rangeVerdict(
+  operator: CompareOperator,
+  value: number,
+  min: number,
+  max: number,
+): 'none' | 'all' | 'some' {
+  switch (operator) {
+    case '=':
+      if (value < min || value > max) return 'none';
+      return min === value && max === value ? 'all' : 'some';
+    case '!=':
+      if (value < min || value > max) return 'all';
+      return min === value && max === value ? 'none' : 'some';
+    case '<':
+      return min >= value ? 'none' : max < value ? 'all' : 'some';
+    case '<=':
+      return min > value ? 'none' : max <= value ? 'all' : 'some';
+    case '>':
+      return max <= value ? 'none' : min > value ? 'all' : 'some';
+    case '>=':
+      return max < value ? 'none' : min >= value ? 'all' : 'some';
+  }
+}
+
+/**
+ * The chunk's zone map (storage/zone-map.ts) decides a numeric comparison for all its rows
+ * when the range allows: NEVER when no value passes, ALWAYS when every value does and the
+ * chunk has no NULL. Otherwise `test`.
+ */
+function zoned(
+  chunk: ColumnChunk,
+  verdict: (min: number, max: number) => 'none' | 'all' | 'some',
+  test: () => OffsetTest,
+): OffsetTest {
+  const zone = zoneMap(chunk);
+  if (zone === null) return test();
+  const decided = verdict(zone.min, zone.max);
+  if (decided === 'none') return NEVER;
+  if (decided === 'all' && chunk.nulls === null) return ALWAYS;
+  return test();
+}
 
 /**
  * Specialises a value test to one column chunk's storage: numbers read straight from the typed
@@ -83,11 +146,20 @@ function valueTest(
     }
     case 'dict': {
       const matches = new Uint8Array(chunk.dictionary.length);
+      let passing = 0;
       chunk.dictionary.forEach((entry, code) => {
         matches[code] = test(entry) ? 1 : 0;
+        passing += matches[code] as number;
       });
+      // The dictionary holds every value of the chunk (and maybe a few no row holds now).
+      if (passing === 0) return NEVER;
+      if (passing === matches.length && nulls === null) return ALWAYS;
       const codes = chunk.codes;
-      if (nulls === null) return (offset) => matches[codes[offset] as number] === 1;
+      if (nulls === null) {
+        const byCode: OffsetTest = (offset) => matches[codes[offset] as number] === 1;
+        codeTests.set(byCode, { codes, matches });
+        return byCode;
+      }
       return (offset) => notNull(offset) && matches[codes[offset] as number] === 1;
     }
     default:
@@ -136,8 +208,14 @@ export class RowFilter {
         const { value, operator } = filter;
         if (value === null) return NEVER;
         const column = chunk.columns[filter.column.index] as ColumnChunk;
-        const numeric = typeof value === 'number' ? numberTest(operator, value) : undefined;
-        return valueTest(column, operatorTest(operator, value), numeric);
+        const compiled = () =>
+          valueTest(
+            column,
+            operatorTest(operator, value),
+            typeof value === 'number' ? numberTest(operator, value) : undefined,
+          );
+        if (typeof value !== 'number') return compiled();
+        return zoned(column, (min, max) => rangeVerdict(operator, value, min, max), compiled);
       }
       case 'like': {
         const test = filter.test;
@@ -152,30 +230,52 @@ export class RowFilter {
       case 'between': {
         const { low, high } = filter;
         if (low === null || high === null) return NEVER;
-        return valueTest(
-          chunk.columns[filter.column.index] as ColumnChunk,
-          (x) => compareValues(x, low) >= 0 && compareValues(x, high) <= 0,
-          typeof low === 'number' && typeof high === 'number'
-            ? (x) => x >= low && x <= high
-            : undefined,
+        const column = chunk.columns[filter.column.index] as ColumnChunk;
+        const numeric = typeof low === 'number' && typeof high === 'number';
+        const compiled = () =>
+          valueTest(
+            column,
+            (x) => compareValues(x, low) >= 0 && compareValues(x, high) <= 0,
+            numeric ? (x) => x >= low && x <= high : undefined,
+          );
+        if (!numeric) return compiled();
+        return zoned(
+          column,
+          (min, max) =>
+            max < low || min > high ? 'none' : min >= low && max <= high ? 'all' : 'some',
+          compiled,
         );
       }
       case 'isNull': {
         const column = chunk.columns[filter.column.index] as ColumnChunk;
-        if (column.nulls === null) return filter.negated ? () => true : NEVER;
+        if (column.nulls === null) return filter.negated ? ALWAYS : NEVER;
         return filter.negated
           ? (offset) => !isNullAt(column, offset)
           : (offset) => isNullAt(column, offset);
       }
       case 'and': {
-        const tests = filter.operands.map((operand) => this.#compile(operand, chunkIndex));
+        const tests: OffsetTest[] = [];
+        for (const operand of filter.operands) {
+          const test = this.#compile(operand, chunkIndex);
+          if (test === NEVER) return NEVER;
+          if (test !== ALWAYS) tests.push(test);
+        }
+        if (tests.length === 0) return ALWAYS;
+        if (tests.length === 1) return tests[0] as OffsetTest;
         return (offset) => {
           for (const test of tests) if (!test(offset)) return false;
           return true;
         };
       }
       case 'or': {
-        const tests = filter.operands.map((operand) => this.#compile(operand, chunkIndex));
+        const tests: OffsetTest[] = [];
+        for (const operand of filter.operands) {
+          const test = this.#compile(operand, chunkIndex);
+          if (test === ALWAYS) return ALWAYS;
+          if (test !== NEVER) tests.push(test);
+        }
+        if (tests.length === 0) return NEVER;
+        if (tests.length === 1) return tests[0] as OffsetTest;
         return (offset) => {
           for (const test of tests) if (test(offset)) return true;
           return false;
