@@ -5,6 +5,7 @@
  * not take), with NULLs, deleted rows, NaN, infinities, values kept as exact text, and a
  * generation after changes.
  */
+
 import { describe, expect, it } from 'vitest';
 import type { PlanFilter } from '../src/exec/plan.ts';
 import { ALWAYS, NEVER, RowFilter } from '../src/exec/predicate.ts';
@@ -14,6 +15,7 @@ import type { CompiledSchema } from '../src/schema/compiled-schema.ts';
 import { parseSchemaConfig } from '../src/schema/schema-config.ts';
 import type { RowChange } from '../src/storage/apply-changes.ts';
 import type { ColumnChunk } from '../src/storage/column-chunk.ts';
+import { ExactTexts } from '../src/storage/exact-texts.ts';
 import type { Generation } from '../src/storage/generation.ts';
 import { nextGeneration } from '../src/storage/generation-builder.ts';
 import { zoneMap } from '../src/storage/zone-map.ts';
@@ -142,7 +144,7 @@ describe('zone maps', () => {
           kind: 'float64',
           values: new Float64Array([9007199254740992]),
           nulls: null,
-          exact: new Map([[0, '9007199254740993']]),
+          exact: ExactTexts.of(new Map([[0, '9007199254740993']])),
         }),
       ),
     ).toBeNull();
