@@ -23,11 +23,12 @@ import {
   parseSchemaConfig,
   type RowChange,
 } from '@replix/engine';
-import { loadSnapshot } from '@replix/instance';
+import { loadSnapshot, sourceColumnsOf } from '@replix/instance';
 import { connectorFromUrl } from '@replix/sources';
 import { mariaDbAdmin, startTestServers } from '@replix/testkit';
 import { type ChildServer, startChildServer } from './lib/child-server.ts';
 import { CATEGORIES, createBenchDataset } from './lib/dataset.ts';
+import { DuckDbBaseline, FACT_COLUMNS } from './lib/duckdb-baseline.ts';
 import { measureThroughput, type ThroughputResult } from './lib/http-load.ts';
 import { mulberry32 } from './lib/mulberry32.ts';
 import { timeMysqlStream } from './lib/mysql-stream-baseline.ts';
@@ -106,7 +107,46 @@ try {
   let generation: Generation = (await loadSnapshot(connector, schema, 1, () => {})).generation;
   const loadMs = performance.now() - loadStarted;
   const snapshotHeap = heapBytes() - before;
+
+  // DuckDB on one thread over the same fact rows, as the connector delivers them.
+  log('loading the fact table into DuckDB…');
+  const duck = await DuckDbBaseline.open();
+  {
+    const factRowsRead: unknown[][] = [];
+    const reader = await connector.openSnapshot({ withPosition: false, tables: ['fact'] });
+    try {
+      const fact = schema.tablesByName.get('fact');
+      if (!fact) throw new Error('no fact table');
+      for await (const batch of reader.readTable({
+        table: fact.sourceName,
+        columns: sourceColumnsOf(fact),
+        where: fact.where,
+      }))
+        for (const row of batch) factRowsRead.push(row as unknown[]);
+    } finally {
+      await reader.close();
+    }
+    await duck.loadTable('fact', FACT_COLUMNS, factRowsRead);
+  }
   await connector.close();
+  const duckTimes = async (sqls: string[]) => {
+    for (const sql of sqls) await duck.timeOnce(sql);
+    const times: number[] = [];
+    for (let i = 0; i < 60; i++) times.push(await duck.timeOnce(sqls[i % sqls.length] as string));
+    return median(times);
+  };
+  const duckMs = new Map([
+    [
+      'b',
+      await duckTimes(
+        CATEGORIES.map(
+          (c) => `SELECT * FROM fact WHERE category = '${c}' ORDER BY amount DESC, id LIMIT 50`,
+        ),
+      ),
+    ],
+    ['c', await duckTimes(['SELECT status, COUNT(*), SUM(qty) FROM fact GROUP BY status'])],
+  ]);
+  duck.close();
 
   // 2. Generation cost: 1,000 row changes on the fact table (updates, inserts, deletes).
   const random = mulberry32(7);
@@ -214,8 +254,18 @@ try {
       const body = (await response.json()) as { meta: { timing_ms: number } };
       timings.push(body.meta.timing_ms);
     }
-    engineMs.set(scenario.key, median(timings));
-    timingRows.push({ scenario: scenario.name, 'median meta.timing_ms': fmt(median(timings), 3) });
+    const ours = median(timings);
+    engineMs.set(scenario.key, ours);
+    const duckdb = duckMs.get(scenario.key);
+    timingRows.push({
+      scenario: scenario.name,
+      'replix ms': fmt(ours, 3),
+      'duckdb ms': duckdb === undefined ? '-' : fmt(duckdb, 3),
+      'replix / duckdb': duckdb === undefined ? '-' : fmt(ours / duckdb),
+    });
+    if (duckdb !== undefined)
+      goal(`${scenario.name}: engine time / DuckDB (1 thread)`, ours / duckdb, 'atMost', 1);
+    if (scenario.key === 'a') goal('(a) PK lookup: engine time (µs)', ours * 1000, 'atMost', 5);
 
     const one = await throughput(single, scenario.replix);
     const many = await throughput(multi, scenario.replix);
@@ -299,7 +349,10 @@ try {
     `HTTP throughput, req/s (autocannon, ${connections} connections, same settings for every server; the load generator shares the machine's cores)`,
     rows,
   );
-  printTable('Engine time per query (meta.timing_ms, 1 thread)', timingRows);
+  printTable(
+    'Engine time per query, median ms (Replix: meta.timing_ms, parse to JSON written; DuckDB: one thread, the same rows, result read into JS)',
+    timingRows,
+  );
   printTable(
     'Goals (issue 17)',
     goals.map((g) => ({
