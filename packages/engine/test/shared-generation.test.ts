@@ -114,7 +114,7 @@ describe('a generation exported for another thread', () => {
       expect(seen[0], path).toBe(old ^ 0xff);
       bytes[0] = old;
     });
-  });
+  }, 60_000);
 
   it('answers as the original over many chunks, NULLs, exact numbers, binary and composite keys, after changes', async () => {
     const schema = ledgerSchema();
@@ -127,7 +127,7 @@ describe('a generation exported for another thread', () => {
         expect(runQuery(schema, imported, text).data, text).toEqual(expected);
       }
     }
-  });
+  }, 60_000);
 
   it('costs a worker a small fraction of its size to import, and answers there', async () => {
     const schema = ledgerSchema();

@@ -1,4 +1,4 @@
-import { sharedArray } from './shared-arrays.ts';
+import { sharedArray, sharedCopy } from './shared-arrays.ts';
 
 /** An index key: the column's value, or for several columns their values joined. */
 export type Key = number | bigint | string | boolean;
@@ -300,6 +300,7 @@ export class KeyTable {
    */
   static build(keys: readonly Key[], rows: ArrayLike<number>, unique: boolean): KeyTable {
     const numeric = keys.every((key) => typeof key === 'number' && !Number.isNaN(key));
+    if (numeric && unique) return new KeyTable(uniqueNumbers(keys as readonly number[], rows));
     const grouped = numeric ? groupNumbers(keys as readonly number[]) : groupTagged(keys);
     const { entryOf, entries } = grouped;
     // Encoded rows per entry: counts first, then lists for keys with several rows.
@@ -345,6 +346,33 @@ export class KeyTable {
   }
 }
 
+/** A primary key's table in one pass: no key has several rows (the last one wins). */
+function uniqueNumbers(keys: readonly number[], rows: ArrayLike<number>): SharedKeyTable {
+  const capacity = capacityFor(keys.length);
+  const mask = capacity - 1;
+  const slotKeys = sharedArray(Float64Array, capacity);
+  const slotValues = sharedArray(Int32Array, capacity);
+  let size = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as number;
+    let slot = hashNumber(key) & mask;
+    while (slotValues[slot] !== 0 && slotKeys[slot] !== key) slot = (slot + 1) & mask;
+    if (slotValues[slot] === 0) size++;
+    slotKeys[slot] = key;
+    slotValues[slot] = (rows[i] as number) + 1;
+  }
+  return {
+    size,
+    mask,
+    slotKeys,
+    slotValues,
+    slots: null,
+    keyBytes: null,
+    listStarts: sharedArray(Uint32Array, 1),
+    listRows: sharedArray(Int32Array, 0),
+  };
+}
+
 interface Grouped {
   /** Each pair's entry (distinct key, numbered in order of first appearance). */
   readonly entryOf: Int32Array;
@@ -353,13 +381,19 @@ interface Grouped {
 }
 
 function groupNumbers(keys: readonly number[]): Grouped {
-  // Sized for distinct keys; a table with many repeats is rebuilt smaller at the end.
-  let capacity = capacityFor(keys.length);
+  // Grown as distinct keys appear: a foreign key has far fewer of them than rows.
+  let capacity = 16;
   let mask = capacity - 1;
-  let slotKeys = sharedArray(Float64Array, capacity);
-  let slotValues = sharedArray(Int32Array, capacity);
+  let slotKeys = new Float64Array(capacity);
+  let slotValues = new Int32Array(capacity);
   const entryOf = new Int32Array(keys.length);
   const entryKeys: number[] = [];
+  const place = (key: number, value: number) => {
+    let slot = hashNumber(key) & mask;
+    while (slotValues[slot] !== 0) slot = (slot + 1) & mask;
+    slotKeys[slot] = key;
+    slotValues[slot] = value;
+  };
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as number;
     let slot = hashNumber(key) & mask;
@@ -367,9 +401,19 @@ function groupNumbers(keys: readonly number[]): Grouped {
       const value = slotValues[slot] as number;
       if (value === 0) {
         entryKeys.push(key);
-        slotKeys[slot] = key;
-        slotValues[slot] = entryKeys.length;
         entryOf[i] = entryKeys.length - 1;
+        if (entryKeys.length > capacity * MAX_LOAD) {
+          capacity *= 2;
+          mask = capacity - 1;
+          slotKeys = new Float64Array(capacity);
+          slotValues = new Int32Array(capacity);
+          entryKeys.forEach((entryKey, entry) => {
+            place(entryKey, entry + 1);
+          });
+        } else {
+          slotKeys[slot] = key;
+          slotValues[slot] = entryKeys.length;
+        }
         break;
       }
       if (slotKeys[slot] === key) {
@@ -384,28 +428,17 @@ function groupNumbers(keys: readonly number[]): Grouped {
     entryOf,
     entries,
     finish(encoded, listStarts, listRows) {
-      if (capacityFor(entries) < capacity) {
-        capacity = capacityFor(entries);
-        mask = capacity - 1;
-        slotKeys = sharedArray(Float64Array, capacity);
-        slotValues = sharedArray(Int32Array, capacity);
-        for (let entry = 0; entry < entries; entry++) {
-          const key = entryKeys[entry] as number;
-          let slot = hashNumber(key) & mask;
-          while (slotValues[slot] !== 0) slot = (slot + 1) & mask;
-          slotKeys[slot] = key;
-          slotValues[slot] = entry + 1;
-        }
-      }
+      const sharedKeys = sharedCopy(slotKeys);
+      const sharedValues = sharedArray(Int32Array, capacity);
       for (let slot = 0; slot < capacity; slot++) {
         const entry = slotValues[slot] as number;
-        if (entry !== 0) slotValues[slot] = encoded[entry - 1] as number;
+        if (entry !== 0) sharedValues[slot] = encoded[entry - 1] as number;
       }
       return {
         size: entries,
         mask,
-        slotKeys,
-        slotValues,
+        slotKeys: sharedKeys,
+        slotValues: sharedValues,
         slots: null,
         keyBytes: null,
         listStarts,
