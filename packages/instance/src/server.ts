@@ -1,6 +1,6 @@
 import cors from '@fastify/cors';
 import { type CompiledSchema, QueryEngine, type QueryLimits } from '@replix/engine';
-import Fastify, { LogController } from 'fastify';
+import Fastify, { LogController, type onRequestHookHandler } from 'fastify';
 import type { Logger } from 'pino';
 import { type ApiKeyVerifier, type KeyScope, scopeGrants } from './api-keys.ts';
 import { createClientErrorHandler } from './client-error-response.ts';
@@ -41,6 +41,17 @@ declare module 'fastify' {
     /** The key scope a route needs; routes without one are public. */
     auth?: KeyScope;
   }
+}
+
+/** The `onRequest` hook of a route that needs a key of scope `needed`. */
+function keyCheck(keys: ApiKeyVerifier, needed: KeyScope): onRequestHookHandler {
+  return (request, _reply, done) => {
+    const refusal = keyRefusal(keys.scopeOf(request.headers.authorization), needed);
+    if (!refusal) return done();
+    // Refused after the bytes at hand are parsed: a request the HTTP parser rejects in the
+    // same packet (a malformed body) gets the parser's 400, not a 401 it could not follow.
+    queueMicrotask(() => done(refusal));
+  };
 }
 
 /** Why a request holding a key of scope `held` (null: no valid key) may not call a route. */
@@ -113,15 +124,18 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
   // Hooks take a callback rather than being async: no promise per hook per request. The
   // version header is set first, so every answer carries it, refusals included (Fastify keeps
   // headers set before an error when it sends the error's answer).
-  app.addHook('onRequest', (request, reply, done) => {
+  app.addHook('onRequest', (_request, reply, done) => {
     reply.header('X-Service-Version', version);
-    const needed = request.routeOptions.config.auth;
-    if (!needed) return done();
-    const refusal = keyRefusal(keys.scopeOf(request.headers.authorization), needed);
-    if (!refusal) return done();
-    // Refused after the bytes at hand are parsed: a request the HTTP parser rejects in the
-    // same packet (a malformed body) gets the parser's 400, not a 401 it could not follow.
-    queueMicrotask(() => done(refusal));
+    done();
+  });
+  // The key check is a hook of the routes that name a scope (`config.auth`), added with the
+  // route: public routes pay nothing, and no request reads its route's options (which Fastify
+  // builds afresh on each read).
+  app.addHook('onRoute', (route) => {
+    const needed = route.config?.auth;
+    if (!needed) return;
+    const own = route.onRequest === undefined ? [] : [route.onRequest].flat();
+    route.onRequest = [keyCheck(keys, needed), ...own];
   });
 
   app.setErrorHandler((error, request, reply) => {
