@@ -398,5 +398,12 @@ describe('GROUP BY over a scan, column at a time', () => {
       { k: 'a', count: 2100, sum_q: Number(expected('a')) },
     ]);
     expect(JSON.stringify(answer.data)).toContain(expected('a'));
+    const total = BigInt(expected('a')) + BigInt(expected('b'));
+    expect(runQuery(schema, generation, 'w { COUNT(*) SUM(q) }').data).toEqual([
+      { count: 4200, sum_q: Number(total) },
+    ]);
+    expect(runQuery(schema, generation, "w (k = 'a') { COUNT(*) AVG(q) }").data).toEqual([
+      { count: 2100, avg_q: Number(expected('a')) / 2100 },
+    ]);
   });
 });

@@ -59,6 +59,28 @@ function valueAt(snapshot: TableSnapshot, rowId: number, column: number): Compar
   return readComparable(chunk.columns[column] as ColumnChunk, rowId & OFFSET_MASK);
 }
 
+/** How a selection's rows are written, worked out once per plan. */
+interface RowLayout {
+  /** Per output, the text before its value: `{"key":` for the first, `,"key":` after. */
+  readonly prefixes: readonly string[];
+  /** True when every output is a column. */
+  readonly flat: boolean;
+}
+
+const ROW_LAYOUTS = new WeakMap<PlanSubQuery, RowLayout>();
+
+function rowLayout(sub: PlanSubQuery): RowLayout {
+  let layout = ROW_LAYOUTS.get(sub);
+  if (layout === undefined) {
+    layout = {
+      prefixes: sub.outputs.map((output, i) => `${i === 0 ? '{' : ','}${keyPrefix(output.key)}`),
+      flat: sub.outputs.every((output) => output.kind === 'column'),
+    };
+    ROW_LAYOUTS.set(sub, layout);
+  }
+  return layout;
+}
+
 /** Rows scanned between two looks at the query's budget and time slice. */
 const SCAN_BLOCK_ROWS = 4096;
 
@@ -484,26 +506,43 @@ export class Executor {
 
   *#rowsJson(snapshot: TableSnapshot, sub: PlanSubQuery, rows: readonly number[]): Work<void> {
     const out = this.#out;
+    const layout = rowLayout(sub);
     out.write('[');
     for (let i = 0; i < rows.length; i++) {
       if (i > 0) out.write(',');
       this.#budget.addRows(1);
-      yield* this.#rowJson(snapshot, sub, rows[i] as number);
+      // Rows without relations are written by a plain call: no generator per row.
+      if (layout.flat) this.#flatRowJson(snapshot, sub, layout, rows[i] as number);
+      else yield* this.#rowJson(snapshot, sub, rows[i] as number);
       if (this.#budget.tick(sub.outputs.length)) yield;
     }
     out.write(']');
+  }
+
+  /** A row of a selection with columns only (`layout.flat`). */
+  #flatRowJson(snapshot: TableSnapshot, sub: PlanSubQuery, layout: RowLayout, rowId: number): void {
+    const out = this.#out;
+    const columns = (snapshot.data.chunks[rowId >>> CHUNK_BITS] as Chunk).columns;
+    const offset = rowId & OFFSET_MASK;
+    const outputs = sub.outputs;
+    const prefixes = layout.prefixes;
+    for (let i = 0; i < outputs.length; i++) {
+      const column = (outputs[i] as Extract<PlanOutput, { kind: 'column' }>).column;
+      out.write(prefixes[i] as string);
+      out.write(valueJson(column, columns[column.index] as ColumnChunk, offset));
+    }
+    out.write(outputs.length === 0 ? '{}' : '}');
   }
 
   *#rowJson(snapshot: TableSnapshot, sub: PlanSubQuery, rowId: number): Work<void> {
     const out = this.#out;
     const chunk = snapshot.data.chunks[rowId >>> CHUNK_BITS] as Chunk;
     const offset = rowId & OFFSET_MASK;
-    out.write('{');
     const outputs = sub.outputs;
+    const prefixes = rowLayout(sub).prefixes;
     for (let i = 0; i < outputs.length; i++) {
       const output = outputs[i]!;
-      if (i > 0) out.write(',');
-      out.write(keyPrefix(output.key));
+      out.write(prefixes[i] as string);
       if (output.kind === 'column') {
         out.write(
           valueJson(output.column, chunk.columns[output.column.index] as ColumnChunk, offset),
@@ -512,7 +551,7 @@ export class Executor {
         yield* this.#relationJson(snapshot, output, rowId);
       }
     }
-    out.write('}');
+    out.write(outputs.length === 0 ? '{}' : '}');
   }
 
   *#relationJson(snapshot: TableSnapshot, output: RelationOutput, rowId: number): Work<void> {
@@ -525,7 +564,9 @@ export class Executor {
       if (only === undefined) this.#out.write('null');
       else {
         this.#budget.addRows(1);
-        yield* this.#rowJson(target, sub, only);
+        const layout = rowLayout(sub);
+        if (layout.flat) this.#flatRowJson(target, sub, layout, only);
+        else yield* this.#rowJson(target, sub, only);
       }
       return;
     }

@@ -12,8 +12,27 @@ export function daysFromCivil(year: number, month: number, day: number): number 
   return era * 146097 + dayOfEra - 719468;
 }
 
+/** Day numbers of 1900-01-01 and 2100-01-01: the days whose text is cached once made. */
+const CACHED_FIRST_DAY = -25567;
+const CACHED_DAYS = 73049;
+const dayTexts: (string | undefined)[] = new Array(CACHED_DAYS);
+
 /** `YYYY-MM-DD` for a day number; years outside 0..9999 keep a sign and more digits. */
 export function civilFromDays(days: number): string {
+  const slot = days - CACHED_FIRST_DAY;
+  // Rows repeat the same few thousand days: each one's text is made once.
+  if (slot >= 0 && slot < CACHED_DAYS && Number.isInteger(slot)) {
+    let text = dayTexts[slot];
+    if (text === undefined) {
+      text = dayText(days);
+      dayTexts[slot] = text;
+    }
+    return text;
+  }
+  return dayText(days);
+}
+
+function dayText(days: number): string {
   const z = days + 719468;
   const era = Math.floor(z / 146097);
   const dayOfEra = z - era * 146097;
@@ -50,6 +69,10 @@ export function parseCivilDate(text: string): number | undefined {
 
 const MICROS_PER_DAY = 86_400_000_000;
 
+/** `00`..`99` and `000`..`999`: a timestamp's fields without a padStart each. */
+const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+
 function pad(value: number, width: number): string {
   return String(value).padStart(width, '0');
 }
@@ -74,8 +97,9 @@ export function timestampText(micros: number, fractionDigits: 3 | 6): string {
   const ofDay = micros - days * MICROS_PER_DAY;
   const seconds = Math.floor(ofDay / 1_000_000);
   const fraction = ofDay - seconds * 1_000_000;
-  const clock = `${pad(Math.floor(seconds / 3600), 2)}:${pad(Math.floor(seconds / 60) % 60, 2)}:${pad(seconds % 60, 2)}`;
-  const digits = fractionDigits === 6 ? pad(fraction, 6) : pad(Math.floor(fraction / 1000), 3);
+  const clock = `${TWO_DIGITS[Math.floor(seconds / 3600)]}:${TWO_DIGITS[Math.floor(seconds / 60) % 60]}:${TWO_DIGITS[seconds % 60]}`;
+  const digits =
+    fractionDigits === 6 ? pad(fraction, 6) : THREE_DIGITS[Math.floor(fraction / 1000)];
   return `${civilFromDays(days)}T${clock}.${digits}Z`;
 }
 
