@@ -102,6 +102,8 @@ export async function runQueryThread(data: QueryThreadData, port: MessagePort): 
       }
       case 'status':
         status = { health: message.health, detail: message.detail };
+        // An idle thread drops the generations the flip has passed here, not at its next query.
+        state.current();
         break;
       case 'keys':
         keys.setAllowed({ keyIds: message.keyIds, adminKeyIds: message.adminKeyIds });

@@ -24,7 +24,11 @@ import type { SnapshotController } from './snapshot-controller.ts';
  * - The main thread keeps the one `SnapshotController` and replication, and serves HTTP as
  *   thread 0. Threads 1..N-1 are workers running the same `buildInstanceServer` over a
  *   `PublishedState`; every thread listens on the same port with `reusePort`, so the kernel
- *   spreads connections over them (no acceptor thread to hand requests over).
+ *   spreads connections over them. Not one acceptor handing requests over: Node cannot pass a
+ *   socket to a worker thread, so an acceptor would parse and answer every request itself
+ *   (Fastify's hooks, the key check, serialization: most of a PK lookup's time) and cap the
+ *   instance at one thread's HTTP rate; `npm run bench:threads` compares the two on bare
+ *   servers.
  * - Each generation the controller installs is exported (`exportGeneration`) to every worker;
  *   once all hold it, one atomic store on the `PublicationBoard` makes it the served one on
  *   every thread at once: `swap_count`, `meta.snapshot` and ETags agree across connections.
@@ -345,6 +349,8 @@ export class QueryThreads {
 
   #sendStatus(): void {
     this.#sendFigures();
+    // Lets an idle main thread drop generations the flip has passed.
+    this.state.current();
     if (this.#workers().length > 0) this.#broadcast(this.#statusMessage());
   }
 

@@ -188,9 +188,10 @@ export async function startInstance(
       ...(threads ? { threadMetrics: threads.metrics } : {}),
     });
     // Query threads listen on the same port (`reusePort`): the kernel spreads connections.
-    await app.listen({ host: config.host, port: config.port, reusePort: threads !== null } as {
-      host: string;
-      port: number;
+    await app.listen({
+      host: config.host,
+      port: config.port,
+      ...(threads ? { reusePort: true } : {}),
     });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
