@@ -5,13 +5,16 @@
  * code lives (mysql2's parsing, the connector's conversion, column building, index building…).
  *
  * Each round measures the stream, then the load with each thread count of `--threads` (this
- * thread included; 1 reads every table here, one after the other).
+ * thread included; 1 reads every table here, one after the other), each in a fresh process
+ * (bench/lib/load-once.ts) so that every measurement starts as cold as an instance's first load.
  *
  *   node --expose-gc bench/load.ts [--fact-rows N] [--dim-rows N] [--rounds R] [--threads 1,2]
  *     [--profile]
  */
+import { execFile } from 'node:child_process';
 import { Session } from 'node:inspector/promises';
-import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, promisify } from 'node:util';
 import { compileSchema, parseSchemaConfig } from '@replix/engine';
 import { loadSnapshot } from '@replix/instance';
 import { connectorFromUrl } from '@replix/sources';
@@ -34,6 +37,8 @@ const factRows = Number(args['fact-rows']);
 const dimRows = Number(args['dim-rows']);
 const rounds = Number(args.rounds);
 const threadCounts = args.threads.split(',').map(Number);
+const run = promisify(execFile);
+const loadOnce = fileURLToPath(new URL('./lib/load-once.ts', import.meta.url));
 const gc = (globalThis as { gc?: () => void }).gc;
 const log = (message: string) => process.stderr.write(`${message}\n`);
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
@@ -59,15 +64,19 @@ try {
     await loadSnapshot(connector, schema, 1, () => {}, { threads });
     return performance.now() - started;
   };
-  // One of each first, unmeasured: the buffer pool and the JIT warm up.
+  const once = async (...args: string[]) => {
+    const { stdout } = await run(process.execPath, [loadOnce, url, ...args]);
+    return (JSON.parse(stdout) as { ms: number }).ms;
+  };
+  // Once, unmeasured: the server's buffer pool warms up.
   await timeMysqlStream(url, ['dim', 'fact']);
-  for (const threads of threadCounts) await load(threads);
   const streamMs: number[] = [];
   const loadMs = threadCounts.map((): number[] => []);
   for (let round = 0; round < rounds; round++) {
-    gc?.();
-    streamMs.push((await timeMysqlStream(url, ['dim', 'fact'])).ms);
-    for (const [i, threads] of threadCounts.entries()) loadMs[i]!.push(await load(threads));
+    streamMs.push(await once('stream'));
+    for (const [i, threads] of threadCounts.entries()) {
+      loadMs[i]!.push(await once('load', String(threads)));
+    }
     log(
       `round ${round + 1}: stream ${fmt(streamMs.at(-1)!, 0)} ms, ${threadCounts.map((t, i) => `load (${t} thread) ${fmt(loadMs[i]!.at(-1)!, 0)} ms`).join(', ')}`,
     );
@@ -83,6 +92,7 @@ try {
   ]);
 
   if (args.profile) {
+    await load(threadCounts.at(-1)!); // warm, so that the profile shows the steady costs
     const session = new Session();
     session.connect();
     await session.post('Profiler.enable');
