@@ -30,18 +30,19 @@ export interface LoadedSnapshot {
  */
 export const MAX_LOAD_THREADS = 4;
 
-/** One load thread per core, up to `MAX_LOAD_THREADS`. */
-export function defaultLoadThreads(): number {
-  return Math.min(MAX_LOAD_THREADS, availableParallelism());
+/** One load thread per core, up to `MAX_LOAD_THREADS`: what an instance with its cores to itself can use. */
+export function loadThreadsForCores(cores = availableParallelism()): number {
+  return Math.max(1, Math.min(MAX_LOAD_THREADS, Math.floor(cores)));
 }
 
 export interface LoadOptions {
   readonly withPosition?: boolean;
   readonly signal?: AbortSignal;
   /**
-   * Threads reading tables at once, this one included, each table on one (default
-   * `defaultLoadThreads()`, capped by `MAX_LOAD_THREADS` and the number of tables). 1 reads
-   * every table here, one after the other, on one session.
+   * Threads reading tables at once, this one included, each table on one (capped by
+   * `MAX_LOAD_THREADS` and the number of tables). 1, the default, reads every table here, one
+   * after the other, on one session: on cores shared with other work, workers that start cold
+   * cost more than they give (see bench/load.ts); `loadThreadsForCores` for dedicated cores.
    */
   readonly threads?: number;
 }
@@ -67,7 +68,7 @@ export async function loadSnapshot(
   options: LoadOptions = {},
 ): Promise<LoadedSnapshot> {
   const threads = Math.min(
-    Math.max(1, Math.floor(options.threads ?? defaultLoadThreads())),
+    Math.max(1, Math.floor(options.threads ?? 1)),
     MAX_LOAD_THREADS,
     schema.tables.length,
   );
