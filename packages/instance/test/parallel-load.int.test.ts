@@ -63,4 +63,24 @@ describe.each(engines)('loading a snapshot on several threads ($name)', ({ admin
       await connector.close();
     }
   });
+
+  it('fails the load with the error of a table a worker read, and leaves nothing open', async () => {
+    const connector = connectorFromUrl(db.url);
+    try {
+      // Tables are taken in schema order (by API name): `child` here, `other` by the first worker.
+      const schema = compileSchema(
+        await connector.introspect(),
+        parseSchemaConfig({ tables: [{ name: 'other', where: 'no_such_column = 1' }] }),
+      );
+      await expect(
+        loadSnapshot(connector, schema, 1, () => {}, { threads: 3 }),
+      ).rejects.toMatchObject({ code: 'source_query_failed' });
+      // The source is usable again at once: every lock and session of the load is gone.
+      const again = compileSchema(await connector.introspect(), parseSchemaConfig({}));
+      const loaded = await loadSnapshot(connector, again, 2, () => {}, { threads: 3 });
+      expect(loaded.generation.table('other').data.liveRows).toBe(300);
+    } finally {
+      await connector.close();
+    }
+  });
 });
