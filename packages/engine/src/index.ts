@@ -36,7 +36,11 @@ export type { RowChange } from './storage/apply-changes.ts';
 export { daysFromCivil, epochMicros, timestampText } from './storage/civil-date.ts';
 export { canonicalToComparable } from './storage/comparable.ts';
 export { Generation } from './storage/generation.ts';
-export { GenerationBuilder, nextGeneration } from './storage/generation-builder.ts';
+export {
+  GenerationAssembler,
+  GenerationBuilder,
+  nextGeneration,
+} from './storage/generation-builder.ts';
 export { forEachRowKeyed, rowsWithValues } from './storage/generation-rows.ts';
 export { valuesKey } from './storage/row-key.ts';
 export { sameContent } from './storage/same-content.ts';

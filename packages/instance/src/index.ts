@@ -47,7 +47,14 @@ export { SyncScheduler } from './replication/sync-scheduler.ts';
 export { buildInstanceServer, type InstanceServerOptions } from './server.ts';
 export { errorForLog, type LoggedError, serviceLogger } from './service-logger.ts';
 export { type HealthStatus, SnapshotController } from './snapshot-controller.ts';
-export { type LoadProgress, loadSnapshot, sourceColumnsOf } from './snapshot-loader.ts';
+export {
+  type LoadOptions,
+  type LoadProgress,
+  loadSnapshot,
+  loadThreadsForCores,
+  MAX_LOAD_THREADS,
+  sourceColumnsOf,
+} from './snapshot-loader.ts';
 export {
   createLogger,
   type RunningInstance,

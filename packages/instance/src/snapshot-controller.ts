@@ -38,6 +38,8 @@ export interface SnapshotControllerOptions {
   readonly log: Logger;
   /** V8's heap limit; default this process's (`v8.getHeapStatistics().heap_size_limit`). */
   readonly heapLimitBytes?: number;
+  /** Threads reading the snapshot's tables at once (`LoadOptions.threads`; default 1). */
+  readonly loadThreads?: number;
 }
 
 /** What replication reports about itself for health and `/health/detail`. */
@@ -192,7 +194,10 @@ export class SnapshotController implements ServedState {
       (progress) => {
         this.#progress = progress;
       },
-      { withPosition: this.#options.syncMode === 'cdc' },
+      {
+        withPosition: this.#options.syncMode === 'cdc',
+        ...(this.#options.loadThreads === undefined ? {} : { threads: this.#options.loadThreads }),
+      },
     );
   }
 

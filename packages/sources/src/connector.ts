@@ -6,6 +6,7 @@ import type {
   ReplicationReadiness,
 } from './replication.ts';
 import type { RowsRequest } from './rows-request.ts';
+import type { SnapshotShare } from './snapshot-share.ts';
 import type { SourceBackend } from './source-dialect.ts';
 
 export type { SourceBackend };
@@ -41,6 +42,18 @@ export interface SnapshotReader {
    * time: a reader streams one table, then the next.
    */
   close(): Promise<void>;
+  /**
+   * With `joiners`: plain, structured-cloneable data from which `joinSnapshot` (on any thread)
+   * opens another session reading this very snapshot, so tables can be read in parallel. Null
+   * without `joiners`, or when the source or its user cannot share a snapshot: one reader then
+   * reads everything.
+   */
+  readonly share: SnapshotShare | null;
+  /**
+   * Every joiner has joined (or given up): releases what the source held for them (MySQL's
+   * table locks). Safe to call twice; `close` does it too.
+   */
+  joined(): Promise<void>;
 }
 
 export interface SnapshotOptions {
@@ -52,6 +65,17 @@ export interface SnapshotOptions {
   readonly withPosition?: boolean;
   /** Source names of the tables to be followed (PostgreSQL's publication). */
   readonly tables?: readonly string[];
+  /**
+   * How many other sessions will join the snapshot through `SnapshotReader.share` (0 by
+   * default: none, no share).
+   */
+  readonly joiners?: number;
+  /**
+   * Source names of every table and view that will be read. MySQL / MariaDB lock them against
+   * writes (`LOCK TABLES … READ`) from the snapshot's start until `joined`, so that every
+   * joiner's snapshot sees the same commits; without them, or without the privilege, no share.
+   */
+  readonly reads?: readonly string[];
 }
 
 /** Everything the engine needs from a source database, whatever its engine. */

@@ -1,4 +1,4 @@
-import type { SourceBackend } from './connector.ts';
+import type { SourceBackend } from './source-dialect.ts';
 
 /**
  * Stable codes for everything a connector can fail with; callers (CLI, HTTP API) switch on

@@ -16,6 +16,7 @@ export {
   SourceQueryError,
   type SourceTarget,
 } from './errors.ts';
+export { joinSnapshot } from './join-snapshot.ts';
 export type { MsSqlConnectorOptions } from './mssql/mssql-connection-options.ts';
 export { MsSqlConnector } from './mssql/mssql-connector.ts';
 export type { MySqlConnectorOptions } from './mysql/mysql-connection-options.ts';
@@ -39,6 +40,11 @@ export type {
   ServerProbeTarget,
 } from './server-probe.ts';
 export { serverProbeFor } from './server-probe-for.ts';
+export type {
+  MySqlSnapshotShare,
+  PostgresSnapshotShare,
+  SnapshotShare,
+} from './snapshot-share.ts';
 export {
   backendOfUrlScheme,
   DEFAULT_SOURCE_BACKEND,

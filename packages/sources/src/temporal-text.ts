@@ -1,4 +1,4 @@
-import { daysFromCivil, epochMicros } from '@replix/engine';
+import { daysFromCivil, epochMicros } from '@replix/engine/storage';
 import { SourceError } from './errors.ts';
 
 /**

@@ -1,7 +1,8 @@
-import type { CompiledSchema } from '../schema/compiled-schema.ts';
+import type { CompiledSchema, CompiledTable } from '../schema/compiled-schema.ts';
 import { applyChanges, type RowChange } from './apply-changes.ts';
 import { Generation, type TableSnapshot } from './generation.ts';
-import { planIndexes } from './index-plan.ts';
+import { type IndexSpec, planIndexes } from './index-plan.ts';
+import type { TableData } from './table-data.ts';
 import { buildIndexes, TableLoader } from './table-loader.ts';
 
 /**
@@ -28,11 +29,47 @@ export class GenerationBuilder {
     const tables = new Map<string, TableSnapshot>();
     for (const table of this.#schema.tables) {
       const data = this.loader(table.name).finish();
-      tables.set(table.name, {
-        schema: table,
-        data,
-        indexes: buildIndexes(data, plan.get(table.name) ?? []),
-      });
+      tables.set(table.name, tableSnapshot(table, data, plan.get(table.name) ?? []));
+    }
+    return new Generation(id, this.#schema, tables);
+  }
+}
+
+/** One table of a new generation from its loaded rows: builds the indexes `specs` name. */
+function tableSnapshot(
+  table: CompiledTable,
+  data: TableData,
+  specs: readonly IndexSpec[],
+): TableSnapshot {
+  return { schema: table, data, indexes: buildIndexes(data, specs) };
+}
+
+/**
+ * Assembles a generation from tables loaded apart (on other threads, in any order): `add` each
+ * table's rows as they arrive, which builds its indexes then, and `finish` once all are in.
+ */
+export class GenerationAssembler {
+  readonly #schema: CompiledSchema;
+  readonly #plan: Map<string, IndexSpec[]>;
+  readonly #tables = new Map<string, TableSnapshot>();
+
+  constructor(schema: CompiledSchema) {
+    this.#schema = schema;
+    this.#plan = planIndexes(schema);
+  }
+
+  add(name: string, data: TableData): void {
+    const table = this.#schema.tablesByName.get(name);
+    if (!table) throw new Error(`table ${name} is not in the schema`);
+    this.#tables.set(name, tableSnapshot(table, data, this.#plan.get(name) ?? []));
+  }
+
+  finish(id: number): Generation {
+    const tables = new Map<string, TableSnapshot>();
+    for (const table of this.#schema.tables) {
+      const snapshot = this.#tables.get(table.name);
+      if (!snapshot) throw new Error(`table ${table.name} was not loaded`);
+      tables.set(table.name, snapshot);
     }
     return new Generation(id, this.#schema, tables);
   }

@@ -42,6 +42,8 @@ interface ReaderParts {
  */
 export class MsSqlSnapshotReader implements SnapshotReader {
   readonly position: MsSqlLsn | null;
+  /** SQL Server cannot hand a transaction's snapshot to another session: one reader reads all. */
+  readonly share = null;
   readonly isolation: MsSqlSnapshotIsolation;
   readonly #parts: ReaderParts;
   #state: SnapshotReadState = 'open';
@@ -145,6 +147,8 @@ export class MsSqlSnapshotReader implements SnapshotReader {
       return false;
     }
   }
+
+  async joined(): Promise<void> {}
 
   async close(): Promise<void> {
     if (this.#state === 'closed') return;

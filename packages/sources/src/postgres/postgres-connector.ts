@@ -161,9 +161,10 @@ export class PostgresConnector implements SourceConnector {
     const onClose = () => {
       if (reader) this.#readers.delete(reader);
     };
+    const joiners = options.joiners ?? 0;
     reader = options.withPosition
-      ? await this.#openSnapshotWithPosition(options.tables, onClose)
-      : await openPostgresSnapshot(this.#options, this.#tls, onClose);
+      ? await this.#openSnapshotWithPosition(options.tables, onClose, joiners)
+      : await openPostgresSnapshot(this.#options, this.#tls, onClose, undefined, joiners);
     this.#readers.add(reader);
     return reader;
   }
@@ -177,6 +178,7 @@ export class PostgresConnector implements SourceConnector {
   async #openSnapshotWithPosition(
     tables: readonly string[] | undefined,
     onClose: () => void,
+    joiners: number,
   ): Promise<SnapshotReader> {
     const name = this.replicationName;
     const facts = await this.#metadata('checking the replication settings', (pool) =>
@@ -206,7 +208,7 @@ export class PostgresConnector implements SourceConnector {
       );
       const exported = await createSlotWithSnapshot(connection, name, facts.serverVersionNum);
       slotCreated = true;
-      return await openPostgresSnapshot(this.#options, this.#tls, onClose, exported);
+      return await openPostgresSnapshot(this.#options, this.#tls, onClose, exported, joiners);
     } catch (error) {
       // A slot nobody streams from keeps all WAL from its position: never leave one behind.
       if (slotCreated) {

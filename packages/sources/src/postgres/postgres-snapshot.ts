@@ -3,11 +3,13 @@ import Cursor from 'pg-cursor';
 import type { SnapshotReader, TableReadRequest } from '../connector.ts';
 import { type SourceTarget, sourceErrorFrom } from '../errors.ts';
 import { checkReadRequest, checkSnapshotState, type SnapshotReadState } from '../read-request.ts';
+import type { PostgresSnapshotShare } from '../snapshot-share.ts';
 import type { TlsNegotiation } from '../source-tls.ts';
 import {
   type PostgresConnectorOptions,
   postgresConnectionConfig,
   postgresTarget,
+  postgresTlsNegotiation,
 } from './postgres-connection-options.ts';
 import type { Lsn } from './postgres-position.ts';
 import { SNAPSHOT_SESSION_SQL, TEXT_TYPES } from './postgres-session.ts';
@@ -22,6 +24,8 @@ import { postgresRowConverter } from './postgres-types.ts';
  */
 export class PostgresSnapshotReader implements SnapshotReader {
   readonly position: Lsn | null;
+  /** Set by `openPostgresSnapshot` when joiners were asked for and the export worked. */
+  share: PostgresSnapshotShare | null = null;
   readonly #client: pg.Client;
   readonly #schema: string;
   readonly #target: SourceTarget;
@@ -111,6 +115,9 @@ export class PostgresSnapshotReader implements SnapshotReader {
     }
   }
 
+  /** An exported snapshot lives as long as this transaction: nothing to release. */
+  async joined(): Promise<void> {}
+
   async close(): Promise<void> {
     if (this.#state === 'closed') return;
     // Mid-read, COMMIT would queue behind the open cursor forever: just end the connection.
@@ -137,35 +144,59 @@ export interface ExportedSnapshot {
   readonly position: Lsn;
 }
 
+/** A new connection for a snapshot session, its session settings made. */
+async function connectPostgres(
+  options: PostgresConnectorOptions,
+  tls: TlsNegotiation,
+): Promise<pg.Client> {
+  const client = await tls.connect(async (useTls) => {
+    const opened = new pg.Client({
+      ...postgresConnectionConfig(options, useTls),
+      types: TEXT_TYPES,
+    });
+    // Until the reader listens: an 'error' unheard would crash the process.
+    opened.on('error', () => {});
+    try {
+      await opened.connect();
+    } catch (error) {
+      await opened.end().catch(() => {});
+      throw error;
+    }
+    return opened;
+  });
+  try {
+    await client.query(SNAPSHOT_SESSION_SQL);
+  } catch (error) {
+    await client.end().catch(() => {});
+    throw error;
+  }
+  return client;
+}
+
+const BEGIN = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+
+function setSnapshotSql(name: string): string {
+  return `SET TRANSACTION SNAPSHOT '${name.replaceAll("'", "''")}'`;
+}
+
 /**
  * Opens a dedicated connection and starts a consistent, read-only snapshot on it: the database
  * as of now, or as of `exported`, a replication slot's snapshot, which the caller keeps alive
- * (its replication connection open) until this resolves.
+ * (its replication connection open) until this resolves. With `joiners`, the snapshot is
+ * exported again from this reader's own transaction, which lives as long as the reader, so
+ * joiners (`joinPostgresSnapshot`) can import it at any time until it closes.
  */
 export async function openPostgresSnapshot(
   options: PostgresConnectorOptions,
   tls: TlsNegotiation,
   onClose: () => void = () => {},
   exported?: ExportedSnapshot,
+  joiners = 0,
 ): Promise<PostgresSnapshotReader> {
   const target = postgresTarget(options);
   let client: pg.Client;
   try {
-    client = await tls.connect(async (useTls) => {
-      const opened = new pg.Client({
-        ...postgresConnectionConfig(options, useTls),
-        types: TEXT_TYPES,
-      });
-      // Until the reader listens: an 'error' unheard would crash the process.
-      opened.on('error', () => {});
-      try {
-        await opened.connect();
-      } catch (error) {
-        await opened.end().catch(() => {});
-        throw error;
-      }
-      return opened;
-    });
+    client = await connectPostgres(options, tls);
   } catch (error) {
     throw sourceErrorFrom(error, target, 'opening a snapshot');
   }
@@ -177,23 +208,81 @@ export async function openPostgresSnapshot(
     onClose,
     exported?.position ?? null,
   );
-  try {
-    await client.query(SNAPSHOT_SESSION_SQL);
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  const begin = async () => {
+    await client.query(BEGIN);
     if (exported) {
       // Must come before any other statement of the transaction: it replaces the snapshot the
       // first statement would take with the slot's, so the stream starts where the reads stand.
-      await client.query(
-        `SET TRANSACTION SNAPSHOT '${exported.snapshotName.replaceAll("'", "''")}'`,
-      );
+      await client.query(setSnapshotSql(exported.snapshotName));
     } else {
       // PostgreSQL takes a REPEATABLE READ snapshot at the transaction's first query, not at
       // BEGIN: this query pins it to now.
       await client.query('SELECT 1');
     }
+  };
+  try {
+    await begin();
+    if (joiners > 0) {
+      reader.share = await exportSnapshot(client, options);
+      // A refused export aborts the transaction (no savepoint: an export cannot run in one);
+      // the snapshot is taken again, the slot's still being alive (see above).
+      if (reader.share === null) {
+        await client.query('ROLLBACK');
+        await begin();
+      }
+    }
   } catch (error) {
     await client.end().catch(() => {});
     throw sourceErrorFrom(error, target, 'opening a snapshot');
+  }
+  return reader;
+}
+
+/**
+ * The share of the snapshot `client`'s transaction holds; null if the server refuses it, which
+ * aborts the transaction.
+ */
+async function exportSnapshot(
+  client: pg.Client,
+  options: PostgresConnectorOptions,
+): Promise<PostgresSnapshotShare | null> {
+  try {
+    const result = await client.query<[string]>({
+      text: 'SELECT pg_export_snapshot()',
+      rowMode: 'array',
+    });
+    const name = result.rows[0]?.[0];
+    return typeof name === 'string' ? { engine: 'postgres', options, snapshotName: name } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Joins the snapshot a reader shared, on a session of its own (`SET TRANSACTION SNAPSHOT`). */
+export async function joinPostgresSnapshot(
+  share: PostgresSnapshotShare,
+): Promise<PostgresSnapshotReader> {
+  const { options } = share;
+  const target = postgresTarget(options);
+  let client: pg.Client;
+  try {
+    client = await connectPostgres(options, postgresTlsNegotiation(options));
+  } catch (error) {
+    throw sourceErrorFrom(error, target, 'joining a snapshot');
+  }
+  const reader = new PostgresSnapshotReader(
+    client,
+    options.schema ?? 'public',
+    target,
+    () => {},
+    null,
+  );
+  try {
+    await client.query(BEGIN);
+    await client.query(setSnapshotSql(share.snapshotName));
+  } catch (error) {
+    await client.end().catch(() => {});
+    throw sourceErrorFrom(error, target, 'joining a snapshot');
   }
   return reader;
 }

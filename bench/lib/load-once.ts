@@ -1,0 +1,28 @@
+/**
+ * One measurement of bench/load.ts in a process of its own, so each starts as cold as an
+ * instance's first load (no JIT warmed by the previous one): either mysql2 streaming the tables
+ * to nowhere, or a snapshot load on `threads` threads. Prints `{"ms": …}`; module loading is not
+ * counted.
+ *
+ *   node bench/lib/load-once.ts <url> stream|load [threads]
+ */
+import { compileSchema, parseSchemaConfig } from '@replix/engine';
+import { loadSnapshot } from '@replix/instance';
+import { connectorFromUrl } from '@replix/sources';
+import { timeMysqlStream } from './mysql-stream-baseline.ts';
+
+const [url, mode, threads] = process.argv.slice(2);
+if (!url || (mode !== 'stream' && mode !== 'load'))
+  throw new Error('usage: <url> stream|load [threads]');
+if (mode === 'stream') {
+  const { ms } = await timeMysqlStream(url, ['dim', 'fact']);
+  process.stdout.write(`${JSON.stringify({ ms })}\n`);
+} else {
+  const connector = connectorFromUrl(url);
+  const schema = compileSchema(await connector.introspect(), parseSchemaConfig({}));
+  const started = performance.now();
+  await loadSnapshot(connector, schema, 1, () => {}, { threads: Number(threads ?? 1) });
+  const ms = performance.now() - started;
+  await connector.close();
+  process.stdout.write(`${JSON.stringify({ ms })}\n`);
+}
