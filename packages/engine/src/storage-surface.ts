@@ -3,7 +3,8 @@
  * (a load worker, a connector's value parsing), without the query engine behind `@replix/engine`,
  * which costs a thread a second to load.
  */
-export { chunkTransferList, receivedChunk } from './storage/chunk-transfer.ts';
+
 export { daysFromCivil, epochMicros } from './storage/civil-date.ts';
+export { exportChunk, importChunk, type SharedChunk } from './storage/shared-generation.ts';
 export type { Chunk, TableData } from './storage/table-data.ts';
 export { TableLoader } from './storage/table-loader.ts';

@@ -20,7 +20,7 @@ export interface SharedGeneration {
  * A chunk as it crosses: its arrays are over SharedArrayBuffers, so the clone shares them;
  * exact texts travel as their shared arrays (a class does not survive a structured clone).
  */
-interface SharedChunk extends Omit<Chunk, 'columns'> {
+export interface SharedChunk extends Omit<Chunk, 'columns'> {
   readonly columns: readonly SharedColumn[];
 }
 
@@ -40,10 +40,7 @@ export function exportGeneration(generation: Generation): SharedGeneration {
   for (const [name, table] of generation.tables) {
     tables.push({
       name,
-      chunks: table.data.chunks.map((chunk) => ({
-        ...chunk,
-        columns: chunk.columns.map(toSharedColumn),
-      })),
+      chunks: table.data.chunks.map(exportChunk),
       liveRows: table.data.liveRows,
       indexes: [...table.indexes].map(([key, index]) => [key, index.toShared()] as const),
     });
@@ -68,16 +65,23 @@ function fromSharedColumn(column: SharedColumn): ColumnChunk {
   return { ...column, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
 }
 
+/** One chunk for `postMessage` (a load worker's, say): its arrays are shared, not copied. */
+export function exportChunk(chunk: Chunk): SharedChunk {
+  return { ...chunk, columns: chunk.columns.map(toSharedColumn) };
+}
+
+/** The chunk `exportChunk` described, on the receiving thread. */
+export function importChunk(chunk: SharedChunk): Chunk {
+  return { ...chunk, columns: chunk.columns.map(fromSharedColumn) };
+}
+
 /** The generation `exportGeneration` described, over `schema` (this thread's compiled copy). */
 export function importGeneration(schema: CompiledSchema, shared: SharedGeneration): Generation {
   const tables = new Map<string, TableSnapshot>();
   for (const table of shared.tables) {
     const compiled = schema.tablesByName.get(table.name);
     if (!compiled) throw new Error(`table ${table.name} is not in this thread's schema`);
-    const chunks = table.chunks.map((chunk) => ({
-      ...chunk,
-      columns: chunk.columns.map(fromSharedColumn),
-    }));
+    const chunks = table.chunks.map(importChunk);
     tables.set(table.name, {
       schema: compiled,
       data: { chunks, liveRows: table.liveRows },

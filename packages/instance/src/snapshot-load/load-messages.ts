@@ -1,5 +1,5 @@
 import type { CompiledTable } from '@replix/engine';
-import type { TableData } from '@replix/engine/storage';
+import type { SharedChunk } from '@replix/engine/storage';
 import type { SnapshotShare } from '@replix/sources';
 
 /** What the loading thread sends a load worker. */
@@ -13,7 +13,11 @@ export type LoadReply =
   | { readonly type: 'ready' }
   | { readonly type: 'joined' }
   | { readonly type: 'rows'; readonly rows: number }
-  | { readonly type: 'table'; readonly data: TableData }
+  | {
+      readonly type: 'table';
+      readonly chunks: readonly SharedChunk[];
+      readonly liveRows: number;
+    }
   | { readonly type: 'failed'; readonly error: PostedError }
   | { readonly type: 'closed' };
 

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { CompiledTable } from '@replix/engine';
-import { receivedChunk, type TableData } from '@replix/engine/storage';
+import { importChunk, type TableData } from '@replix/engine/storage';
 import { type SnapshotShare, SourceError, type SourceErrorCode } from '@replix/sources';
 import type { LoadReply, LoadRequest, PostedError } from './load-messages.ts';
 
@@ -46,11 +46,11 @@ export class LoadWorkerHandle {
     await this.#request({ type: 'join', share }, 'joined');
   }
 
-  /** Reads one table in the worker; its chunks arrive transferred. */
+  /** Reads one table in the worker; its chunks arrive sharing their memory. */
   async read(table: CompiledTable, onRows: (rows: number) => void): Promise<TableData> {
     const reply = await this.#request({ type: 'read', table }, 'table', onRows);
     if (reply.type !== 'table') throw new Error(`unexpected ${reply.type}`);
-    return { chunks: reply.data.chunks.map(receivedChunk), liveRows: reply.data.liveRows };
+    return { chunks: reply.chunks.map(importChunk), liveRows: reply.liveRows };
   }
 
   /** Ends the worker's session and the worker; mid-read, the worker is terminated at once. */

@@ -1,10 +1,10 @@
 /**
  * A load worker's thread: joins the snapshot the loading thread shares, then reads the tables
  * it is handed into columnar chunks (the decoding and building off the loading thread) and
- * posts each table's chunks back, their buffers transferred, not copied.
+ * posts each table's chunks back: their arrays are SharedArrayBuffers, so nothing is copied.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
-import { chunkTransferList } from '@replix/engine/storage';
+import { exportChunk } from '@replix/engine/storage';
 import type { SnapshotReader } from '@replix/sources';
 import { joinSnapshot, prepareJoin } from '@replix/sources/join';
 import { type LoadReply, type LoadRequest, postedError } from './load-messages.ts';
@@ -15,7 +15,7 @@ function portOf(candidate: MessagePort | null): MessagePort {
   return candidate;
 }
 const port = portOf(parentPort);
-const post = (reply: LoadReply, transfer: ArrayBuffer[] = []) => port.postMessage(reply, transfer);
+const post = (reply: LoadReply) => port.postMessage(reply);
 
 /** Rows between progress messages: often enough for progress, rare enough to cost nothing. */
 const PROGRESS_ROWS = 20_000;
@@ -38,7 +38,7 @@ async function handle(request: LoadRequest): Promise<void> {
         pending = 0;
       });
       if (pending > 0) post({ type: 'rows', rows: pending });
-      post({ type: 'table', data }, chunkTransferList(data.chunks));
+      post({ type: 'table', chunks: data.chunks.map(exportChunk), liveRows: data.liveRows });
       return;
     }
     case 'close':
