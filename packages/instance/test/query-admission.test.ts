@@ -26,6 +26,27 @@ function track(promise: Promise<Admission>) {
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('QueryAdmission', () => {
+  it('tryAcquire admits at once when the query fits and nobody waits, else leaves it to acquire', async () => {
+    const admission = gate(1, 5);
+    const running = admission.tryAcquire(10 * MB);
+    expect(running).not.toBeNull();
+    expect(admission.running).toBe(1);
+    // Full: no admission, and nothing queued by trying.
+    expect(admission.tryAcquire(1 * MB)).toBeNull();
+    expect(admission.queued).toBe(0);
+    const waiting = track(admission.acquire(1 * MB, never()));
+    running?.release();
+    await settle();
+    expect(waiting.admission).toBeDefined();
+    // A waiter ahead is never overtaken by a try.
+    const queuedBehind = track(admission.acquire(1 * MB, never()));
+    expect(admission.tryAcquire(1 * MB)).toBeNull();
+    waiting.admission?.release();
+    await settle();
+    expect(queuedBehind.admission).toBeDefined();
+    expect(admission.running).toBe(1);
+  });
+
   it('admits at once while under the concurrency and memory limits', async () => {
     const admission = gate(2, 5);
     const first = await admission.acquire(10 * MB, never());
