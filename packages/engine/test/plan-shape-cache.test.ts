@@ -12,7 +12,7 @@ import { QueryEngine } from '../src/query-engine.ts';
 import { compileSchema } from '../src/schema/compile-schema.ts';
 import { parseSchemaConfig } from '../src/schema/schema-config.ts';
 import type { SourceSchema } from '../src/source-schema.ts';
-import { column, loadGeneration, TEST_META, table } from './fixtures.ts';
+import { column, loadGeneration, shopSource, TEST_META, table } from './fixtures.ts';
 
 const source: SourceSchema = {
   tables: [
@@ -30,26 +30,8 @@ const source: SourceSchema = {
       column('rating', 'float'),
       column('wake', 'time'),
     ]),
-    table(
-      'orders',
-      [
-        column('id', 'bigint', false),
-        column('customer_id', 'int'),
-        column('total', 'decimal', true, 2),
-        column('status', 'string'),
-        column('placed', 'date'),
-      ],
-      {
-        foreignKeys: [
-          {
-            name: 'fk_customer',
-            columns: ['customer_id'],
-            referencedTable: 'customers',
-            referencedColumns: ['id'],
-          },
-        ],
-      },
-    ),
+    // The shop's orders, as every engine test has them.
+    shopSource.tables.find((t) => t.name === 'orders')!,
     table('lines', [column('order_id', 'bigint', false), column('no', 'int', false)], {
       primaryKey: ['order_id', 'no'],
       foreignKeys: [
