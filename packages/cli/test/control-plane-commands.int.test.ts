@@ -185,6 +185,7 @@ describe('replix commands over the control-plane API', () => {
     );
   });
 
+  // Eleven CLI runs, each a fresh Node process loading the CLI: minutes on a loaded CI machine.
   it('refuses to save a connection whose test fails, unless --skip-test', async () => {
     const before = (await json(['connections', 'list'])).length;
     const wrong = [...credentials().slice(0, -1), 'wrong-password'];
@@ -252,7 +253,7 @@ describe('replix commands over the control-plane API', () => {
     const gone = await replix(['connections', 'get', saved.id]);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toMatch(/^replix connections get: not_found: /);
-  });
+  }, 150_000);
 
   it('saves a user without a password with --no-password, and asks which one otherwise', async () => {
     const host = ['--host', sourceUrl.hostname, '--port', sourceUrl.port];
