@@ -111,7 +111,13 @@ describe('server-side apply through @kubernetes/client-node', () => {
   });
 
   it('leaves resourceVersion and generation alone when the same configuration is applied again', async () => {
-    const first = await apply(deployment(2));
+    await apply(deployment(2));
+    // The simulated rollout writes the status (a new resourceVersion) after readyDelayMs, so
+    // compare against the settled object, not the apply's answer, whatever the machine's speed.
+    const first = await until(
+      () => apps.readNamespacedDeployment({ name: 'web', namespace: NS }),
+      (read) => read.status?.readyReplicas === 2,
+    );
     const again = await apply(deployment(2));
     expect(again.metadata?.resourceVersion).toBe(first.metadata?.resourceVersion);
     expect(again.metadata?.generation).toBe(1);
