@@ -1,46 +1,10 @@
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { compileSchema, exportGeneration, parseSchemaConfig } from '@replix/engine';
 import { loadSnapshot } from '@replix/instance';
 import { connectorFromUrl } from '@replix/sources';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const bin = fileURLToPath(new URL('../bin/replix.js', import.meta.url));
-
-/** Runs `replix serve` (no `--memory-mb`: no relaunch, so the child is the instance). */
-async function serve(args: string[]) {
-  const child = spawn(process.execPath, [bin, 'serve', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, REPLIX_LOG_LEVEL: 'warn' },
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
-  );
-  const ready = await new Promise<Record<string, string>>((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', (line) => resolve(JSON.parse(line)));
-    exited.then((code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-  return {
-    ready,
-    /** Resident memory of the whole process, every thread's heap and the shared arrays. */
-    residentBytes(): number {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) * 1024;
-    },
-    stop() {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
+import { serveProcess } from './serve-process.ts';
 
 /** One request on a connection of its own, so the kernel may hand it to any thread. */
 function fresh(url: string, path: string, key: string): Promise<{ status: number; body: string }> {
@@ -83,7 +47,10 @@ describe('replix serve --threads', () => {
   afterAll(() => drop?.());
 
   it('answers on every thread, and stops on SIGTERM', async () => {
-    const server = await serve(['--source', sourceUrl, '--threads', '2']);
+    const server = await serveProcess(['--source', sourceUrl, '--threads', '2'], {
+      ...process.env,
+      REPLIX_LOG_LEVEL: 'warn',
+    });
     try {
       const answers = await Promise.all(
         Array.from({ length: 30 }, () =>
@@ -120,7 +87,10 @@ describe('replix serve --threads', () => {
       context.skip();
     }
     const resident = async (threads: number) => {
-      const server = await serve(['--source', sourceUrl, '--threads', String(threads)]);
+      const server = await serveProcess(['--source', sourceUrl, '--threads', String(threads)], {
+        ...process.env,
+        REPLIX_LOG_LEVEL: 'warn',
+      });
       try {
         for (let i = 0; i < 20; i++) {
           await fresh(

@@ -1,37 +1,7 @@
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import { describe, expect, it } from 'vitest';
-
-const bin = fileURLToPath(new URL('../bin/replix.js', import.meta.url));
-
-/** Runs `replix serve`, waits for its ready line, and returns it with a stop function. */
-async function serve(args: string[]) {
-  const child = spawn(process.execPath, [bin, 'serve', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk;
-  });
-  const lines = createInterface({ input: child.stdout });
-  const ready = await new Promise<Record<string, string>>((resolve, reject) => {
-    lines.once('line', (line) => resolve(JSON.parse(line)));
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
-  );
-  return {
-    ready,
-    stderr: () => stderr,
-    async stop() {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
+import { REPLIX_BIN, serveProcess } from './serve-process.ts';
 
 describe('replix serve', () => {
   it.each([
@@ -41,7 +11,7 @@ describe('replix serve', () => {
     const db = await admin().createDatabase(
       "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10)); INSERT INTO t VALUES (1, 'a');",
     );
-    const server = await serve(['--source', db.url, '--port', '0']);
+    const server = await serveProcess(['--source', db.url, '--port', '0']);
     try {
       const started = Date.now();
       expect(Object.keys(server.ready).sort()).toEqual([
@@ -86,7 +56,7 @@ describe('replix serve', () => {
   it('fails with a clear message and exit code 1 for a bad source, leaking no password', async () => {
     const child = spawn(
       process.execPath,
-      [bin, 'serve', '--source', 'mysql://root:s3cret@127.0.0.1:1/db'],
+      [REPLIX_BIN, 'serve', '--source', 'mysql://root:s3cret@127.0.0.1:1/db'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stderr = '';

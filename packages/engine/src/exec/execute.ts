@@ -120,11 +120,21 @@ export class Executor {
     const matched = yield* this.#matchingRows(snapshot, plan.filter, null);
     if (plan.after !== null) return yield* this.#afterPage(snapshot, plan, matched, plan.after);
     const page = yield* this.#page(snapshot, plan, matched);
+    return yield* this.#pageAnswer(snapshot, plan, page, matched.length);
+  }
+
+  /** Writes the page's rows; the result says what it is a page of (`totalMatched` rows). */
+  *#pageAnswer(
+    snapshot: TableSnapshot,
+    plan: QueryPlan,
+    page: readonly number[],
+    totalMatched: number,
+  ): Work<QueryResult> {
     yield* this.#rowsJson(snapshot, plan, page);
     return {
       count: page.length,
-      totalMatched: matched.length,
-      hasMore: plan.offset + page.length < matched.length,
+      totalMatched,
+      hasMore: plan.offset + page.length < totalMatched,
       limit: plan.limit,
     };
   }
@@ -154,14 +164,7 @@ export class Executor {
     );
     if (found === null) return null;
     this.#budget.expectRows(Math.max(0, Math.min(found.matched, end) - plan.offset));
-    const page = found.rows.slice(plan.offset);
-    yield* this.#rowsJson(snapshot, plan, page);
-    return {
-      count: page.length,
-      totalMatched: found.matched,
-      hasMore: plan.offset + page.length < found.matched,
-      limit: plan.limit,
-    };
+    return yield* this.#pageAnswer(snapshot, plan, found.rows.slice(plan.offset), found.matched);
   }
 
   *#rowFilter(snapshot: TableSnapshot, filter: PlanFilter): Work<RowFilter> {
