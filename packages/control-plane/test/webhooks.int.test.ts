@@ -1,3 +1,4 @@
+import { Webhook as StandardWebhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningRole } from '../src/roles/role.ts';
 import { MAX_ATTEMPTS } from '../src/webhooks/retry-schedule.ts';
@@ -57,7 +58,7 @@ describe.each(STORE_KINDS)('webhooks on the %s store', (kind) => {
       body: { url: receiver.url(path), eventTypes, description: 'test' },
     });
     expect(response.status).toBe(201);
-    return response.body as { id: string; secret: string };
+    return response.body as { id: string; secret: string; standardWebhooksSecret: string };
   };
 
   const emit = (type: 'build.completed' | 'build.failed', fields: Record<string, unknown>) =>
@@ -110,14 +111,21 @@ describe.each(STORE_KINDS)('webhooks on the %s store', (kind) => {
       description: null,
       createdAt: expect.any(String),
       secret: expect.stringMatching(/^[0-9a-f]{64}$/),
+      standardWebhooksSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
+    // One secret in two forms: the Standard Webhooks one carries the hex one's 32 bytes.
+    const { standardWebhooksSecret: standard } = response.body as Record<string, string>;
+    expect(Buffer.from((standard as string).slice(6), 'base64').toString('hex')).toBe(
+      (response.body as Record<string, string>).secret,
+    );
     const list = await cp.request('GET', `/v1/databases/${databaseId}/webhooks`, {
       token: owner.token,
     });
     expect(list.status).toBe(200);
-    const { secret, ...record } = response.body;
+    const { secret, standardWebhooksSecret, ...record } = response.body;
     expect(list.body).toContainEqual(record);
     expect(JSON.stringify(list.body)).not.toContain(secret);
+    expect(JSON.stringify(list.body)).not.toContain(standardWebhooksSecret);
     const row = await cp.context.db
       .selectFrom('webhook_subscriptions')
       .selectAll()
@@ -132,6 +140,7 @@ describe.each(STORE_KINDS)('webhooks on the %s store', (kind) => {
       .execute();
     expect(audit.map((event) => event.event_type)).toEqual(['webhook.created']);
     expect(JSON.stringify(audit)).not.toContain(secret);
+    expect(JSON.stringify(audit)).not.toContain(standardWebhooksSecret);
   });
 
   it('rejects unknown and missing event types and bad URLs with validation_failed', async () => {
@@ -201,6 +210,19 @@ describe.each(STORE_KINDS)('webhooks on the %s store', (kind) => {
     expect(request?.headers['x-service-event-id']).toMatch(/^evt_[0-9a-f-]{36}$/);
     expect(signatureValid(completed.secret, request as never)).toBe(true);
     expect(signatureValid(failedOnly.secret, request as never)).toBe(false);
+    // The Standard Webhooks headers verify with that standard's own library.
+    expect(request?.headers['webhook-id']).toBe(request?.headers['x-service-event-id']);
+    const verified = new StandardWebhook(completed.standardWebhooksSecret).verify(
+      request?.raw as string,
+      request?.headers as Record<string, string>,
+    );
+    expect(verified).toEqual(request?.body);
+    expect(() =>
+      new StandardWebhook(failedOnly.standardWebhooksSecret).verify(
+        request?.raw as string,
+        request?.headers as Record<string, string>,
+      ),
+    ).toThrow(WebhookVerificationError);
     expect(Object.keys(request?.body).sort()).toEqual([
       'databaseId',
       'databaseName',
@@ -249,6 +271,11 @@ describe.each(STORE_KINDS)('webhooks on the %s store', (kind) => {
     expect([...eventIds]).toEqual([delivery?.eventId]);
     for (const request of requests) {
       expect(signatureValid(hook.secret, request)).toBe(true);
+      expect(request.headers['webhook-id']).toBe(delivery?.eventId);
+      const standard = new StandardWebhook(hook.standardWebhooksSecret);
+      expect(standard.verify(request.raw, request.headers as Record<string, string>)).toEqual(
+        request.body,
+      );
       expect(request.raw).toBe(requests[0]?.raw);
     }
     expect(delivery).toMatchObject({

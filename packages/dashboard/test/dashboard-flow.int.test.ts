@@ -180,6 +180,10 @@ describe('the dashboard, end to end', () => {
     await expect
       .poll(() => page.locator('code.secret').first().textContent(), EVENTUALLY)
       .toMatch(/\S{16,}/);
+    // Beside it, the same secret in its Standard Webhooks form.
+    expect(await page.locator('code.webhook-standard-secret').textContent()).toMatch(
+      /^whsec_[A-Za-z0-9+/]{43}=$/,
+    );
     await screenshot('webhooks');
 
     // The audit log holds what was just done.

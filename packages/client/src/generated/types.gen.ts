@@ -4618,6 +4618,10 @@ export type PostV1DatabasesByIdWebhooksResponses = {
          * The signing secret: 32 random bytes as 64 lowercase hex digits. Shown once; only a sealed copy is kept.
          */
         secret: string;
+        /**
+         * The same secret in its Standard Webhooks form: `whsec_` and the 32 bytes in base64, for verifying the `webhook-signature` header with a Standard Webhooks library. Shown once.
+         */
+        standardWebhooksSecret: string;
     };
 };
 

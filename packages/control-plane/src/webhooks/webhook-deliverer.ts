@@ -4,7 +4,7 @@ import { claimDueDeliveries, type DeliveryRow } from './delivery-leases.ts';
 import { recordAttempt } from './record-attempt.ts';
 import { resolveWebhookTarget, WebhookTargetError } from './resolve-webhook-target.ts';
 import { sendWebhook, type WebhookResponse } from './send-webhook.ts';
-import { signWebhook } from './sign-webhook.ts';
+import { signWebhook, standardWebhooksHeaders } from './sign-webhook.ts';
 import type { WebhookSettings } from './webhook-settings.ts';
 
 /** Deliveries one process sends at once. */
@@ -40,6 +40,7 @@ export async function startWebhookDeliverer(context: RoleContext): Promise<Runni
     try {
       const target = await resolveWebhookTarget(subscription.url, settings.allowLocal);
       const timestamp = Math.floor(Date.now() / 1000);
+      const secret = secrets.open(subscription.secret_enc);
       response = await sendWebhook({
         target,
         body: delivery.body,
@@ -50,11 +51,8 @@ export async function startWebhookDeliverer(context: RoleContext): Promise<Runni
           'user-agent': USER_AGENT,
           'x-service-event': delivery.event_type,
           'x-service-event-id': delivery.event_id,
-          'x-service-signature': signWebhook(
-            secrets.open(subscription.secret_enc),
-            timestamp,
-            delivery.body,
-          ),
+          'x-service-signature': signWebhook(secret, timestamp, delivery.body),
+          ...standardWebhooksHeaders(secret, delivery.event_id, timestamp, delivery.body),
         },
       });
     } catch (error) {

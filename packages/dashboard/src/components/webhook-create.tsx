@@ -27,7 +27,11 @@ export function WebhookCreate(props: { databaseId: string; disabledReason: strin
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [events, setEvents] = useState<WebhookEventType[]>(WEBHOOK_EVENTS.map((e) => e.type));
-  const [created, setCreated] = useState<{ url: string; secret: string } | null>(null);
+  const [created, setCreated] = useState<{
+    url: string;
+    secret: string;
+    standardWebhooksSecret: string;
+  } | null>(null);
   const queryClient = useQueryClient();
   const create = useMutation({
     mutationFn: () =>
@@ -43,7 +47,11 @@ export function WebhookCreate(props: { databaseId: string; disabledReason: strin
         }),
       ),
     onSuccess: (made) => {
-      setCreated({ url: made.url, secret: made.secret });
+      setCreated({
+        url: made.url,
+        secret: made.secret,
+        standardWebhooksSecret: made.standardWebhooksSecret,
+      });
       setUrl('');
       setDescription('');
       queryClient.invalidateQueries({ queryKey: webhooksQueryKey(props.databaseId), exact: true });
@@ -75,6 +83,11 @@ export function WebhookCreate(props: { databaseId: string; disabledReason: strin
           <p className="muted">
             Verify each request’s <code>X-Service-Signature</code> with it: the HMAC-SHA256 of{' '}
             <code>&lt;t&gt;.&lt;body&gt;</code>, keyed with this secret.
+          </p>
+          <p className="muted">
+            The same secret for Standard Webhooks libraries (the <code>webhook-signature</code>{' '}
+            header):{' '}
+            <code className="webhook-standard-secret">{created.standardWebhooksSecret}</code>
           </p>
         </StoredSecret>
       )}

@@ -30,6 +30,11 @@ export const CreatedWebhook = Type.Object(
       description:
         'The signing secret: 32 random bytes as 64 lowercase hex digits. Shown once; only a sealed copy is kept.',
     }),
+    standardWebhooksSecret: Type.String({
+      pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
+      description:
+        'The same secret in its Standard Webhooks form: `whsec_` and the 32 bytes in base64, for verifying the `webhook-signature` header with a Standard Webhooks library. Shown once.',
+    }),
   },
   { $id: 'CreatedWebhook' },
 );

@@ -14,6 +14,7 @@ import type { StoreDb } from '../../store/open-store.ts';
 import type { DatabaseTable } from '../../store/schema.ts';
 import { enqueueDeliveries, newEventId } from '../../webhooks/enqueue-deliveries.ts';
 import { resolveWebhookTarget, WebhookTargetError } from '../../webhooks/resolve-webhook-target.ts';
+import { standardWebhooksSecret } from '../../webhooks/sign-webhook.ts';
 import { TEST_EVENT_TYPE } from '../../webhooks/webhook-event-types.ts';
 import { deliveryRecords, subscriptionRecord } from './webhook-records.ts';
 import {
@@ -86,7 +87,11 @@ export async function createWebhook(
     });
     return inserted;
   });
-  return { ...subscriptionRecord(row), secret };
+  return {
+    ...subscriptionRecord(row),
+    secret,
+    standardWebhooksSecret: standardWebhooksSecret(secret),
+  };
 }
 
 /** Deletes the subscription; its deliveries and their history go with it. */
