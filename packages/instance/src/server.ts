@@ -113,7 +113,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     origin: '*',
     methods: ['GET', 'HEAD', 'POST'],
     allowedHeaders: ['authorization', 'content-type', 'if-none-match', 'x-request-id'],
-    exposedHeaders: ['etag', 'x-service-version', 'x-request-id'],
+    exposedHeaders: ['etag', 'x-service-version', 'x-request-id', 'server-timing'],
     maxAge: 600,
   });
 

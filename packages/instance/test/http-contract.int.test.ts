@@ -110,6 +110,11 @@ describe('instance HTTP contract', () => {
     });
     expect(answered.headers.get('access-control-allow-origin')).toBe('*');
     expect(answered.headers.get('access-control-expose-headers')).toContain('etag');
+    // The engine's time, readable by the page, and the same figure as meta.timing_ms.
+    expect(answered.headers.get('access-control-expose-headers')).toContain('server-timing');
+    expect(answered.headers.get('timing-allow-origin')).toBe('*');
+    const { meta } = (await answered.json()) as { meta: { timing_ms: number } };
+    expect(answered.headers.get('server-timing')).toBe(`engine;dur=${meta.timing_ms}`);
     const refused = await fetch(`${served.url}/query`, {
       method: 'POST',
       body: 'customers { id }',

@@ -7,6 +7,8 @@ const CHUNK_CHARS = 32 * 1024;
 export interface QueryAnswer {
   readonly chunks: readonly Buffer[];
   readonly bytes: number;
+  /** The engine's time for the query (`meta.timing_ms`, planning included); 0 when not timed. */
+  readonly timingMs: number;
   /** The whole answer as text (tools and tests; a server sends `chunks`). */
   text(): string;
 }
@@ -31,12 +33,13 @@ export class JsonWriter {
     if (this.#pending.length >= CHUNK_CHARS) this.#flush();
   }
 
-  finish(): QueryAnswer {
+  finish(timingMs = 0): QueryAnswer {
     this.#flush();
     const chunks = this.#chunks;
     return {
       chunks,
       bytes: this.#bytes,
+      timingMs,
       text: () => Buffer.concat(chunks).toString('utf8'),
     };
   }
