@@ -42,6 +42,11 @@ describe('parseInstanceMetrics', () => {
     });
   });
 
+  it('reads the swap count under its counter name, and under its old name from older instances', () => {
+    expect(parseInstanceMetrics('replix_swaps_total 7\n').swapCount).toBe(7);
+    expect(parseInstanceMetrics('replix_swap_count 5\n').swapCount).toBe(5);
+  });
+
   it('gives a complete answer of zeros for an empty exposition', () => {
     expect(parseInstanceMetrics('')).toMatchObject({ queriesOk: 0, tableRows: {} });
   });

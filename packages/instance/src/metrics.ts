@@ -21,7 +21,7 @@ export interface ThreadMetrics {
  * The instance's Prometheus metrics. The control plane derives InstanceMetrics from
  * them: queriesOk/queriesErr ← `replix_queries_total{outcome}`, snapshotBytes ←
  * `replix_snapshot_bytes`, snapshotAgeSeconds ← `replix_snapshot_age_seconds`, swapCount ←
- * `replix_swap_count`, tableRows ← `replix_table_rows{table}`, queryDurationSum/Count ←
+ * `replix_swaps_total`, tableRows ← `replix_table_rows{table}`, queryDurationSum/Count ←
  * `replix_query_duration_seconds_sum` / `_count`. With the admission gate: queries running and
  * queued, and the working memory they hold against what they may hold.
  */
@@ -89,13 +89,15 @@ export class InstanceMetrics {
         this.set((controller.current()?.ageMs ?? 0) / 1000);
       },
     });
-    new Gauge({
-      name: 'replix_swap_count',
+    new Counter({
+      name: 'replix_swaps_total',
       help: 'Atomic snapshot swaps since start.',
       registers,
       aggregator: 'first',
       collect() {
-        this.set(controller.current()?.swapCount ?? 0);
+        // The controller keeps the count: the counter shows it as it is at the scrape.
+        this.reset();
+        this.inc(controller.current()?.swapCount ?? 0);
       },
     });
     new Gauge({

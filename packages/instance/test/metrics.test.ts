@@ -38,3 +38,22 @@ test('no observation is lost between two reads, however many queries ran', async
   expect(sample(text, 'replix_queries_total{outcome="ok"}')).toBe(10_000);
   expect(sample(text, 'replix_query_duration_seconds_count')).toBe(10_000);
 });
+
+test('the swap count is a counter named by the conventions, read from the controller at each scrape', async () => {
+  let swapCount = 3;
+  const controller = {
+    current: () => ({
+      swapCount,
+      ageMs: 1500,
+      generation: { byteSize: () => 100, rowCounts: () => ({ items: 2 }) },
+    }),
+    queryWorkingBytes: () => 0,
+  } as unknown as SnapshotController;
+  const metrics = new InstanceMetrics(controller);
+  const first = await metrics.registry.metrics();
+  expect(first).toContain('# TYPE replix_swaps_total counter');
+  expect(sample(first, 'replix_swaps_total')).toBe(3);
+  expect(sample(first, 'replix_snapshot_age_seconds')).toBe(1.5);
+  swapCount = 5;
+  expect(sample(await metrics.registry.metrics(), 'replix_swaps_total')).toBe(5);
+});

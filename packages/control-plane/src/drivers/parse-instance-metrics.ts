@@ -64,7 +64,8 @@ export function parseInstanceMetrics(text: string): InstanceMetricsReport {
     queriesErr: value('replix_queries_total', { outcome: 'error' }),
     snapshotBytes: value('replix_snapshot_bytes'),
     snapshotAgeSeconds: value('replix_snapshot_age_seconds'),
-    swapCount: value('replix_swap_count'),
+    // replix_swap_count: its name in artifacts built before it became a counter.
+    swapCount: value('replix_swaps_total') || value('replix_swap_count'),
     tableRows,
     queryDurationSum: value('replix_query_duration_seconds_sum'),
     queryDurationCount: value('replix_query_duration_seconds_count'),
