@@ -29,8 +29,8 @@ import {
   type ControlPlaneConfig,
   resolveControlPlaneConfig,
 } from '../packages/control-plane/src/config.ts';
-import { buildJobOptionsOf } from '../packages/control-plane/src/drivers/create-driver.ts';
 import { buildJobManifest } from '../packages/control-plane/src/drivers/kubernetes/build-job-manifest.ts';
+import { buildJobOptionsOf } from '../packages/control-plane/src/drivers/kubernetes/kubernetes-setup.ts';
 import {
   BUILDER_PERMISSIONS,
   KUBERNETES_PERMISSIONS,

@@ -9,5 +9,9 @@ if (major < 24) {
   );
   process.exit(1);
 }
+// Node keeps the compiled (and type-stripped) modules in its compile cache under the system's
+// temporary directory: every later start of `replix` (and of each instance it runs) skips that.
+const { enableCompileCache } = await import('node:module');
+enableCompileCache?.();
 const { main } = await import('../src/main.ts');
 process.exitCode = await main(process.argv);

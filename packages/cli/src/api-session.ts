@@ -1,8 +1,8 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type Client, createReplixClient, ReplixApiError } from '@replix/client';
-import { dataDirOf } from '@replix/control-plane';
-import { ConfigError } from '@replix/instance';
+import { dataDirOf } from '@replix/control-plane/config';
+import { ConfigError } from '@replix/instance/config';
 import { CommanderError } from 'commander';
 import { cliEnvironment } from './cli-environment.ts';
 import { EXIT_FAILED } from './exit-codes.ts';

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { heapFlags, heapIsBounded } from '@replix/instance';
+import { heapFlags, heapIsBounded } from '@replix/instance/config';
 
 const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 

@@ -1,5 +1,5 @@
-import { buildJobSettings, createControlPlaneLogger, runBuildJob } from '@replix/control-plane';
-import { ConfigError } from '@replix/instance';
+import type { runBuildJob } from '@replix/control-plane';
+import { ConfigError } from '@replix/instance/config';
 import type { Command } from 'commander';
 import { controlPlaneConfigOrExit } from './control-plane-commands.ts';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
@@ -17,6 +17,9 @@ export function addBuildJobCommand(program: Command): void {
     )
     .action(async () => {
       const config = controlPlaneConfigOrExit('build-job');
+      const { buildJobSettings, createControlPlaneLogger, runBuildJob } = await import(
+        '@replix/control-plane'
+      );
       let settings: ReturnType<typeof buildJobSettings>;
       try {
         settings = buildJobSettings();

@@ -1,5 +1,5 @@
-import { CONTROL_PLANE_VARIABLES } from '@replix/control-plane';
-import { decodeEnvironment } from '@replix/instance';
+import { CONTROL_PLANE_VARIABLES } from '@replix/control-plane/config';
+import { decodeEnvironment } from '@replix/instance/config';
 import { type StaticDecode, Type } from 'typebox';
 
 /**

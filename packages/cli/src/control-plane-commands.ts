@@ -4,9 +4,8 @@ import {
   ROLE_NAMES,
   type RoleName,
   resolveControlPlaneConfig,
-  startControlPlane,
-} from '@replix/control-plane';
-import { ConfigError } from '@replix/instance';
+} from '@replix/control-plane/config';
+import { ConfigError } from '@replix/instance/config';
 import type { Command } from 'commander';
 import { exitOnSignals } from './serve-command.ts';
 
@@ -50,6 +49,7 @@ export function addRoleCommands(program: Command): void {
       .action(async (options: { port?: string }) => {
         const config = controlPlaneConfigOrExit(role, { REPLIX_API_PORT: options.port });
         try {
+          const { startControlPlane } = await import('@replix/control-plane');
           const running = await startControlPlane(config, { roles: [role] });
           exitOnSignals(() => running.close());
           process.stdout.write(

@@ -1,4 +1,4 @@
-import { BuiltInIssuer } from '@replix/control-plane';
+import { BuiltInIssuer } from '@replix/control-plane/config';
 import type { Command } from 'commander';
 import { apiAction, CommandFailure, defaultApiUrl, saveCredentials } from './api-session.ts';
 import { controlPlaneConfigOrExit } from './control-plane-commands.ts';

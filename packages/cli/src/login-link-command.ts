@@ -1,4 +1,4 @@
-import { BuiltInIssuer, LOGIN_LINK_TTL_SECONDS } from '@replix/control-plane';
+import { BuiltInIssuer, LOGIN_LINK_TTL_SECONDS } from '@replix/control-plane/config';
 import type { Command } from 'commander';
 import { controlPlaneConfigOrExit } from './control-plane-commands.ts';
 import { EXIT_USAGE } from './exit-codes.ts';

@@ -1,4 +1,4 @@
-import { ConfigError } from '@replix/instance';
+import { ConfigError } from '@replix/instance/config';
 import { CommanderError } from 'commander';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
 import { createProgram } from './program.ts';

@@ -1,17 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { SchemaConfigError } from '@replix/engine';
-import {
-  ARTIFACT_FILES,
-  ConfigError,
-  memorySizeMb,
-  type RunningInstance,
-  resolveInstanceConfig,
-  type runArtifact,
-  startInstance,
-  withMemorySize,
-} from '@replix/instance';
+import type { RunningInstance, runArtifact } from '@replix/instance';
+import { ARTIFACT_FILES, ConfigError, memorySizeMb } from '@replix/instance/config';
 import type { Command } from 'commander';
 import { runInBoundedHeap } from './bounded-heap.ts';
 
@@ -49,9 +40,10 @@ const CONFIG_ERROR_NAMES = ['ConfigError', 'InstanceConfigError', 'SchemaConfigE
 
 /** A message for the terminal: config problems as they are, anything else without internals. */
 export function describeStartError(error: unknown): string {
-  if (error instanceof ConfigError || error instanceof SchemaConfigError) return error.message;
-  // An artifact's program carries its own copy of these classes: recognise them by name
-  // (InstanceConfigError: the name in artifacts built before ConfigError).
+  if (error instanceof ConfigError) return error.message;
+  // Recognised by name: an artifact's program carries its own copy of these classes
+  // (InstanceConfigError: the name in artifacts built before ConfigError), and the engine's
+  // SchemaConfigError is not imported here, so that `serve --artifact` never loads the engine.
   const name = (error as { name?: unknown }).name;
   if (error instanceof Error && typeof name === 'string' && CONFIG_ERROR_NAMES.includes(name))
     return error.message;
@@ -148,6 +140,10 @@ export function addServeCommand(program: Command): void {
           }
           instance = await startFromArtifact(options.artifact, options, onFatal);
         } else {
+          // Only now: an artifact runs its own bundled program, and loads none of this.
+          const { resolveInstanceConfig, startInstance, withMemorySize } = await import(
+            '@replix/instance'
+          );
           const config = resolveInstanceConfig(options);
           const sized = memoryMb === undefined ? config : withMemorySize(config, memoryMb);
           instance = await startInstance(sized, undefined, { onFatal });

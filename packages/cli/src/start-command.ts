@@ -1,14 +1,13 @@
-import { startControlPlane } from '@replix/control-plane';
-import { ConfigError } from '@replix/instance';
+import type { startControlPlane } from '@replix/control-plane';
+import { ConfigError } from '@replix/instance/config';
 import type { Command } from 'commander';
 import { cliEnvironment } from './cli-environment.ts';
 import { controlPlaneConfigOrExit } from './control-plane-commands.ts';
 import { DEMO_QUERIES } from './demo/demo-dataset.ts';
 import { DEMO_EMAIL, type DemoInstance, setUpDemo } from './demo/demo-setup.ts';
-import { startDemoSource } from './demo/demo-source.ts';
+import type { startDemoSource } from './demo/demo-source.ts';
 import { loginLinkUrl } from './login-link-command.ts';
 import { exitOnSignals } from './serve-command.ts';
-import { terminalLogger } from './terminal-log.ts';
 
 /** The demo source's port: fixed (REPLIX_DEMO_PORT), so the walkthrough's commands work as written. */
 function demoPort(): number {
@@ -103,6 +102,12 @@ export function addStartCommand(program: Command): void {
         REPLIX_API_PORT: options.port,
       });
       process.stderr.write('Starting the control plane and the demo source (PGlite)…\n');
+      // Loaded here, not at the top: every other command starts without them.
+      const [{ startControlPlane }, { startDemoSource }, { terminalLogger }] = await Promise.all([
+        import('@replix/control-plane'),
+        import('./demo/demo-source.ts'),
+        import('./terminal-log.ts'),
+      ]);
       let source: Awaited<ReturnType<typeof startDemoSource>>;
       let running: Awaited<ReturnType<typeof startControlPlane>>;
       try {

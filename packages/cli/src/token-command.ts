@@ -1,4 +1,4 @@
-import { BuiltInIssuer } from '@replix/control-plane';
+import { BuiltInIssuer } from '@replix/control-plane/config';
 import type { Command } from 'commander';
 import { cliEnvironment } from './cli-environment.ts';
 import { controlPlaneConfigOrExit } from './control-plane-commands.ts';

@@ -16,7 +16,7 @@ async function replix(...args: string[]) {
   }
 }
 
-// Each test starts the whole CLI (about 3 s of CPU here): on a loaded 2-core machine that can
+// Each test starts a CLI process: on a loaded 2-core machine that can
 // pass Vitest's 5 s default, so these allow 30 s.
 describe('replix command', { timeout: 30_000 }, () => {
   it('prints usage with --help and exits 0', async () => {

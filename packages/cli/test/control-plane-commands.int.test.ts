@@ -516,7 +516,13 @@ describe('replix commands over the control-plane API', () => {
       (await replix(['keys', 'create', databaseId, '--name', 'show'])).stdout,
     )?.[1] as string;
     const [, url, query] = /^replix query (\S+) '(.+)' --key/.exec(shown.query) ?? [];
-    const answer = await replix(['query', url as string, query as string, '--key', key]);
+    // A new key reaches the instance within a second or two (docs/walkthrough.md).
+    const sent = Date.now();
+    let answer = await replix(['query', url as string, query as string, '--key', key]);
+    while (answer.stderr.includes('unauthorized') && Date.now() - sent < 5000) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      answer = await replix(['query', url as string, query as string, '--key', key]);
+    }
     expect(answer).toMatchObject({ code: 0, stderr: '' });
     expect(answer.stdout).toContain('Grace');
   });

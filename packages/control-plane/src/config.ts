@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ConfigError, decodeEnvironment, type Environment, hexKeyVariable } from '@replix/instance';
+import {
+  ConfigError,
+  decodeEnvironment,
+  type Environment,
+  hexKeyVariable,
+} from '@replix/instance/config';
 import { type StaticDecode, Type } from 'typebox';
 import {
   BILLING_VARIABLE_SCHEMAS,

@@ -89,7 +89,7 @@ export async function startControlPlane(
       verifyToken,
       issuer,
       events,
-      driver: createDriver(config, log, store.db),
+      driver: await createDriver(config, log, store.db),
       log,
     };
     const context: RoleContext = {

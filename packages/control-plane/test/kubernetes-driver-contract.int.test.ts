@@ -6,9 +6,9 @@ import { type FakeKubernetes, startFakeKubernetes } from '@replix/testkit';
 import pino from 'pino';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { artifactFile } from '../src/builder/artifact-files.ts';
-import { kubernetesDriverOf } from '../src/drivers/create-driver.ts';
 import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
 import type { KubernetesDriver } from '../src/drivers/kubernetes/kubernetes-driver.ts';
+import { kubernetesDriverOf } from '../src/drivers/kubernetes/kubernetes-setup.ts';
 import { runDriverContract } from './driver-contract.ts';
 import {
   apiCallsOf,

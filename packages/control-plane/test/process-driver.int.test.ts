@@ -191,9 +191,9 @@ describe('createDriver', () => {
       ...(driver ? { REPLIX_DRIVER: driver } : {}),
     });
 
-  it('makes the process driver by default', () => {
-    expect(createDriver(config(), log)).toBeInstanceOf(ProcessDriver);
-    expect(createDriver(config('process'), log).name).toBe('process');
+  it('makes the process driver by default', async () => {
+    expect(await createDriver(config(), log)).toBeInstanceOf(ProcessDriver);
+    expect((await createDriver(config('process'), log)).name).toBe('process');
   });
 
   it('refuses kubernetes without its settings, and unknown drivers, with a config error', () => {

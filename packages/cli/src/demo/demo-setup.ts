@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BuiltInIssuer } from '@replix/control-plane';
+import type { BuiltInIssuer } from '@replix/control-plane/config';
 
 /** The demo's names in the control plane: `replix start` finds them again on the next start. */
 export const DEMO_EMAIL = 'demo@replix.local';

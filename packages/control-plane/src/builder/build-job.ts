@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { decodeEnvironment, type Environment } from '@replix/instance';
+import { decodeEnvironment, type Environment } from '@replix/instance/config';
 import type { Logger } from 'pino';
 import { type StaticDecode, Type } from 'typebox';
 import type { ControlPlaneConfig } from '../config.ts';

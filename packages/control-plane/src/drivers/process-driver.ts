@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { heapFlags } from '@replix/instance';
+import { heapFlags } from '@replix/instance/config';
 import type { Logger } from 'pino';
 import { replicaReplicationId } from '../reconciler/replication-id.ts';
 import type { Driver, Endpoint, InstanceHandle, LogChunk, ReplicaState } from './driver.ts';

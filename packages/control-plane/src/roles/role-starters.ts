@@ -34,8 +34,8 @@ export const ROLE_STARTERS: Record<Exclude<RoleName, 'api'>, RoleStarter> = {
     // While a build runs, only its lease renewals (a third of the lease) report.
     loopPeriodMs: () => BUILD_LEASE_MS / 3,
     // With the kubernetes driver, builds run as Jobs; otherwise in the builder's process.
-    start: (context, pulse) => {
-      const runner = createBuildRunner(context.config, context.log, context.db);
+    start: async (context, pulse) => {
+      const runner = await createBuildRunner(context.config, context.log, context.db);
       return startBuilder(context, {
         introspect: introspectSource,
         pulse,
