@@ -24,6 +24,12 @@ const HOP_BY_HOP = new Set([
   'transfer-encoding',
   'upgrade',
 ]);
+/**
+ * Request bodies up to this size (a query's default limit, `query.max_body_bytes`) are read
+ * whole before they are forwarded, so a request a replica never answered can go to another one.
+ * A larger body is streamed, and sent again only if its connection never opened.
+ */
+const RESENDABLE_BODY_BYTES = 64 * 1024;
 /** How long a restarted control plane waits for an endpoint's port (its old owner may be exiting). */
 const PORT_WAIT_MS = 5000;
 const PORT_RETRY_MS = 100;
@@ -111,10 +117,12 @@ export function leastBusy<T extends { inFlight: number }>(
  * The stable endpoints of the process driver: one HTTP listener per database on a port that
  * belongs to the database for life, forwarding every request to one of the replicas of the
  * database's current instance on their private ports (`leastBusy`). A request whose connection
- * to a replica could not be opened (nothing reached the replica, so any method is safe to send
- * again) goes to the next replica; only when none can be reached does it get 503. Switching the target is one assignment, so new requests go to
- * the new instance at once while requests already forwarded finish on the old one. Bodies
- * stream both ways with backpressure (nothing is buffered); a client that goes away aborts its
+ * to a replica could not be opened, or that a replica dropped unanswered, goes to the next
+ * replica (`#send` says when); only when none can be reached does it get 503. Switching the
+ * target is one assignment, so new requests go to the new instance at once while requests
+ * already forwarded finish on the old one. Answers stream with backpressure; request bodies
+ * up to 64 KiB are read whole first (so they can be sent again), larger ones stream too. A
+ * client that goes away aborts its
  * upstream request, so the instance cancels the query. With no target it answers 503 with the
  * instance API's error envelope. Built on node:http: no dependency, and full control over the
  * header, timeout and hop-by-hop rules a proxy needs.
@@ -249,8 +257,7 @@ export class EndpointRouter {
   }
 
   #forward(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse): void {
-    const target = endpoint.target;
-    if (!target) {
+    if (!endpoint.target) {
       req.resume();
       sendUnavailable(res, endpoint.unroutedMessage);
       return;
@@ -260,34 +267,47 @@ export class EndpointRouter {
     const forwardedFor = headers['x-forwarded-for'];
     headers['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${client}` : client;
     headers['x-forwarded-proto'] = 'http';
-    const tried = new Set<Backend>();
-    const attempt = (): void => {
-      const backend = leastBusy(target.backends, tried, target.nextTurn);
-      if (!backend) {
-        this.#log.warn(
-          { instanceId: target.instanceId, replicas: target.backends.length },
-          'endpoint could not reach its instance',
-        );
+    readBody(req, RESENDABLE_BODY_BYTES, (body) => {
+      // The target as it is now that the body is in: a switch may have happened meanwhile.
+      const target = endpoint.target;
+      if (!target) {
         req.resume();
-        sendUnavailable(res, UNREACHABLE_MESSAGE);
+        sendUnavailable(res, endpoint.unroutedMessage);
         return;
       }
-      if (tried.size === 0) target.nextTurn = (target.nextTurn + 1) % target.backends.length;
-      tried.add(backend);
-      this.#send(backend, req, res, headers, attempt);
-    };
-    attempt();
+      const tried = new Set<Backend>();
+      const attempt = (): void => {
+        const backend = leastBusy(target.backends, tried, target.nextTurn);
+        if (!backend) {
+          this.#log.warn(
+            { instanceId: target.instanceId, replicas: target.backends.length },
+            'endpoint could not reach its instance',
+          );
+          req.resume();
+          sendUnavailable(res, UNREACHABLE_MESSAGE);
+          return;
+        }
+        if (tried.size === 0) target.nextTurn = (target.nextTurn + 1) % target.backends.length;
+        tried.add(backend);
+        this.#send(backend, req, res, headers, body, attempt);
+      };
+      attempt();
+    });
   }
 
   /**
    * Forwards the request to one replica. The body is sent only once the connection is open:
-   * until then nothing reached the replica, so a failure calls `next` to try another one.
+   * until then nothing reached the replica, so a failure calls `next` to try another one. A
+   * body held whole is sent again on any failure before an answer: a kept-alive connection to
+   * a replica that just died fails only when written to, and the instance API has no request
+   * that changes data, so sending it again is safe.
    */
   #send(
     backend: Backend,
     req: IncomingMessage,
     res: ServerResponse,
     headers: IncomingHttpHeaders,
+    body: RequestBody,
     next: () => void,
   ): void {
     backend.inFlight += 1;
@@ -298,7 +318,6 @@ export class EndpointRouter {
       backend.inFlight -= 1;
     };
     let reached = false;
-    const bodiless = hasNoBody(req);
     const upstream = request({
       host: backend.host,
       port: backend.port,
@@ -310,11 +329,13 @@ export class EndpointRouter {
     upstream.on('socket', (socket) => {
       const sendBody = () => {
         reached = true;
+        if (body.rest === null) {
+          upstream.end(Buffer.concat(body.read));
+          return;
+        }
+        for (const chunk of body.read) upstream.write(chunk);
         // pipe, not pipeline: an upstream failure must leave the client's socket open for the 503.
-        if (bodiless) {
-          req.resume();
-          upstream.end();
-        } else req.pipe(upstream);
+        body.rest.pipe(upstream);
       };
       if (socket.connecting) socket.once('connect', sendBody);
       else sendBody();
@@ -333,10 +354,8 @@ export class EndpointRouter {
         res.destroy();
         return;
       }
-      // A kept-alive connection the replica closed (it died) fails before any answer; a
-      // request without a body and with a safe method is sent again too, as RFC 9110 §9.2.2
-      // allows for idempotent requests.
-      if (!reached || (bodiless && upstream.reusedSocket)) {
+      // Nothing reached the replica, or the whole request can be sent again (above).
+      if (!reached || body.rest === null) {
         next();
         return;
       }
@@ -357,14 +376,41 @@ export class EndpointRouter {
   }
 }
 
-/** Methods that change nothing (RFC 9110 §9.2.1) and say they carry no body: safe to send again. */
-function hasNoBody(req: IncomingMessage): boolean {
-  const safe = req.method === 'GET' || req.method === 'HEAD' || req.method === 'OPTIONS';
-  return (
-    safe &&
-    req.headers['content-length'] === undefined &&
-    req.headers['transfer-encoding'] === undefined
-  );
+/**
+ * A request's body as the router holds it: `read`, the chunks read so far, and `rest`, null
+ * when that is the whole body (it can be sent again), or the request still streaming the rest.
+ */
+interface RequestBody {
+  readonly read: readonly Buffer[];
+  readonly rest: IncomingMessage | null;
+}
+
+/**
+ * Reads the request's body whole when it is at most `limit` bytes; past that, hands over what
+ * it read and the request streaming the rest. A request that fails mid-body hands over what it
+ * read so far: the replica's own limits and timeouts answer it.
+ */
+function readBody(req: IncomingMessage, limit: number, done: (body: RequestBody) => void): void {
+  const read: Buffer[] = [];
+  let bytes = 0;
+  const finish = (rest: IncomingMessage | null) => {
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onEnd);
+    done({ read, rest });
+  };
+  const onData = (chunk: Buffer) => {
+    read.push(chunk);
+    bytes += chunk.length;
+    if (bytes > limit) {
+      req.pause();
+      finish(req);
+    }
+  };
+  const onEnd = () => finish(null);
+  req.on('data', onData);
+  req.once('end', onEnd);
+  req.once('error', onEnd);
 }
 
 function listen(server: Server, port: number): Promise<number> {
