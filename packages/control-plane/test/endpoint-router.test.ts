@@ -33,6 +33,28 @@ async function openRouted(handler: Handler): Promise<number> {
   return port;
 }
 
+/** A replica that answers with the method and body it received. */
+const echo: Handler = (req, res) => {
+  let body = '';
+  req.setEncoding('utf8');
+  req.on('data', (chunk: string) => {
+    body += chunk;
+  });
+  req.on('end', () => res.end(`got ${req.method} ${body}`));
+};
+
+/** Four POSTs through the endpoint, each answered by an `echo` replica with its own body. */
+async function expectFourQueriesAnswered(port: number): Promise<void> {
+  for (let i = 0; i < 4; i++) {
+    const response = await fetch(`http://127.0.0.1:${port}/query`, {
+      method: 'POST',
+      body: `item { id } #${i}`,
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe(`got POST item { id } #${i}`);
+  }
+}
+
 afterEach(async () => {
   await router?.closeAll();
   for (const server of servers.splice(0)) {
@@ -264,23 +286,9 @@ describe('the endpoint router', () => {
     const port = await router.open('db', null);
     const gone = await upstream(() => {});
     (servers.pop() as Server).close();
-    const alive = await upstream((req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      req.on('end', () => res.end(`got ${req.method} ${body}`));
-    });
+    const alive = await upstream(echo);
     router.route('db', 'instance-1', [gone, alive]);
-    for (let i = 0; i < 4; i++) {
-      const response = await fetch(`http://127.0.0.1:${port}/query`, {
-        method: 'POST',
-        body: `item { id } #${i}`,
-      });
-      expect(response.status).toBe(200);
-      expect(await response.text()).toBe(`got POST item { id } #${i}`);
-    }
+    await expectFourQueriesAnswered(port);
     router.route('db', 'instance-2', [gone, gone]);
     const refused = await fetch(`http://127.0.0.1:${port}/query`, { method: 'POST', body: 'x' });
     expect(refused.status).toBe(503);
@@ -298,23 +306,9 @@ describe('the endpoint router', () => {
       dropped += 1;
       req.socket.destroy();
     });
-    const alive = await upstream((req, res) => {
-      let body = '';
-      req.setEncoding('utf8');
-      req.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      req.on('end', () => res.end(`got ${req.method} ${body}`));
-    });
+    const alive = await upstream(echo);
     router.route('db', 'instance-1', [dying, alive]);
-    for (let i = 0; i < 4; i++) {
-      const response = await fetch(`http://127.0.0.1:${port}/query`, {
-        method: 'POST',
-        body: `item { id } #${i}`,
-      });
-      expect(response.status).toBe(200);
-      expect(await response.text()).toBe(`got POST item { id } #${i}`);
-    }
+    await expectFourQueriesAnswered(port);
     // The requests did reach the dying replica: the alternation sent it every other one.
     expect(dropped).toBe(2);
   });

@@ -14,16 +14,10 @@ export {
   resolveArtifactConfig,
 } from './artifact-config.ts';
 export type { RunArtifactOptions, runArtifact } from './artifact-main.ts';
-export { ARTIFACT_FILES, type ArtifactManifest, artifactEntryPoint } from './artifact-manifest.ts';
+export { type ArtifactManifest, artifactEntryPoint } from './artifact-manifest.ts';
 export { createClientErrorHandler } from './client-error-response.ts';
-export { ConfigError } from './config/config-error.ts';
-export {
-  decodeEnvironment,
-  type Environment,
-  environmentReference,
-  type VariableOptions,
-} from './config/decode-environment.ts';
-export { flagVariable, hexKeyVariable } from './config/variable-codecs.ts';
+// The configuration and launch helpers, also importable alone as `@replix/instance/config`.
+export * from './config-surface.ts';
 export { errorResponse, INSTANCE_ERRORS, InstanceError, type InstanceErrorCode } from './errors.ts';
 export { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
 export {
@@ -32,13 +26,7 @@ export {
   resolveInstanceConfig,
   SERVE_VARIABLES,
 } from './instance-config.ts';
-export {
-  HEAP_SHARE,
-  heapFlags,
-  heapIsBounded,
-  memorySizeMb,
-  withMemorySize,
-} from './instance-memory.ts';
+export { HEAP_SHARE, withMemorySize } from './instance-memory.ts';
 export { KEYS_FILE_POLL_MS, readKeysFile, watchKeysFile } from './keys-file-watcher.ts';
 export { generateOpenApi } from './openapi.ts';
 export { ChangeFollower } from './replication/change-follower.ts';
