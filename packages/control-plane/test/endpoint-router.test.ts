@@ -6,6 +6,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { connect } from 'node:net';
 import { HTTP_LIMITS } from '@replix/instance';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -226,6 +227,25 @@ describe('the endpoint router', () => {
     await (response.body as ReadableStream<Uint8Array>).getReader().read();
     controller.abort();
     await closed;
+  });
+
+  it('forwards nothing of a request whose client goes away before the end of its body', async () => {
+    let forwarded = 0;
+    const port = await openRouted((req, res) => {
+      forwarded += 1;
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    const socket = connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write('POST /query HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nitem { id');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    // A whole request afterwards is forwarded: the router is listening, and the first never was.
+    expect(
+      (await fetch(`http://127.0.0.1:${port}/query`, { method: 'POST', body: 'x' })).status,
+    ).toBe(200);
+    expect(forwarded).toBe(1);
   });
 
   it('sends new requests to the new instance once switched, and 503 when the instance is unreachable', async () => {

@@ -330,10 +330,10 @@ export class EndpointRouter {
       const sendBody = () => {
         reached = true;
         if (body.rest === null) {
-          upstream.end(Buffer.concat(body.read));
+          upstream.end(body.whole);
           return;
         }
-        for (const chunk of body.read) upstream.write(chunk);
+        for (const chunk of body.head) upstream.write(chunk);
         // pipe, not pipeline: an upstream failure must leave the client's socket open for the 503.
         body.rest.pipe(upstream);
       };
@@ -377,40 +377,44 @@ export class EndpointRouter {
 }
 
 /**
- * A request's body as the router holds it: `read`, the chunks read so far, and `rest`, null
- * when that is the whole body (it can be sent again), or the request still streaming the rest.
+ * A request's body as the router holds it: `whole`, when it was read to its end (it can be
+ * sent again), or `head`, the chunks read so far, and `rest`, the request streaming the others.
  */
-interface RequestBody {
-  readonly read: readonly Buffer[];
-  readonly rest: IncomingMessage | null;
-}
+type RequestBody =
+  | { readonly whole: Buffer; readonly rest: null }
+  | { readonly head: readonly Buffer[]; readonly rest: IncomingMessage };
 
 /**
  * Reads the request's body whole when it is at most `limit` bytes; past that, hands over what
- * it read and the request streaming the rest. A request that fails mid-body hands over what it
- * read so far: the replica's own limits and timeouts answer it.
+ * it read and the request streaming the rest. A client that goes away before the end of its
+ * body is dropped: nothing is forwarded.
  */
 function readBody(req: IncomingMessage, limit: number, done: (body: RequestBody) => void): void {
-  const read: Buffer[] = [];
+  const head: Buffer[] = [];
   let bytes = 0;
-  const finish = (rest: IncomingMessage | null) => {
+  const stop = () => {
     req.off('data', onData);
     req.off('end', onEnd);
-    req.off('error', onEnd);
-    done({ read, rest });
+    req.off('error', stop);
+    req.off('close', stop);
   };
   const onData = (chunk: Buffer) => {
-    read.push(chunk);
+    head.push(chunk);
     bytes += chunk.length;
     if (bytes > limit) {
       req.pause();
-      finish(req);
+      stop();
+      done({ head, rest: req });
     }
   };
-  const onEnd = () => finish(null);
+  const onEnd = () => {
+    stop();
+    done({ whole: head.length === 1 ? (head[0] as Buffer) : Buffer.concat(head), rest: null });
+  };
   req.on('data', onData);
   req.once('end', onEnd);
-  req.once('error', onEnd);
+  req.once('error', stop);
+  req.once('close', stop);
 }
 
 function listen(server: Server, port: number): Promise<number> {
