@@ -86,13 +86,14 @@ export async function startInstance(
     });
     const sync = config.schemaConfig.sync;
     const intervalMs = Math.max(10, sync.interval * 1000);
-    const fetchRows: RowFetcher = (table, keys) =>
+    const fetchRows: RowFetcher = (table, keys, options) =>
       connector.readRows({
         table: table.sourceName,
         columns: sourceColumnsOf(table),
         keyColumns: table.primaryKey.map((c) => table.columns[c]?.sourceName ?? ''),
         keys,
         where: table.where,
+        flagWhere: options?.flagWhere,
       });
     const follower =
       sync.mode === 'cdc'

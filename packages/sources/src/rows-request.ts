@@ -2,9 +2,9 @@ import type { SourceColumn } from '@replix/engine';
 
 /**
  * Current rows of one table, read outside any snapshot: by primary key (`keys`), or all rows
- * (`keys` null), optionally only those whose `after.column` is above `after.value`, always
- * within the table's `where`. Change data capture re-checks filtered rows with it; incremental
- * polling reads what changed with it.
+ * (`keys` null), optionally only those whose `after.column` is above `after.value`, within the
+ * table's `where` (or, with `flagWhere`, each row flagged by it). Change data capture re-checks
+ * filtered rows with it; incremental polling reads what changed with it.
  */
 export interface RowsRequest {
   readonly table: string;
@@ -15,6 +15,11 @@ export interface RowsRequest {
   /** Primary-key values, each in `keyColumns` order; null for every row. */
   readonly keys: readonly (readonly unknown[])[] | null;
   readonly where?: string | undefined;
+  /**
+   * With a `where`: every row whatever `where` says, each with one more value at the end, 1
+   * when it satisfies `where` and 0 when not. One statement reads both, so they always agree.
+   */
+  readonly flagWhere?: boolean | undefined;
   readonly after?: { readonly column: string; readonly value: unknown } | undefined;
 }
 
@@ -33,7 +38,8 @@ export function rowsWhereClause(
 ): { clause: string; params: unknown[] } {
   const parts: string[] = [];
   const params: unknown[] = [];
-  if (request.where?.trim()) parts.push(`(${request.where}\n)`);
+  const flagged = whereFlagColumn(request);
+  if (request.where?.trim() && !flagged) parts.push(`(${request.where}\n)`);
   if (keys) {
     const tuple = request.keyColumns.map(quote).join(', ');
     const rows = keys.map((key) => {
@@ -50,6 +56,13 @@ export function rowsWhereClause(
     parts.push(`${quote(request.after.column)} > ${placeholder(params.length)}`);
   }
   return { clause: parts.length ? ` WHERE ${parts.join(' AND ')}` : '', params };
+}
+
+/** The extra select-list column of a `flagWhere` request (null: none). The SQL is every engine's. */
+export function whereFlagColumn(request: RowsRequest): string | null {
+  return request.flagWhere && request.where?.trim()
+    ? `CASE WHEN (${request.where}\n) THEN 1 ELSE 0 END`
+    : null;
 }
 
 /** Splits keys into groups of at most `KEYS_PER_QUERY` (one group, null, for all rows). */

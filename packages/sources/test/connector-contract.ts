@@ -292,6 +292,32 @@ function describeSnapshots(fixture: ConnectorFixture): void {
       }
     });
 
+    it('reads current rows by key within the where, or each flagged by it', async () => {
+      const request = {
+        table: 'big',
+        columns: big.columns,
+        keyColumns: ['id'],
+        keys: [[7], [10], [2000], [404_404]],
+        where: "id % 1000 = 0 OR label = 'row 7'",
+      };
+      const byId = (a: unknown[], b: unknown[]) => Number(a[0]) - Number(b[0]);
+      try {
+        expect((await connector.readRows(request)).sort(byId)).toEqual([
+          [7, 'row 7'],
+          [2000, 'row 2000'],
+        ]);
+        const flagged = await connector.readRows({ ...request, flagWhere: true });
+        expect(flagged.map(([id, label, flag]) => [id, label, Number(flag)]).sort(byId)).toEqual([
+          [7, 'row 7', 1],
+          [10, 'row 10', 0],
+          [2000, 'row 2000', 1],
+        ]);
+      } finally {
+        // The leak checks below count connections from zero: the metadata pool goes.
+        await connector.close();
+      }
+    });
+
     it('reports a bad where as a query error and keeps the snapshot usable', async () => {
       const reader = await connector.openSnapshot();
       try {

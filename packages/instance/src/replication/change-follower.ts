@@ -232,6 +232,12 @@ export class ChangeFollower {
             'foreign-key actions re-read from the source: their effect is not derivable from served rows',
           );
         }
+        if (mapped.staleReads > 0) {
+          log.debug(
+            { rows: mapped.staleReads },
+            'filtered rows read again: the source showed them older than its change stream',
+          );
+        }
         for (const { table, detail } of mapped.schemaChanges) {
           if (!this.#schemaChanges.has(table))
             log.warn({ table, detail }, 'source schema changed; serving the compiled schema');

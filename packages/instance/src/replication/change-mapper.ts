@@ -8,16 +8,19 @@ import {
 import type { SourceChange } from '@replix/sources';
 import { ForeignKeyActions } from './foreign-key-actions.ts';
 import type { ForeignKeyGraph } from './foreign-key-graph.ts';
+import { recheckRows, type StreamImage } from './recheck-rows.ts';
 import { TickRows } from './tick-rows.ts';
 
 /**
  * Reads the current rows of `table` that satisfy its `where` predicate, either those with the
  * given primary-key values (`keys`, in primary-key column order) or, with `keys` null, all of
- * them. The predicate is the source's SQL, so the source evaluates it.
+ * them. The predicate is the source's SQL, so the source evaluates it. With `flagWhere`, every
+ * row with those keys comes, with one more value: 1 when it satisfies the predicate, else 0.
  */
 export type RowFetcher = (
   table: CompiledTable,
   keys: readonly (readonly unknown[])[] | null,
+  options?: { readonly flagWhere?: boolean },
 ) => Promise<unknown[][]>;
 
 export interface MappedChanges {
@@ -27,6 +30,8 @@ export interface MappedChanges {
   readonly schemaChanges: readonly { readonly table: string; readonly detail: string }[];
   /** Constraint name → API names of the tables its action made this tick re-read. */
   readonly foreignKeyReReads: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Re-read rows the source first showed older than its change stream (see `recheckRows`). */
+  readonly staleReads: number;
 }
 
 /** For sources whose change stream leaves out what foreign-key actions change (MySQL). */
@@ -57,9 +62,10 @@ function sameValue(
  * Turns a tick's source changes into engine row changes. Tables without a `where` take the
  * row images as they are. For a table with a `where`, an insert or update may move the row
  * into or out of the predicate, so the row is re-read from the source by primary key with the
- * predicate (one query per table per tick) and replaced or removed accordingly; an update
- * that changed none of the `where_columns` of a row already served skips that re-check. A
- * filtered table without a primary key is re-read whole when it changes.
+ * predicate's result (one query per table per tick, read again while the source shows it older
+ * than the stream did: `recheckRows`) and replaced or removed accordingly; an update that
+ * changed none of the `where_columns` of a row already served skips that re-check. A filtered
+ * table without a primary key is re-read whole when it changes.
  *
  * With `foreignKeys`, the effects of the source's foreign-key actions are added right after
  * each parent change (see `ForeignKeyActions`).
@@ -74,6 +80,8 @@ export async function mapChanges(
   const bySource = new Map(schema.tables.map((table) => [table.sourceName, table]));
   const changes = new Map<string, RowChange[]>();
   const recheck = new Map<CompiledTable, Map<string, unknown[]>>();
+  // What the stream last said of each row of a filtered table, by key id.
+  const images = new Map<CompiledTable, Map<string, StreamImage>>();
   const refresh = new Set<CompiledTable>();
   const schemaChanges: { table: string; detail: string }[] = [];
   const tickRows = foreignKeys ? new TickRows(foreignKeys.generation) : null;
@@ -91,11 +99,35 @@ export async function mapChanges(
     recheck.set(table, keys);
     keys.set(keyId(table, key), key);
   };
+  const imagesOf = (table: CompiledTable) => {
+    let byKey = images.get(table);
+    if (!byKey) {
+      byKey = new Map();
+      images.set(table, byKey);
+    }
+    return byKey;
+  };
+  /** Records the stream's image of a row (unsent values kept from its previous image). */
+  const record = (table: CompiledTable, key: readonly unknown[], image: StreamImage) => {
+    const byKey = imagesOf(table);
+    const id = keyId(table, key);
+    const previous = byKey.get(id);
+    byKey.set(
+      id,
+      image && previous && image.includes(undefined)
+        ? image.map((value, c) => (value === undefined ? previous[c] : value))
+        : image,
+    );
+  };
   const actions =
     foreignKeys && tickRows && !foreignKeys.graph.empty
       ? new ForeignKeyActions(foreignKeys.graph, tickRows, {
           push,
-          recheck: markRecheck,
+          recheck: (table, row) => {
+            // The action's effect is not in the stream: the read is taken as it comes.
+            imagesOf(table).set(keyId(table, keyOf(table, row)), undefined);
+            markRecheck(table, row);
+          },
           refresh: (table) => refresh.add(table),
         })
       : null;
@@ -129,11 +161,14 @@ export async function mapChanges(
     switch (change.op) {
       case 'truncate':
         push(table, { op: 'truncate' });
+        imagesOf(table).clear();
         break;
       case 'delete':
         push(table, { op: 'delete', row: change.row });
+        record(table, keyOf(table, change.row), null);
         break;
       case 'insert':
+        record(table, keyOf(table, change.row), change.row);
         markRecheck(table, change.row);
         break;
       case 'update': {
@@ -141,7 +176,11 @@ export async function mapChanges(
         const keyChanged = table.primaryKey.some(
           (c) => !sameValue(table.columns[c]!.type, before[c], change.after[c]),
         );
-        if (keyChanged) push(table, { op: 'delete', row: before });
+        if (keyChanged) {
+          push(table, { op: 'delete', row: before });
+          record(table, keyOf(table, before), null);
+        }
+        record(table, keyOf(table, change.after), change.after);
         const whereColumns = table.whereColumns;
         const untouched =
           !keyChanged &&
@@ -164,12 +203,18 @@ export async function mapChanges(
     }
   }
 
+  let staleReads = 0;
   for (const [table, keys] of recheck) {
-    const rows = await fetchRows(table, [...keys.values()]);
-    const found = new Set(rows.map((row) => keyId(table, keyOf(table, row))));
-    for (const row of rows) push(table, { op: 'insert', row });
-    for (const [id, key] of keys) {
-      if (found.has(id)) continue;
+    const byKey = imagesOf(table);
+    const rechecked = await recheckRows(
+      table,
+      new Map([...keys].map(([id, key]) => [id, { key, image: byKey.get(id) }])),
+      (key) => keyId(table, key),
+      (table, keys) => fetchRows(table, keys, { flagWhere: true }),
+    );
+    staleReads += rechecked.staleReads;
+    for (const row of rechecked.served) push(table, { op: 'insert', row });
+    for (const key of rechecked.unserved) {
       const row: unknown[] = new Array(table.columns.length).fill(null);
       table.primaryKey.forEach((c, i) => {
         row[c] = key[i];
@@ -184,5 +229,10 @@ export async function mapChanges(
       ...rows.map((row): RowChange => ({ op: 'insert', row })),
     ]);
   }
-  return { changes, schemaChanges, foreignKeyReReads: actions?.reReads ?? new Map() };
+  return {
+    changes,
+    schemaChanges,
+    foreignKeyReReads: actions?.reReads ?? new Map(),
+    staleReads,
+  };
 }

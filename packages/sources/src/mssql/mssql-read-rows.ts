@@ -1,6 +1,6 @@
 import type { SourceColumn } from '@replix/engine';
 import mssql, { type ConnectionPool } from 'mssql';
-import { KEYS_PER_QUERY, type RowsRequest } from '../rows-request.ts';
+import { KEYS_PER_QUERY, type RowsRequest, whereFlagColumn } from '../rows-request.ts';
 import { timeParameterText } from '../temporal-parameter.ts';
 import { type MsSqlParameter, msSqlArrayRows } from './mssql-query.ts';
 import { msSqlSelectSql, quoteMsSqlIdentifier } from './mssql-sql.ts';
@@ -87,7 +87,7 @@ export function msSqlRowsWhereClause(
     parameters.push(msSqlValueParameter(name, byName.get(columnName), value));
     return `@${name}`;
   };
-  if (request.where?.trim()) parts.push(`(${request.where}\n)`);
+  if (request.where?.trim() && !whereFlagColumn(request)) parts.push(`(${request.where}\n)`);
   if (keys) {
     const keyColumns = request.keyColumns;
     if (keyColumns.length === 1) {
@@ -134,7 +134,13 @@ export async function readMsSqlRows(
 ): Promise<unknown[][]> {
   if (request.keys?.length === 0) return [];
   const convert = msSqlRowConverter(request.columns);
-  const select = msSqlSelectSql(schema, request.table, request.columns, undefined);
+  const select = msSqlSelectSql(
+    schema,
+    request.table,
+    request.columns,
+    undefined,
+    whereFlagColumn(request),
+  );
   const rows: unknown[][] = [];
   for (const keys of msSqlKeyGroups(request.keys, request.keyColumns.length)) {
     const { clause, parameters } = msSqlRowsWhereClause(request, keys);

@@ -59,8 +59,10 @@ export function msSqlSelectSql(
   table: string,
   columns: readonly SourceColumn[],
   where: string | undefined,
+  extraColumn: string | null = null,
 ): string {
-  const list = columns.map(msSqlSelectExpression).join(', ');
+  const expressions = columns.map(msSqlSelectExpression);
+  const list = [...expressions, ...(extraColumn ? [extraColumn] : [])].join(', ');
   const filter = where?.trim() ? ` WHERE (${where}\n)` : '';
   return `SELECT ${list} FROM ${msSqlTableName(schema, table)}${filter}`;
 }

@@ -1,5 +1,5 @@
 import type { Pool, PoolConnection } from 'mysql2/promise';
-import { keyGroups, type RowsRequest, rowsWhereClause } from '../rows-request.ts';
+import { keyGroups, type RowsRequest, rowsWhereClause, whereFlagColumn } from '../rows-request.ts';
 import { withTemporalParameters } from '../temporal-parameter.ts';
 import { mySqlSelectSql, quoteMySqlIdentifier } from './mysql-sql.ts';
 import { mySqlRowConverter } from './mysql-types.ts';
@@ -30,7 +30,12 @@ async function readInTransaction(
   request: RowsRequest,
 ): Promise<unknown[][]> {
   const convert = mySqlRowConverter(request.columns);
-  const select = mySqlSelectSql(request.table, request.columns, undefined);
+  const select = mySqlSelectSql(
+    request.table,
+    request.columns,
+    undefined,
+    whereFlagColumn(request),
+  );
   const rows: unknown[][] = [];
   const parameters = withTemporalParameters(request);
   for (const keys of keyGroups(parameters.keys)) {

@@ -15,11 +15,13 @@ export function mySqlSelectSql(
   table: string,
   columns: readonly SourceColumn[],
   where: string | undefined,
+  extraColumn: string | null = null,
 ): string {
   const list = columns.map((column) => {
     const name = quoteMySqlIdentifier(column.name);
     return isMySqlSpatialType(column.sourceType) ? `ST_AsText(${name})` : name;
   });
+  if (extraColumn) list.push(extraColumn);
   const filter = where?.trim() ? ` WHERE (${where}\n)` : '';
   return `SELECT ${list.join(', ')} FROM ${quoteMySqlIdentifier(table)}${filter}`;
 }

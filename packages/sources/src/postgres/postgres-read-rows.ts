@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { keyGroups, type RowsRequest, rowsWhereClause } from '../rows-request.ts';
+import { keyGroups, type RowsRequest, rowsWhereClause, whereFlagColumn } from '../rows-request.ts';
 import { withTemporalParameters } from '../temporal-parameter.ts';
 import { postgresSelectSql, quotePostgresIdentifier } from './postgres-sql.ts';
 import { postgresRowConverter } from './postgres-types.ts';
@@ -43,7 +43,13 @@ async function readInTransaction(
   request: RowsRequest,
 ): Promise<unknown[][]> {
   const convert = postgresRowConverter(request.columns);
-  const select = postgresSelectSql(schema, request.table, request.columns, undefined);
+  const select = postgresSelectSql(
+    schema,
+    request.table,
+    request.columns,
+    undefined,
+    whereFlagColumn(request),
+  );
   const rows: unknown[][] = [];
   const parameters = withTemporalParameters(request);
   for (const keys of keyGroups(parameters.keys)) {

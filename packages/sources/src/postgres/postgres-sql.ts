@@ -15,8 +15,10 @@ export function postgresSelectSql(
   table: string,
   columns: readonly SourceColumn[],
   where: string | undefined,
+  extraColumn: string | null = null,
 ): string {
-  const list = columns.map((column) => quotePostgresIdentifier(column.name)).join(', ');
+  const names = columns.map((column) => quotePostgresIdentifier(column.name));
+  const list = [...names, ...(extraColumn ? [extraColumn] : [])].join(', ');
   const from = `${quotePostgresIdentifier(schema)}.${quotePostgresIdentifier(table)}`;
   const filter = where?.trim() ? ` WHERE (${where}\n)` : '';
   return `SELECT ${list} FROM ${from}${filter}`;
