@@ -130,6 +130,57 @@ describe('a key index', () => {
     }
   }, 60_000);
 
+  it('matches a Map through random removals and re-adds of the same keys, merges and folds', () => {
+    let seed = 17;
+    const random = () => {
+      seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    for (const unique of [true, false]) {
+      for (const keyOf of [(n: number): Key => n, (n: number): Key => `k${n}`]) {
+        const [built, model] = build(
+          Array.from({ length: 500 }, (_, rowId) => [keyOf(rowId % 400), rowId] as [Key, number]),
+          unique,
+        );
+        let index = built;
+        let nextRow = 500;
+        for (let step = 0; step < 120; step++) {
+          const removed: [Key, number][] = [];
+          const added: [Key, number][] = [];
+          // A batch: rows removed, then rows added, often under keys just removed.
+          const size = random() < 0.1 ? 300 : 1 + Math.floor(random() * 20);
+          const live = [...model].flatMap(([key, rows]) => rows.map((row) => [key, row] as const));
+          const gone = new Set<number>();
+          for (let i = 0; i < size && live.length > 0; i++) {
+            const [key, row] = live[Math.floor(random() * live.length)] as readonly [Key, number];
+            if (gone.has(row)) continue;
+            gone.add(row);
+            removed.push([key, row]);
+            const rows = model.get(key) as number[];
+            rows.splice(rows.indexOf(row), 1);
+            if (rows.length === 0) model.delete(key);
+          }
+          for (let i = 0; i < size; i++) {
+            const key =
+              random() < 0.5 && removed.length > 0
+                ? (removed[Math.floor(random() * removed.length)] as [Key, number])[0]
+                : keyOf(Math.floor(random() * 600));
+            // A unique index holds one row a key: the source removes the old one first.
+            if (unique && model.has(key)) {
+              for (const row of model.get(key) as number[]) removed.push([key, row]);
+              model.delete(key);
+            }
+            added.push([key, nextRow]);
+            model.set(key, [...(model.get(key) ?? []), nextRow++]);
+          }
+          index = index.withChanges(removed, added);
+          if (step % 25 === 24) index = KeyIndex.fromShared(structuredClone(index.toShared()));
+          expectSame(index, model, [keyOf(-1), keyOf(599)]);
+        }
+      }
+    }
+  }, 60_000);
+
   it('counts the bytes of its shared table', () => {
     const [index] = build(
       Array.from({ length: 10_000 }, (_, rowId) => [rowId, rowId] as [Key, number]),
