@@ -341,7 +341,20 @@ function queryResponses(get: boolean): JsonObject {
           : {}),
         'X-Service-Version': versionHeader,
       },
-      content: json(ref(QUERY_RESPONSE)),
+      content: {
+        ...json(ref(QUERY_RESPONSE)),
+        ...(get
+          ? {
+              'text/event-stream': {
+                schema: {
+                  type: 'string',
+                  description:
+                    'With `Accept: text/event-stream`, a live query: Server-Sent Events, each `data` a success envelope and each `id` `<generation>.<boot id>`; the current result first, then one event each time the result changes.',
+                },
+              },
+            }
+          : {}),
+      },
     },
   };
   if (get) {
@@ -414,6 +427,14 @@ function paths(schema: CompiledSchema): JsonObject {
             required: false,
             description:
               'ETag(s) of a cached result: one tag, a comma-separated list, or weak `W/` tags.',
+            schema: { type: 'string' },
+          },
+          {
+            name: 'Last-Event-ID',
+            in: 'header',
+            required: false,
+            description:
+              'For a live query: the id of the last event received; the first event is left out while the result is still the one of that id.',
             schema: { type: 'string' },
           },
         ],

@@ -1,13 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
-import { QueryCancelledError, type QueryEngine, type QueryLimits } from '@replix/engine';
+import { PassThrough, Readable } from 'node:stream';
+import {
+  QueryCancelledError,
+  type QueryEngine,
+  type QueryLimits,
+  type QueryPlan,
+} from '@replix/engine';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
 import type { Logger } from 'pino';
+import type { ApiKeyVerifier } from './api-keys.ts';
 import { InstanceError } from './errors.ts';
 import { type EtagCache, ifNoneMatchMatches } from './etag.ts';
+import { LiveQueries } from './live-queries.ts';
 import type { InstanceMetrics } from './metrics.ts';
 import { type Admission, QueryAdmission } from './query-admission.ts';
-import type { ServedState } from './served-state.ts';
+import type { ServedSnapshot, ServedState } from './served-state.ts';
 
 export interface QueryRouteOptions {
   readonly engine: QueryEngine;
@@ -17,6 +24,8 @@ export interface QueryRouteOptions {
   readonly admission: QueryAdmission;
   readonly version: string;
   readonly maxBodyBytes: number;
+  /** Live queries check each event's key is still valid. */
+  readonly keys: ApiKeyVerifier;
   /** Lowers the schema config's budgets (the instance size's cap on query time). */
   readonly limits?: Partial<QueryLimits>;
 }
@@ -47,9 +56,10 @@ export function defaultAdmission(workingMemoryBytes: () => number): QueryAdmissi
 /** The instance's Fastify app, logging with pino. */
 type InstanceApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
 
-export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions): void {
+export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions): LiveQueries {
   const { engine, controller, etags, metrics, admission, version, maxBodyBytes } = options;
   const reservation = engine.limits.maxResponseBytes + WORKING_BYTES_BESIDE_ANSWER;
+  const timeoutMs = Math.min(engine.limits.timeoutMs, options.limits?.timeoutMs ?? Infinity);
 
   /**
    * Waits for a turn at the admission gate, within the query's time budget; only a query that
@@ -84,11 +94,12 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
       );
     }
     const started = performance.now();
-    const timeoutMs = Math.min(engine.limits.timeoutMs, options.limits?.timeoutMs ?? Infinity);
     try {
       // Parse and validate first: an invalid query costs no ETag and no admission.
       const plan = engine.plan(text);
       const planMs = performance.now() - started;
+      if (cacheable && wantsEventStream(request))
+        return await subscribe(text, plan, request, reply);
       if (cacheable) {
         const etag = etags.get(served.generation.id, text);
         reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
@@ -146,6 +157,59 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     }
   }
 
+  /** A live query's evaluation: a turn at the gate and the budgets, as any query. */
+  async function evaluate(plan: QueryPlan, served: ServedSnapshot) {
+    const started = performance.now();
+    const cancel = new AbortController();
+    const admitted =
+      admission.tryAcquire(reservation) ?? (await waitForTurn(cancel.signal, timeoutMs));
+    try {
+      return await engine.answer(
+        served.generation,
+        plan,
+        { version, swapCount: served.swapCount, ageMs: served.ageMs },
+        { startedAt: started, ...(options.limits ? { limits: options.limits } : {}) },
+      );
+    } finally {
+      admitted.release();
+    }
+  }
+  const live = new LiveQueries(() => controller.current(), evaluate, controller.bootId);
+
+  /** Answers with a stream of Server-Sent Events: the result now, then each change. */
+  async function subscribe(
+    text: string,
+    plan: QueryPlan,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) {
+    const authorization = request.headers.authorization;
+    const stream = new PassThrough();
+    // How long a client waits before it reconnects after the stream ends (a deploy, say).
+    stream.write('retry: 1000\n\n');
+    const lastEventId = request.headers['last-event-id'];
+    const end = await live.subscribe(
+      text,
+      plan,
+      keyIdOf(authorization),
+      typeof lastEventId === 'string' ? lastEventId : undefined,
+      {
+        write: (event) => {
+          stream.write(event);
+          return stream.writableLength + (reply.raw.writableLength ?? 0);
+        },
+        end: () => stream.end(),
+        authorized: () => options.keys.scopeOf(authorization) !== null,
+      },
+    );
+    reply.raw.once('close', end);
+    return reply
+      .header('Content-Type', 'text/event-stream; charset=utf-8')
+      .header('Cache-Control', 'no-cache')
+      .header('X-Accel-Buffering', 'no')
+      .send(stream);
+  }
+
   app.post('/query', { config: { auth: 'query' }, logLevel: 'warn' }, (request, reply) => {
     const text = typeof request.body === 'string' ? request.body : '';
     return serveQuery(text, request, reply, false);
@@ -160,4 +224,15 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
       return serveQuery(text, request, reply, true);
     },
   );
+  return live;
+}
+
+/** Whether a GET asks for a live query (`Accept: text/event-stream`). */
+function wantsEventStream(request: FastifyRequest): boolean {
+  return request.headers.accept?.includes('text/event-stream') ?? false;
+}
+
+/** The key id of a valid `Bearer rxk_<keyId>.<hmac>` header: what per-key limits count. */
+function keyIdOf(authorization: string | undefined): string {
+  return authorization?.slice('Bearer rxk_'.length).split('.')[0] ?? '';
 }

@@ -112,7 +112,13 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
   await app.register(cors, {
     origin: '*',
     methods: ['GET', 'HEAD', 'POST'],
-    allowedHeaders: ['authorization', 'content-type', 'if-none-match', 'x-request-id'],
+    allowedHeaders: [
+      'authorization',
+      'content-type',
+      'if-none-match',
+      'last-event-id',
+      'x-request-id',
+    ],
     exposedHeaders: ['etag', 'x-service-version', 'x-request-id', 'server-timing'],
     maxAge: 600,
   });
@@ -172,7 +178,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     });
   });
 
-  registerQueryRoutes(app, {
+  const live = registerQueryRoutes(app, {
     engine,
     controller,
     etags,
@@ -180,7 +186,13 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     admission,
     version,
     maxBodyBytes,
+    keys,
     ...(options.queryLimits ? { limits: options.queryLimits } : {}),
+  });
+  // Live queries never end on their own: closing ends them, so the drain is not held up.
+  app.addHook('preClose', (done) => {
+    live.closeAll();
+    done();
   });
 
   app.get('/openapi.json', (_request, reply) => reply.type('application/json').send(openApi));

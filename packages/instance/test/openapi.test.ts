@@ -281,7 +281,7 @@ describe('generateOpenApi', () => {
     expect(post.responses['503'].content['application/json'].schema.type).toBe('object');
   });
 
-  it('describes GET /query: q, If-None-Match, ETag and 304', () => {
+  it('describes GET /query: q, If-None-Match, ETag and 304, and live queries', () => {
     const get = generate().paths['/query'].get;
     expect(get.parameters).toEqual([
       expect.objectContaining({
@@ -291,7 +291,12 @@ describe('generateOpenApi', () => {
         schema: { type: 'string' },
       }),
       expect.objectContaining({ name: 'If-None-Match', in: 'header', required: false }),
+      expect.objectContaining({ name: 'Last-Event-ID', in: 'header', required: false }),
     ]);
+    expect(get.responses['200'].content['text/event-stream'].schema.type).toBe('string');
+    expect(generate().paths['/query'].post.responses['200'].content).not.toHaveProperty(
+      'text/event-stream',
+    );
     expect(get.responses['200'].headers.ETag.schema).toEqual({ type: 'string' });
     expect(get.responses['304']).not.toHaveProperty('content');
     expect(get.responses['200'].content['application/json'].schema).toEqual({

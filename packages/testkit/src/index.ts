@@ -7,6 +7,7 @@ export {
   TLS_ONLY_USER,
 } from './database-server.ts';
 export { startDedicatedServer } from './dedicated-server.ts';
+export { EventStreamReader, type ServerSentEvent } from './event-stream.ts';
 export { freePort } from './free-port.ts';
 export {
   type FakeKubernetes,

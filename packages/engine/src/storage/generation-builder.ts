@@ -86,10 +86,12 @@ export function nextGeneration(
 ): Generation {
   const plan = planIndexes(current.schema);
   const tables = new Map(current.tables);
+  const stamps = new Map(current.tableStamps);
   for (const [name, tableChanges] of changes) {
     const snapshot = current.tables.get(name);
     if (!snapshot || tableChanges.length === 0) continue;
     tables.set(name, applyChanges(snapshot, tableChanges, plan.get(name) ?? []));
+    stamps.set(name, id);
   }
-  return new Generation(id, current.schema, tables);
+  return new Generation(id, current.schema, tables, undefined, stamps);
 }

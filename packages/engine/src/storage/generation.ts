@@ -28,17 +28,24 @@ export class Generation {
   readonly schema: CompiledSchema;
   readonly tables: ReadonlyMap<string, TableSnapshot>;
   readonly createdAt: number;
+  /**
+   * Per table, the id of the generation its rows last changed in (this one's for a table it
+   * loaded): a result over tables whose stamps did not move cannot have changed.
+   */
+  readonly tableStamps: ReadonlyMap<string, number>;
 
   constructor(
     id: number,
     schema: CompiledSchema,
     tables: ReadonlyMap<string, TableSnapshot>,
     createdAt = Date.now(),
+    tableStamps?: ReadonlyMap<string, number>,
   ) {
     this.id = id;
     this.schema = schema;
     this.tables = tables;
     this.createdAt = createdAt;
+    this.tableStamps = tableStamps ?? new Map([...tables.keys()].map((name) => [name, id]));
   }
 
   table(name: string): TableSnapshot {

@@ -14,6 +14,7 @@ export interface SharedGeneration {
   readonly id: number;
   readonly createdAt: number;
   readonly tables: readonly SharedTable[];
+  readonly tableStamps: readonly (readonly [string, number])[];
 }
 
 /**
@@ -45,7 +46,12 @@ export function exportGeneration(generation: Generation): SharedGeneration {
       indexes: [...table.indexes].map(([key, index]) => [key, index.toShared()] as const),
     });
   }
-  return { id: generation.id, createdAt: generation.createdAt, tables };
+  return {
+    id: generation.id,
+    createdAt: generation.createdAt,
+    tables,
+    tableStamps: [...generation.tableStamps],
+  };
 }
 
 function toSharedColumn(column: ColumnChunk): SharedColumn {
@@ -88,5 +94,5 @@ export function importGeneration(schema: CompiledSchema, shared: SharedGeneratio
       indexes: new Map(table.indexes.map(([key, index]) => [key, KeyIndex.fromShared(index)])),
     });
   }
-  return new Generation(shared.id, schema, tables, shared.createdAt);
+  return new Generation(shared.id, schema, tables, shared.createdAt, new Map(shared.tableStamps));
 }
