@@ -6,9 +6,9 @@ import type { ServedSnapshot } from './served-state.ts';
 /** Live-query limits of one query thread (docs/limits.md). */
 export const LIVE_QUERY_LIMITS = {
   /** Open subscriptions of one key. */
-  perKey: 100,
+  perKey: 1_000,
   /** Open subscriptions in all. */
-  perThread: 5_000,
+  perThread: 10_000,
   /** A comment line this often keeps proxies from closing an idle stream. */
   heartbeatMs: 15_000,
   /** How often the served generation is looked at while anyone is subscribed. */
