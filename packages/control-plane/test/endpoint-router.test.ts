@@ -301,6 +301,33 @@ describe('the endpoint router', () => {
     expect(await (await pending).text()).toBe('slow');
   });
 
+  it('streams a live query through, and does not count it in flight while it stays open', async () => {
+    router = new EndpointRouter({ log: pino({ level: 'silent' }) });
+    const port = await router.open('db', null);
+    const streams: ServerResponse[] = [];
+    const live = await upstream((req, res) => {
+      if (req.headers.accept !== 'text/event-stream') return res.end('r0');
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.write('data: first\n\n');
+      streams.push(res);
+    });
+    const other = await upstream((_req, res) => res.end('r1'));
+    router.route('db', 'instance-1', [live, other]);
+    const stream = await fetch(`http://127.0.0.1:${port}/query`, {
+      headers: { Accept: 'text/event-stream' },
+    });
+    const reader = stream.body?.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
+    // The open stream does not make replica 0 look busy: requests still alternate.
+    const answers: string[] = [];
+    for (let i = 0; i < 4; i++)
+      answers.push(await (await fetch(`http://127.0.0.1:${port}/`)).text());
+    expect(answers.sort()).toEqual(['r0', 'r0', 'r1', 'r1']);
+    streams[0]?.write('data: second\n\n');
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: second\n\n');
+    await reader.cancel();
+  });
+
   it('tries the next replica when one cannot be reached, body included, and answers 503 only when none can', async () => {
     router = new EndpointRouter({ log: pino({ level: 'silent' }) });
     const port = await router.open('db', null);

@@ -341,6 +341,9 @@ export class EndpointRouter {
       else sendBody();
     });
     upstream.on('response', (answer) => {
+      // A live query's event stream lasts as long as its client: were it counted in flight,
+      // least-in-flight would send every query away from the replicas holding streams.
+      if (answer.headers['content-type']?.startsWith('text/event-stream')) release();
       res.writeHead(
         answer.statusCode ?? 502,
         answer.statusMessage,
