@@ -15,12 +15,17 @@ export const LIVE_QUERY_LIMITS = {
   pollMs: 10,
   /** A subscriber this far behind in reading its stream is closed (it reconnects). */
   maxBufferedBytes: 4 * 1024 * 1024,
+  /**
+   * The largest result event a group keeps for subscribers that join later; a bigger one is
+   * evaluated again for each (many distinct big results must not pile up in memory).
+   */
+  maxKeptEventBytes: 64 * 1024,
 } as const;
 
 /** Where a subscription's events go: the response stream, written as text. */
 export interface LiveSink {
-  /** Writes text to the stream; returns the bytes still buffered for the client. */
-  write(text: string): number;
+  /** Writes to the stream; returns the bytes still buffered for the client, these included. */
+  write(chunk: Buffer): number;
   end(): void;
   /** Whether the subscriber's key is still valid (keys can be revoked while a stream is open). */
   authorized(): boolean;
@@ -41,9 +46,10 @@ interface Group {
   generation: Generation | null;
   hash: string;
   changedAt: number;
-  body: string;
+  /** The result's event, kept when small (`maxKeptEventBytes`); null when not kept. */
+  event: Buffer | null;
   /** The evaluation in progress, which new subscribers wait for. */
-  evaluating: Promise<void> | null;
+  evaluating: Promise<unknown> | null;
 }
 
 /** Runs a plan against a served snapshot under the query budgets and admission. */
@@ -117,7 +123,7 @@ export class LiveQueries {
         generation: null,
         hash: '',
         changedAt: -1,
-        body: '',
+        event: null,
         evaluating: null,
       };
       this.#groups.set(text, group);
@@ -136,10 +142,20 @@ export class LiveQueries {
       const served = this.#current();
       if (!served)
         throw new InstanceError('service_unavailable', 'The snapshot is not loaded yet.');
+      let body: string | null = null;
       if (group.generation === null || this.#readsChanged(group, served.generation)) {
-        await this.#evaluateOnce(group, served);
+        body = await this.#evaluateOnce(group, served);
       }
-      if (!ended && !this.#upToDate(group, lastEventId)) this.#send(subscriber, group);
+      if (!ended && !this.#upToDate(group, lastEventId)) {
+        const event =
+          group.event ??
+          resultEvent(
+            served.generation.id,
+            this.#bootId,
+            body ?? (await this.#answer(group, served)),
+          );
+        this.#write(group, subscriber, event);
+      }
     } catch (error) {
       end();
       throw error;
@@ -192,7 +208,7 @@ export class LiveQueries {
 
   #beat(): void {
     for (const group of this.#groups.values())
-      for (const subscriber of group.subscribers) this.#write(group, subscriber, ': heartbeat\n\n');
+      for (const subscriber of group.subscribers) this.#write(group, subscriber, HEARTBEAT);
   }
 
   /** Whether a table the group reads changed since the generation it last evaluated. */
@@ -234,60 +250,85 @@ export class LiveQueries {
   }
 
   /** Evaluates a group, or waits for the evaluation already running. */
-  async #evaluateOnce(group: Group, served: ServedSnapshot): Promise<void> {
+  /**
+   * Evaluates a group, or waits for the evaluation already running; resolves to the result's
+   * body when this call evaluated it.
+   */
+  async #evaluateOnce(group: Group, served: ServedSnapshot): Promise<string | null> {
     while (group.evaluating) await group.evaluating;
-    if (group.generation && group.generation.id >= served.generation.id) return;
-    group.evaluating = this.#evaluate(group, served).finally(() => {
+    if (group.generation && group.generation.id >= served.generation.id) return null;
+    const evaluation = this.#evaluate(group, served);
+    const settled = evaluation.finally(() => {
       group.evaluating = null;
     });
-    await group.evaluating;
+    // Those waiting see a failure; nobody waiting is no unhandled rejection.
+    settled.catch(() => {});
+    group.evaluating = settled;
+    return evaluation;
   }
 
-  async #evaluate(group: Group, served: ServedSnapshot): Promise<void> {
+  async #evaluate(group: Group, served: ServedSnapshot): Promise<string | null> {
     let body: string;
     try {
-      body = (await this.#run(group.plan, served)).text();
+      body = await this.#answer(group, served);
     } catch (error) {
-      // A result that no longer fits the budgets ends its streams, with the reason.
-      const { body: envelope } = errorResponse(error);
-      const event = `event: query-error\ndata: ${JSON.stringify(envelope)}\n\n`;
+      if (this.#groups.get(group.text) === group) this.#groups.delete(group.text);
+      // A first evaluation fails its subscribers' requests, with the usual error answer.
+      if (group.generation === null) throw error;
+      // Later, a result that no longer fits the budgets ends its streams, with the reason.
+      const event = errorEvent(error);
       for (const subscriber of group.subscribers) {
         this.#write(group, subscriber, event);
         this.#drop(group, subscriber);
       }
-      if (this.#groups.get(group.text) === group) this.#groups.delete(group.text);
-      return;
+      return null;
     }
     const hash = contentHash(body);
     const first = group.generation === null;
     group.generation = served.generation;
-    group.body = body;
-    if (hash === group.hash) return;
+    if (hash === group.hash) return body;
+    // One buffer for every subscriber: the streams hold references, not copies.
+    const event = resultEvent(served.generation.id, this.#bootId, body);
+    group.event = event.length <= LIVE_QUERY_LIMITS.maxKeptEventBytes ? event : null;
     group.hash = hash;
     group.changedAt = served.generation.id;
-    if (first) return;
-    for (const subscriber of group.subscribers) this.#send(subscriber, group);
+    if (!first) for (const subscriber of group.subscribers) this.#write(group, subscriber, event);
+    return body;
   }
 
-  #send(subscriber: Subscriber, group: Group): void {
-    const id = `${group.generation?.id}.${this.#bootId}`;
-    // The envelope is one line of JSON; a line break would end the data field early.
-    const data = group.body.split(/\r\n|\r|\n/).join('\ndata: ');
-    this.#write(group, subscriber, `id: ${id}\ndata: ${data}\n\n`);
+  async #answer(group: Group, served: ServedSnapshot): Promise<string> {
+    return (await this.#run(group.plan, served)).text();
   }
 
-  #write(group: Group, subscriber: Subscriber, text: string): void {
+  #write(group: Group, subscriber: Subscriber, chunk: Buffer): void {
     if (!subscriber.sink.authorized()) {
-      subscriber.sink.write(
-        `event: query-error\ndata: ${JSON.stringify(errorResponse(new InstanceError('unauthorized', 'The API key of this live query is no longer valid.')).body)}\n\n`,
-      );
+      subscriber.sink.write(REVOKED);
       this.#drop(group, subscriber);
       return;
     }
-    if (subscriber.sink.write(text) > LIVE_QUERY_LIMITS.maxBufferedBytes)
+    // Dropped only when it had not read what came before: one big event is let through.
+    if (subscriber.sink.write(chunk) - chunk.length > LIVE_QUERY_LIMITS.maxBufferedBytes)
       this.#drop(group, subscriber);
   }
 }
+
+const HEARTBEAT = Buffer.from(': heartbeat\n\n');
+
+/** A result event: the envelope as its data (one line of JSON), the generation and boot as id. */
+function resultEvent(generation: number, bootId: string, body: string): Buffer {
+  // A line break would end the data field early; the envelope's JSON has none, but be sure.
+  const data = body.split(/\r\n|\r|\n/).join('\ndata: ');
+  return Buffer.from(`id: ${generation}.${bootId}\ndata: ${data}\n\n`);
+}
+
+/** The event that ends a stream with an error envelope. */
+function errorEvent(error: unknown): Buffer {
+  return Buffer.from(`event: query-error\ndata: ${JSON.stringify(errorResponse(error).body)}\n\n`);
+}
+
+const REVOKED = errorEvent(
+  new InstanceError('unauthorized', 'The API key of this live query is no longer valid.'),
+);
 
 /** The hash a result is compared by: the envelope without its timing and snapshot fields. */
 export function contentHash(body: string): string {
