@@ -41,6 +41,11 @@ export interface QueryOptions {
   readonly signal?: AbortSignal;
 }
 
+/** A URL for messages: without its query string, which holds the query and may be long. */
+function shown(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}
+
 /** Longer GET URLs are sent as POST: proxies commonly refuse URLs over 8 KiB. */
 export const MAX_GET_URL_LENGTH = 8000;
 
@@ -56,7 +61,6 @@ export type QueryText = string | RqlQuery;
  */
 export class ReplixClient {
   readonly #base: URL;
-  readonly #shown: string;
   readonly #key: string | undefined;
   readonly #retry: RetryPolicy;
   readonly #cache: EtagCache | undefined;
@@ -80,7 +84,6 @@ export class ReplixClient {
     base.search = '';
     base.hash = '';
     this.#base = base;
-    this.#shown = base.href.replace(/\/$/, '');
     this.#key = options.key;
     this.#retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.#cache = options.cache === false ? undefined : new EtagCache(options.cache);
@@ -110,13 +113,13 @@ export class ReplixClient {
     const url = method === 'GET' ? get : new URL('query', this.#base);
     const response = await this.#send(url, init, options.signal);
     if (response.status === 304 && cached) {
-      return this.#result<Row>(cached.body, cached.etag, true, response.status);
+      return this.#result<Row>(url, cached.body, cached.etag, true, response.status);
     }
-    const body = await this.#readBody(response);
-    if (!response.ok) throw this.#error(response, body);
+    const body = await this.#readBody(url, response);
+    if (!response.ok) throw this.#error(url, response, body);
     const etag = response.headers.get('etag') ?? undefined;
     if (method === 'GET' && etag !== undefined) this.#cache?.set(get.href, etag, body);
-    return this.#result<Row>(body, etag, false, response.status);
+    return this.#result<Row>(url, body, etag, false, response.status);
   }
 
   /**
@@ -140,7 +143,7 @@ export class ReplixClient {
         throw new ReplixConnectionError(
           'invalid_response',
           200,
-          `the instance at ${this.#shown} answered the same cursor twice.`,
+          `the instance at ${this.#base.href} answered the same cursor twice.`,
         );
       }
       cursor = next;
@@ -157,16 +160,14 @@ export class ReplixClient {
 
   /** The instance's OpenAPI document: its tables as models (what `replix types` reads). */
   async openapi(options: { signal?: AbortSignal } = {}): Promise<Record<string, unknown>> {
-    const response = await this.#send(
-      new URL('openapi.json', this.#base),
-      { headers: this.#authorization(), signal: options.signal },
-      options.signal,
-    );
-    const body = await this.#readBody(response);
-    if (!response.ok) throw this.#error(response, body);
-    const document = this.#parse(body, response.status);
+    const url = new URL('openapi.json', this.#base);
+    const init = { headers: this.#authorization(), signal: options.signal };
+    const response = await this.#send(url, init, options.signal);
+    const body = await this.#readBody(url, response);
+    if (!response.ok) throw this.#error(url, response, body);
+    const document = this.#parse(url, body, response.status);
     if (document === null || typeof document !== 'object' || !('components' in document)) {
-      throw this.#invalid(response.status, 'an answer that is not an OpenAPI document');
+      throw invalid(url, response.status, 'an answer that is not an OpenAPI document');
     }
     return document as Record<string, unknown>;
   }
@@ -185,11 +186,10 @@ export class ReplixClient {
         if (signal?.aborted) throw signal.reason;
         const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
         const reason = cause instanceof Error ? cause.message : String(cause);
-        // The message names the instance without the query string: the query may be long.
         throw new ReplixConnectionError(
           'connection_failed',
           0,
-          `could not reach the instance at ${this.#shown}: ${reason}`,
+          `could not reach the instance at ${shown(url)}: ${reason}`,
           { cause: error },
         );
       }
@@ -205,40 +205,40 @@ export class ReplixClient {
     }
   }
 
-  async #readBody(response: Response): Promise<string> {
+  async #readBody(url: URL, response: Response): Promise<string> {
     try {
       return await response.text();
     } catch (error) {
       throw new ReplixConnectionError(
         'connection_failed',
         response.status,
-        `the instance at ${this.#shown} closed the connection before the whole answer arrived.`,
+        `the instance at ${shown(url)} closed the connection before the whole answer arrived.`,
         { cause: error },
       );
     }
   }
 
-  #parse(body: string, status: number): unknown {
+  #parse(url: URL, body: string, status: number): unknown {
     try {
       return this.#parseJson(body);
     } catch {
-      throw this.#invalid(status, 'a body that is not JSON');
+      throw invalid(url, status, 'a body that is not JSON');
     }
   }
 
-  #result<Row>(body: string, etag: string | undefined, cached: boolean, status: number) {
-    const envelope = this.#parse(body, status);
-    if (!isEnvelope(envelope)) throw this.#invalid(status, 'a body that is not a query result');
+  #result<Row>(url: URL, body: string, etag: string | undefined, cached: boolean, status: number) {
+    const envelope = this.#parse(url, body, status);
+    if (!isEnvelope(envelope)) throw invalid(url, status, 'a body that is not a query result');
     return { data: envelope.data as Row[], meta: envelope.meta, etag, cached, body };
   }
 
-  #error(response: Response, body: string): ReplixError {
+  #error(url: URL, response: Response, body: string): ReplixError {
     const { status } = response;
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
     } catch {
-      return this.#invalid(status, 'a body that is not JSON');
+      return invalid(url, status, 'a body that is not JSON');
     }
     const envelope = errorEnvelope(parsed);
     const asked = retryAfterMs(response.headers.get('retry-after'));
@@ -258,18 +258,18 @@ export class ReplixClient {
       return new ReplixUnavailableError(
         'starting',
         503,
-        `the instance at ${this.#shown} is not serving yet (status ${state}); retry soon.`,
+        `the instance at ${shown(url)} is not serving yet (status ${state}); retry soon.`,
         asked,
       );
     }
-    return this.#invalid(status, 'an answer without an error envelope');
+    return invalid(url, status, 'an answer without an error envelope');
   }
+}
 
-  #invalid(status: number, what: string): ReplixConnectionError {
-    return new ReplixConnectionError(
-      'invalid_response',
-      status,
-      `the instance at ${this.#shown} answered HTTP ${status} with ${what}.`,
-    );
-  }
+function invalid(url: URL, status: number, what: string): ReplixConnectionError {
+  return new ReplixConnectionError(
+    'invalid_response',
+    status,
+    `the instance at ${shown(url)} answered HTTP ${status} with ${what}.`,
+  );
 }

@@ -25,7 +25,8 @@ export function retryAfterMs(header: string | null, now: number = Date.now()): n
   if (header === null) return undefined;
   const text = header.trim();
   if (/^[0-9]+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
+  // An HTTP date names its day and month; Date.parse alone would also take '-1'.
+  const date = /[A-Za-z]{3}/.test(text) ? Date.parse(text) : Number.NaN;
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 

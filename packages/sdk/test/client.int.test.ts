@@ -13,8 +13,10 @@ import {
   ReplixUnknownTableError,
   rql,
 } from '../src/index.ts';
+import { generateTypes } from '../src/typegen.ts';
 import { random, randomString } from './random-text.ts';
 import { type RefusingProxy, startRefusingProxy } from './refusing-proxy.ts';
+import { typeErrors } from './typecheck.ts';
 
 const SETUP = `
 CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(200) COLLATE utf8mb4_bin, country CHAR(2),
@@ -83,6 +85,23 @@ describe('ReplixClient against a real instance', () => {
       );
       expect(like.data).toEqual([{ id: i + 1 }]);
     }
+  });
+
+  it('types every table, field and relation from /openapi.json, in TypeScript that compiles', async () => {
+    const types = generateTypes(await replix.openapi());
+    const use = `import type { Customers, Orders, Tables } from './types.ts';
+const customer: Tables['customers'] = { id: 1, name: 'Ada', country: null, balance: 1 };
+const order: Orders = { id: 1, customer_id: 1, total: 12.5, customer: { ...customer } };
+const withOrders: Customers = { ...customer, orders: [order] };
+export const names: (string | null)[] = [withOrders.name, String(order.customer?.id)];
+`;
+    expect(typeErrors({ 'types.ts': types, 'use.ts': use })).toEqual([]);
+    const wrong = `import type { Tables } from './types.ts';
+export const customer: Tables['customers'] = { id: '1', name: 'Ada', country: null, balance: 1 };
+`;
+    expect(typeErrors({ 'types.ts': types, 'wrong.ts': wrong })).toEqual([
+      expect.stringMatching(/^wrong\.ts:2: Type 'string' is not assignable to type 'number'/),
+    ]);
   });
 
   it('keeps every digit in the body it hands back', async () => {
