@@ -78,7 +78,9 @@ export function rql(strings: TemplateStringsArray, ...values: readonly unknown[]
     lastWasValue = isValue;
   };
   for (let i = 0; i < strings.length; i++) {
-    const part = strings[i]!;
+    const part = strings[i];
+    // A tagged template's text is undefined where it has an invalid escape (`\u{`).
+    if (part === undefined) throw new RqlValueError('rql: the template has an invalid escape.');
     append(part, false);
     state = scan(part, state);
     if (i === values.length) break;

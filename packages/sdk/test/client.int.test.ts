@@ -143,6 +143,16 @@ export const customer: Tables['customers'] = { id: '1', name: 'Ada', country: nu
     expect(third.data).toEqual(first.data);
   });
 
+  it('sends a query too long for a URL by POST, and a short one by GET', async () => {
+    const client = new ReplixClient({ url: proxy.url, key: served.key });
+    const long = Array.from({ length: 300 }, (_, i) => `nobody number ${i} ${'x'.repeat(20)}`);
+    const before = proxy.requests.length;
+    const many = await client.query(rql`customers (name IN ${[...long, NAMES[2]!]}) { id }`);
+    const one = await client.query(rql`customers (name IN ${[NAMES[2]!]}) { id }`);
+    expect([many.data, one.data]).toEqual([[{ id: 3 }], [{ id: 3 }]]);
+    expect(proxy.requests.slice(before).map((request) => request.method)).toEqual(['POST', 'GET']);
+  });
+
   it('throws typed errors by the envelope code', async () => {
     const failure = async (promise: Promise<unknown>) => {
       try {
@@ -241,5 +251,18 @@ export const customer: Tables['customers'] = { id: '1', name: 'Ada', country: nu
       retryAfterMs: 3_600_000,
     });
     expect(proxy.requests.length - before).toBe(1);
+  });
+
+  it('stops a request, or its wait for a retry, when its signal aborts', async () => {
+    const aborted = replix.query('customers { id }', { signal: AbortSignal.abort() });
+    await expect(aborted).rejects.toMatchObject({ name: 'AbortError' });
+    const client = new ReplixClient({ url: proxy.url, key: served.key });
+    proxy.refuse({
+      status: 503,
+      headers: { 'retry-after': '9' },
+      body: JSON.stringify({ error: { code: 'service_unavailable', message: 'Paused.' } }),
+    });
+    const waiting = client.query('customers { id }', { signal: AbortSignal.timeout(200) });
+    await expect(waiting).rejects.toMatchObject({ name: 'TimeoutError' });
   });
 });

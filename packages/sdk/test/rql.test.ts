@@ -71,6 +71,10 @@ describe('rql', () => {
     expect(() => rql`${open} (a = ${1}) { a }`).toThrow(/placeholder 2 is inside a -- comment/);
   });
 
+  it('refuses a template with an invalid escape, whose text JavaScript leaves undefined', () => {
+    expect(() => rql`t (a = '\u{') { a }`).toThrow(/invalid escape/);
+  });
+
   it('refuses decimal() text that is not a number', () => {
     for (const text of ['', '1.', '.5', '1e', '12abc', '1 OR 1=1', '--1', '+1']) {
       expect(() => rql.decimal(text)).toThrow(RqlValueError);
