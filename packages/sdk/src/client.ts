@@ -15,7 +15,7 @@ import {
   retryDelay,
   sleep,
 } from './retry.ts';
-import type { RqlQuery } from './rql.ts';
+import { RqlQuery } from './rql.ts';
 
 export interface ReplixClientOptions {
   /** The instance's URL (a database's endpoint URL), e.g. `http://127.0.0.1:4100`. */
@@ -44,6 +44,13 @@ export interface QueryOptions {
 /** A URL for messages: without its query string, which holds the query and may be long. */
 function shown(url: URL): string {
   return `${url.origin}${url.pathname}`;
+}
+
+/** The text to send: a string as it is, an `rql` query's text; anything else is a mistake. */
+function queryText(query: QueryText): string {
+  if (typeof query === 'string') return query;
+  if (query instanceof RqlQuery) return query.text;
+  throw new TypeError('ReplixClient: a query is a string or an rql`…` query.');
 }
 
 /** Longer GET URLs are sent as POST: proxies commonly refuse URLs over 8 KiB. */
@@ -96,7 +103,7 @@ export class ReplixClient {
     query: QueryText,
     options: QueryOptions = {},
   ): Promise<QueryResult<Row>> {
-    const text = String(query);
+    const text = queryText(query);
     const get = new URL('query', this.#base);
     get.searchParams.set('q', text);
     const method = options.method ?? (get.href.length > MAX_GET_URL_LENGTH ? 'POST' : 'GET');
@@ -132,7 +139,7 @@ export class ReplixClient {
     options: QueryOptions = {},
   ): AsyncGenerator<QueryResult<Row>, void, undefined> {
     // A line break ends a `--` comment the query may end with.
-    const text = `${String(query)}\nAFTER `;
+    const text = `${queryText(query)}\nAFTER `;
     let cursor = '';
     for (;;) {
       const page = await this.query<Row>(text + quoteString(cursor), options);

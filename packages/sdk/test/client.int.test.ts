@@ -192,6 +192,8 @@ export const customer: Tables['customers'] = { id: '1', name: 'Ada', country: nu
     expect(unreachable).toMatchObject({ code: 'connection_failed', status: 0 });
     expect(unreachable.message).toContain(closed.url);
     expect(unreachable.message).not.toContain(served.key);
+    const notQuery = { text: 'customers { id }' } as unknown as string;
+    await expect(replix.query(notQuery)).rejects.toThrow(/a query is a string or an rql/);
     for (const error of [parse, field, table, auth, unreachable]) {
       expect(error).toBeInstanceOf(ReplixError);
     }
