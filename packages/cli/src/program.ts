@@ -13,6 +13,7 @@ import { addQueryCommand } from './query-command.ts';
 import { addServeCommand } from './serve-command.ts';
 import { addStartCommand } from './start-command.ts';
 import { addTokenCommand } from './token-command.ts';
+import { addTypesCommand } from './types-command.ts';
 
 export const VERSION = '0.1.0';
 
@@ -29,6 +30,7 @@ export function createProgram(): Command {
   addTokenCommand(program);
   addLoginLinkCommand(program);
   addQueryCommand(program);
+  addTypesCommand(program);
   addRoleCommands(program);
   addBuildJobCommand(program);
   // Commands over the control-plane API, through the typed client (@replix/client).

@@ -1,3 +1,4 @@
+import { type QueryResult, ReplixClient, ReplixError } from '@replix/sdk';
 import { type Command, CommanderError } from 'commander';
 import { cliEnvironment } from './cli-environment.ts';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
@@ -33,18 +34,8 @@ function fail(message: string): never {
   throw new CommanderError(EXIT_FAILED, 'replix.queryFailed', message);
 }
 
-function isErrorEnvelope(body: unknown): body is { error: { code: string; message: string } } {
-  if (body === null || typeof body !== 'object' || !('error' in body)) return false;
-  const error = body.error;
-  return (
-    error !== null &&
-    typeof error === 'object' &&
-    'code' in error &&
-    typeof error.code === 'string' &&
-    'message' in error &&
-    typeof error.message === 'string'
-  );
-}
+/** The SDK's own codes say what happened in their message; an instance's is shown with it. */
+const CLIENT_CODES = new Set(['connection_failed', 'invalid_response', 'starting']);
 
 async function runQuery(
   instanceUrl: string,
@@ -66,51 +57,27 @@ async function runQuery(
       { exitCode: EXIT_USAGE, code: 'replix.usage' },
     );
   }
-  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-  let request: RequestInit;
-  if (options.get) {
-    url.searchParams.set('q', query);
-    request = { method: 'GET', headers };
-  } else {
-    request = {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' },
-      body: query,
-    };
-  }
-  // Messages name the URL without the query string: the key never is in it, the query may be long.
-  const shownUrl = `${url.origin}${url.pathname}`;
-  let status: number;
-  let text: string;
+  // The same client apps use (@replix/sdk), reading numbers without losing digits; one query
+  // per process has nothing to reuse an ETag for.
+  const client = new ReplixClient({
+    url: new URL('.', url),
+    key,
+    cache: false,
+    parseJson: parseJsonLossless,
+  });
+  let result: QueryResult<Record<string, unknown>>;
   try {
-    const response = await fetch(url, request);
-    status = response.status;
-    text = await response.text();
+    result = await client.query(query, { method: options.get ? 'GET' : 'POST' });
   } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-    const reason = cause instanceof Error ? cause.message : String(cause);
-    fail(`could not reach the instance at ${shownUrl}: ${reason}`);
+    if (!(error instanceof ReplixError)) throw error;
+    fail(CLIENT_CODES.has(error.code) ? error.message : `${error.code}: ${error.message}`);
   }
-  let body: unknown;
-  try {
-    body = parseJsonLossless(text);
-  } catch {
-    fail(`the instance at ${shownUrl} answered HTTP ${status} with a body that is not JSON.`);
-  }
-  if (isErrorEnvelope(body)) fail(`${body.error.code}: ${body.error.message}`);
-  if (status === 503) {
-    const state =
-      body !== null && typeof body === 'object' && 'status' in body ? String(body.status) : '?';
-    fail(`the instance at ${shownUrl} is not serving yet (HTTP 503, status ${state}); retry soon.`);
-  }
-  if (status < 200 || status >= 300) fail(`the instance at ${shownUrl} answered HTTP ${status}.`);
   if (options.json) {
-    process.stdout.write(`${prettyJson(text)}\n`);
+    process.stdout.write(`${prettyJson(result.body)}\n`);
     return;
   }
-  const envelope = body as { data?: unknown; meta?: QueryMeta };
-  const rows = Array.isArray(envelope.data) ? (envelope.data as Record<string, unknown>[]) : [];
-  process.stdout.write(`${formatRows(rows)}\n\n${formatSummary(envelope.meta ?? {})}\n`);
+  const meta = result.meta as QueryMeta;
+  process.stdout.write(`${formatRows(result.data)}\n\n${formatSummary(meta)}\n`);
 }
 
 /** `replix query <instance-url> '<query>'`: runs one query against an instance and prints it. */

@@ -1,6 +1,10 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { generateTypes } from '@replix/sdk/typegen';
 import { freePort } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -168,5 +172,68 @@ describe('replix query', () => {
       );
       expect(result.stderr).not.toContain('pw');
     }
+  });
+});
+
+describe('replix types', () => {
+  let server: ChildProcess;
+  let url: string;
+  let dropDatabase: () => Promise<void>;
+  const work = mkdtempSync(join(tmpdir(), 'replix-types-'));
+
+  beforeAll(async () => {
+    const db = await testMariaDb().createDatabase(`
+      CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL, note TEXT);
+      CREATE TABLE orders (id BIGINT PRIMARY KEY, customer_id INT, total DECIMAL(10,2),
+        FOREIGN KEY (customer_id) REFERENCES customers (id));
+    `);
+    dropDatabase = () => db.drop();
+    server = spawn(process.execPath, [bin, 'serve', '--source', db.url, '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    url = await new Promise<string>((resolve) =>
+      createInterface({ input: server.stdout as NodeJS.ReadableStream }).once('line', (line) =>
+        resolve(JSON.parse(line).url),
+      ),
+    );
+  });
+
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    await dropDatabase?.();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('writes the types generateTypes makes of the instance /openapi.json, to stdout or --out', async () => {
+    const openapi = await (await fetch(`${url}/openapi.json`)).json();
+    const expected = generateTypes(openapi, { source: `${url}/openapi.json` });
+    expect(expected).toContain('export interface Customers {');
+    expect(expected).toMatch(/ {2}orders\?: Orders\[\];/);
+    expect(expected).toMatch(/ {2}customer_id: number \| null;/);
+
+    const printed = await replix(['types', url]);
+    expect(printed).toMatchObject({ code: 0, stderr: '' });
+    expect(printed.stdout).toBe(expected);
+
+    const out = join(work, 'types.ts');
+    const written = await replix(['types', `${url}/`, '--out', out, '--key', 'rxk_any']);
+    expect(written).toMatchObject({ code: 0, stdout: '' });
+    expect(readFileSync(out, 'utf8')).toBe(expected);
+  });
+
+  it('names the URL when the instance cannot be reached, and refuses a bad URL with exit 2', async () => {
+    const port = await freePort();
+    const unreachable = await replix(['types', `http://127.0.0.1:${port}`]);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain(
+      `replix types: could not reach the instance at http://127.0.0.1:${port}/openapi.json`,
+    );
+    const bad = await replix(['types', 'ftp://127.0.0.1/']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('replix types: <instance-url> must be an http:// or https:// URL');
   });
 });
