@@ -1,5 +1,8 @@
+import { CompletionContext } from '@codemirror/autocomplete';
+import { EditorState } from '@codemirror/state';
 import { describe, expect, it } from 'vitest';
 import type { InstanceSchema } from '../src/components/instance-schema.ts';
+import { queryCompletion } from '../src/query-editor/query-completion.ts';
 import { expectedAt } from '../src/query-editor/query-context.ts';
 import { queryDiagnostics } from '../src/query-editor/query-diagnostics.ts';
 import { editorTokens } from '../src/query-editor/query-tokens.ts';
@@ -128,6 +131,42 @@ describe('what the editor completes where', () => {
     expect(at('customers { orders { id } ORDER BY pl|')).toMatchObject({ table: 'orders' });
     expect(at('orders { id } LIMIT |')).toEqual({ kind: 'nothing', typed: '' });
     expect(at("customers (name = 'a|")).toEqual({ kind: 'nothing', typed: '' });
+  });
+});
+
+describe('the completion list', () => {
+  const schema: InstanceSchema = {
+    tables: [
+      {
+        name: 'line items',
+        columns: [
+          { name: 'id', type: 'bigint' },
+          { name: 'say "hi"', type: 'string' },
+        ],
+        relations: [{ name: 'order', kind: 'to-one', table: 'line items' }],
+      },
+    ],
+  };
+  const complete = queryCompletion(schema);
+  /** The completion at the end of `text`, asked with Ctrl+Space or not. */
+  function listAt(text: string, explicit: boolean) {
+    const context = new CompletionContext(EditorState.create({ doc: text }), text.length, explicit);
+    return complete(context) as { from: number; options: { label: string }[] } | null;
+  }
+
+  it('writes names that are not plain identifiers quoted, as the lexer reads them', () => {
+    expect(listAt('', true)?.options.map((option) => option.label)).toEqual(['"line items"']);
+    expect(listAt('"line items" { ', true)?.options).toEqual([
+      { label: 'id', type: 'property', detail: 'bigint' },
+      { label: '"say ""hi"""', type: 'property', detail: 'string' },
+      { label: 'order', type: 'namespace', detail: 'to-one → line items' },
+    ]);
+  });
+
+  it('opens by itself on a started name or a path’s dot, otherwise only when asked', () => {
+    expect(listAt('"line items" { ', false)).toBeNull();
+    expect(listAt('"line items" { i', false)?.from).toBe(15);
+    expect(listAt('"line items" (order.', false)?.options).toHaveLength(3);
   });
 });
 
