@@ -31,8 +31,9 @@ export interface QueryCodeEditorProps {
   ref?: Ref<QueryCodeEditorHandle>;
 }
 
+/** Without icons: each option's detail already says table, column type or relation. */
 function completionFor(schema: InstanceSchema | undefined): Extension {
-  return autocompletion(schema ? { override: [queryCompletion(schema)] } : { override: [] });
+  return autocompletion({ override: schema ? [queryCompletion(schema)] : [], icons: false });
 }
 
 /**
