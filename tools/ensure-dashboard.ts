@@ -14,6 +14,7 @@ const sources = [
   join(dashboard, 'vite.config.ts'),
   join(dashboard, 'package.json'),
   join(root, 'packages/client/src'),
+  join(root, 'packages/query/src'),
 ];
 
 function newestChange(path: string): number {

@@ -75,3 +75,11 @@ export async function signInWithLink(page: Page, link: string): Promise<void> {
   await page.getByRole('button', { name: 'Accept and continue' }).click();
   await page.getByRole('heading', { level: 1, name: 'Databases' }).waitFor();
 }
+
+/** A value `replix start` prints in its banner after a label (`sign in`, `API key`). */
+export function bannerField(banner: string, label: string): string {
+  const line = banner.split('\n').find((l) => l.trimStart().startsWith(label));
+  const value = line?.trim().slice(label.length).trim().split(/\s+/)[0];
+  if (!value) throw new Error(`no "${label}" in the banner:\n${banner}`);
+  return value;
+}

@@ -2,14 +2,13 @@ import { rmSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartedReplix, startEnvironment, startReplix } from '../../cli/test/replix-start.ts';
-import { EVENTUALLY, launchChromium, openDashboardPage, signInWithLink } from './browser.ts';
-
-function bannerField(banner: string, label: string): string {
-  const line = banner.split('\n').find((l) => l.trimStart().startsWith(label));
-  const value = line?.trim().slice(label.length).trim().split(/\s+/)[0];
-  if (!value) throw new Error(`no "${label}" in the banner:\n${banner}`);
-  return value;
-}
+import {
+  bannerField,
+  EVENTUALLY,
+  launchChromium,
+  openDashboardPage,
+  signInWithLink,
+} from './browser.ts';
 
 /**
  * What a newcomer does after `npm ci && npm start`: open the printed login link, find the demo

@@ -1,6 +1,7 @@
 export type * from './ast.ts';
 export type { TextPosition } from './errors.ts';
 export { formatExcerpt, positionAt, QueryParseError, QueryTooComplexError } from './errors.ts';
+export { Lexer } from './lexer.ts';
 export type { ParseLimitName, ParseLimits } from './parse-limits.ts';
 export { DEFAULT_PARSE_LIMITS } from './parse-limits.ts';
 export type { ParseOptions } from './parser.ts';
@@ -8,3 +9,4 @@ export { parseQuery } from './parser.ts';
 export type { QueryShape, ShapeLiteral } from './query-shape.ts';
 export { queryShape } from './query-shape.ts';
 export { suggest } from './suggest.ts';
+export type { Token, TokenKind } from './token.ts';

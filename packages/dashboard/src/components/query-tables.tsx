@@ -1,35 +1,11 @@
-import { useQuery } from '@tanstack/react-query';
-import { keyPrefix } from './query-key-store.ts';
+import type { InstanceSchema } from './instance-schema.ts';
 
-interface SchemaDocument {
-  tables?: Array<{ name: string; columns?: Array<{ name: string }> }>;
-}
-
-/** The instance's own `GET /schema` (with the key), so the user sees what can be queried. */
-async function loadSchema(instanceUrl: string, apiKey: string): Promise<SchemaDocument> {
-  const response = await fetch(`${instanceUrl.replace(/\/+$/, '')}/schema`, {
-    headers: { Authorization: `Bearer ${apiKey}` },
-  });
-  if (!response.ok) throw new Error(`HTTP ${response.status}`);
-  return (await response.json()) as SchemaDocument;
-}
-
-/** The instance's tables; picking one starts a query over it. Quiet when it cannot load. */
+/** The instance's tables; picking one starts a query over it. Quiet while there are none. */
 export function QueryTables(props: {
-  instanceUrl: string;
-  apiKey: string;
+  schema: InstanceSchema | undefined;
   onPick: (query: string) => void;
 }) {
-  const schema = useQuery({
-    // The key's id names it in the cache; the secret part stays out of it.
-    queryKey: ['instance-schema', props.instanceUrl, keyPrefix(props.apiKey)],
-    queryFn: () => loadSchema(props.instanceUrl, props.apiKey),
-    // A key made moments ago reaches the instance within a second or so.
-    retry: 4,
-    retryDelay: 1000,
-    staleTime: 60_000,
-  });
-  const tables = schema.data?.tables ?? [];
+  const tables = props.schema?.tables ?? [];
   if (tables.length === 0) return null;
   return (
     <div className="query-tables">

@@ -1,10 +1,11 @@
 import { getV1Databases, getV1DatabasesByIdInstance } from '@replix/client';
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { type KeyboardEvent, useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useId, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, errorMessage, unwrap } from '../api.ts';
 import { CopyButton, StatusBadge } from '../components/bits.tsx';
-import { Checkbox, SelectField, TextArea } from '../components/fields.tsx';
+import { Checkbox, SelectField } from '../components/fields.tsx';
+import { useInstanceSchema } from '../components/instance-schema.ts';
 import { Empty, Page, Panel, QueryState } from '../components/page.tsx';
 import { isDemoDatabase, QueryExamples } from '../components/query-examples.tsx';
 import { QueryKeyPicker } from '../components/query-key-picker.tsx';
@@ -18,7 +19,11 @@ import {
   runWithFreshKey,
 } from '../components/query-run.ts';
 import { QueryTables } from '../components/query-tables.tsx';
+import type { QueryCodeEditorHandle } from '../query-editor/query-code-editor.tsx';
 import './query.css';
+
+// CodeMirror and the query parser come with the playground only: other pages never load them.
+const QueryCodeEditor = lazy(() => import('../query-editor/query-code-editor.tsx'));
 
 type DatabaseSummary = Awaited<ReturnType<typeof loadDatabases>>[number];
 
@@ -141,7 +146,9 @@ function QueryEditor(props: {
   const demo = isDemoDatabase(props.database);
   const [text, setText] = useState('');
   const [useGet, setUseGet] = useState(false);
-  const editorRef = useRef<HTMLDivElement>(null);
+  const editor = useRef<QueryCodeEditorHandle>(null);
+  const editorId = useId();
+  const schema = useInstanceSchema(props.endpoint, props.apiKey);
   const run = useMutation<QueryOutcome, Error, QueryRequest>({
     mutationFn: (request) => runWithFreshKey(request, isKeyFresh),
   });
@@ -169,53 +176,42 @@ function QueryEditor(props: {
     if (next && !run.isPending) run.mutate(next);
   }
 
-  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
-    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
-      event.preventDefault();
-      runText(text);
-    }
-  }
-
-  function textarea(): HTMLTextAreaElement | null {
-    return editorRef.current?.querySelector('textarea') ?? null;
-  }
-
   function showPosition(position: { line: number; column: number }) {
-    const area = textarea();
-    if (!area) return;
-    const offset = offsetOf(area.value, position);
-    area.focus();
-    area.setSelectionRange(offset, Math.min(offset + 1, area.value.length));
+    const offset = offsetOf(text, position);
+    editor.current?.select(offset, Math.min(offset + 1, text.length));
   }
 
   function pick(query: string) {
     setText(query);
-    textarea()?.focus();
+    editor.current?.focus();
   }
 
   return (
     <>
       <Panel title="Editor">
         {demo && <QueryExamples onPick={pick} />}
-        {props.apiKey && (
-          <QueryTables instanceUrl={props.endpoint} apiKey={props.apiKey} onPick={pick} />
-        )}
-        <div ref={editorRef}>
-          <TextArea
-            label="Query"
-            className="query-editor"
-            rows={6}
-            value={text}
-            placeholder="customers (country = 'IS') { id name } ORDER BY name LIMIT 10"
-            hint={
-              <>
-                Ctrl+Enter (⌘+Enter on a Mac) runs it. The language is described in{' '}
-                <code>docs/instance-api.md</code>.
-              </>
-            }
-            onChange={(event) => setText(event.target.value)}
-            onKeyDown={onKeyDown}
-          />
+        {props.apiKey && <QueryTables schema={schema.data} onPick={pick} />}
+        <div className="field">
+          <div className="query-field-label" id={`${editorId}-label`}>
+            Query
+          </div>
+          <Suspense fallback={<p className="muted">Loading the editor…</p>}>
+            <QueryCodeEditor
+              ref={editor}
+              value={text}
+              onChange={setText}
+              onRun={() => runText(text)}
+              schema={schema.data}
+              labelId={`${editorId}-label`}
+              hintId={`${editorId}-hint`}
+              placeholder="customers (country = 'IS') { id name } ORDER BY name LIMIT 10"
+            />
+          </Suspense>
+          <div className="field-hint" id={`${editorId}-hint`}>
+            Ctrl+Enter (⌘+Enter on a Mac) runs it; Ctrl+Space lists the tables, fields and relations
+            that fit where the cursor is. Syntax errors are underlined as you type. The language is
+            described in <code>docs/instance-api.md</code>.
+          </div>
         </div>
         <Checkbox
           label="Send as GET (cacheable: the answer carries an ETag)"

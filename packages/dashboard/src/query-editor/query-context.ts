@@ -1,0 +1,195 @@
+import type { InstanceSchema } from '../components/instance-schema.ts';
+import type { EditorToken } from './query-tokens.ts';
+
+/** Which relations a field position accepts besides the table's columns. */
+export type RelationChoice = 'all' | 'to-one' | 'none';
+
+/** What may be written where the cursor is. */
+export type Expected =
+  | { readonly kind: 'table' }
+  | { readonly kind: 'field'; readonly table: string; readonly relations: RelationChoice }
+  | { readonly kind: 'nothing' };
+
+/** Open brackets around the cursor; a frame's table is what names inside it refer to. */
+interface Frame {
+  readonly kind: 'selection' | 'filter' | 'group' | 'call' | 'list';
+  readonly table: string | undefined;
+}
+
+const NOTHING: Expected = { kind: 'nothing' };
+const OPEN_ENDED = new Set(['name', 'keyword', 'comment', 'invalid']);
+const AGGREGATES = new Set(['COUNT', 'SUM', 'AVG']);
+/** After these a number, a string or another keyword comes, never a name from the schema. */
+const NO_NAME_AFTER = new Set(['ORDER', 'LIMIT', 'OFFSET', 'AFTER', 'ASC', 'DESC']);
+
+/**
+ * Where the word at `pos` starts and what it may be: a table at the start, a field or relation
+ * of the table whose `{ }` or `( )` the cursor is in (a relation's own table inside its
+ * braces), the fields of a path's last relation after `.`, and fields after ORDER BY. A small
+ * walk over the tokens before the cursor, not the parser: the text being typed is rarely a
+ * whole query.
+ */
+export function expectedAt(
+  tokens: readonly EditorToken[],
+  pos: number,
+  schema: InstanceSchema,
+): { from: number; expected: Expected } {
+  // A word, a comment or an unterminated string takes in the cursor at its end; a symbol does not.
+  const inside = tokens.find(
+    (token) =>
+      token.from < pos && (pos < token.to || (pos === token.to && OPEN_ENDED.has(token.kind))),
+  );
+  if (inside && !isWord(inside)) {
+    // In a string, a comment or a quoted name being typed: nothing to offer.
+    return { from: pos, expected: NOTHING };
+  }
+  const from = inside?.from ?? pos;
+  const before = tokens.filter(
+    (token) => token.to <= from && token.kind !== 'comment' && token.kind !== 'invalid',
+  );
+  return { from, expected: walk(before, schema) };
+}
+
+function walk(before: readonly EditorToken[], schema: InstanceSchema): Expected {
+  const stack: Frame[] = [];
+  let topTable: string | undefined;
+  /** The table of the `{ }` or `( )` closed last: a `{` after a filter, or an ORDER BY, is about it. */
+  let closed: string | undefined;
+  before.forEach((token, index) => {
+    const previous = before[index - 1];
+    const current = stack.at(-1);
+    if (isWord(token)) {
+      if (topTable === undefined && !isSymbol(previous, '@')) topTable = token.value;
+      return;
+    }
+    if (token.kind !== 'punctuation') return;
+    switch (token.value) {
+      case '(':
+        if (!current) stack.push({ kind: 'filter', table: topTable });
+        else if (current.kind === 'selection' && isWord(previous)) {
+          const call = AGGREGATES.has(previous.value.toUpperCase());
+          const table = call
+            ? current.table
+            : relationTarget(schema, current.table, previous.value);
+          stack.push({ kind: call ? 'call' : 'filter', table });
+        } else if (isKeyword(previous, 'IN')) stack.push({ kind: 'list', table: current.table });
+        else stack.push({ kind: 'group', table: current.table });
+        break;
+      case ')':
+        if (current && current.kind !== 'selection') {
+          stack.pop();
+          if (current.kind === 'filter') closed = current.table;
+        }
+        break;
+      case '{': {
+        let table: string | undefined;
+        if (isSymbol(previous, ')')) table = closed;
+        else if (!current) table = topTable;
+        else if (isWord(previous)) table = relationTarget(schema, current.table, previous.value);
+        stack.push({ kind: 'selection', table });
+        break;
+      }
+      case '}':
+        while (stack.length > 0) {
+          const frame = stack.pop()!;
+          if (frame.kind === 'selection') {
+            closed = frame.table;
+            break;
+          }
+        }
+        break;
+    }
+  });
+
+  const previous = before.at(-1);
+  const current = stack.at(-1);
+  if (topTable === undefined) return isSymbol(previous, '@') ? NOTHING : { kind: 'table' };
+  if (isSymbol(previous, '.')) return afterPath(before, schema, current, closed);
+  if (inOrderBy(before)) return fieldOf(closed, 'to-one');
+  if (!current) return NOTHING;
+  switch (current.kind) {
+    case 'selection':
+      return isWord(previous) && NO_NAME_AFTER.has(previous.value.toUpperCase())
+        ? NOTHING
+        : fieldOf(current.table, 'all');
+    case 'filter':
+    case 'group':
+      return isSymbol(previous, '(') || isKeyword(previous, 'AND') || isKeyword(previous, 'OR')
+        ? fieldOf(current.table, 'all')
+        : NOTHING;
+    case 'call':
+      return isSymbol(previous, '(') ? fieldOf(current.table, 'none') : NOTHING;
+    case 'list':
+      return NOTHING;
+  }
+}
+
+/**
+ * `a.b.`: the fields of the table b leads to, walking relations from the filter's table, or
+ * from the sorted table in an ORDER BY.
+ */
+function afterPath(
+  before: readonly EditorToken[],
+  schema: InstanceSchema,
+  current: Frame | undefined,
+  closed: string | undefined,
+): Expected {
+  const segments: string[] = [];
+  let index = before.length - 2;
+  for (; index >= 0; index -= 2) {
+    const segment = before[index];
+    if (!isWord(segment)) return NOTHING;
+    segments.unshift(segment.value);
+    if (!isSymbol(before[index - 1], '.')) break;
+  }
+  let target = inOrderBy(before.slice(0, index))
+    ? closed
+    : current?.kind === 'filter' || current?.kind === 'group'
+      ? current.table
+      : undefined;
+  for (const segment of segments) target = relationTarget(schema, target, segment);
+  return fieldOf(target, 'all');
+}
+
+/** After `ORDER BY` or a comma of its list, with only sort keys in between. */
+function inOrderBy(before: readonly EditorToken[]): boolean {
+  const last = before.at(-1);
+  if (!isKeyword(last, 'BY') && !isSymbol(last, ',')) return false;
+  for (let index = before.length - 1; index >= 1; index--) {
+    const token = before[index]!;
+    if (isKeyword(token, 'BY')) return isKeyword(before[index - 1], 'ORDER');
+    const sortKey =
+      isWord(token) || isSymbol(token, '.') || isSymbol(token, ',') || token.kind === 'keyword';
+    if (!sortKey) return false;
+  }
+  return false;
+}
+
+function fieldOf(table: string | undefined, relations: RelationChoice): Expected {
+  return table === undefined ? NOTHING : { kind: 'field', table, relations };
+}
+
+/** The table a relation of `table` leads to; undefined when either is unknown. */
+export function relationTarget(
+  schema: InstanceSchema,
+  table: string | undefined,
+  relation: string,
+): string | undefined {
+  if (table === undefined) return undefined;
+  const found = schema.tables?.find((candidate) => candidate.name === table);
+  return found?.relations?.find((candidate) => candidate.name === relation)?.table;
+}
+
+function isWord(
+  token: EditorToken | undefined,
+): token is EditorToken & { kind: 'name' | 'keyword' } {
+  return token?.kind === 'name' || token?.kind === 'keyword';
+}
+
+function isSymbol(token: EditorToken | undefined, symbol: string): boolean {
+  return token?.kind === 'punctuation' && token.value === symbol;
+}
+
+function isKeyword(token: EditorToken | undefined, keyword: string): boolean {
+  return token?.kind === 'keyword' && token.value.toUpperCase() === keyword;
+}

@@ -1,0 +1,193 @@
+import { CompletionContext } from '@codemirror/autocomplete';
+import { EditorState } from '@codemirror/state';
+import { describe, expect, it } from 'vitest';
+import type { InstanceSchema } from '../src/components/instance-schema.ts';
+import { queryCompletion } from '../src/query-editor/query-completion.ts';
+import { expectedAt } from '../src/query-editor/query-context.ts';
+import { queryDiagnostics } from '../src/query-editor/query-diagnostics.ts';
+import { editorTokens } from '../src/query-editor/query-tokens.ts';
+
+/** The demo shop's `/schema`, as far as the editor reads it. */
+const SHOP: InstanceSchema = {
+  tables: [
+    {
+      name: 'customers',
+      columns: [{ name: 'id' }, { name: 'name' }, { name: 'country' }],
+      relations: [{ name: 'orders', kind: 'to-many', table: 'orders' }],
+    },
+    {
+      name: 'orders',
+      columns: [{ name: 'id' }, { name: 'status' }, { name: 'placed_on' }],
+      relations: [
+        { name: 'customer', kind: 'to-one', table: 'customers' },
+        { name: 'order_items', kind: 'to-many', table: 'order_items' },
+      ],
+    },
+    {
+      name: 'order_items',
+      columns: [{ name: 'id' }, { name: 'quantity' }],
+      relations: [{ name: 'order', kind: 'to-one', table: 'orders' }],
+    },
+  ],
+};
+
+/** What is expected where `|` stands, and the word typed there so far. */
+function at(marked: string) {
+  const pos = marked.indexOf('|');
+  const text = marked.replace('|', '');
+  const { from, expected } = expectedAt(editorTokens(text), pos, SHOP);
+  return { ...expected, typed: text.slice(from, pos) };
+}
+
+describe('the editor’s tokens, from the query lexer', () => {
+  it('classes every token, keywords and comments included', () => {
+    const text = "@lenient customers (name LIKE 'A%' AND id >= 2) { id } -- first\nLIMIT 5";
+    const tokens = editorTokens(text).map((token) => [
+      text.slice(token.from, token.to),
+      token.kind,
+    ]);
+    expect(tokens).toEqual([
+      ['@', 'punctuation'],
+      ['lenient', 'keyword'],
+      ['customers', 'name'],
+      ['(', 'punctuation'],
+      ['name', 'name'],
+      ['LIKE', 'keyword'],
+      ["'A%'", 'string'],
+      ['AND', 'keyword'],
+      ['id', 'name'],
+      ['>=', 'operator'],
+      ['2', 'number'],
+      [')', 'punctuation'],
+      ['{', 'punctuation'],
+      ['id', 'name'],
+      ['}', 'punctuation'],
+      ['-- first', 'comment'],
+      ['LIMIT', 'keyword'],
+      ['5', 'number'],
+    ]);
+  });
+
+  it('reads on past a bad character, and runs an unterminated string to the end', () => {
+    const text = "customers { id # name } (note = 'open";
+    const tokens = editorTokens(text).map((token) => [
+      text.slice(token.from, token.to),
+      token.kind,
+    ]);
+    expect(tokens).toEqual([
+      ['customers', 'name'],
+      ['{', 'punctuation'],
+      ['id', 'name'],
+      ['#', 'invalid'],
+      ['name', 'name'],
+      ['}', 'punctuation'],
+      ['(', 'punctuation'],
+      ['note', 'name'],
+      ['=', 'operator'],
+      ["'open", 'invalid'],
+    ]);
+  });
+});
+
+describe('what the editor completes where', () => {
+  it('offers tables at the start, after a pragma too', () => {
+    expect(at('cu|')).toEqual({ kind: 'table', typed: 'cu' });
+    expect(at('@lenient |')).toEqual({ kind: 'table', typed: '' });
+    expect(at('@|')).toEqual({ kind: 'nothing', typed: '' });
+  });
+
+  it('offers the fields of the table whose braces or filter the cursor is in', () => {
+    expect(at('customers { id na|')).toEqual({
+      kind: 'field',
+      table: 'customers',
+      relations: 'all',
+      typed: 'na',
+    });
+    expect(at('customers (|')).toMatchObject({ kind: 'field', table: 'customers' });
+    expect(at("customers (name = 'x' AND |")).toMatchObject({ kind: 'field', table: 'customers' });
+    expect(at('customers (name = |')).toEqual({ kind: 'nothing', typed: '' });
+    expect(at('customers { COUNT(|')).toMatchObject({ kind: 'field', relations: 'none' });
+  });
+
+  it('follows relations to the related table, in selections, filters and paths', () => {
+    expect(at('customers { id orders { |')).toMatchObject({ kind: 'field', table: 'orders' });
+    expect(at('customers { orders (st|')).toMatchObject({ kind: 'field', table: 'orders' });
+    expect(at('customers { orders (x = 1) { |')).toMatchObject({ table: 'orders' });
+    expect(at('customers { orders { id } |')).toMatchObject({ table: 'customers' });
+    expect(at('order_items (order.customer.|')).toMatchObject({ table: 'customers' });
+    expect(at('customers (name = 1) { orders { order_items { |')).toMatchObject({
+      table: 'order_items',
+    });
+  });
+
+  it('offers the sorted table’s fields after ORDER BY, and nothing after LIMIT', () => {
+    expect(at('orders { id } ORDER BY |')).toEqual({
+      kind: 'field',
+      table: 'orders',
+      relations: 'to-one',
+      typed: '',
+    });
+    expect(at('orders { id } ORDER BY id DESC, customer.|')).toMatchObject({ table: 'customers' });
+    expect(at('customers { orders { id } ORDER BY pl|')).toMatchObject({ table: 'orders' });
+    expect(at('orders { id } LIMIT |')).toEqual({ kind: 'nothing', typed: '' });
+    expect(at("customers (name = 'a|")).toEqual({ kind: 'nothing', typed: '' });
+  });
+});
+
+describe('the completion list', () => {
+  const schema: InstanceSchema = {
+    tables: [
+      {
+        name: 'line items',
+        columns: [
+          { name: 'id', type: 'bigint' },
+          { name: 'say "hi"', type: 'string' },
+        ],
+        relations: [{ name: 'order', kind: 'to-one', table: 'line items' }],
+      },
+    ],
+  };
+  const complete = queryCompletion(schema);
+  /** The completion at the end of `text`, asked with Ctrl+Space or not. */
+  function listAt(text: string, explicit: boolean) {
+    const context = new CompletionContext(EditorState.create({ doc: text }), text.length, explicit);
+    return complete(context) as { from: number; options: { label: string }[] } | null;
+  }
+
+  it('writes names that are not plain identifiers quoted, as the lexer reads them', () => {
+    expect(listAt('', true)?.options.map((option) => option.label)).toEqual(['"line items"']);
+    expect(listAt('"line items" { ', true)?.options).toEqual([
+      { label: 'id', type: 'property', detail: 'bigint' },
+      { label: '"say ""hi"""', type: 'property', detail: 'string' },
+      { label: 'order', type: 'namespace', detail: 'to-one → line items' },
+    ]);
+  });
+
+  it('opens by itself on a started name or a path’s dot, otherwise only when asked', () => {
+    expect(listAt('"line items" { ', false)).toBeNull();
+    expect(listAt('"line items" { i', false)?.from).toBe(15);
+    expect(listAt('"line items" (order.', false)?.options).toHaveLength(3);
+  });
+});
+
+describe('the editor’s diagnostics, from the query parser', () => {
+  it('underlines the token the parser stops at, with its message', () => {
+    expect(queryDiagnostics('customers { id } LIMT 5')).toEqual([
+      {
+        from: 17,
+        to: 21,
+        severity: 'error',
+        message:
+          'Syntax error: Expected ORDER BY, LIMIT, OFFSET, AFTER or end of query, found name "LIMT".',
+      },
+    ]);
+  });
+
+  it('points at the end when something is missing, and says nothing of a valid or empty query', () => {
+    expect(queryDiagnostics('customers { id  \n')).toMatchObject([
+      { from: 14, to: 14, message: 'Syntax error: Expected "}", found end of query.' },
+    ]);
+    expect(queryDiagnostics('customers { id }')).toEqual([]);
+    expect(queryDiagnostics('  ')).toEqual([]);
+  });
+});
