@@ -15,6 +15,7 @@ import {
   type QueryThreadData,
   type ToQueryThread,
 } from './query-thread-messages.ts';
+import type { RateLimiter } from './rate-limiter.ts';
 import type { SyncControl } from './served-state.ts';
 import type { SnapshotController } from './snapshot-controller.ts';
 
@@ -36,6 +37,8 @@ import type { SnapshotController } from './snapshot-controller.ts';
  *   memory is the instance's: each thread's budget is the instance's less the other threads'
  *   in-flight bytes, and the memory cap counts all threads' in-flight bytes.
  * - `/metrics` on any thread gathers every thread's registry (`AggregatorRegistry`).
+ * - Rate limits are the instance's: every thread counts a key in the same `SharedArrayBuffer`
+ *   slot (`rate-limiter.ts`), given out here and sent with the key ids.
  * - A worker that dies is restarted (it is sent the served generation before it listens).
  */
 
@@ -59,7 +62,7 @@ if (!isMainThread && parentPort && isQueryThreadData(workerData)) {
 
 export type QueryThreadSettings = Omit<
   QueryThreadData,
-  typeof QUERY_THREAD_MARK | 'thread' | 'threads' | 'board' | 'bootId' | 'port'
+  typeof QUERY_THREAD_MARK | 'thread' | 'threads' | 'board' | 'bootId' | 'port' | 'rateLimits'
 >;
 
 export interface QueryThreadsOptions {
@@ -70,6 +73,8 @@ export interface QueryThreadsOptions {
   readonly sync: SyncControl & { readonly paused: boolean };
   readonly settings: QueryThreadSettings;
   readonly log: Logger;
+  /** Per-key rate limits, counted in a buffer every thread shares; its key slots set already. */
+  readonly rateLimiter?: RateLimiter | undefined;
 }
 
 interface WorkerSlot {
@@ -119,6 +124,7 @@ export class QueryThreads {
         type: 'keys',
         keyIds: [...allowed.keyIds],
         adminKeyIds: [...allowed.adminKeyIds],
+        rateLimitSlots: options.rateLimiter?.slots(),
       }),
     );
     this.metrics = {
@@ -176,6 +182,7 @@ export class QueryThreads {
       port: this.#port,
       keyIds: [...settings.keyIds],
       adminKeyIds: [...settings.adminKeyIds],
+      rateLimits: this.#options.rateLimiter?.shared(),
     };
     const worker = new Worker(THREAD_ENTRY, { workerData: data });
     const holding = new Map<number, () => void>();
