@@ -63,7 +63,7 @@ describe('docs/limits.md', () => {
     const quota = INSTANCE_VARIABLE_SCHEMAS.REPLIX_RATE_LIMIT as unknown as Bounded;
     const window = INSTANCE_VARIABLE_SCHEMAS.REPLIX_RATE_LIMIT_WINDOW as unknown as Bounded;
     expect(row('`REPLIX_RATE_LIMIT`')).toContain(
-      `| ${quota.default} (no limit) for \`replix serve\` |`,
+      `; ${quota.default} (no limit) for \`replix serve\` |`,
     );
     expect(row('`REPLIX_RATE_LIMIT_WINDOW`')).toContain(
       `(${window.minimum} to ${plain(window.maximum)} s) | ${window.default} s |`,
