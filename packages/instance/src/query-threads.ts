@@ -2,7 +2,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import { exportGeneration, type Generation } from '@replix/engine';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, type Registry } from 'prom-client';
-import type { ApiKeyVerifier } from './api-keys.ts';
+import type { AllowedKeyIds, ApiKeyVerifier } from './api-keys.ts';
 import { InstanceError } from './errors.ts';
 import type { ThreadMetrics } from './metrics.ts';
 import { PublicationBoard } from './publication-board.ts';
@@ -100,6 +100,8 @@ export class QueryThreads {
   #registry: Registry | undefined;
   #publishing: Promise<void> = Promise.resolve();
   #latest: Generation | undefined;
+  /** The keys of now: a thread restarted after a key change starts with them. */
+  #allowed: AllowedKeyIds;
   #port = 0;
   #closing = false;
   #restarts = 0;
@@ -119,14 +121,16 @@ export class QueryThreads {
     });
     controller.countQueryMemory(() => this.board.inFlightBytes());
     controller.onInstall((generation) => this.#publish(generation));
-    options.keys.onChange((allowed) =>
+    this.#allowed = { keyIds: options.settings.keyIds, adminKeyIds: options.settings.adminKeyIds };
+    options.keys.onChange((allowed) => {
+      this.#allowed = allowed;
       this.#broadcast({
         type: 'keys',
         keyIds: [...allowed.keyIds],
         adminKeyIds: [...allowed.adminKeyIds],
         rateLimitSlots: options.rateLimiter?.slots(),
-      }),
-    );
+      });
+    });
     this.metrics = {
       thread: 0,
       attach: (registry) => {
@@ -180,8 +184,8 @@ export class QueryThreads {
       board: this.board.buffers,
       bootId: controller.bootId,
       port: this.#port,
-      keyIds: [...settings.keyIds],
-      adminKeyIds: [...settings.adminKeyIds],
+      keyIds: [...this.#allowed.keyIds],
+      adminKeyIds: [...this.#allowed.adminKeyIds],
       rateLimits: this.#options.rateLimiter?.shared(),
     };
     const worker = new Worker(THREAD_ENTRY, { workerData: data });

@@ -153,7 +153,7 @@ export async function startInstance(
     });
     controller.reportReplication(() => withViewReport(scheduler.report(), refresher));
     const keys = new ApiKeyVerifier(config.keySecret, config.keyIds, config.adminKeyIds);
-    // Listening before the query threads do: a key's slot is given out before any thread hears of it.
+    // Its listener comes before the query threads': a key has its slot before any thread hears of it.
     const rateLimiter = config.rateLimit ? new RateLimiter(config.rateLimit) : undefined;
     if (rateLimiter) {
       rateLimiter.assign([...config.keyIds, ...config.adminKeyIds]);

@@ -3,6 +3,7 @@ import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveApiKey, newKeyId } from '../src/api-keys.ts';
 import { startTestInstance, type TestInstance } from './instance-helpers.ts';
+import { eventually } from './replication-harness.ts';
 
 interface Answer {
   readonly status: number;
@@ -196,4 +197,46 @@ describe('per-key rate limits with two query threads', () => {
       expect(served1).toBeGreaterThan(0);
     }
   });
+});
+
+describe('a query thread restarted after the keys changed', () => {
+  it('takes the keys and their counts of now: a revoked key is refused, a new key stays limited', async () => {
+    const db = await testMariaDb().createDatabase(TABLE);
+    const served = await startTestInstance(
+      db.url,
+      {},
+      { threads: 2, rateLimit: { quota: 100, windowSeconds: 600 } },
+    );
+    try {
+      const added = addQueryKey(served);
+      for (let i = 0; i < 100; i++) await send(served.url, LOOKUP, { key: added });
+      // The key given at start is revoked; the one added stays.
+      served.instance.keys.setAllowed({
+        keyIds: [idOf(added)],
+        adminKeyIds: [idOf(served.adminKey)],
+      });
+      const threads = served.instance.threads;
+      await threads?.crashForTest(1);
+      // Until the restarted thread answers queries (the admin key's, counted on their own).
+      await eventually(async () => {
+        expect(threads?.restarts).toBe(1);
+        await Promise.all(
+          Array.from({ length: 4 }, () => send(served.url, LOOKUP, { key: served.adminKey })),
+        );
+        const metrics = await send(served.url, '/metrics', { key: served.adminKey });
+        expect(metrics.body).toMatch(/^replix_thread_queries_total\{thread="1"\} [1-9]/m);
+      });
+      const revoked = await Promise.all(
+        Array.from({ length: 20 }, () => send(served.url, LOOKUP, { key: served.key })),
+      );
+      expect(revoked.map((answer) => answer.status)).toEqual(Array(20).fill(401));
+      const spent = await Promise.all(
+        Array.from({ length: 20 }, () => send(served.url, LOOKUP, { key: added })),
+      );
+      expect(spent.map((answer) => answer.status)).toEqual(Array(20).fill(429));
+    } finally {
+      await served.close();
+      await db.drop();
+    }
+  }, 60_000);
 });
