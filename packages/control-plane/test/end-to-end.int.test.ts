@@ -154,6 +154,9 @@ describe.each(CASES)('end to end: $source source, $store store', (testCase) => {
       5000,
       'the new key to work',
     );
+    // The account's plan (free) gives the instance its key rate limit at launch.
+    expect(answered.headers.get('ratelimit-policy')).toBe('"default";q=50;w=1');
+    expect(answered.headers.get('ratelimit')).toMatch(/^"default";r=\d+;t=1$/);
     const rows = (await answered.json()) as { data: Array<{ id: number; orders: unknown[] }> };
     expect(rows.data.map((r) => r.id)).toEqual([1, 2, 3]);
     expect(rows.data[0]?.orders).toHaveLength(2);

@@ -53,6 +53,17 @@ describe('the launch contract with the instance', () => {
     );
   });
 
+  it("passes the plan's key rate limit, and none when the launch has none", () => {
+    const limited = launchEnvironment(
+      { ...launch, rateLimit: { quota: 50, windowSeconds: 1 } },
+      '/k',
+    );
+    expect(limited).toMatchObject({ REPLIX_RATE_LIMIT: '50', REPLIX_RATE_LIMIT_WINDOW: '1' });
+    const open = launchEnvironment(launch, '/k');
+    expect(open.REPLIX_RATE_LIMIT).toBeUndefined();
+    expect(open.REPLIX_RATE_LIMIT_WINDOW).toBeUndefined();
+  });
+
   it('runs one query thread per whole vCPU of the size, at least one', () => {
     expect(launchEnvironment(launch, '/k').REPLIX_THREADS).toBe('1');
     const threadsFor = (taskCpu: number) =>

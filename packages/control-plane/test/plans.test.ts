@@ -33,15 +33,15 @@ describe('the plan table', () => {
   });
 
   it.each([
-    // plan, databases, computeUnits, maxInstanceSize, maxReplicas, pollMin, transfer, multiRegion, overage, overageMax
-    ['free', 3, 2, 's', 1, 60, 5, false, false, 0],
-    ['pro', 10, 8, 'm', 2, 30, 50, false, false, 0],
-    ['teams', 25, 32, 'l', 3, 10, 250, true, true, 50_000],
-    ['business', 100, 128, 'xl', 5, 5, 1000, true, true, 500_000],
-    ['enterprise', 1000, 1024, 'xl', 10, 1, 5000, true, true, 5_000_000],
+    // plan, databases, computeUnits, maxInstanceSize, maxReplicas, pollMin, transfer, multiRegion, overage, overageMax, key requests/s
+    ['free', 3, 2, 's', 1, 60, 5, false, false, 0, 50],
+    ['pro', 10, 8, 'm', 2, 30, 50, false, false, 0, 200],
+    ['teams', 25, 32, 'l', 3, 10, 250, true, true, 50_000, 500],
+    ['business', 100, 128, 'xl', 5, 5, 1000, true, true, 500_000, 1_000],
+    ['enterprise', 1000, 1024, 'xl', 10, 1, 5000, true, true, 5_000_000, 5_000],
   ] as const)(
     '%s',
-    (plan, databases, computeUnits, maxSize, replicas, pollMin, transfer, multi, overage, max) => {
+    (plan, databases, computeUnits, maxSize, replicas, pollMin, transfer, multi, overage, max, perSecond) => {
       expect(PLAN_LIMITS[plan]).toEqual({
         databases,
         computeUnits,
@@ -52,6 +52,7 @@ describe('the plan table', () => {
         multiRegion: multi,
         overageAllowed: overage,
         overageMaxCents: max,
+        keyRateLimit: { quota: perSecond, windowSeconds: 1 },
       });
     },
   );
@@ -69,6 +70,9 @@ describe('the plan table', () => {
       );
       expect(b.overageMaxCents).toBeGreaterThanOrEqual(a.overageMaxCents);
       expect(b.maxReplicas).toBeGreaterThanOrEqual(a.maxReplicas);
+      expect(b.keyRateLimit.quota / b.keyRateLimit.windowSeconds).toBeGreaterThan(
+        a.keyRateLimit.quota / a.keyRateLimit.windowSeconds,
+      );
     }
   });
 
@@ -238,5 +242,18 @@ describe('docs/limits.md on read replicas', () => {
     expect(row).toBeDefined();
     const listed = PLANS.map((plan) => `${plan} ${PLAN_LIMITS[plan].maxReplicas}`).join(', ');
     expect(row).toMatch(new RegExp(`\\| ${listed} \\|$`));
+  });
+});
+
+describe('docs/limits.md on rate limits', () => {
+  it('gives every plan its key rate limit', () => {
+    const doc = readFileSync(new URL('../../../docs/limits.md', import.meta.url), 'utf8');
+    const row = doc.split('\n').find((line) => line.startsWith('| Requests per key per window'));
+    expect(row).toBeDefined();
+    const listed = PLANS.map((plan) => {
+      const { quota, windowSeconds } = PLAN_LIMITS[plan].keyRateLimit;
+      return `${plan} ${quota.toLocaleString('en-US')}/${windowSeconds} s`;
+    }).join(', ');
+    expect(row).toContain(`the plan: ${listed};`);
   });
 });

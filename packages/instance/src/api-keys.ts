@@ -18,6 +18,12 @@ const MAX_KEY_HEADER_LENGTH = 'Bearer rxk_'.length + 16 + 1 + 43;
  */
 export type KeyScope = 'query' | 'admin';
 
+/** A key that verified: its id (what rate limits count by) and its scope. */
+export interface VerifiedKey {
+  readonly keyId: string;
+  readonly scope: KeyScope;
+}
+
 /** The key ids an instance accepts, by scope. An id in both sets is an admin key. */
 export interface AllowedKeyIds {
   readonly keyIds: readonly string[];
@@ -54,7 +60,7 @@ const VERIFIED_CACHE_SIZE = 256;
 export class ApiKeyVerifier {
   readonly #secret: Buffer;
   #scopes = new Map<string, KeyScope>();
-  #verified = new Map<string, KeyScope>();
+  #verified = new Map<string, VerifiedKey>();
   readonly #listeners: ((allowed: AllowedKeyIds) => void)[] = [];
 
   constructor(secret: Buffer, keyIds: Iterable<string>, adminKeyIds: Iterable<string> = []) {
@@ -79,17 +85,22 @@ export class ApiKeyVerifier {
 
   /** The scope of the key in an `Authorization` header value, or null when it holds no valid key. */
   scopeOf(header: string | undefined): KeyScope | null {
+    return this.identify(header)?.scope ?? null;
+  }
+
+  /** The key in an `Authorization` header value, or null when it holds no valid key. */
+  identify(header: string | undefined): VerifiedKey | null {
     if (header === undefined || header.length > MAX_KEY_HEADER_LENGTH) return null;
     const cached = this.#verified.get(header);
     if (cached) return cached;
-    const scope = this.#verifyUncached(header);
-    if (scope === null) return null;
+    const key = this.#verifyUncached(header);
+    if (key === null) return null;
     if (this.#verified.size >= VERIFIED_CACHE_SIZE) {
       const oldest = this.#verified.keys().next().value;
       if (oldest !== undefined) this.#verified.delete(oldest);
     }
-    this.#verified.set(header, scope);
-    return scope;
+    this.#verified.set(header, key);
+    return key;
   }
 
   /** Checks an `Authorization` header value holds a valid key of any scope. */
@@ -98,7 +109,7 @@ export class ApiKeyVerifier {
   }
 
   /** The comparison is constant-time. */
-  #verifyUncached(header: string): KeyScope | null {
+  #verifyUncached(header: string): VerifiedKey | null {
     if (!header.startsWith('Bearer ')) return null;
     const match = KEY_PATTERN.exec(header.slice(7));
     if (!match) return null;
@@ -108,7 +119,7 @@ export class ApiKeyVerifier {
     const expected = mac(this.#secret, keyId);
     const presented = Buffer.from(given, 'base64url');
     return presented.length === expected.length && timingSafeEqual(presented, expected)
-      ? scope
+      ? { keyId, scope }
       : null;
   }
 }

@@ -11,6 +11,7 @@ import {
   type InstanceConfig,
   instanceKeys,
   listenPort,
+  rateLimitOf,
   withFlags,
 } from './instance-config.ts';
 
@@ -231,6 +232,7 @@ export function resolveArtifactConfig(
       logLevel: variables.REPLIX_LOG_LEVEL,
       portFile: variables.REPLIX_PORT_FILE,
       threads: variables.REPLIX_THREADS,
+      rateLimit: rateLimitOf(variables),
     }),
     manifest,
     keysFile: variables.REPLIX_KEYS_FILE,

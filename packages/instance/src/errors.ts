@@ -34,7 +34,7 @@ export const INSTANCE_ERRORS = {
   },
   too_many_requests: {
     status: 429,
-    doc: 'Too many queries are running or waiting on this instance; retry after the `Retry-After` seconds.',
+    doc: 'The API key is over its rate limit, or too many queries are running or waiting on this instance; retry after the `Retry-After` seconds.',
   },
   bad_request: { status: 400, doc: 'The request is malformed (for example GET /query without q).' },
   service_unavailable: {

@@ -7,6 +7,7 @@ import { ConfigError } from './config/config-error.ts';
 import { decodeEnvironment, type Environment } from './config/decode-environment.ts';
 import { keyIdListVariable } from './config/key-id-list-variable.ts';
 import { hexKeyVariable } from './config/variable-codecs.ts';
+import type { RateLimitPolicy } from './rate-limiter.ts';
 import { sourceBuildHash } from './version.ts';
 
 /**
@@ -40,6 +41,22 @@ export const INSTANCE_VARIABLE_SCHEMAS = {
     problem: 'must be a whole number of threads from 1 to 256',
     echo: true,
     description: "threads answering queries over one snapshot (the size's vCPUs)",
+  }),
+  REPLIX_RATE_LIMIT: Type.Integer({
+    minimum: 0,
+    maximum: 1_000_000,
+    default: 0,
+    problem: 'must be a whole number of requests from 0 (no limit) to 1000000',
+    echo: true,
+    description: 'requests each key may send to the query routes per window; 0: no limit',
+  }),
+  REPLIX_RATE_LIMIT_WINDOW: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 1,
+    problem: 'must be a whole number of seconds from 1 to 3600',
+    echo: true,
+    description: 'the rate limit window, in seconds',
   }),
   REPLIX_PORT_FILE: Type.Optional(
     Type.String({
@@ -83,6 +100,11 @@ export interface InstanceConfig {
    * Absent: 1.
    */
   readonly threads?: number | undefined;
+  /**
+   * `REPLIX_RATE_LIMIT` per `REPLIX_RATE_LIMIT_WINDOW` seconds: the requests each key may send
+   * to the query routes (`rate-limiter.ts`). Absent: no limit.
+   */
+  readonly rateLimit?: RateLimitPolicy | undefined;
 }
 
 export interface InstanceConfigInput {
@@ -166,6 +188,14 @@ export function instanceKeys(
   };
 }
 
+/** The rate limit the variables set, or undefined for none. */
+export function rateLimitOf(
+  variables: Pick<InstanceVariables, 'REPLIX_RATE_LIMIT' | 'REPLIX_RATE_LIMIT_WINDOW'>,
+): RateLimitPolicy | undefined {
+  if (variables.REPLIX_RATE_LIMIT === 0) return undefined;
+  return { quota: variables.REPLIX_RATE_LIMIT, windowSeconds: variables.REPLIX_RATE_LIMIT_WINDOW };
+}
+
 /** The flags of `replix serve` that stand for a variable, laid over the environment. */
 export function withFlags(
   env: Environment,
@@ -211,5 +241,6 @@ export function resolveInstanceConfig(
     logLevel: variables.REPLIX_LOG_LEVEL,
     portFile: variables.REPLIX_PORT_FILE,
     threads: variables.REPLIX_THREADS,
+    rateLimit: rateLimitOf(variables),
   });
 }

@@ -321,6 +321,20 @@ function codesOf(status: number): string {
     .join(' ');
 }
 
+/** The fields of a rate-limited instance's answers (docs/instance-api.md, "Rate limits"). */
+const RATE_LIMIT_HEADERS: JsonObject = {
+  'RateLimit-Policy': {
+    description:
+      'With a rate limit: the key\'s policy, `"default";q=<requests>;w=<window seconds>` (draft-ietf-httpapi-ratelimit-headers-10).',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description:
+      'With a rate limit: `"default";r=<requests left now>;t=<seconds until the whole quota is back>`.',
+    schema: { type: 'string' },
+  },
+};
+
 function queryResponses(get: boolean): JsonObject {
   const versionHeader: JsonObject = {
     description: 'The engine version, as `meta.version`.',
@@ -340,6 +354,7 @@ function queryResponses(get: boolean): JsonObject {
             }
           : {}),
         'X-Service-Version': versionHeader,
+        ...RATE_LIMIT_HEADERS,
       },
       content: {
         ...json(ref(QUERY_RESPONSE)),
@@ -371,6 +386,18 @@ function queryResponses(get: boolean): JsonObject {
       '`payload_too_large`: the query body exceeds the configured size limit.',
     );
   }
+  responses['429'] = {
+    ...errorResponse(
+      '`too_many_requests`: the key is over its rate limit, or the instance is busy with other queries; retry after `Retry-After` seconds.',
+    ),
+    headers: {
+      'Retry-After': {
+        description: 'Whole seconds to wait before retrying.',
+        schema: { type: 'integer' },
+      },
+      ...RATE_LIMIT_HEADERS,
+    },
+  };
   responses['500'] = errorResponse('Internal failure.');
   responses['503'] = statusDocument();
   return responses;

@@ -191,7 +191,7 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     const end = await live.subscribe(
       text,
       plan,
-      keyIdOf(authorization),
+      options.keys.identify(authorization)?.keyId ?? '',
       typeof lastEventId === 'string' ? lastEventId : undefined,
       {
         write: (event) => {
@@ -230,9 +230,4 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
 /** Whether a GET asks for a live query (`Accept: text/event-stream`). */
 function wantsEventStream(request: FastifyRequest): boolean {
   return request.headers.accept?.includes('text/event-stream') ?? false;
-}
-
-/** The key id of a valid `Bearer rxk_<keyId>.<hmac>` header: what per-key limits count. */
-function keyIdOf(authorization: string | undefined): string {
-  return authorization?.slice('Bearer rxk_'.length).split('.')[0] ?? '';
 }

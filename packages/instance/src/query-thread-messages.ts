@@ -1,6 +1,7 @@
 import type { SchemaConfig, SharedGeneration, SourceSchema } from '@replix/engine';
 import type { HttpLimits } from './http-limits.ts';
 import type { PublicationBuffers } from './publication-board.ts';
+import type { SharedRateLimits } from './rate-limiter.ts';
 import type { HealthStatus } from './served-state.ts';
 
 /** Marks a worker as a query thread: only such a worker runs `runQueryThread` on load. */
@@ -19,6 +20,8 @@ export interface QueryThreadData {
   readonly keySecret: Uint8Array;
   readonly keyIds: readonly string[];
   readonly adminKeyIds: readonly string[];
+  /** The main thread's rate limiter, shared (absent: no limits). */
+  readonly rateLimits: SharedRateLimits | undefined;
   readonly version: string;
   readonly maxBodyBytes: number;
   readonly logLevel: string;
@@ -41,7 +44,13 @@ export type ToQueryThread =
       readonly health: HealthStatus;
       readonly detail: Record<string, unknown>;
     }
-  | { readonly type: 'keys'; readonly keyIds: string[]; readonly adminKeyIds: string[] }
+  | {
+      readonly type: 'keys';
+      readonly keyIds: string[];
+      readonly adminKeyIds: string[];
+      /** Each key's rate limit slot, when limits are on. */
+      readonly rateLimitSlots: Record<string, number> | undefined;
+    }
   | { readonly type: 'gather'; readonly id: number }
   | {
       readonly type: 'reply';

@@ -11,6 +11,7 @@ import type {
   QueryThreadData,
   ToQueryThread,
 } from './query-thread-messages.ts';
+import { RateLimiter } from './rate-limiter.ts';
 import type { HealthStatus } from './served-state.ts';
 import { buildInstanceServer } from './server.ts';
 import { serviceLogger } from './service-logger.ts';
@@ -57,6 +58,9 @@ export async function runQueryThread(data: QueryThreadData, port: MessagePort): 
     },
   });
   const keys = new ApiKeyVerifier(Buffer.from(data.keySecret), data.keyIds, data.adminKeyIds);
+  const rateLimiter = data.rateLimits
+    ? new RateLimiter(data.rateLimits.policy, { shared: data.rateLimits })
+    : undefined;
   let registry: Registry | undefined;
   const app = await buildInstanceServer({
     controller: state,
@@ -69,6 +73,7 @@ export async function runQueryThread(data: QueryThreadData, port: MessagePort): 
     },
     log,
     httpLimits: data.httpLimits,
+    rateLimiter,
     threadMetrics: {
       thread: data.thread,
       attach(local) {
@@ -106,6 +111,8 @@ export async function runQueryThread(data: QueryThreadData, port: MessagePort): 
         state.current();
         break;
       case 'keys':
+        // The slots first: a key this thread now accepts has one.
+        if (message.rateLimitSlots) rateLimiter?.adopt(message.rateLimitSlots);
         keys.setAllowed({ keyIds: message.keyIds, adminKeyIds: message.adminKeyIds });
         break;
       case 'gather':

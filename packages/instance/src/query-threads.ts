@@ -2,7 +2,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import { exportGeneration, type Generation } from '@replix/engine';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, type Registry } from 'prom-client';
-import type { ApiKeyVerifier } from './api-keys.ts';
+import type { AllowedKeyIds, ApiKeyVerifier } from './api-keys.ts';
 import { InstanceError } from './errors.ts';
 import type { ThreadMetrics } from './metrics.ts';
 import { PublicationBoard } from './publication-board.ts';
@@ -15,6 +15,7 @@ import {
   type QueryThreadData,
   type ToQueryThread,
 } from './query-thread-messages.ts';
+import type { RateLimiter } from './rate-limiter.ts';
 import type { SyncControl } from './served-state.ts';
 import type { SnapshotController } from './snapshot-controller.ts';
 
@@ -36,6 +37,8 @@ import type { SnapshotController } from './snapshot-controller.ts';
  *   memory is the instance's: each thread's budget is the instance's less the other threads'
  *   in-flight bytes, and the memory cap counts all threads' in-flight bytes.
  * - `/metrics` on any thread gathers every thread's registry (`AggregatorRegistry`).
+ * - Rate limits are the instance's: every thread counts a key in the same `SharedArrayBuffer`
+ *   slot (`rate-limiter.ts`), given out here and sent with the key ids.
  * - A worker that dies is restarted (it is sent the served generation before it listens).
  */
 
@@ -59,7 +62,7 @@ if (!isMainThread && parentPort && isQueryThreadData(workerData)) {
 
 export type QueryThreadSettings = Omit<
   QueryThreadData,
-  typeof QUERY_THREAD_MARK | 'thread' | 'threads' | 'board' | 'bootId' | 'port'
+  typeof QUERY_THREAD_MARK | 'thread' | 'threads' | 'board' | 'bootId' | 'port' | 'rateLimits'
 >;
 
 export interface QueryThreadsOptions {
@@ -70,6 +73,8 @@ export interface QueryThreadsOptions {
   readonly sync: SyncControl & { readonly paused: boolean };
   readonly settings: QueryThreadSettings;
   readonly log: Logger;
+  /** Per-key rate limits, counted in a buffer every thread shares; its key slots set already. */
+  readonly rateLimiter?: RateLimiter | undefined;
 }
 
 interface WorkerSlot {
@@ -95,6 +100,8 @@ export class QueryThreads {
   #registry: Registry | undefined;
   #publishing: Promise<void> = Promise.resolve();
   #latest: Generation | undefined;
+  /** The keys of now: a thread restarted after a key change starts with them. */
+  #allowed: AllowedKeyIds;
   #port = 0;
   #closing = false;
   #restarts = 0;
@@ -114,13 +121,16 @@ export class QueryThreads {
     });
     controller.countQueryMemory(() => this.board.inFlightBytes());
     controller.onInstall((generation) => this.#publish(generation));
-    options.keys.onChange((allowed) =>
+    this.#allowed = { keyIds: options.settings.keyIds, adminKeyIds: options.settings.adminKeyIds };
+    options.keys.onChange((allowed) => {
+      this.#allowed = allowed;
       this.#broadcast({
         type: 'keys',
         keyIds: [...allowed.keyIds],
         adminKeyIds: [...allowed.adminKeyIds],
-      }),
-    );
+        rateLimitSlots: options.rateLimiter?.slots(),
+      });
+    });
     this.metrics = {
       thread: 0,
       attach: (registry) => {
@@ -174,8 +184,9 @@ export class QueryThreads {
       board: this.board.buffers,
       bootId: controller.bootId,
       port: this.#port,
-      keyIds: [...settings.keyIds],
-      adminKeyIds: [...settings.adminKeyIds],
+      keyIds: [...this.#allowed.keyIds],
+      adminKeyIds: [...this.#allowed.adminKeyIds],
+      rateLimits: this.#options.rateLimiter?.shared(),
     };
     const worker = new Worker(THREAD_ENTRY, { workerData: data });
     const holding = new Map<number, () => void>();

@@ -12,6 +12,8 @@ import { InstanceMetrics, type ThreadMetrics } from './metrics.ts';
 import { generateOpenApi } from './openapi.ts';
 import type { QueryAdmission } from './query-admission.ts';
 import { defaultAdmission, registerQueryRoutes } from './query-route.ts';
+import { rateLimitRefusal } from './rate-limit-check.ts';
+import type { RateLimiter } from './rate-limiter.ts';
 import { logRequest } from './request-log.ts';
 import { describeSchema } from './schema-document.ts';
 import type { ServedState, SyncControl } from './served-state.ts';
@@ -34,6 +36,8 @@ export interface InstanceServerOptions {
   readonly httpLimits?: HttpLimits;
   /** With query threads: this thread's metrics, and `/metrics` as the instance's totals. */
   readonly threadMetrics?: ThreadMetrics;
+  /** Per-key rate limits of the query routes (shared with the other query threads); none: off. */
+  readonly rateLimiter?: RateLimiter | undefined;
 }
 
 declare module 'fastify' {
@@ -43,10 +47,22 @@ declare module 'fastify' {
   }
 }
 
-/** The `onRequest` hook of a route that needs a key of scope `needed`. */
-function keyCheck(keys: ApiKeyVerifier, needed: KeyScope): onRequestHookHandler {
-  return (request, _reply, done) => {
-    const refusal = keyRefusal(keys.scopeOf(request.headers.authorization), needed);
+/**
+ * The `onRequest` hook of a route that needs a key of scope `needed`. Rate limits count the
+ * query routes' requests, by key whatever its scope; admin routes (the control plane's health,
+ * metrics and actions) are not counted.
+ */
+function keyCheck(
+  keys: ApiKeyVerifier,
+  needed: KeyScope,
+  limiter: RateLimiter | undefined,
+): onRequestHookHandler {
+  const limited = limiter !== undefined && needed === 'query';
+  return (request, reply, done) => {
+    const key = keys.identify(request.headers.authorization);
+    const refusal =
+      keyRefusal(key?.scope ?? null, needed) ??
+      (limited && key ? rateLimitRefusal(limiter, key.keyId, reply) : null);
     if (!refusal) return done();
     // Refused after the bytes at hand are parsed: a request the HTTP parser rejects in the
     // same packet (a malformed body) gets the parser's 400, not a 401 it could not follow.
@@ -119,7 +135,15 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
       'last-event-id',
       'x-request-id',
     ],
-    exposedHeaders: ['etag', 'x-service-version', 'x-request-id', 'server-timing'],
+    exposedHeaders: [
+      'etag',
+      'x-service-version',
+      'x-request-id',
+      'server-timing',
+      'ratelimit',
+      'ratelimit-policy',
+      'retry-after',
+    ],
     maxAge: 600,
   });
 
@@ -141,7 +165,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     const needed = route.config?.auth;
     if (!needed) return;
     const own = route.onRequest === undefined ? [] : [route.onRequest].flat();
-    route.onRequest = [keyCheck(keys, needed), ...own];
+    route.onRequest = [keyCheck(keys, needed, options.rateLimiter), ...own];
   });
 
   app.setErrorHandler((error, request, reply) => {

@@ -7,6 +7,7 @@ import { ConfigError } from './config/config-error.ts';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
 import type { InstanceConfig } from './instance-config.ts';
 import { QueryThreads } from './query-threads.ts';
+import { RateLimiter } from './rate-limiter.ts';
 import { ChangeFollower } from './replication/change-follower.ts';
 import type { RowFetcher } from './replication/change-mapper.ts';
 import { IncrementalPoller } from './replication/incremental-poller.ts';
@@ -152,6 +153,12 @@ export async function startInstance(
     });
     controller.reportReplication(() => withViewReport(scheduler.report(), refresher));
     const keys = new ApiKeyVerifier(config.keySecret, config.keyIds, config.adminKeyIds);
+    // Its listener comes before the query threads': a key has its slot before any thread hears of it.
+    const rateLimiter = config.rateLimit ? new RateLimiter(config.rateLimit) : undefined;
+    if (rateLimiter) {
+      rateLimiter.assign([...config.keyIds, ...config.adminKeyIds]);
+      keys.onChange((allowed) => rateLimiter.assign([...allowed.keyIds, ...allowed.adminKeyIds]));
+    }
     const version = `${RELEASE}-${config.buildHash}`;
     const maxBodyBytes = config.schemaConfig.query.max_body_bytes;
     const drainLimit = (options.httpLimits ?? HTTP_LIMITS).drain_timeout_ms;
@@ -164,6 +171,7 @@ export async function startInstance(
             keys,
             sync: scheduler,
             log,
+            rateLimiter,
             settings: {
               source,
               schemaConfig: config.schemaConfig,
@@ -186,6 +194,7 @@ export async function startInstance(
       sync: scheduler,
       log,
       httpLimits: options.httpLimits,
+      rateLimiter,
       ...(threads ? { threadMetrics: threads.metrics } : {}),
     });
     // Query threads listen on the same port (`reusePort`): the kernel spreads connections.

@@ -7,6 +7,7 @@ import {
   type StartInstanceOptions,
   startInstance,
 } from '../src/index.ts';
+import type { RateLimitPolicy } from '../src/rate-limiter.ts';
 import { createLogger } from '../src/start-instance.ts';
 
 export interface TestInstance {
@@ -34,7 +35,10 @@ export interface TestInstance {
 export async function startTestInstance(
   sourceUrl: string,
   schemaConfig: unknown = {},
-  options: StartInstanceOptions & { readonly threads?: number } = {},
+  options: StartInstanceOptions & {
+    readonly threads?: number;
+    readonly rateLimit?: RateLimitPolicy;
+  } = {},
 ): Promise<TestInstance> {
   const keySecret = newKeySecret();
   const keyId = newKeyId();
@@ -52,6 +56,7 @@ export async function startTestInstance(
       buildHash: 'testbuild000',
       logLevel: 'silent',
       threads: options.threads,
+      rateLimit: options.rateLimit,
     },
     createLogger(process.env.REPLIX_TEST_LOG ?? 'silent'),
     options,

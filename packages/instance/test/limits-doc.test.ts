@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { QUERY_DEFAULTS, QUERY_LIMITS } from '@replix/engine';
 import { describe, expect, it } from 'vitest';
 import { HTTP_LIMITS } from '../src/http-limits.ts';
+import { INSTANCE_VARIABLE_SCHEMAS } from '../src/instance-config.ts';
 import { QUERY_CONCURRENCY } from '../src/query-route.ts';
 
 const doc = readFileSync(new URL('../../../docs/limits.md', import.meta.url), 'utf8');
@@ -55,5 +56,17 @@ describe('docs/limits.md', () => {
     expect(row('`http.drain_timeout_ms`')).toContain(`${HTTP_LIMITS.drain_timeout_ms / 1000} s`);
     expect(row('Queries running at once')).toContain(`| ${QUERY_CONCURRENCY.maxConcurrent} |`);
     expect(row('Queries waiting for a turn')).toContain(`| ${QUERY_CONCURRENCY.maxQueued} |`);
+  });
+
+  it('gives the rate limit settings with their defaults and range', () => {
+    type Bounded = { default: number; minimum: number; maximum: number };
+    const quota = INSTANCE_VARIABLE_SCHEMAS.REPLIX_RATE_LIMIT as unknown as Bounded;
+    const window = INSTANCE_VARIABLE_SCHEMAS.REPLIX_RATE_LIMIT_WINDOW as unknown as Bounded;
+    expect(row('`REPLIX_RATE_LIMIT`')).toContain(
+      `; ${quota.default} (no limit) for \`replix serve\` |`,
+    );
+    expect(row('`REPLIX_RATE_LIMIT_WINDOW`')).toContain(
+      `(${window.minimum} to ${plain(window.maximum)} s) | ${window.default} s |`,
+    );
   });
 });

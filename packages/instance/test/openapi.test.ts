@@ -266,11 +266,20 @@ describe('generateOpenApi', () => {
     expect(post.requestBody.required).toBe(true);
     expect(Object.keys(post.requestBody.content)).toEqual(['text/plain']);
     expect(post.requestBody.content['text/plain'].schema).toEqual({ type: 'string' });
-    expect(Object.keys(post.responses)).toEqual(['200', '400', '401', '404', '413', '500', '503']);
+    expect(Object.keys(post.responses)).toEqual([
+      '200',
+      '400',
+      '401',
+      '404',
+      '413',
+      '429',
+      '500',
+      '503',
+    ]);
     expect(post.responses['200'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/QueryResponse',
     });
-    for (const status of ['400', '401', '404', '413', '500']) {
+    for (const status of ['400', '401', '404', '413', '429', '500']) {
       expect(post.responses[status].content['application/json'].schema).toEqual({
         $ref: '#/components/schemas/ErrorResponse',
       });
@@ -279,6 +288,16 @@ describe('generateOpenApi', () => {
     expect(post.responses['400'].description).toContain('executor_error');
     expect(post.responses['404'].description).toContain('unknown_table');
     expect(post.responses['503'].content['application/json'].schema.type).toBe('object');
+    // Rate limits: the fields on answers, and Retry-After on the 429.
+    expect(Object.keys(post.responses['200'].headers)).toEqual(
+      expect.arrayContaining(['RateLimit', 'RateLimit-Policy']),
+    );
+    expect(post.responses['429'].description).toContain('too_many_requests');
+    expect(Object.keys(post.responses['429'].headers)).toEqual([
+      'Retry-After',
+      'RateLimit-Policy',
+      'RateLimit',
+    ]);
   });
 
   it('describes GET /query: q, If-None-Match, ETag and 304, and live queries', () => {

@@ -38,6 +38,12 @@ export interface PlanLimits {
   readonly overageAllowed: boolean;
   /** The largest monthly spending cap for overage, in USD cents; 0 without overage. */
   readonly overageMaxCents: number;
+  /**
+   * Requests each API key may send to an instance's query routes per window, on each replica
+   * (the instance's `REPLIX_RATE_LIMIT`, docs/limits.md "Rate limits"): a query key ships to
+   * browsers, so one app or one leaked key must not take a whole instance.
+   */
+  readonly keyRateLimit: { readonly quota: number; readonly windowSeconds: number };
 }
 
 /** The numeric limits of each plan (spec §8 leaves the numbers to us; documented in the API docs). */
@@ -52,6 +58,7 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     multiRegion: false,
     overageAllowed: false,
     overageMaxCents: 0,
+    keyRateLimit: { quota: 50, windowSeconds: 1 },
   },
   pro: {
     databases: 10,
@@ -63,6 +70,7 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     multiRegion: false,
     overageAllowed: false,
     overageMaxCents: 0,
+    keyRateLimit: { quota: 200, windowSeconds: 1 },
   },
   teams: {
     databases: 25,
@@ -74,6 +82,7 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     multiRegion: true,
     overageAllowed: true,
     overageMaxCents: 50_000,
+    keyRateLimit: { quota: 500, windowSeconds: 1 },
   },
   business: {
     databases: 100,
@@ -85,6 +94,7 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     multiRegion: true,
     overageAllowed: true,
     overageMaxCents: 500_000,
+    keyRateLimit: { quota: 1_000, windowSeconds: 1 },
   },
   enterprise: {
     databases: 1000,
@@ -96,6 +106,7 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
     multiRegion: true,
     overageAllowed: true,
     overageMaxCents: 5_000_000,
+    keyRateLimit: { quota: 5_000, windowSeconds: 1 },
   },
 };
 

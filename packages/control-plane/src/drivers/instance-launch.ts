@@ -33,6 +33,8 @@ export interface InstanceLaunch {
   readonly replicas: number;
   readonly settings: DeployedInstanceConfig;
   readonly replicationPaused: boolean;
+  /** Requests per window each key may send to the query routes (the plan's); absent: none. */
+  readonly rateLimit?: { readonly quota: number; readonly windowSeconds: number } | undefined;
 }
 
 /** The longest a query may run on an instance of `size` (the smallest size's when unknown). */
@@ -69,6 +71,10 @@ export function launchEnvironment(
     REPLIX_THREADS: String(queryThreadsOf(launch.settings.taskCpu)),
     REPLIX_REPLICATION_PAUSED: launch.replicationPaused ? '1' : '0',
   };
+  if (launch.rateLimit) {
+    env.REPLIX_RATE_LIMIT = String(launch.rateLimit.quota);
+    env.REPLIX_RATE_LIMIT_WINDOW = String(launch.rateLimit.windowSeconds);
+  }
   if (launch.ssh) {
     env.REPLIX_SSH_HOST = launch.ssh.host;
     env.REPLIX_SSH_PORT = String(launch.ssh.port);

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { ApiContext } from '../api/context.ts';
+import { accountPlan } from '../connections/account-plan.ts';
 import { connectionTarget } from '../connections/connection-target.ts';
 import type { InstanceKeySet } from '../drivers/instance-key-set.ts';
 import type { InstanceLaunch } from '../drivers/instance-launch.ts';
@@ -45,8 +46,8 @@ export async function keyIdsOf(
 
 /**
  * Everything the driver needs to start `instance` of `database` from `buildId`'s artifact:
- * the source and its secrets (opened here, handed over in the environment only), keys and
- * settings.
+ * the source and its secrets (opened here, handed over in the environment only), keys,
+ * settings and the account plan's key rate limit.
  */
 export async function instanceLaunchFor(
   context: Pick<ApiContext, 'db' | 'secrets'>,
@@ -70,6 +71,8 @@ export async function instanceLaunchFor(
   if (!connection) throw new LaunchError("The database's connection no longer exists.");
   const target = connectionTarget(connection, context.secrets, database.source_schema);
   const { keys, keysVersion } = await keyIdsOf(context, database.id, instance.control_key_id);
+  // The plan at launch: a plan change reaches the instance at its next deploy or restart.
+  const { limits } = await accountPlan(context.db, database.account_id);
   return {
     keysVersion,
     launch: {
@@ -85,6 +88,7 @@ export async function instanceLaunchFor(
       replicas: database.replicas,
       settings: deployedConfigOf(database),
       replicationPaused: database.replication_paused,
+      rateLimit: limits.keyRateLimit,
     },
   };
 }

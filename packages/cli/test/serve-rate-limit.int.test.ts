@@ -1,0 +1,90 @@
+import { request } from 'node:http';
+import { testMariaDb } from '@replix/testkit/vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveProcess } from './serve-process.ts';
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
+}
+
+/** One request on a connection of its own, so the kernel may hand it to either thread. */
+function fresh(url: string, path: string, key: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const sent = request(
+      new URL(path, url),
+      { agent: false, headers: { authorization: `Bearer ${key}`, connection: 'close' } },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+        );
+      },
+    );
+    sent.on('error', reject);
+    sent.end();
+  });
+}
+
+describe('replix serve with REPLIX_RATE_LIMIT', () => {
+  let sourceUrl: string;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const db = await testMariaDb().createDatabase(
+      'CREATE TABLE t (id INT PRIMARY KEY); INSERT INTO t VALUES (1), (2);',
+    );
+    sourceUrl = db.url;
+    drop = () => db.drop();
+  }, 60_000);
+  afterAll(() => drop?.());
+
+  it("holds a key's limit across two query threads (REPLIX_THREADS=2)", async () => {
+    const server = await serveProcess(['--source', sourceUrl], {
+      ...process.env,
+      REPLIX_LOG_LEVEL: 'warn',
+      REPLIX_THREADS: '2',
+      // 20 requests per 10 minutes: nothing comes back while the test runs.
+      REPLIX_RATE_LIMIT: '20',
+      REPLIX_RATE_LIMIT_WINDOW: '600',
+    });
+    try {
+      const { url, apiKey = '', adminKey = '' } = server.ready;
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, () => fresh(url, '/query?q=t%20%7B%20id%20%7D', apiKey)),
+      );
+      expect(answers.filter((a) => a.status === 200)).toHaveLength(20);
+      const refused = answers.filter((a) => a.status === 429);
+      expect(refused).toHaveLength(40);
+      for (const answer of refused) {
+        expect(JSON.parse(answer.body).error.code).toBe('too_many_requests');
+        expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        expect(answer.headers['ratelimit-policy']).toBe('"default";q=20;w=600');
+      }
+      // Both threads answered some of the 20: the count is the instance's, not a thread's.
+      const metrics = await fresh(url, '/metrics', adminKey);
+      expect(metrics.status).toBe(200);
+      const byThread = [
+        ...metrics.body.matchAll(/^replix_thread_queries_total\{thread="(\d)"\} (\d+)/gm),
+      ];
+      expect(byThread.map((match) => Number(match[2])).reduce((sum, n) => sum + n, 0)).toBe(20);
+      for (const match of byThread) expect(Number(match[2])).toBeGreaterThan(0);
+      expect(byThread).toHaveLength(2);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  }, 120_000);
+
+  it('refuses a rate limit that is not a whole number, naming the variable', async () => {
+    const started = serveProcess(['--source', sourceUrl], {
+      ...process.env,
+      REPLIX_RATE_LIMIT: 'lots',
+    });
+    await expect(started).rejects.toThrow(/REPLIX_RATE_LIMIT.*whole number of requests/);
+  }, 60_000);
+});
