@@ -6,6 +6,7 @@ import {
 } from './errors.ts';
 import { EtagCache, type EtagCacheOptions } from './etag-cache.ts';
 import { quoteString } from './literal.ts';
+import { followLiveQuery, type LiveQuery, type LiveQueryOptions } from './live-query.ts';
 import { errorEnvelope, isEnvelope, type QueryResult } from './query-result.ts';
 import {
   DEFAULT_RETRY_POLICY,
@@ -163,6 +164,36 @@ export class ReplixClient {
     options: QueryOptions = {},
   ): AsyncGenerator<Row, void, undefined> {
     for await (const page of this.pages<Row>(query, options)) yield* page.data;
+  }
+
+  /**
+   * A live query: `onResult` gets the current result, then each new one whenever a change at
+   * the source changes it (Server-Sent Events over `fetch`, so the key travels in a header).
+   * A lost connection is reconnected by itself, resuming without a resend of a result it
+   * already had; `onError` gets the error that ends it.
+   */
+  subscribe<Row = Record<string, unknown>>(
+    query: QueryText,
+    onResult: (result: QueryResult<Row>) => void,
+    options: LiveQueryOptions = {},
+  ): LiveQuery {
+    const url = new URL('query', this.#base);
+    url.searchParams.set('q', queryText(query));
+    return followLiveQuery(
+      {
+        connect: async (lastEventId, signal) => {
+          const headers = { ...this.#authorization(), accept: 'text/event-stream' };
+          if (lastEventId !== undefined) Object.assign(headers, { 'last-event-id': lastEventId });
+          const response = await this.#send(url, { headers, signal }, signal);
+          const type = response.headers.get('content-type') ?? '';
+          if (response.ok && type.startsWith('text/event-stream') && response.body) return response;
+          throw this.#error(url, response, await this.#readBody(url, response));
+        },
+        result: (data) => this.#result<Row>(url, data, undefined, false, 200),
+      },
+      onResult,
+      options,
+    );
   }
 
   /** The instance's OpenAPI document: its tables as models (what `replix types` reads). */
