@@ -15,6 +15,7 @@ const sources = [
   join(dashboard, 'package.json'),
   join(root, 'packages/client/src'),
   join(root, 'packages/query/src'),
+  join(root, 'packages/sdk/src'),
 ];
 
 function newestChange(path: string): number {

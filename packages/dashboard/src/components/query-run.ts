@@ -1,7 +1,10 @@
+import { ReplixClient, ReplixConnectionError, ReplixError } from '@replix/sdk';
+
 /**
  * Running a query against a database's instance straight from the browser (not through the
- * control plane): `POST <instance>/query` with the query as plain text, or the cacheable
- * `GET <instance>/query?q=`, as docs/instance-api.md describes.
+ * control plane), with the SDK's client: `POST <instance>/query` with the query as plain text,
+ * or the cacheable `GET <instance>/query?q=`, as docs/instance-api.md describes. The playground
+ * shows the instance's answer as it came, so the client keeps no ETag cache and retries nothing.
  */
 
 export type QueryMethod = 'POST' | 'GET';
@@ -66,32 +69,35 @@ export class InstanceUnreachableError extends Error {
   }
 }
 
-function queryUrl(request: QueryRequest): string {
-  const base = `${request.instanceUrl.replace(/\/+$/, '')}/query`;
-  return request.method === 'GET' ? `${base}?q=${encodeURIComponent(request.text)}` : base;
-}
-
 export async function runInstanceQuery(
   request: QueryRequest,
   signal?: AbortSignal,
 ): Promise<QueryOutcome> {
-  const url = queryUrl(request);
   const started = performance.now();
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method: request.method,
-      headers: { Authorization: `Bearer ${request.apiKey}` },
-      // A string body goes as text/plain, which is what the instance reads.
-      body: request.method === 'POST' ? request.text : undefined,
+  // The answer as it came (status, headers, body), whatever the client makes of it.
+  let response: Response | undefined;
+  const client = new ReplixClient({
+    url: request.instanceUrl,
+    key: request.apiKey,
+    cache: false,
+    retry: { retries: 0 },
+    parseJson: parseExact,
+    fetch: async (input, init) => {
       // Show what the instance answers, not a copy the browser kept.
-      cache: 'no-store',
-      signal,
-    });
+      const answered = await fetch(input, { ...init, cache: 'no-store' });
+      response = answered.clone();
+      return answered;
+    },
+  });
+  try {
+    await client.query(request.text, { method: request.method, signal });
   } catch (error) {
     if (signal?.aborted) throw error;
-    throw new InstanceUnreachableError(request.instanceUrl);
+    if (error instanceof ReplixConnectionError && error.code === 'connection_failed')
+      throw new InstanceUnreachableError(request.instanceUrl);
+    if (!(error instanceof ReplixError) || !response) throw error;
   }
+  if (!response) throw new InstanceUnreachableError(request.instanceUrl);
   const rawText = await response.text();
   const answer: Answer = {
     status: response.status,
