@@ -7,12 +7,14 @@ import { ConfigError } from './config/config-error.ts';
 import { decodeEnvironment, type Environment } from './config/decode-environment.ts';
 import { flagVariable } from './config/variable-codecs.ts';
 import {
+  INSTANCE_SERVICE_NAME,
   INSTANCE_VARIABLE_SCHEMAS,
   type InstanceConfig,
   instanceKeys,
   listenPort,
   withFlags,
 } from './instance-config.ts';
+import { tracingSettingsFrom } from './tracing/tracing-settings.ts';
 
 /**
  * The launch environment of an artifact's instance: the variables of every instance and those
@@ -231,6 +233,7 @@ export function resolveArtifactConfig(
       logLevel: variables.REPLIX_LOG_LEVEL,
       portFile: variables.REPLIX_PORT_FILE,
       threads: variables.REPLIX_THREADS,
+      tracing: tracingSettingsFrom(variables, INSTANCE_SERVICE_NAME),
     }),
     manifest,
     keysFile: variables.REPLIX_KEYS_FILE,

@@ -7,6 +7,11 @@ import { ConfigError } from './config/config-error.ts';
 import { decodeEnvironment, type Environment } from './config/decode-environment.ts';
 import { keyIdListVariable } from './config/key-id-list-variable.ts';
 import { hexKeyVariable } from './config/variable-codecs.ts';
+import {
+  TRACING_VARIABLE_SCHEMAS,
+  type TracingSettings,
+  tracingSettingsFrom,
+} from './tracing/tracing-settings.ts';
 import { sourceBuildHash } from './version.ts';
 
 /**
@@ -48,7 +53,11 @@ export const INSTANCE_VARIABLE_SCHEMAS = {
       description: 'written with the port once listening (for --port 0)',
     }),
   ),
+  ...TRACING_VARIABLE_SCHEMAS,
 };
+
+/** An instance's spans are `replix-instance`'s unless `OTEL_SERVICE_NAME` says otherwise. */
+export const INSTANCE_SERVICE_NAME = 'replix-instance';
 
 /** `replix serve`'s variables (without `--artifact`). */
 export const SERVE_VARIABLES = Type.Object(INSTANCE_VARIABLE_SCHEMAS);
@@ -83,6 +92,8 @@ export interface InstanceConfig {
    * Absent: 1.
    */
   readonly threads?: number | undefined;
+  /** Where its spans go (`OTEL_*`, docs/tracing.md); absent: tracing is off. */
+  readonly tracing?: TracingSettings | undefined;
 }
 
 export interface InstanceConfigInput {
@@ -211,5 +222,6 @@ export function resolveInstanceConfig(
     logLevel: variables.REPLIX_LOG_LEVEL,
     portFile: variables.REPLIX_PORT_FILE,
     threads: variables.REPLIX_THREADS,
+    tracing: tracingSettingsFrom(variables, INSTANCE_SERVICE_NAME),
   });
 }

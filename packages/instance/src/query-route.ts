@@ -8,6 +8,7 @@ import { type EtagCache, ifNoneMatchMatches } from './etag.ts';
 import type { InstanceMetrics } from './metrics.ts';
 import { type Admission, QueryAdmission } from './query-admission.ts';
 import type { ServedState } from './served-state.ts';
+import { traceQueryAnswer, traceQueryShape } from './tracing/query-span.ts';
 
 export interface QueryRouteOptions {
   readonly engine: QueryEngine;
@@ -83,6 +84,7 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         `The query is larger than the limit of ${maxBodyBytes} bytes.`,
       );
     }
+    traceQueryShape(request, text);
     const started = performance.now();
     const timeoutMs = Math.min(engine.limits.timeoutMs, options.limits?.timeoutMs ?? Infinity);
     try {
@@ -121,6 +123,7 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         },
       );
       metrics.recordQuery(true, (performance.now() - started) / 1000);
+      traceQueryAnswer(request, answer);
       // The engine's time for developer tools and browsers' resource timing (which need
       // Timing-Allow-Origin to show it across origins): the same figure as meta.timing_ms.
       reply

@@ -16,6 +16,7 @@ import { buildInstanceServer } from './server.ts';
 import { serviceLogger } from './service-logger.ts';
 import { SnapshotController } from './snapshot-controller.ts';
 import { sourceColumnsOf } from './snapshot-loader.ts';
+import { startTracing } from './tracing/tracing.ts';
 import { RELEASE } from './version.ts';
 
 export interface RunningInstance {
@@ -67,6 +68,8 @@ export async function startInstance(
   log = createLogger(config.logLevel),
   options: StartInstanceOptions = {},
 ): Promise<RunningInstance> {
+  // Before the server is built, which traces requests only when tracing is on by then.
+  const tracing = config.tracing ? await startTracing(config.tracing) : undefined;
   const connector = connectorFromUrl(config.sourceUrl, { replicationId: options.replicationId });
   try {
     const source = await connector.introspect();
@@ -175,6 +178,7 @@ export async function startInstance(
               logLevel: config.logLevel,
               httpLimits: options.httpLimits,
               host: config.host,
+              tracing: config.tracing,
             },
           })
         : null;
@@ -232,10 +236,12 @@ export async function startInstance(
           clearTimeout(cut);
         }
         await connector.close();
+        await tracing?.shutdown().catch(() => {});
       },
     };
   } catch (error) {
     await connector.close().catch(() => {});
+    await tracing?.shutdown().catch(() => {});
     throw error;
   }
 }

@@ -7,4 +7,5 @@ export type { ParseOptions } from './parser.ts';
 export { parseQuery } from './parser.ts';
 export type { QueryShape, ShapeLiteral } from './query-shape.ts';
 export { queryShape } from './query-shape.ts';
+export { redactedShape } from './redacted-shape.ts';
 export { suggest } from './suggest.ts';

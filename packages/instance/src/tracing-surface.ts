@@ -1,0 +1,25 @@
+/**
+ * `@replix/instance/tracing`: OpenTelemetry traces for every Replix process (docs/tracing.md).
+ * Importing this loads no OpenTelemetry code: the SDK is loaded by `startTracing` alone, and
+ * until then every helper is a no-op.
+ */
+export { type RequestSpanOptions, requestSpan, traceRequests } from './tracing/request-spans.ts';
+export {
+  type ActiveTracing,
+  type Attributes,
+  currentTraceparent,
+  errorType,
+  inSpan,
+  type Span,
+  type SpanOptions,
+  startTracing,
+  type TracingHandle,
+  tracingActive,
+  withTraceHeaders,
+} from './tracing/tracing.ts';
+export {
+  TRACING_VARIABLE_SCHEMAS,
+  type TracingSettings,
+  tracingEnvironment,
+  tracingSettingsFrom,
+} from './tracing/tracing-settings.ts';
