@@ -1,7 +1,8 @@
 /**
  * `@replix/instance/tracing`: OpenTelemetry traces for every Replix process (docs/tracing.md).
  * Importing this loads no OpenTelemetry code: the SDK is loaded by `startTracing` alone, and
- * until then every helper is a no-op.
+ * until then every helper is a no-op. The `OTEL_*` variables and their settings are in
+ * `@replix/instance/config`.
  */
 export { type RequestSpanOptions, requestSpan, traceRequests } from './tracing/request-spans.ts';
 export {
@@ -17,9 +18,4 @@ export {
   tracingActive,
   withTraceHeaders,
 } from './tracing/tracing.ts';
-export {
-  TRACING_VARIABLE_SCHEMAS,
-  type TracingSettings,
-  tracingEnvironment,
-  tracingSettingsFrom,
-} from './tracing/tracing-settings.ts';
+export type { TracingSettings } from './tracing/tracing-settings.ts';

@@ -3,14 +3,13 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tracingEnvironment, tracingSettingsFrom } from '../src/config-surface.ts';
 import {
   currentTraceparent,
   inSpan,
   startTracing,
   type TracingHandle,
   tracingActive,
-  tracingEnvironment,
-  tracingSettingsFrom,
   withTraceHeaders,
 } from '../src/tracing-surface.ts';
 

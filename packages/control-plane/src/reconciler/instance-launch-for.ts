@@ -45,11 +45,11 @@ export async function keyIdsOf(
 
 /**
  * Everything the driver needs to start `instance` of `database` from `buildId`'s artifact:
- * the source and its secrets (opened here, handed over in the environment only), keys and
- * settings.
+ * the source and its secrets (opened here, handed over in the environment only), keys,
+ * settings, and the control plane's tracing.
  */
 export async function instanceLaunchFor(
-  context: Pick<ApiContext, 'db' | 'secrets'>,
+  context: Pick<ApiContext, 'db' | 'secrets' | 'config'>,
   database: DatabaseRow,
   instance: { id: string; control_key_id: string },
   buildId: string,
@@ -85,6 +85,7 @@ export async function instanceLaunchFor(
       replicas: database.replicas,
       settings: deployedConfigOf(database),
       replicationPaused: database.replication_paused,
+      tracing: context.config.tracing,
     },
   };
 }
