@@ -159,4 +159,11 @@ describe('one trace from a provision request to the instance', () => {
       expect(ours.has(span.parentSpanId ?? '')).toBe(true);
     }
   });
+
+  it('makes no span for the probes’ polls', async () => {
+    exporter.reset();
+    expect((await cp.request('GET', '/live')).status).toBe(200);
+    expect((await cp.request('GET', '/v1/databases')).status).toBe(401);
+    expect(exporter.getFinishedSpans().map((span) => span.name)).toEqual(['GET /v1/databases']);
+  });
 });

@@ -83,9 +83,10 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
     },
   });
 
-  // With tracing on, a span per request, before the auth hook so refusals have theirs too; the
-  // handlers run inside it, so the goal a request queues continues its trace (docs/tracing.md).
-  traceRequests(app);
+  // With tracing on, a span per /v1 request (not the probes' polls nor the dashboard's files),
+  // before the auth hook so refusals have theirs too; the handlers run inside it, so the goal a
+  // request queues continues its trace (docs/tracing.md).
+  traceRequests(app, { traced: (request) => request.url.startsWith('/v1/') });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
