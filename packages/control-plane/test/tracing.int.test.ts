@@ -1,8 +1,6 @@
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { startTracing, type TracingHandle } from '@replix/instance/tracing';
+import { type OtlpCollector, startOtlpCollector } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestControlPlane, type TestControlPlane } from './control-plane-harness.ts';
@@ -19,55 +17,15 @@ const SHOP = `
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const CALLER_SPAN = 'b7ad6b7169203331';
 
-/** A span as an OTLP/HTTP JSON export carries it, with its service's name. */
-interface CollectedSpan {
-  readonly service: string;
-  readonly name: string;
-  readonly traceId: string;
-  readonly parentSpanId: string | undefined;
-}
-
-/** A loopback stand-in for an OpenTelemetry collector: keeps every span posted to /v1/traces. */
-async function startCollector(): Promise<{ url: string; spans: CollectedSpan[]; server: Server }> {
-  const spans: CollectedSpan[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      if (request.url === '/v1/traces') {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        for (const resource of body.resourceSpans ?? []) {
-          const service = resource.resource.attributes.find(
-            (attribute: { key: string }) => attribute.key === 'service.name',
-          )?.value.stringValue;
-          for (const scope of resource.scopeSpans)
-            for (const span of scope.spans)
-              spans.push({
-                service,
-                name: span.name,
-                traceId: span.traceId,
-                parentSpanId: span.parentSpanId || undefined,
-              });
-        }
-      }
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, spans, server };
-}
-
 describe('one trace from a provision request to the instance', () => {
   const exporter = new InMemorySpanExporter();
   let tracing: TracingHandle;
-  let collector: Awaited<ReturnType<typeof startCollector>>;
+  let collector: OtlpCollector;
   let source: Awaited<ReturnType<ReturnType<typeof testMariaDb>['createDatabase']>>;
   let cp: TestControlPlane;
 
   beforeAll(async () => {
-    collector = await startCollector();
+    collector = await startOtlpCollector();
     // This process's spans go to memory; the instances' (own processes) to the collector, as
     // the control plane's OTEL_* settings tell them.
     tracing = await startTracing(
@@ -86,7 +44,7 @@ describe('one trace from a provision request to the instance', () => {
     if (dataDir) killInstanceProcesses(dataDir);
     await source?.drop();
     await tracing?.shutdown();
-    collector?.server.close();
+    await collector?.close();
   });
 
   it('runs through the API, the reconciler, the driver and the instance', async () => {

@@ -8,6 +8,7 @@ import {
   startInstance,
 } from '../src/index.ts';
 import { createLogger } from '../src/start-instance.ts';
+import type { TracingSettings } from '../src/tracing-surface.ts';
 
 export interface TestInstance {
   readonly instance: RunningInstance;
@@ -34,7 +35,10 @@ export interface TestInstance {
 export async function startTestInstance(
   sourceUrl: string,
   schemaConfig: unknown = {},
-  options: StartInstanceOptions & { readonly threads?: number } = {},
+  options: StartInstanceOptions & {
+    readonly threads?: number;
+    readonly tracing?: TracingSettings;
+  } = {},
 ): Promise<TestInstance> {
   const keySecret = newKeySecret();
   const keyId = newKeyId();
@@ -52,6 +56,7 @@ export async function startTestInstance(
       buildHash: 'testbuild000',
       logLevel: 'silent',
       threads: options.threads,
+      tracing: options.tracing,
     },
     createLogger(process.env.REPLIX_TEST_LOG ?? 'silent'),
     options,

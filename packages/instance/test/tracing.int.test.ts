@@ -1,4 +1,6 @@
+import { request } from 'node:http';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import { startOtlpCollector } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTracing, type TracingHandle } from '../src/tracing-surface.ts';
@@ -93,5 +95,62 @@ describe('instance spans', () => {
     const [span] = takeSpans();
     expect(span?.name).toBe('GET /health');
     expect(span?.spanContext().traceId).toBe(TRACE_ID);
+  });
+});
+
+/** A query on a connection of its own (the kernel spreads connections over the query threads). */
+function queryOnNewConnection(url: string, key: string, text: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const sent = request(
+      `${url}/query`,
+      { method: 'POST', agent: false, headers: { authorization: `Bearer ${key}` } },
+      (response) => {
+        response.resume();
+        response.on('end', () => resolve(response.statusCode ?? 0));
+      },
+    );
+    sent.on('error', reject);
+    sent.end(text);
+  });
+}
+
+describe('instance spans with query threads', () => {
+  it('every thread exports the spans of the queries it answers', async () => {
+    const collector = await startOtlpCollector();
+    const source = await testMariaDb().createDatabase(TABLE);
+    try {
+      const instance = await startTestInstance(
+        source.url,
+        {},
+        {
+          threads: 2,
+          tracing: {
+            tracesUrl: `${collector.url}/v1/traces`,
+            headers: undefined,
+            serviceName: 'replix-instance',
+          },
+        },
+      );
+      const QUERIES = 20;
+      try {
+        for (let i = 0; i < QUERIES; i++) {
+          expect(await queryOnNewConnection(instance.url, instance.key, 'customers { id }')).toBe(
+            200,
+          );
+        }
+      } finally {
+        // Each thread exports what it has left as it closes.
+        await instance.close();
+      }
+      const queries = collector.spans.filter((span) => span.name === 'POST /query');
+      expect(queries).toHaveLength(QUERIES);
+      for (const span of queries) {
+        expect(span.service).toBe('replix-instance');
+        expect(span.attributes['replix.query.shape']).toBe('customers { id }');
+      }
+    } finally {
+      await source.drop();
+      await collector.close();
+    }
   });
 });

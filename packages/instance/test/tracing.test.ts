@@ -1,7 +1,5 @@
-import { once } from 'node:events';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
+import { startOtlpCollector } from '@replix/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tracingEnvironment, tracingSettingsFrom } from '../src/config-surface.ts';
 import {
@@ -102,27 +100,12 @@ describe('tracing on', () => {
   });
 
   it('posts spans to an OTLP/HTTP collector with the configured headers', async () => {
-    const received: Array<{ url: string; headers: IncomingHttpHeaders; body: string }> = [];
-    const collector = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        received.push({
-          url: request.url ?? '',
-          headers: request.headers,
-          body: Buffer.concat(chunks).toString('utf8'),
-        });
-        response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    collector.listen(0, '127.0.0.1');
-    await once(collector, 'listening');
+    const collector = await startOtlpCollector();
     try {
-      const { port } = collector.address() as AddressInfo;
       const settings = tracingSettingsFrom(
         {
           OTEL_TRACES_EXPORTER: 'otlp',
-          OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+          OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
           OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined,
           OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20collector-token',
           OTEL_SERVICE_NAME: 'replix-test',
@@ -133,23 +116,22 @@ describe('tracing on', () => {
       handle = await startTracing(settings);
       await inSpan('exported work', { 'replix.step': 'one' }, async () => {});
       await handle.flush();
-      expect(received).toHaveLength(1);
-      const [post] = received;
-      expect(post?.url).toBe('/v1/traces');
-      expect(post?.headers['content-type']).toBe('application/json');
-      expect(post?.headers.authorization).toBe('Bearer collector-token');
-      const body = JSON.parse(post?.body ?? '{}');
-      const [resourceSpans] = body.resourceSpans;
-      expect(resourceSpans.resource.attributes).toContainEqual({
-        key: 'service.name',
-        value: { stringValue: 'replix-test' },
-      });
-      const spans = resourceSpans.scopeSpans.flatMap((scope: { spans: unknown[] }) => scope.spans);
-      expect(spans.map((span: { name: string }) => span.name)).toEqual(['exported work']);
+      expect(collector.exports).toHaveLength(1);
+      expect(collector.exports[0]?.['content-type']).toBe('application/json');
+      expect(collector.exports[0]?.authorization).toBe('Bearer collector-token');
+      expect(collector.spans).toEqual([
+        {
+          service: 'replix-test',
+          name: 'exported work',
+          traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
+          parentSpanId: undefined,
+          attributes: { 'replix.step': 'one' },
+        },
+      ]);
     } finally {
       await handle?.shutdown();
       handle = undefined;
-      collector.close();
+      await collector.close();
     }
   });
 });
