@@ -99,6 +99,19 @@ describe('tracing on', () => {
     expect(currentTraceparent()).toBeUndefined();
   });
 
+  it('is started once when two starts race, and the second leaves it to the first', async () => {
+    const exporter = new InMemorySpanExporter();
+    const [first, second] = await Promise.all([
+      startTracing(SETTINGS, { exporter }),
+      startTracing(SETTINGS, { exporter: new InMemorySpanExporter() }),
+    ]);
+    handle = first;
+    await second.shutdown();
+    expect(tracingActive()).toBe(true);
+    await inSpan('one', {}, async () => {});
+    expect(exporter.getFinishedSpans().map((span) => span.name)).toEqual(['one']);
+  });
+
   it('posts spans to an OTLP/HTTP collector with the configured headers', async () => {
     const collector = await startOtlpCollector();
     try {

@@ -18,6 +18,8 @@ export interface TracingHandle {
  * branch: no SDK is loaded, no span object made, requests pay nothing.
  */
 let active: ActiveTracing | undefined;
+/** A start under way (the SDK loading): a second start at the same time waits for it. */
+let starting: Promise<ActiveTracing> | undefined;
 
 export function tracingActive(): boolean {
   return active !== undefined;
@@ -37,10 +39,18 @@ export async function startTracing(
   settings: TracingSettings,
   options: { readonly exporter?: SpanExporter } = {},
 ): Promise<TracingHandle> {
-  if (active) return { flush: active.flush.bind(active), shutdown: async () => {} };
-  const { startSdk } = await import('./tracing-sdk.ts');
-  const started = startSdk(settings, options.exporter);
-  active = started;
+  if (starting) await starting;
+  const current = active;
+  if (current) return { flush: () => current.flush(), shutdown: async () => {} };
+  starting = import('./tracing-sdk.ts')
+    .then(({ startSdk }) => {
+      active = startSdk(settings, options.exporter);
+      return active;
+    })
+    .finally(() => {
+      starting = undefined;
+    });
+  const started = await starting;
   return {
     flush: () => started.flush(),
     async shutdown() {
