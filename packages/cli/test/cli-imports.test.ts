@@ -23,10 +23,23 @@ const recorder = join(work, 'record-loads.mjs');
 writeFileSync(recorder, RECORDER);
 
 /** The modules `replix ...args` loads (it may fail: only what it loaded matters here). */
-async function modulesLoadedBy(...args: string[]): Promise<string[]> {
-  const file = join(work, `loaded-${args.join('-').replace(/[^a-z0-9-]/gi, '_')}.txt`);
+function modulesLoadedBy(...args: string[]): Promise<string[]> {
+  return modulesLoadedWith({}, ...args);
+}
+
+async function modulesLoadedWith(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<string[]> {
+  const name = [...Object.keys(env), ...args].join('-').replace(/[^a-z0-9-]/gi, '_');
+  const file = join(work, `loaded-${name}.txt`);
   await run(process.execPath, ['--import', pathToFileURL(recorder).href, bin, ...args], {
-    env: { ...process.env, LOADED_MODULES_FILE: file, REPLIX_API_URL: 'http://127.0.0.1:9' },
+    env: {
+      ...process.env,
+      ...env,
+      LOADED_MODULES_FILE: file,
+      REPLIX_API_URL: 'http://127.0.0.1:9',
+    },
   }).catch(() => undefined);
   return readFileSync(file, 'utf8').split('\n');
 }
@@ -44,6 +57,7 @@ const HEAVY = [
   '/node_modules/pg/',
   '/node_modules/tedious/',
   '/node_modules/mssql/',
+  '/node_modules/@opentelemetry/',
 ];
 
 // Each test starts a CLI process: on a loaded 2-core machine that can pass Vitest's 5 s default.
@@ -59,8 +73,24 @@ describe('what a command loads before it runs', { timeout: 30_000 }, () => {
     expect(loaded.filter((url) => HEAVY.some((part) => url.includes(part)))).toEqual([]);
   });
 
-  it('`replix serve --source` loads the instance program when it runs one', async () => {
+  it('`replix serve --source` loads the instance program when it runs one, without OpenTelemetry', async () => {
     const loaded = await modulesLoadedBy('serve', '--source', 'mysql://u@127.0.0.1:9/db');
     expect(loaded.some((url) => url.endsWith('/packages/instance/src/index.ts'))).toBe(true);
+    // Tracing is off by default: no part of the SDK is loaded (the API is: prom-client's).
+    const sdk = loaded.filter(
+      (url) =>
+        url.includes('/node_modules/@opentelemetry/') && !url.includes('/@opentelemetry/api/'),
+    );
+    expect(sdk).toEqual([]);
+  });
+
+  it('`replix serve` loads the OpenTelemetry SDK only with tracing on', async () => {
+    const loaded = await modulesLoadedWith(
+      { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },
+      ...['serve', '--source', 'mysql://u@127.0.0.1:9/db'],
+    );
+    expect(loaded.some((url) => url.includes('/node_modules/@opentelemetry/sdk-trace/'))).toBe(
+      true,
+    );
   });
 });

@@ -71,11 +71,12 @@ function expectInStep(schema: TObject, rows: readonly DocumentedRow[]): void {
 }
 
 describe('the environment variable references', () => {
-  it("document the control plane's variables (README, billing and webhooks)", () => {
+  it("document the control plane's variables (README, billing, webhooks and tracing)", () => {
     expectInStep(CONTROL_PLANE_VARIABLES, [
       ...variableTable('control-plane/README.md', '## Configuration'),
       ...variableTable('control-plane/billing.md', '## Configuration'),
       ...variableTable('control-plane/webhooks.md', '## Processes and settings'),
+      ...variableTable('tracing.md', '## Variables'),
     ]);
   });
 

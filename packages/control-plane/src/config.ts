@@ -7,6 +7,9 @@ import {
   decodeEnvironment,
   type Environment,
   hexKeyVariable,
+  TRACING_VARIABLE_SCHEMAS,
+  type TracingSettings,
+  tracingSettingsFrom,
 } from '@replix/instance/config';
 import { type StaticDecode, Type } from 'typebox';
 import {
@@ -65,13 +68,18 @@ export interface ControlPlaneConfig {
   readonly webhooks: WebhookSettings;
   /** Payment provider and terms version (billing/billing-config.ts). */
   readonly billing: BillingConfig;
+  /** Where spans go (`OTEL_*`, docs/tracing.md), the instances' too; undefined: tracing is off. */
+  readonly tracing: TracingSettings | undefined;
 }
 
 export const BUILT_IN_AUDIENCE = 'replix';
 
+/** The control plane's spans are `replix-control-plane`'s unless `OTEL_SERVICE_NAME` says otherwise. */
+export const CONTROL_PLANE_SERVICE_NAME = 'replix-control-plane';
+
 /**
  * The control plane's environment (docs/control-plane/README.md, "Configuration", with
- * billing.md and webhooks.md for their sections). The CLI reads some of the same variables.
+ * billing.md and webhooks.md for their sections, and docs/tracing.md). The CLI reads some of the same variables.
  */
 export const CONTROL_PLANE_VARIABLES = Type.Object({
   REPLIX_DATA_DIR: Type.Optional(Type.String({ description: 'data folder (default ~/.replix)' })),
@@ -156,6 +164,7 @@ export const CONTROL_PLANE_VARIABLES = Type.Object({
   ...KUBERNETES_VARIABLE_SCHEMAS,
   ...BILLING_VARIABLE_SCHEMAS,
   ...WEBHOOK_VARIABLE_SCHEMAS,
+  ...TRACING_VARIABLE_SCHEMAS,
 });
 export type ControlPlaneVariables = StaticDecode<typeof CONTROL_PLANE_VARIABLES>;
 
@@ -240,5 +249,6 @@ export function resolveControlPlaneConfig(
       variables.REPLIX_DRIVER === 'kubernetes' ? kubernetesSettingsFrom(variables) : undefined,
     webhooks: webhookSettingsFrom(variables),
     billing: billingConfigFrom(variables),
+    tracing: tracingSettingsFrom(variables, CONTROL_PLANE_SERVICE_NAME),
   });
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { serviceLogger } from '@replix/instance';
+import { startTracing } from '@replix/instance/tracing';
 import type { Logger } from 'pino';
 import type { ApiServer } from './api/api-server.ts';
 import { buildApi } from './api/build-api.ts';
@@ -60,6 +61,8 @@ export async function startControlPlane(
   options: StartControlPlaneOptions = {},
 ): Promise<RunningControlPlane> {
   const log = options.log ?? createControlPlaneLogger(config.logLevel);
+  // Before the API is built: it traces requests only when tracing is on by then.
+  const tracing = config.tracing ? await startTracing(config.tracing) : undefined;
   const store =
     options.store ??
     (await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
@@ -68,6 +71,7 @@ export async function startControlPlane(
     for (const closer of closers.reverse())
       await closer().catch((error) => log.warn({ err: error }, 'close failed'));
     await store.close();
+    await tracing?.shutdown().catch((error) => log.warn({ err: error }, 'close failed'));
   };
   const roles = options.roles ?? ['api', 'reconciler', 'builder', 'health-monitor'];
   try {

@@ -260,6 +260,35 @@ describe('Kubernetes manifests', () => {
     });
   });
 
+  it("pass the control plane's tracing to the instance, the collector's headers through the Secret", () => {
+    const headers = 'authorization=Bearer%20collector-token';
+    const objects = instanceManifests(
+      inputOf({
+        ...launchOf(),
+        tracing: { tracesUrl: 'http://collector:4318/v1/traces', headers, serviceName: 'cp' },
+      }),
+      instanceOptions,
+    );
+    const container = deploymentOf(objects).spec.template.spec.containers[0] as Container;
+    const envSecret = objects.find((object) => object.kind === 'Secret') as KubernetesObject & {
+      data: Record<string, string>;
+    };
+    expect(container.env).toContainEqual({ name: 'OTEL_TRACES_EXPORTER', value: 'otlp' });
+    expect(container.env).toContainEqual({
+      name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+      value: 'http://collector:4318/v1/traces',
+    });
+    expect(container.env).toContainEqual({
+      name: 'OTEL_EXPORTER_OTLP_HEADERS',
+      valueFrom: {
+        secretKeyRef: { name: envSecret.metadata.name, key: 'OTEL_EXPORTER_OTLP_HEADERS' },
+      },
+    });
+    expect(Buffer.from(envSecret.data.OTEL_EXPORTER_OTLP_HEADERS ?? '', 'base64').toString()).toBe(
+      headers,
+    );
+  });
+
   it("run a build as a Job in the control plane's namespace, mounting the artifacts claim, its secrets by reference", () => {
     const job = buildJobManifest(
       { buildId: 'bd_1', attempt: 2, launchId: 'a1b2c3', databaseId: 'db_1', accountId: 'ac_1' },

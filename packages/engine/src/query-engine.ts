@@ -159,7 +159,7 @@ export class QueryEngine {
           `"timing_ms":${timingMs},"snapshot":{"swap_count":${meta.swapCount},"age_ms":${Math.round(meta.ageMs)}},` +
           `"version":${JSON.stringify(meta.version)}}}`,
       );
-      return out.finish(timingMs);
+      return out.finish(timingMs, result.count);
     };
     return { budget, work, finish };
   }

@@ -7,6 +7,7 @@ import { ConfigError } from './config/config-error.ts';
 import { decodeEnvironment, type Environment } from './config/decode-environment.ts';
 import { flagVariable } from './config/variable-codecs.ts';
 import {
+  INSTANCE_SERVICE_NAME,
   INSTANCE_VARIABLE_SCHEMAS,
   type InstanceConfig,
   instanceKeys,
@@ -14,6 +15,7 @@ import {
   rateLimitOf,
   withFlags,
 } from './instance-config.ts';
+import { tracingSettingsFrom } from './tracing/tracing-settings.ts';
 
 /**
  * The launch environment of an artifact's instance: the variables of every instance and those
@@ -233,6 +235,7 @@ export function resolveArtifactConfig(
       portFile: variables.REPLIX_PORT_FILE,
       threads: variables.REPLIX_THREADS,
       rateLimit: rateLimitOf(variables),
+      tracing: tracingSettingsFrom(variables, INSTANCE_SERVICE_NAME),
     }),
     manifest,
     keysFile: variables.REPLIX_KEYS_FILE,

@@ -14,3 +14,9 @@ export {
 } from './config/decode-environment.ts';
 export { flagVariable, hexKeyVariable } from './config/variable-codecs.ts';
 export { heapFlags, heapIsBounded, memorySizeMb } from './instance-memory.ts';
+export {
+  TRACING_VARIABLE_SCHEMAS,
+  type TracingSettings,
+  tracingEnvironment,
+  tracingSettingsFrom,
+} from './tracing/tracing-settings.ts';

@@ -49,4 +49,6 @@ export {
   type StartInstanceOptions,
   startInstance,
 } from './start-instance.ts';
+// Traces, also importable alone as `@replix/instance/tracing`.
+export * from './tracing-surface.ts';
 export { RELEASE, sourceBuildHash } from './version.ts';

@@ -8,6 +8,11 @@ import { decodeEnvironment, type Environment } from './config/decode-environment
 import { keyIdListVariable } from './config/key-id-list-variable.ts';
 import { hexKeyVariable } from './config/variable-codecs.ts';
 import type { RateLimitPolicy } from './rate-limiter.ts';
+import {
+  TRACING_VARIABLE_SCHEMAS,
+  type TracingSettings,
+  tracingSettingsFrom,
+} from './tracing/tracing-settings.ts';
 import { sourceBuildHash } from './version.ts';
 
 /**
@@ -65,7 +70,11 @@ export const INSTANCE_VARIABLE_SCHEMAS = {
       description: 'written with the port once listening (for --port 0)',
     }),
   ),
+  ...TRACING_VARIABLE_SCHEMAS,
 };
+
+/** An instance's spans are `replix-instance`'s unless `OTEL_SERVICE_NAME` says otherwise. */
+export const INSTANCE_SERVICE_NAME = 'replix-instance';
 
 /** `replix serve`'s variables (without `--artifact`). */
 export const SERVE_VARIABLES = Type.Object(INSTANCE_VARIABLE_SCHEMAS);
@@ -105,6 +114,8 @@ export interface InstanceConfig {
    * to the query routes (`rate-limiter.ts`). Absent: no limit.
    */
   readonly rateLimit?: RateLimitPolicy | undefined;
+  /** Where its spans go (`OTEL_*`, docs/tracing.md); absent: tracing is off. */
+  readonly tracing?: TracingSettings | undefined;
 }
 
 export interface InstanceConfigInput {
@@ -242,5 +253,6 @@ export function resolveInstanceConfig(
     portFile: variables.REPLIX_PORT_FILE,
     threads: variables.REPLIX_THREADS,
     rateLimit: rateLimitOf(variables),
+    tracing: tracingSettingsFrom(variables, INSTANCE_SERVICE_NAME),
   });
 }

@@ -15,6 +15,7 @@ import { LiveQueries } from './live-queries.ts';
 import type { InstanceMetrics } from './metrics.ts';
 import { type Admission, QueryAdmission } from './query-admission.ts';
 import type { ServedSnapshot, ServedState } from './served-state.ts';
+import { traceQueryAnswer, traceQueryShape } from './tracing/query-span.ts';
 
 export interface QueryRouteOptions {
   readonly engine: QueryEngine;
@@ -93,6 +94,7 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         `The query is larger than the limit of ${maxBodyBytes} bytes.`,
       );
     }
+    traceQueryShape(request, text);
     const started = performance.now();
     try {
       // Parse and validate first: an invalid query costs no ETag and no admission.
@@ -132,6 +134,7 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         },
       );
       metrics.recordQuery(true, (performance.now() - started) / 1000);
+      traceQueryAnswer(request, answer);
       // The engine's time for developer tools and browsers' resource timing (which need
       // Timing-Allow-Origin to show it across origins): the same figure as meta.timing_ms.
       reply

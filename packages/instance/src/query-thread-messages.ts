@@ -3,6 +3,7 @@ import type { HttpLimits } from './http-limits.ts';
 import type { PublicationBuffers } from './publication-board.ts';
 import type { SharedRateLimits } from './rate-limiter.ts';
 import type { HealthStatus } from './served-state.ts';
+import type { TracingSettings } from './tracing/tracing-settings.ts';
 
 /** Marks a worker as a query thread: only such a worker runs `runQueryThread` on load. */
 export const QUERY_THREAD_MARK = 'replixQueryThread';
@@ -28,6 +29,8 @@ export interface QueryThreadData {
   readonly httpLimits: HttpLimits | undefined;
   readonly host: string;
   readonly port: number;
+  /** Each thread exports its own spans (an SDK is per thread); absent: tracing is off. */
+  readonly tracing: TracingSettings | undefined;
 }
 
 export function isQueryThreadData(data: unknown): data is QueryThreadData {

@@ -15,6 +15,7 @@ import { RateLimiter } from './rate-limiter.ts';
 import type { HealthStatus } from './served-state.ts';
 import { buildInstanceServer } from './server.ts';
 import { serviceLogger } from './service-logger.ts';
+import { startTracing } from './tracing/tracing.ts';
 
 /** `getMetricsAsJSON()` of one thread's registry. */
 export type ThreadMetricsJson = MetricObjectWithValues<MetricValue<string>>[];
@@ -27,6 +28,7 @@ export type ThreadMetricsJson = MetricObjectWithValues<MetricValue<string>>[];
  */
 export async function runQueryThread(data: QueryThreadData, port: MessagePort): Promise<void> {
   const log = serviceLogger('replix-instance', data.logLevel).child({ thread: data.thread });
+  const tracing = data.tracing ? await startTracing(data.tracing) : undefined;
   const schema = compileSchema(data.source, data.schemaConfig);
   const board = new PublicationBoard(data.threads, data.board);
   let status: { health: HealthStatus; detail: Record<string, unknown> } = {
@@ -146,6 +148,7 @@ export async function runQueryThread(data: QueryThreadData, port: MessagePort): 
       await app.close();
     } finally {
       clearTimeout(cut);
+      await tracing?.shutdown().catch(() => {});
       port.close();
     }
   };

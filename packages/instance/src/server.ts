@@ -17,6 +17,7 @@ import type { RateLimiter } from './rate-limiter.ts';
 import { logRequest } from './request-log.ts';
 import { describeSchema } from './schema-document.ts';
 import type { ServedState, SyncControl } from './served-state.ts';
+import { traceRequests } from './tracing/request-spans.ts';
 
 export interface InstanceServerOptions {
   /** The snapshot controller, or a query thread's view of it. */
@@ -118,6 +119,13 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
       connectionsCheckingInterval: httpLimits.timeout_check_interval_ms,
     },
     clientErrorHandler: createClientErrorHandler(version, httpLimits),
+  });
+
+  // With tracing on: a span per query, and per request continuing a caller's trace (the
+  // control plane's health checks during a deploy); the health monitor's polls make none.
+  traceRequests(app, {
+    traced: (request) =>
+      request.routeOptions.url === '/query' || request.headers.traceparent !== undefined,
   });
 
   // Browsers may call the instance from any origin (the dashboard's playground, a customer's

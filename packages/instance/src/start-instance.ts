@@ -17,6 +17,7 @@ import { buildInstanceServer } from './server.ts';
 import { serviceLogger } from './service-logger.ts';
 import { SnapshotController } from './snapshot-controller.ts';
 import { sourceColumnsOf } from './snapshot-loader.ts';
+import { startTracing } from './tracing/tracing.ts';
 import { RELEASE } from './version.ts';
 
 export interface RunningInstance {
@@ -68,6 +69,8 @@ export async function startInstance(
   log = createLogger(config.logLevel),
   options: StartInstanceOptions = {},
 ): Promise<RunningInstance> {
+  // Before the server is built, which traces requests only when tracing is on by then.
+  const tracing = config.tracing ? await startTracing(config.tracing) : undefined;
   const connector = connectorFromUrl(config.sourceUrl, { replicationId: options.replicationId });
   try {
     const source = await connector.introspect();
@@ -183,6 +186,7 @@ export async function startInstance(
               logLevel: config.logLevel,
               httpLimits: options.httpLimits,
               host: config.host,
+              tracing: config.tracing,
             },
           })
         : null;
@@ -241,10 +245,12 @@ export async function startInstance(
           clearTimeout(cut);
         }
         await connector.close();
+        await tracing?.shutdown().catch(() => {});
       },
     };
   } catch (error) {
     await connector.close().catch(() => {});
+    await tracing?.shutdown().catch(() => {});
     throw error;
   }
 }

@@ -9,6 +9,7 @@ import {
 } from '../src/index.ts';
 import type { RateLimitPolicy } from '../src/rate-limiter.ts';
 import { createLogger } from '../src/start-instance.ts';
+import type { TracingSettings } from '../src/tracing-surface.ts';
 
 export interface TestInstance {
   readonly instance: RunningInstance;
@@ -38,6 +39,7 @@ export async function startTestInstance(
   options: StartInstanceOptions & {
     readonly threads?: number;
     readonly rateLimit?: RateLimitPolicy;
+    readonly tracing?: TracingSettings;
   } = {},
 ): Promise<TestInstance> {
   const keySecret = newKeySecret();
@@ -57,6 +59,7 @@ export async function startTestInstance(
       logLevel: 'silent',
       threads: options.threads,
       rateLimit: options.rateLimit,
+      tracing: options.tracing,
     },
     createLogger(process.env.REPLIX_TEST_LOG ?? 'silent'),
     options,

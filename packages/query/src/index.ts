@@ -8,5 +8,6 @@ export type { ParseOptions } from './parser.ts';
 export { parseQuery } from './parser.ts';
 export type { QueryShape, ShapeLiteral } from './query-shape.ts';
 export { queryShape } from './query-shape.ts';
+export { redactedShape } from './redacted-shape.ts';
 export { suggest } from './suggest.ts';
 export type { Token, TokenKind } from './token.ts';

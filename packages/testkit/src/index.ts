@@ -16,6 +16,7 @@ export {
   startFakeKubernetes,
 } from './kubernetes/fake-api-server.ts';
 export { startMariaDb } from './mariadb-server.ts';
+export { type CollectedSpan, type OtlpCollector, startOtlpCollector } from './otlp-collector.ts';
 export { startPostgres } from './postgres-server.ts';
 export { loadPagila } from './realdb/load-pagila.ts';
 export { adaptSakilaSql, loadSakila } from './realdb/load-sakila.ts';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { traceRequests } from '@replix/instance/tracing';
 import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
 import { authenticate } from '../auth/principal.ts';
 import { hasRole, minimumRole } from '../auth/role-policy.ts';
@@ -81,6 +82,11 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
       security: [{ bearer: [] }],
     },
   });
+
+  // With tracing on, a span per /v1 request (not the probes' polls nor the dashboard's files),
+  // before the auth hook so refusals have theirs too; the handlers run inside it, so the goal a
+  // request queues continues its trace (docs/tracing.md).
+  traceRequests(app, { traced: (request) => request.url.startsWith('/v1/') });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -1,20 +1,28 @@
 import { ConfigError } from '@replix/instance/config';
+import { tracingActive } from '@replix/instance/tracing';
 import type { Logger } from 'pino';
 import type { BuildRunner } from '../builder/build-runner.ts';
 import type { ControlPlaneConfig } from '../config.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import type { Driver } from './driver.ts';
 import { ProcessDriver } from './process-driver.ts';
+import { tracedDriver } from './traced-driver.ts';
 
 /**
- * The driver named by the configuration (`REPLIX_DRIVER`, checked when it was decoded). The
- * Kubernetes one, and its client, are loaded only when named.
+ * The driver named by the configuration (`REPLIX_DRIVER`, checked when it was decoded), with
+ * spans around its calls when tracing is on. The Kubernetes one, and its client, are loaded
+ * only when named.
  */
 export async function createDriver(
   config: ControlPlaneConfig,
   log: Logger,
   db?: StoreDb,
 ): Promise<Driver> {
+  const driver = await namedDriver(config, log, db);
+  return tracingActive() ? tracedDriver(driver) : driver;
+}
+
+async function namedDriver(config: ControlPlaneConfig, log: Logger, db?: StoreDb): Promise<Driver> {
   switch (config.driver) {
     case 'process':
       return new ProcessDriver({ dataDir: config.dataDir, log });

@@ -1,4 +1,5 @@
 import { deriveApiKey } from '@replix/instance';
+import { withTraceHeaders } from '@replix/instance/tracing';
 
 /** How long the control plane waits for an instance before calling it unreachable. */
 const INSTANCE_TIMEOUT_MS = 3000;
@@ -25,7 +26,8 @@ export class InstanceClient {
   async call(method: 'GET' | 'POST', path: string): Promise<InstanceResponse> {
     const response = await fetch(`${this.#endpointUrl}${path}`, {
       method,
-      headers: { authorization: this.#authorization },
+      // Within a traced step (an admin action), the instance continues its trace.
+      headers: withTraceHeaders({ authorization: this.#authorization }),
       signal: AbortSignal.timeout(INSTANCE_TIMEOUT_MS),
     });
     return { status: response.status, text: await response.text() };

@@ -1,3 +1,4 @@
+import { type TracingSettings, tracingEnvironment } from '@replix/instance/config';
 import { INSTANCE_SIZES, type InstanceSize } from '../domain/plans.ts';
 import type { DeployedInstanceConfig } from '../store/schema.ts';
 import type { InstanceKeySet } from './instance-key-set.ts';
@@ -35,6 +36,8 @@ export interface InstanceLaunch {
   readonly replicationPaused: boolean;
   /** Requests per window each key may send to the query routes (the plan's); absent: none. */
   readonly rateLimit?: { readonly quota: number; readonly windowSeconds: number } | undefined;
+  /** The control plane's tracing: the instance sends its spans to the same collector. */
+  readonly tracing?: TracingSettings | undefined;
 }
 
 /** The longest a query may run on an instance of `size` (the smallest size's when unknown). */
@@ -70,6 +73,7 @@ export function launchEnvironment(
     REPLIX_QUERY_TIMEOUT_MAX_MS: String(maxQueryMsOf(launch.settings.instanceSize)),
     REPLIX_THREADS: String(queryThreadsOf(launch.settings.taskCpu)),
     REPLIX_REPLICATION_PAUSED: launch.replicationPaused ? '1' : '0',
+    ...tracingEnvironment(launch.tracing),
   };
   if (launch.rateLimit) {
     env.REPLIX_RATE_LIMIT = String(launch.rateLimit.quota);

@@ -13,6 +13,7 @@ import {
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { heapFlags } from '@replix/instance/config';
+import { withTraceHeaders } from '@replix/instance/tracing';
 import type { Logger } from 'pino';
 import { replicaReplicationId } from '../reconciler/replication-id.ts';
 import type { Driver, Endpoint, InstanceHandle, LogChunk, ReplicaState } from './driver.ts';
@@ -299,7 +300,10 @@ export class ProcessDriver implements Driver {
       const port = readNumberFile(join(folder, 'port'));
       if (port !== null) {
         try {
-          await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(1000) });
+          await fetch(`http://127.0.0.1:${port}/health`, {
+            headers: withTraceHeaders({}),
+            signal: AbortSignal.timeout(1000),
+          });
           if (processRunsIn(pid, folder)) return port;
         } catch {}
       }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newKeyId } from '@replix/instance';
+import { inSpan, withTraceHeaders } from '@replix/instance/tracing';
 import type { Driver, Endpoint } from '../drivers/driver.ts';
 import { InstanceStartError } from '../drivers/process-driver.ts';
 import { currentReplicaUrls } from '../drivers/replica-urls.ts';
@@ -148,8 +149,12 @@ export async function deploy(
   if (!instance)
     return failDeploy(run, deploymentId, buildId, 'The new instance record is missing.');
 
+  const spanAttributes = {
+    'replix.deployment.id': deploymentId,
+    'replix.instance.id': instance.id,
+  };
   /** Starts (or adopts) the instance; its private address, or the failed goal's outcome. */
-  const startStep = async (): Promise<string | GoalOutcome> => {
+  const startOnce = async (): Promise<string | GoalOutcome> => {
     await log(`Starting instance ${instance.id}`);
     try {
       const { launch, keysVersion } = await instanceLaunchFor(
@@ -195,6 +200,7 @@ export async function deploy(
       return failDeploy(run, deploymentId, buildId, reason, instance.id);
     }
   };
+  const startStep = () => inSpan('deploy start', spanAttributes, startOnce);
 
   if (goal.phase !== 'deploy:retire') {
     // Whether this run started the process it waits for: one resumed in `deploy:wait` may find
@@ -209,7 +215,10 @@ export async function deploy(
     while (true) {
       run.signal.throwIfAborted();
       // The switch waits for every replica: the endpoint spreads queries over all of them.
-      if (await everyReplicaReady(context.driver, instance.id)) break;
+      const ready = await inSpan('deploy health check', spanAttributes, () =>
+        everyReplicaReady(context.driver, instance.id),
+      );
+      if (ready) break;
       if (!(await context.driver.isAlive(instance.id))) {
         if (!startedHere) {
           startedHere = true;
@@ -240,7 +249,7 @@ export async function deploy(
       }
       await sleep(HEALTH_POLL_MS, undefined, { signal: run.signal }).catch(() => {});
     }
-    await switchTo(run, instance.id);
+    await inSpan('deploy switch', spanAttributes, () => switchTo(run, instance.id));
   }
   const previousId = goalOf(run).previousInstanceId;
   if (previousId) {
@@ -315,7 +324,10 @@ async function everyReplicaReady(driver: Driver, instanceId: string): Promise<bo
     replicas.map((replica) =>
       replica.url === null
         ? 0
-        : fetch(`${replica.url}/health`, { signal: AbortSignal.timeout(3000) }).then(
+        : fetch(`${replica.url}/health`, {
+            headers: withTraceHeaders({}),
+            signal: AbortSignal.timeout(3000),
+          }).then(
             (response) => response.status,
             () => 0,
           ),

@@ -47,10 +47,10 @@ export async function keyIdsOf(
 /**
  * Everything the driver needs to start `instance` of `database` from `buildId`'s artifact:
  * the source and its secrets (opened here, handed over in the environment only), keys,
- * settings and the account plan's key rate limit.
+ * settings, the account plan's key rate limit and the control plane's tracing.
  */
 export async function instanceLaunchFor(
-  context: Pick<ApiContext, 'db' | 'secrets'>,
+  context: Pick<ApiContext, 'db' | 'secrets' | 'config'>,
   database: DatabaseRow,
   instance: { id: string; control_key_id: string },
   buildId: string,
@@ -89,6 +89,7 @@ export async function instanceLaunchFor(
       settings: deployedConfigOf(database),
       replicationPaused: database.replication_paused,
       rateLimit: limits.keyRateLimit,
+      tracing: context.config.tracing,
     },
   };
 }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { inSpan } from '@replix/instance/tracing';
 import type { LoopPulse } from '../roles/loop-pulse.ts';
 import type { RoleContext, RunningRole } from '../roles/role.ts';
 import { advanceGoal } from './advance-goal.ts';
@@ -58,8 +59,24 @@ export async function startReconciler(
       );
     }, LEASE_RENEW_MS);
     const run: GoalRun = { context, owner, signal: abort.signal, database };
+    const goal = database.goal;
     try {
-      const outcome = await advanceGoal(run);
+      // Each pass is a span of the trace of the request that queued the goal (its stored
+      // traceparent), however much later it runs: one trace from the request to the deploy.
+      const outcome = await inSpan(
+        `reconcile ${goal?.action}`,
+        {
+          'replix.database.id': database.id,
+          'replix.goal.action': goal?.action ?? '',
+          'replix.goal.phase': goal?.phase ?? 'start',
+        },
+        async (span) => {
+          const outcome = await advanceGoal(run);
+          span?.setAttribute('replix.goal.outcome', outcome.kind);
+          return outcome;
+        },
+        { parent: goal?.traceparent },
+      );
       if (outcome.kind === 'wait') await releaseLease(db, owner, database.id, outcome.retryAfterMs);
     } catch (error) {
       if (abort.signal.reason instanceof LeaseLostError || error instanceof LeaseLostError) {

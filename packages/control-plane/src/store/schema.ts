@@ -143,6 +143,11 @@ export interface Goal {
   replicas?: number;
   requestedAt: string;
   claimedAt?: string;
+  /**
+   * The W3C `traceparent` of the request that queued the goal, when tracing was on: the
+   * reconciler's spans for the goal continue that request's trace (docs/tracing.md).
+   */
+  traceparent?: string;
 }
 
 /** The runtime settings an instance was started with. */

@@ -9,6 +9,8 @@ export interface QueryAnswer {
   readonly bytes: number;
   /** The engine's time for the query (`meta.timing_ms`, planning included); 0 when not timed. */
   readonly timingMs: number;
+  /** Rows in `data` (`meta.pagination.count`); 0 when not counted. */
+  readonly rows: number;
   /** The whole answer as text (tools and tests; a server sends `chunks`). */
   text(): string;
 }
@@ -33,13 +35,14 @@ export class JsonWriter {
     if (this.#pending.length >= CHUNK_CHARS) this.#flush();
   }
 
-  finish(timingMs = 0): QueryAnswer {
+  finish(timingMs = 0, rows = 0): QueryAnswer {
     this.#flush();
     const chunks = this.#chunks;
     return {
       chunks,
       bytes: this.#bytes,
       timingMs,
+      rows,
       text: () => Buffer.concat(chunks).toString('utf8'),
     };
   }

@@ -74,6 +74,8 @@ export const SECRET_VARIABLES = [
   'REPLIX_SOURCE_URL',
   'REPLIX_KEY_SECRET',
   'REPLIX_SSH_PRIVATE_KEY',
+  // A collector's token, when tracing is on (docs/tracing.md).
+  'OTEL_EXPORTER_OTLP_HEADERS',
 ] as const;
 const ARTIFACT_TOKEN_KEY = 'REPLIX_ARTIFACT_TOKEN';
 /**

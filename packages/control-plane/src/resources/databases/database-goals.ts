@@ -1,3 +1,4 @@
+import { currentTraceparent } from '@replix/instance/tracing';
 import type { Kysely } from 'kysely';
 import { asPlan, type InstanceSize, type Plan } from '../../domain/plans.ts';
 import { ApiError, notFound } from '../../errors.ts';
@@ -90,11 +91,13 @@ export async function queueGoal(
   auditExtra: Record<string, unknown> = {},
 ): Promise<DatabaseStatus> {
   const toStatus = QUEUED_STATUS[action];
+  const traceparent = currentTraceparent();
   const goal: Goal = {
     action,
     fromStatus: row.status,
     requestedAt: new Date().toISOString(),
     ...extra,
+    ...(traceparent ? { traceparent } : {}),
   };
   await updateDatabaseRow(tx, row.id, { goal: JSON.stringify(goal), status: toStatus });
   await auditAction(tx, accountId, row, action, {
