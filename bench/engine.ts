@@ -26,11 +26,11 @@ import {
 import { loadSnapshot, sourceColumnsOf } from '@replix/instance';
 import { connectorFromUrl } from '@replix/sources';
 import { mariaDbAdmin, startTestServers } from '@replix/testkit';
+import { mulberry32 } from '@replix/testkit/mulberry32';
 import { type ChildServer, startChildServer } from './lib/child-server.ts';
 import { CATEGORIES, createBenchDataset } from './lib/dataset.ts';
 import { DuckDbBaseline, FACT_COLUMNS } from './lib/duckdb-baseline.ts';
 import { measureThroughput, type ThroughputResult } from './lib/http-load.ts';
-import { mulberry32 } from './lib/mulberry32.ts';
 import { timeMysqlStream } from './lib/mysql-stream-baseline.ts';
 import { printTable } from './lib/report.ts';
 

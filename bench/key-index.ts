@@ -6,8 +6,8 @@
  * (a composite key, joined as text).
  */
 import { parseArgs } from 'node:util';
+import { mulberry32 } from '@replix/testkit/mulberry32';
 import { type Key, KeyIndex } from '../packages/engine/src/storage/key-index.ts';
-import { mulberry32 } from './lib/mulberry32.ts';
 import { printTable } from './lib/report.ts';
 
 const { values: args } = parseArgs({

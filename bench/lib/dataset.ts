@@ -2,8 +2,8 @@ import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync }
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DatabaseAdmin, TestDatabase } from '@replix/testkit';
+import { mulberry32 } from '@replix/testkit/mulberry32';
 import mysql, { type ResultSetHeader } from 'mysql2/promise';
-import { mulberry32 } from './mulberry32.ts';
 
 /** The 12 values of `fact.category`: the low-cardinality filter of scenario (b). */
 export const CATEGORIES = [

@@ -11,8 +11,8 @@ import {
   type SourceColumn,
   type SourceSchema,
 } from '@replix/engine';
+import { mulberry32 } from '@replix/testkit/mulberry32';
 import { CATEGORIES, REGIONS, STATUSES } from './dataset.ts';
-import { mulberry32 } from './mulberry32.ts';
 
 function column(
   name: string,

@@ -8,10 +8,10 @@
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { mariaDbAdmin, startTestServers } from '@replix/testkit';
+import { mulberry32 } from '@replix/testkit/mulberry32';
 import { type ChildServer, startChildServer } from './child-server.ts';
 import { type BenchDataset, CATEGORIES, createBenchDataset } from './dataset.ts';
 import { measureThroughput } from './http-load.ts';
-import { mulberry32 } from './mulberry32.ts';
 import { timeMysqlStream } from './mysql-stream-baseline.ts';
 import { printTable } from './report.ts';
 

@@ -1,35 +1,7 @@
-import { request } from 'node:http';
+import { freshRequest } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveProcess } from './serve-process.ts';
-
-interface Answer {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly body: string;
-}
-
-/** One request on a connection of its own, so the kernel may hand it to either thread. */
-function fresh(url: string, path: string, key: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const sent = request(
-      new URL(path, url),
-      { agent: false, headers: { authorization: `Bearer ${key}`, connection: 'close' } },
-      (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          body += chunk;
-        });
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
-        );
-      },
-    );
-    sent.on('error', reject);
-    sent.end();
-  });
-}
 
 describe('replix serve with REPLIX_RATE_LIMIT', () => {
   let sourceUrl: string;
@@ -56,7 +28,9 @@ describe('replix serve with REPLIX_RATE_LIMIT', () => {
     try {
       const { url, apiKey = '', adminKey = '' } = server.ready;
       const answers = await Promise.all(
-        Array.from({ length: 60 }, () => fresh(url, '/query?q=t%20%7B%20id%20%7D', apiKey)),
+        Array.from({ length: 60 }, () =>
+          freshRequest(url, '/query?q=t%20%7B%20id%20%7D', { key: apiKey }),
+        ),
       );
       expect(answers.filter((a) => a.status === 200)).toHaveLength(20);
       const refused = answers.filter((a) => a.status === 429);
@@ -67,7 +41,7 @@ describe('replix serve with REPLIX_RATE_LIMIT', () => {
         expect(answer.headers['ratelimit-policy']).toBe('"default";q=20;w=600');
       }
       // Both threads answered some of the 20: the count is the instance's, not a thread's.
-      const metrics = await fresh(url, '/metrics', adminKey);
+      const metrics = await freshRequest(url, '/metrics', { key: adminKey });
       expect(metrics.status).toBe(200);
       const byThread = [
         ...metrics.body.matchAll(/^replix_thread_queries_total\{thread="(\d)"\} (\d+)/gm),

@@ -1,3 +1,4 @@
+import { mulberry32 } from '@replix/testkit/mulberry32';
 /**
  * SUM and AVG served by an instance against the same SQL run by MariaDB and PostgreSQL, on the
  * same seeded random data (issue 13): every SUM digit for digit, every AVG equal to the
@@ -9,19 +10,7 @@ import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestInstance, type TestInstance } from './instance-helpers.ts';
 
-/** A small seeded generator (mulberry32), so a failure replays. */
-function randomSource(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = randomSource(13);
+const random = mulberry32(13);
 const pick = (n: number) => Math.floor(random() * n);
 
 function digits(count: number): string {

@@ -4,7 +4,7 @@
  * issue's attack patterns (deep nesting, huge literals, odd characters, long lists and chains).
  * The same seed gives the same queries, so a failure can be replayed.
  */
-import { mulberry32 } from '../../../bench/lib/mulberry32.ts';
+import { mulberry32 } from '@replix/testkit/mulberry32';
 
 export interface FuzzCase {
   readonly text: string;

@@ -1,57 +1,14 @@
-import { request } from 'node:http';
+import { freshRequest } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestInstance, type TestInstance } from './instance-helpers.ts';
 import { eventually } from './replication-harness.ts';
 
-interface Answer {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly body: string;
-}
-
-/**
- * One request on a connection of its own: the kernel spreads new connections over the threads
- * listening with `reusePort`, while a kept-alive one would stay on one thread.
- */
-function fresh(
-  url: string,
-  path: string,
-  init: { method?: string; key?: string; body?: string } = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const target = new URL(path, url);
-    const sent = request(
-      target,
-      {
-        agent: false,
-        method: init.method ?? 'GET',
-        headers: {
-          connection: 'close',
-          ...(init.key ? { authorization: `Bearer ${init.key}` } : {}),
-        },
-      },
-      (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          body += chunk;
-        });
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
-        );
-      },
-    );
-    sent.on('error', reject);
-    sent.end(init.body);
-  });
-}
-
 const queryPath = (text: string) => `/query?q=${encodeURIComponent(text)}`;
 
 /** `replix_thread_queries_total` by thread, from the instance's `/metrics`. */
 async function queriesByThread(served: TestInstance): Promise<Map<string, number>> {
-  const metrics = await fresh(served.url, '/metrics', { key: served.adminKey });
+  const metrics = await freshRequest(served.url, '/metrics', { key: served.adminKey });
   expect(metrics.status).toBe(200);
   const counts = new Map<string, number>();
   for (const match of metrics.body.matchAll(
@@ -89,11 +46,13 @@ describe('an instance with two query threads', () => {
   });
 
   it('answers on both threads with the same results, and /metrics counts them together', async () => {
-    const before = await fresh(served.url, '/metrics', { key: served.adminKey });
+    const before = await freshRequest(served.url, '/metrics', { key: served.adminKey });
     const okBefore = metricValue(before.body, 'replix_queries_total{outcome="ok"}');
     const text = 'items (price > 100) { id name price } ORDER BY price DESC LIMIT 5';
     const answers = await Promise.all(
-      Array.from({ length: 40 }, () => fresh(served.url, queryPath(text), { key: served.key })),
+      Array.from({ length: 40 }, () =>
+        freshRequest(served.url, queryPath(text), { key: served.key }),
+      ),
     );
     const bodies = new Set(answers.map((a) => JSON.stringify(JSON.parse(a.body).data)));
     expect(answers.every((a) => a.status === 200)).toBe(true);
@@ -101,7 +60,7 @@ describe('an instance with two query threads', () => {
     const byThread = await queriesByThread(served);
     expect(byThread.get('0')).toBeGreaterThan(0);
     expect(byThread.get('1')).toBeGreaterThan(0);
-    const after = await fresh(served.url, '/metrics', { key: served.adminKey });
+    const after = await freshRequest(served.url, '/metrics', { key: served.adminKey });
     expect(metricValue(after.body, 'replix_queries_total{outcome="ok"}') - okBefore).toBe(40);
     // The snapshot's figures are the one snapshot's, not a sum over threads.
     expect(metricValue(after.body, 'replix_table_rows{table="items"}')).toBe(200);
@@ -110,7 +69,7 @@ describe('an instance with two query threads', () => {
   it('gives the same ETag on every thread', async () => {
     const answers = await Promise.all(
       Array.from({ length: 20 }, () =>
-        fresh(served.url, queryPath('items (id = 7) { name }'), { key: served.key }),
+        freshRequest(served.url, queryPath('items (id = 7) { name }'), { key: served.key }),
       ),
     );
     expect(new Set(answers.map((a) => a.headers.etag)).size).toBe(1);
@@ -118,7 +77,8 @@ describe('an instance with two query threads', () => {
 
   it('serves a change on every thread at once: swap_count never goes back', async () => {
     const start = JSON.parse(
-      (await fresh(served.url, queryPath('items (id = 1) { name }'), { key: served.key })).body,
+      (await freshRequest(served.url, queryPath('items (id = 1) { name }'), { key: served.key }))
+        .body,
     ).meta.snapshot.swap_count as number;
     await db.exec("UPDATE items SET name = 'changed' WHERE id = 1");
     // Sequential requests on fresh connections (either thread may answer each), in order.
@@ -126,7 +86,11 @@ describe('an instance with two query threads', () => {
     await eventually(async () => {
       for (let i = 0; i < 10; i++) {
         const body = JSON.parse(
-          (await fresh(served.url, queryPath('items (id = 1) { name }'), { key: served.key })).body,
+          (
+            await freshRequest(served.url, queryPath('items (id = 1) { name }'), {
+              key: served.key,
+            })
+          ).body,
         );
         seen.push({ swap: body.meta.snapshot.swap_count, name: body.data[0].name });
       }
@@ -138,7 +102,7 @@ describe('an instance with two query threads', () => {
     const highest = swaps.at(-1) ?? 0;
     const details = await Promise.all(
       Array.from({ length: 10 }, () =>
-        fresh(served.url, '/health/detail', { key: served.adminKey }),
+        freshRequest(served.url, '/health/detail', { key: served.adminKey }),
       ),
     );
     for (const detail of details) {
@@ -148,7 +112,7 @@ describe('an instance with two query threads', () => {
 
   it('reloads, pauses and resumes from any thread', async () => {
     for (let i = 0; i < 6; i++) {
-      const reloaded = await fresh(served.url, '/reload?wait=true', {
+      const reloaded = await freshRequest(served.url, '/reload?wait=true', {
         method: 'POST',
         key: served.adminKey,
       });
@@ -157,7 +121,7 @@ describe('an instance with two query threads', () => {
       // Once a reload answered, every thread serves its swap (or a later one).
       const answers = await Promise.all(
         Array.from({ length: 6 }, () =>
-          fresh(served.url, queryPath('items (id = 2) { id }'), { key: served.key }),
+          freshRequest(served.url, queryPath('items (id = 2) { id }'), { key: served.key }),
         ),
       );
       for (const a of answers)
@@ -165,12 +129,12 @@ describe('an instance with two query threads', () => {
     }
     const paused = await Promise.all(
       Array.from({ length: 6 }, () =>
-        fresh(served.url, '/replication/pause', { method: 'POST', key: served.adminKey }),
+        freshRequest(served.url, '/replication/pause', { method: 'POST', key: served.adminKey }),
       ),
     );
     expect(paused.every((p) => p.status === 200)).toBe(true);
     expect(served.instance.scheduler.paused).toBe(true);
-    const resumed = await fresh(served.url, '/replication/resume', {
+    const resumed = await freshRequest(served.url, '/replication/resume', {
       method: 'POST',
       key: served.adminKey,
     });
@@ -183,7 +147,7 @@ describe('an instance with two query threads', () => {
     await eventually(async () => {
       const answers = await Promise.all(
         Array.from({ length: 10 }, () =>
-          fresh(served.url, queryPath('items (id = 2) { id }'), { key: served.key }),
+          freshRequest(served.url, queryPath('items (id = 2) { id }'), { key: served.key }),
         ),
       );
       expect(answers.map((a) => a.status)).toEqual(Array(10).fill(401));
@@ -220,14 +184,16 @@ describe('closing an instance with query threads', () => {
     const statuses = await queriesOnFreshConnections(served);
     expect(statuses.every((status) => status === 200)).toBe(true);
     await served.close();
-    await expect(fresh(served.url, '/health')).rejects.toThrow();
+    await expect(freshRequest(served.url, '/health')).rejects.toThrow();
     await db.drop();
   }, 60_000);
 });
 
 async function queriesOnFreshConnections(served: TestInstance): Promise<number[]> {
   const answers = await Promise.all(
-    Array.from({ length: 20 }, () => fresh(served.url, queryPath('t { id }'), { key: served.key })),
+    Array.from({ length: 20 }, () =>
+      freshRequest(served.url, queryPath('t { id }'), { key: served.key }),
+    ),
   );
   return answers.map((a) => a.status);
 }

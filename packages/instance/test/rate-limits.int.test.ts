@@ -1,52 +1,9 @@
-import { request } from 'node:http';
+import { freshRequest } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveApiKey, newKeyId } from '../src/api-keys.ts';
 import { startTestInstance, type TestInstance } from './instance-helpers.ts';
 import { eventually } from './replication-harness.ts';
-
-interface Answer {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly body: string;
-}
-
-/**
- * One request on a connection of its own: with query threads the kernel spreads new
- * connections over the threads (`reusePort`), while a kept-alive one would stay on one.
- */
-function send(
-  url: string,
-  path: string,
-  init: { method?: string; key?: string; headers?: Record<string, string> } = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const sent = request(
-      new URL(path, url),
-      {
-        agent: false,
-        method: init.method ?? 'GET',
-        headers: {
-          connection: 'close',
-          ...(init.key ? { authorization: `Bearer ${init.key}` } : {}),
-          ...init.headers,
-        },
-      },
-      (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          body += chunk;
-        });
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
-        );
-      },
-    );
-    sent.on('error', reject);
-    sent.end();
-  });
-}
 
 const queryPath = (text: string) => `/query?q=${encodeURIComponent(text)}`;
 const LOOKUP = queryPath('t (id = 1) { id }');
@@ -80,24 +37,24 @@ describe('per-key rate limits', () => {
 
   it('tells each answer the policy and what is left, then refuses with 429, the envelope and Retry-After', async () => {
     const key = addQueryKey(served);
-    const first = await send(served.url, LOOKUP, { key });
+    const first = await freshRequest(served.url, LOOKUP, { key });
     expect(first.status).toBe(200);
     expect(first.headers['ratelimit-policy']).toBe('"default";q=5;w=60');
     expect(first.headers.ratelimit).toBe('"default";r=4;t=12');
     // Every route a query key may call counts, whatever it answers.
-    expect((await send(served.url, '/schema', { key })).headers.ratelimit).toMatch(
+    expect((await freshRequest(served.url, '/schema', { key })).headers.ratelimit).toMatch(
       /^"default";r=3;t=\d+$/,
     );
-    const unknown = await send(served.url, queryPath('nope { id }'), { key });
+    const unknown = await freshRequest(served.url, queryPath('nope { id }'), { key });
     expect(unknown.status).toBe(404);
     expect(unknown.headers.ratelimit).toMatch(/^"default";r=2;t=\d+$/);
-    const posted = await send(served.url, '/query', { key, method: 'POST' });
+    const posted = await freshRequest(served.url, '/query', { key, method: 'POST' });
     expect(posted.headers.ratelimit).toMatch(/^"default";r=1;t=\d+$/);
-    expect((await send(served.url, LOOKUP, { key })).headers.ratelimit).toMatch(
+    expect((await freshRequest(served.url, LOOKUP, { key })).headers.ratelimit).toMatch(
       /^"default";r=0;t=\d+$/,
     );
 
-    const refused = await send(served.url, LOOKUP, { key });
+    const refused = await freshRequest(served.url, LOOKUP, { key });
     expect(refused.status).toBe(429);
     expect(refused.headers['content-type']).toMatch(/^application\/json/);
     const { error } = JSON.parse(refused.body);
@@ -113,9 +70,9 @@ describe('per-key rate limits', () => {
 
   it('limits each key on its own: a key over its limit does not limit another', async () => {
     const spent = addQueryKey(served);
-    for (let i = 0; i < 5; i++) await send(served.url, LOOKUP, { key: spent });
-    expect((await send(served.url, LOOKUP, { key: spent })).status).toBe(429);
-    const other = await send(served.url, LOOKUP, { key: served.key });
+    for (let i = 0; i < 5; i++) await freshRequest(served.url, LOOKUP, { key: spent });
+    expect((await freshRequest(served.url, LOOKUP, { key: spent })).status).toBe(429);
+    const other = await freshRequest(served.url, LOOKUP, { key: served.key });
     expect(other.status).toBe(200);
     expect(other.headers.ratelimit).toBe('"default";r=4;t=12');
   });
@@ -123,27 +80,27 @@ describe('per-key rate limits', () => {
   it('does not count the admin routes, nor requests without a valid key', async () => {
     const admin = served.adminKey;
     for (let i = 0; i < 8; i++) {
-      const metrics = await send(served.url, '/metrics', { key: admin });
+      const metrics = await freshRequest(served.url, '/metrics', { key: admin });
       expect(metrics.status).toBe(200);
       expect(metrics.headers.ratelimit).toBeUndefined();
-      expect((await send(served.url, '/health/detail', { key: admin })).status).toBe(200);
+      expect((await freshRequest(served.url, '/health/detail', { key: admin })).status).toBe(200);
     }
     for (const path of ['/health', '/openapi.json']) {
-      const open = await send(served.url, path);
+      const open = await freshRequest(served.url, path);
       expect(open.status).toBe(200);
       expect(open.headers.ratelimit).toBeUndefined();
     }
-    const anonymous = await send(served.url, LOOKUP);
+    const anonymous = await freshRequest(served.url, LOOKUP);
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.ratelimit).toBeUndefined();
     // An admin key on a query route is one client like any other: its queries count.
-    const query = await send(served.url, LOOKUP, { key: admin });
+    const query = await freshRequest(served.url, LOOKUP, { key: admin });
     expect(query.headers.ratelimit).toBe('"default";r=4;t=12');
   });
 
   it('lets pages read the fields (CORS exposes them)', async () => {
     const key = addQueryKey(served);
-    const answer = await send(served.url, LOOKUP, {
+    const answer = await freshRequest(served.url, LOOKUP, {
       key,
       headers: { origin: 'https://app.example' },
     });
@@ -173,7 +130,7 @@ describe('per-key rate limits with two query threads', () => {
 
   /** Queries answered by each thread, from `/metrics`. */
   async function queriesByThread(): Promise<number[]> {
-    const metrics = await send(served.url, '/metrics', { key: served.adminKey });
+    const metrics = await freshRequest(served.url, '/metrics', { key: served.adminKey });
     return [...metrics.body.matchAll(/^replix_thread_queries_total\{thread="(\d+)"\} (\d+)/gm)]
       .sort((a, b) => Number(a[1]) - Number(b[1]))
       .map((match) => Number(match[2]));
@@ -183,7 +140,7 @@ describe('per-key rate limits with two query threads', () => {
     for (const key of [served.key, addQueryKey(served)]) {
       const before = await queriesByThread();
       const answers = await Promise.all(
-        Array.from({ length: 60 }, () => send(served.url, LOOKUP, { key })),
+        Array.from({ length: 60 }, () => freshRequest(served.url, LOOKUP, { key })),
       );
       const statuses = answers.map((answer) => answer.status);
       expect(statuses.filter((status) => status === 200)).toHaveLength(20);
@@ -209,7 +166,7 @@ describe('a query thread restarted after the keys changed', () => {
     );
     try {
       const added = addQueryKey(served);
-      for (let i = 0; i < 100; i++) await send(served.url, LOOKUP, { key: added });
+      for (let i = 0; i < 100; i++) await freshRequest(served.url, LOOKUP, { key: added });
       // The key given at start is revoked; the one added stays.
       served.instance.keys.setAllowed({
         keyIds: [idOf(added)],
@@ -221,17 +178,19 @@ describe('a query thread restarted after the keys changed', () => {
       await eventually(async () => {
         expect(threads?.restarts).toBe(1);
         await Promise.all(
-          Array.from({ length: 4 }, () => send(served.url, LOOKUP, { key: served.adminKey })),
+          Array.from({ length: 4 }, () =>
+            freshRequest(served.url, LOOKUP, { key: served.adminKey }),
+          ),
         );
-        const metrics = await send(served.url, '/metrics', { key: served.adminKey });
+        const metrics = await freshRequest(served.url, '/metrics', { key: served.adminKey });
         expect(metrics.body).toMatch(/^replix_thread_queries_total\{thread="1"\} [1-9]/m);
       });
       const revoked = await Promise.all(
-        Array.from({ length: 20 }, () => send(served.url, LOOKUP, { key: served.key })),
+        Array.from({ length: 20 }, () => freshRequest(served.url, LOOKUP, { key: served.key })),
       );
       expect(revoked.map((answer) => answer.status)).toEqual(Array(20).fill(401));
       const spent = await Promise.all(
-        Array.from({ length: 20 }, () => send(served.url, LOOKUP, { key: added })),
+        Array.from({ length: 20 }, () => freshRequest(served.url, LOOKUP, { key: added })),
       );
       expect(spent.map((answer) => answer.status)).toEqual(Array(20).fill(429));
     } finally {

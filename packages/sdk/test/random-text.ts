@@ -1,16 +1,9 @@
+import { mulberry32 } from '@replix/testkit/mulberry32';
+
 /** Seeded random text that means something to the lexer, a SQL reader or a terminal. */
 
-/** A small seeded generator (mulberry32): a failure reproduces with its seed. */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded generator: a failure reproduces with its seed. */
+export const random = mulberry32;
 
 /** Pieces that mean something to the lexer, a SQL reader or a terminal. */
 const PIECES = [

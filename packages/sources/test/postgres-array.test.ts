@@ -1,3 +1,4 @@
+import { mulberry32 as random } from '@replix/testkit/mulberry32';
 import { describe, expect, it } from 'vitest';
 import { SourceError } from '../src/errors.ts';
 import { type PostgresArray, parsePostgresArray } from '../src/postgres/postgres-array.ts';
@@ -104,17 +105,6 @@ function serialize(array: PostgresArray, delimiter = ','): string {
     return needsQuotes ? `"${item.replace(/["\\]/g, (c) => `\\${c}`)}"` : item;
   });
   return `{${items.join(delimiter)}}`;
-}
-
-/** A small deterministic generator (mulberry32), so a failure can be replayed. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 const ALPHABET = [

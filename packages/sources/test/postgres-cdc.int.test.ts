@@ -1,5 +1,6 @@
 import type { SourceTable } from '@replix/engine';
 import type { TestDatabase } from '@replix/testkit';
+import { mulberry32 as random } from '@replix/testkit/mulberry32';
 import { testPostgres } from '@replix/testkit/vitest';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,17 +73,6 @@ async function drain(stream: AsyncIterable<ChangeBatch>): Promise<number> {
   let count = 0;
   for await (const _ of stream) count++;
   return count;
-}
-
-/** A deterministic pseudo-random sequence (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Small transactions of inserts, updates (some of the key) and deletes until stopped. */

@@ -9,6 +9,7 @@ export {
 export { startDedicatedServer } from './dedicated-server.ts';
 export { EventStreamReader, type ServerSentEvent } from './event-stream.ts';
 export { freePort } from './free-port.ts';
+export { type FreshAnswer, freshRequest } from './fresh-request.ts';
 export {
   type FakeKubernetes,
   type RecordedRequest,

@@ -1,6 +1,7 @@
 /**
- * A tiny seeded PRNG (mulberry32): the benchmark dataset must be identical on every run and
- * machine, so `Math.random` will not do. Returns floats in [0, 1).
+ * A tiny seeded PRNG (mulberry32), floats in [0, 1): benchmark datasets must be identical on
+ * every run and machine, and a randomized test's failure must replay from its seed, so
+ * `Math.random` will not do.
  */
 export function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
