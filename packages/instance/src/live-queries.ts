@@ -90,7 +90,8 @@ export class LiveQueries {
    * Opens a subscription: refuses past the limits (`too_many_requests`) before anything is
    * written, evaluates the query if its group has no current result, and sends the first
    * event unless `lastEventId` shows the client has this result already. Resolves to the
-   * function that ends the subscription.
+   * function that ends the subscription; `gone` ends it too, even while the first evaluation
+   * runs (a client that leaves then must not keep its place).
    */
   async subscribe(
     text: string,
@@ -98,6 +99,7 @@ export class LiveQueries {
     key: string,
     lastEventId: string | undefined,
     sink: LiveSink,
+    gone?: AbortSignal,
   ): Promise<() => void> {
     if (this.#closed)
       throw new InstanceError('service_unavailable', 'This instance is shutting down.');
@@ -136,8 +138,11 @@ export class LiveQueries {
     const end = () => {
       if (ended) return;
       ended = true;
+      gone?.removeEventListener('abort', end);
       this.#remove(group, subscriber);
     };
+    if (gone?.aborted) end();
+    gone?.addEventListener('abort', end, { once: true });
     try {
       const served = this.#current();
       if (!served)

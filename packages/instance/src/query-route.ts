@@ -191,7 +191,10 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     // How long a client waits before it reconnects after the stream ends (a deploy, say).
     stream.write('retry: 1000\n\n');
     const lastEventId = request.headers['last-event-id'];
-    const end = await live.subscribe(
+    // Registered before the first evaluation: a client may leave while it runs.
+    const gone = new AbortController();
+    reply.raw.once('close', () => gone.abort());
+    await live.subscribe(
       text,
       plan,
       options.keys.identify(authorization)?.keyId ?? '',
@@ -204,8 +207,8 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         end: () => stream.end(),
         authorized: () => options.keys.scopeOf(authorization) !== null,
       },
+      gone.signal,
     );
-    reply.raw.once('close', end);
     return reply
       .header('Content-Type', 'text/event-stream; charset=utf-8')
       .header('Cache-Control', 'no-cache')

@@ -119,6 +119,38 @@ describe('live queries of one thread', () => {
     expect(live.subscriptions).toBe(0);
   });
 
+  it('gives the place back of a client that leaves while its first result is evaluated', async () => {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const builder = new GenerationBuilder(schema);
+    const generation = builder.finish(1);
+    const live = new LiveQueries(
+      () => ({ generation, swapCount: 0, ageMs: 0 }),
+      async (plan, served) => {
+        await held;
+        return engine.answer(served.generation, plan, { version: 'v', swapCount: 0, ageMs: 0 });
+      },
+      'boot',
+    );
+    const gone = new AbortController();
+    const text = 'items { id }';
+    const subscribing = live.subscribe(
+      text,
+      engine.plan(text),
+      'key',
+      undefined,
+      sink().target,
+      gone.signal,
+    );
+    expect(live.subscriptions).toBe(1);
+    gone.abort();
+    release();
+    await subscribing;
+    expect(live.subscriptions).toBe(0);
+  });
+
   it('keeps a small result for subscribers that join, and evaluates a big one again for each', async () => {
     const big = 'x'.repeat(LIVE_QUERY_LIMITS.maxKeptEventBytes);
     const { live, runs } = instance([[1, big]]);
