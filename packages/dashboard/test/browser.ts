@@ -1,7 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { type StartedReplix, startEnvironment, startReplix } from '../../cli/test/replix-start.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** Where the screenshots of each main page go (git-ignored). */
@@ -82,4 +84,34 @@ export function bannerField(banner: string, label: string): string {
   const value = line?.trim().slice(label.length).trim().split(/\s+/)[0];
   if (!value) throw new Error(`no "${label}" in the banner:\n${banner}`);
   return value;
+}
+
+/**
+ * A test file's Chromium (launched before its tests) and the `replix start` its test starts,
+ * both stopped after them, the data folder removed.
+ */
+export function browserWithReplix(): {
+  browser(): Browser;
+  /** Starts `replix start` on a fresh environment (inside a test, so its time counts there). */
+  start(): Promise<StartedReplix>;
+} {
+  let browser: Browser | undefined;
+  let env: NodeJS.ProcessEnv | undefined;
+  let running: StartedReplix | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await running?.stop();
+    if (env?.REPLIX_DATA_DIR) rmSync(env.REPLIX_DATA_DIR, { recursive: true, force: true });
+  });
+  return {
+    browser: () => browser as Browser,
+    async start() {
+      env = await startEnvironment();
+      running = await startReplix(env);
+      return running;
+    },
+  };
 }

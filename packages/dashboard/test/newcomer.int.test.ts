@@ -1,11 +1,8 @@
-import { rmSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StartedReplix, startEnvironment, startReplix } from '../../cli/test/replix-start.ts';
+import { describe, expect, it } from 'vitest';
 import {
   bannerField,
+  browserWithReplix,
   EVENTUALLY,
-  launchChromium,
   openDashboardPage,
   signInWithLink,
 } from './browser.ts';
@@ -15,25 +12,14 @@ import {
  * database running, and query it from the playground with the printed API key.
  */
 describe('a newcomer on the dashboard after npm start', () => {
-  let browser: Browser;
-  let env: NodeJS.ProcessEnv;
-  let running: StartedReplix | undefined;
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await running?.stop();
-    if (env?.REPLIX_DATA_DIR) rmSync(env.REPLIX_DATA_DIR, { recursive: true, force: true });
-  });
+  const session = browserWithReplix();
 
   it('signs in with the printed link and queries the demo instance', {
     timeout: 180_000,
   }, async () => {
     const started = Date.now();
-    env = await startEnvironment();
-    running = await startReplix(env);
-    const { page, problems, screenshot } = await openDashboardPage(browser);
+    const running = await session.start();
+    const { page, problems, screenshot } = await openDashboardPage(session.browser());
 
     await signInWithLink(page, bannerField(running.banner, 'sign in'));
     const demoRow = page.getByRole('row', { name: /demo/ });

@@ -1,11 +1,9 @@
-import { rmSync } from 'node:fs';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type StartedReplix, startEnvironment, startReplix } from '../../cli/test/replix-start.ts';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import {
   bannerField,
+  browserWithReplix,
   EVENTUALLY,
-  launchChromium,
   openDashboardPage,
   signInWithLink,
 } from './browser.ts';
@@ -34,24 +32,13 @@ function selectedText(page: Page): Promise<string> {
  * errors underlined as you type, and queries still run from it.
  */
 describe('the query playground editor', () => {
-  let browser: Browser;
-  let env: NodeJS.ProcessEnv;
-  let running: StartedReplix | undefined;
-  beforeAll(async () => {
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await running?.stop();
-    if (env?.REPLIX_DATA_DIR) rmSync(env.REPLIX_DATA_DIR, { recursive: true, force: true });
-  });
+  const session = browserWithReplix();
 
   it('highlights, completes from the schema, underlines errors and runs', {
     timeout: 180_000,
   }, async () => {
-    env = await startEnvironment();
-    running = await startReplix(env);
-    const { page, problems, screenshot } = await openDashboardPage(browser);
+    const running = await session.start();
+    const { page, problems, screenshot } = await openDashboardPage(session.browser());
     await signInWithLink(page, bannerField(running.banner, 'sign in'));
     const demoRow = page.getByRole('row', { name: /demo/ });
     await expect.poll(() => demoRow.textContent(), EVENTUALLY).toMatch(/running/);
