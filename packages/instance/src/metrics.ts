@@ -1,5 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ClientMemory } from './client-memory.ts';
 import type { QueryAdmission } from './query-admission.ts';
 import type { ServedState } from './served-state.ts';
 
@@ -42,7 +43,12 @@ export class InstanceMetrics {
   readonly #byThread: Counter<'thread'>;
   readonly #thread: string;
 
-  constructor(controller: ServedState, admission?: QueryAdmission, thread = 0) {
+  constructor(
+    controller: ServedState,
+    admission?: QueryAdmission,
+    thread = 0,
+    clientMemory?: ClientMemory,
+  ) {
     const registers = [this.registry];
     const flushCounts = () => this.#flushCounts();
     this.#queries = new Counter({
@@ -112,6 +118,14 @@ export class InstanceMetrics {
       },
     });
     this.#admissionGauges(controller, admission, registers);
+    new Gauge({
+      name: 'replix_client_held_bytes',
+      help: 'Bytes held for clients after their answers were computed: answers in send buffers, live-query events and texts.',
+      registers,
+      collect() {
+        this.set(clientMemory?.totalBytes ?? 0);
+      },
+    });
   }
 
   #admissionGauges(

@@ -9,6 +9,7 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
 import type { Logger } from 'pino';
 import type { ApiKeyVerifier } from './api-keys.ts';
+import type { ClientMemory } from './client-memory.ts';
 import { InstanceError } from './errors.ts';
 import { type EtagCache, ifNoneMatchMatches } from './etag.ts';
 import { LiveQueries } from './live-queries.ts';
@@ -23,6 +24,8 @@ export interface QueryRouteOptions {
   readonly etags: EtagCache;
   readonly metrics: InstanceMetrics;
   readonly admission: QueryAdmission;
+  /** Bytes held for clients once their answers are computed, per key and in all. */
+  readonly clientMemory: ClientMemory;
   readonly version: string;
   readonly maxBodyBytes: number;
   /** Live queries check each event's key is still valid. */

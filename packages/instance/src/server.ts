@@ -10,6 +10,7 @@ import { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
 import { lazyChildLoggerFactory } from './lazy-child-logger.ts';
 import { InstanceMetrics, type ThreadMetrics } from './metrics.ts';
 import { generateOpenApi } from './openapi.ts';
+import { ClientMemory } from './client-memory.ts';
 import type { QueryAdmission } from './query-admission.ts';
 import { defaultAdmission, registerQueryRoutes } from './query-route.ts';
 import { rateLimitRefusal } from './rate-limit-check.ts';
@@ -95,9 +96,19 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
   const engine = new QueryEngine(schema);
   // Queries and the snapshot share the instance's memory: the gate admits queries into what the
   // snapshot leaves, and the cap counts the queries in flight.
-  const admission = options.admission ?? defaultAdmission(() => controller.queryWorkingBytes());
-  controller.countQueryMemory(() => admission.inFlightBytes);
-  const metrics = new InstanceMetrics(controller, admission, options.threadMetrics?.thread);
+  // Bytes held for clients after their answers are computed (send buffers, live-query events
+  // and texts) count beside the running queries: in the gate's budget and against the cap.
+  const clientMemory = new ClientMemory(() => controller.queryWorkingBytes());
+  const admission =
+    options.admission ??
+    defaultAdmission(() => controller.queryWorkingBytes() - clientMemory.totalBytes);
+  controller.countQueryMemory(() => admission.inFlightBytes + clientMemory.totalBytes);
+  const metrics = new InstanceMetrics(
+    controller,
+    admission,
+    options.threadMetrics?.thread,
+    clientMemory,
+  );
   options.threadMetrics?.attach(metrics.registry);
   const openApi = JSON.stringify(generateOpenApi(schema, { version }));
   const schemaDocument = JSON.stringify(describeSchema(schema));
@@ -216,6 +227,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     etags,
     metrics,
     admission,
+    clientMemory,
     version,
     maxBodyBytes,
     keys,
