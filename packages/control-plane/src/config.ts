@@ -60,6 +60,11 @@ export interface ControlPlaneConfig {
   /** Health-monitor poll period. */
   readonly healthIntervalMs: number;
   readonly reconcileIntervalMs: number;
+  /**
+   * `REPLIX_REPLICATION_DROP_RETRY_SCALE` (default 1): multiplies the waits between attempts to
+   * drop a source's replication state (tests shrink them).
+   */
+  readonly replicationDropRetryScale: number;
   /** `REPLIX_DRIVER`: where instances run. */
   readonly driver: DriverName;
   /** The Kubernetes driver's settings (`REPLIX_K8S_*`); undefined with the process driver. */
@@ -155,6 +160,14 @@ export const CONTROL_PLANE_VARIABLES = Type.Object({
     echo: true,
     description: 'reconciler polling period',
   }),
+  REPLIX_REPLICATION_DROP_RETRY_SCALE: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 1,
+    default: 1,
+    problem: 'must be a number above 0 and at most 1',
+    echo: true,
+    description: "multiplies the waits between attempts to drop a source's replication state",
+  }),
   REPLIX_DRIVER: Type.Enum([...DRIVERS], {
     default: 'process',
     problem: 'must be "process" or "kubernetes"',
@@ -244,6 +257,7 @@ export function resolveControlPlaneConfig(
     logLevel: variables.REPLIX_LOG_LEVEL,
     healthIntervalMs: variables.REPLIX_HEALTH_INTERVAL_MS,
     reconcileIntervalMs: variables.REPLIX_RECONCILE_INTERVAL_MS,
+    replicationDropRetryScale: variables.REPLIX_REPLICATION_DROP_RETRY_SCALE,
     driver: variables.REPLIX_DRIVER,
     kubernetes:
       variables.REPLIX_DRIVER === 'kubernetes' ? kubernetesSettingsFrom(variables) : undefined,

@@ -37,6 +37,14 @@ const BLOCKED_URLS: Array<[string, string]> = [
   ['https://[::ffff:127.0.0.1]/hook', 'loopback'],
   ['https://[::ffff:169.254.169.254]/hook', 'link-local'],
   ['https://[::ffff:10.0.0.1]/hook', 'private'],
+  ['https://[64:ff9b::127.0.0.1]/hook', 'loopback'],
+  // IPv6 forms a gateway translates to IPv4: local-use NAT64, 6to4, Teredo, SIIT.
+  ['https://[64:ff9b:1::a00:1]/hook', 'translated (IPv6 to IPv4)'],
+  ['https://[0064:FF9B:0001:0000:0000:0000:8.8.8.8]/hook', 'translated (IPv6 to IPv4)'],
+  ['https://[2002:7f00:1::1]/hook', 'translated (IPv6 to IPv4)'],
+  ['https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook', 'translated (IPv6 to IPv4)'],
+  ['https://[::ffff:0:127.0.0.1]/hook', 'translated (IPv6 to IPv4)'],
+  ['https://[::8.8.8.8]/hook', 'reserved'],
   // Numeric forms the URL parser turns into 127.0.0.1.
   ['https://2130706433/hook', 'loopback'],
   ['https://0x7f.1/hook', 'loopback'],

@@ -49,6 +49,7 @@ export {
   backendOfUrlScheme,
   DEFAULT_SOURCE_BACKEND,
   isSourceBackend,
+  type ReplicationState,
   SOURCE_BACKENDS,
   SOURCE_DIALECTS,
   SOURCE_TLS_MODES,

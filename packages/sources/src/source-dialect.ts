@@ -6,6 +6,18 @@ export const SOURCE_BACKENDS = ['mysql', 'postgres', 'mssql'] as const;
 
 export type SourceBackend = (typeof SOURCE_BACKENDS)[number];
 
+/** What change data capture keeps on a source (see `SourceDialect.replicationState`). */
+export interface ReplicationState {
+  readonly what: string;
+  readonly namePrefix: string;
+}
+
+/** PostgreSQL's: a replication slot and a publication, both `replix_<replication id>`. */
+export const POSTGRES_REPLICATION_STATE: ReplicationState = {
+  what: 'replication slot and publication',
+  namePrefix: 'replix_',
+};
+
 /** The backend a connection has when it names none (the API's default for `backend`). */
 export const DEFAULT_SOURCE_BACKEND: SourceBackend = 'mysql';
 
@@ -48,9 +60,11 @@ export interface SourceDialect {
   readonly loginDatabase: { readonly checksChangeCapture: boolean } | undefined;
   /**
    * What change data capture keeps on the source per database, to drop when the database
-   * goes; undefined when it keeps nothing.
+   * goes; undefined when it keeps nothing (MySQL's binlog clients and SQL Server's capture
+   * instances leave no per-follower state). `what` in words; each follower's state is named
+   * `namePrefix` + its replication id.
    */
-  readonly replicationState: string | undefined;
+  readonly replicationState: ReplicationState | undefined;
   /**
    * How the URL says how to use TLS: libpq's `sslmode` (with `sslrootcert`, `sslservername`),
    * or SQL Server's `encrypt` and `trustServerCertificate`.
@@ -89,7 +103,7 @@ export const SOURCE_DIALECTS: { readonly [E in SourceBackend]: SourceDialect & {
     databaseIsSchema: false,
     defaultSchema: 'public',
     loginDatabase: { checksChangeCapture: false },
-    replicationState: 'replication slot and publication',
+    replicationState: POSTGRES_REPLICATION_STATE,
     tlsUrlStyle: 'sslmode',
     changeLog: { name: 'Logical replication', formatLabel: 'wal_level', hasServerId: false },
   },

@@ -26,6 +26,19 @@ export interface ConnectionTarget {
   readonly replicationId?: string | undefined;
 }
 
+/** The settings of a connection that reach its source (a launch's copy has the same). */
+export type SourceSettings = Pick<
+  Selectable<ConnectionTable>,
+  | 'backend'
+  | 'host'
+  | 'port'
+  | 'username'
+  | 'password_enc'
+  | 'tls_mode'
+  | 'ssh'
+  | 'ssh_private_key_enc'
+>;
+
 /** An IPv6 address goes in brackets in a URL. */
 function urlHost(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
@@ -39,7 +52,7 @@ function urlHost(host: string): string {
  * work. Passwords and keys are only ever opened here.
  */
 export function connectionTarget(
-  connection: Selectable<ConnectionTable>,
+  connection: SourceSettings,
   secrets: SecretBox,
   schema: string | undefined,
 ): ConnectionTarget {

@@ -3,10 +3,10 @@ import type { Store } from '../store/schema.ts';
 
 /**
  * The tables whose rows are jobs. A job is the resource row itself (a build, a database with a
- * goal, a webhook delivery), so its state is what the API shows; the lease is two columns on
+ * goal, a webhook delivery, a source whose replication state is to be dropped), so its state is what the API shows; the lease is two columns on
  * it: `lease_owner` (the process id of the holder) and `lease_until`.
  */
-export type JobTable = 'builds' | 'databases' | 'webhook_deliveries';
+export type JobTable = 'builds' | 'databases' | 'webhook_deliveries' | 'replication_sources';
 
 export type JobRow<T extends JobTable> = Selectable<Store[T]>;
 

@@ -7,6 +7,8 @@
  *   attempts in all (`builder/build-queue.ts`); a build that fails by itself is not retried.
  * - webhook deliveries: the Standard Webhooks schedule, 8 attempts (`webhooks/retry-schedule.ts`);
  *   a crash mid-attempt is not counted, the delivery is simply claimed again.
+ * - drops of a source's replication state: 7 attempts over about 20 hours, then left for an
+ *   operator, audited and notified (`reconciler/drop-replication-state.ts`).
  * - database goals: never dead; a step that fails unexpectedly is tried again after 5 s
  *   (`reconciler/leases.ts`).
  */

@@ -107,7 +107,7 @@ async function stopInstance(
     unroutedMessage(action === 'pause' ? 'paused' : 'terminated'),
   );
   if (action === 'delete') await context.driver.closeEndpoint(run.database.id);
-  if (action !== 'pause') await dropReplicationState(context, run.database);
+  if (action !== 'pause') await dropReplicationState(context, run.owner, run.database);
   const database = run.database;
   await context.db.transaction().execute(async (tx) => {
     await updateClaimed(

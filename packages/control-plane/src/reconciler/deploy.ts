@@ -25,6 +25,7 @@ import {
 } from './goal-run.ts';
 import { instanceLaunchFor, LaunchError } from './instance-launch-for.ts';
 import { liveInstanceOf, markRemoved } from './live-instance.ts';
+import { recordReplicationSource } from './replication-sources.ts';
 
 /** How long a new instance gets to load its snapshot before the deploy fails. */
 export const SNAPSHOT_LOAD_TIMEOUT_MS = 5 * 60_000;
@@ -157,12 +158,13 @@ export async function deploy(
   const startOnce = async (): Promise<string | GoalOutcome> => {
     await log(`Starting instance ${instance.id}`);
     try {
-      const { launch, keysVersion } = await instanceLaunchFor(
+      const { launch, keysVersion, source } = await instanceLaunchFor(
         context,
         run.database,
         instance,
         buildId,
       );
+      await recordReplicationSource(context.db, run.database, source, launch.replicas);
       const handle = await context.driver.start(launch);
       const replicaUrls = await currentReplicaUrls(context.driver, instance.id);
       await context.db.transaction().execute(async (tx) => {
@@ -259,11 +261,7 @@ export async function deploy(
   // Fewer replicas than before: the ones gone leave no slot holding WAL on the source.
   const previousReplicas = run.database.deployed_config?.replicas ?? 1;
   if (run.database.replicas < previousReplicas) {
-    const gone = Array.from(
-      { length: previousReplicas - run.database.replicas },
-      (_, index) => run.database.replicas + index,
-    );
-    await dropReplicationState(context, run.database, gone);
+    await dropReplicationState(context, run.owner, run.database, run.database.replicas);
   }
   const endpointUrl = endpoint.url;
   await log(`Instance is serving at ${endpointUrl}`);

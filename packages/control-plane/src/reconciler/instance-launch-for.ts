@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { ApiContext } from '../api/context.ts';
 import { accountPlan } from '../connections/account-plan.ts';
-import { connectionTarget } from '../connections/connection-target.ts';
+import { connectionTarget, type SourceSettings } from '../connections/connection-target.ts';
 import type { InstanceKeySet } from '../drivers/instance-key-set.ts';
 import type { InstanceLaunch } from '../drivers/instance-launch.ts';
 import { deployedConfigOf } from '../resources/databases/database-settings.ts';
@@ -9,10 +9,14 @@ import type { ApiKeyScope } from '../store/schema.ts';
 import type { DatabaseRow } from './leases.ts';
 import { replicationIdFor } from './replication-id.ts';
 
-/** A launch together with the keys version its key ids were read at. */
+/**
+ * A launch together with the keys version its key ids were read at, and the connection
+ * settings its source URL was made from (recorded before a start: `recordReplicationSource`).
+ */
 export interface PreparedLaunch {
   readonly launch: InstanceLaunch;
   readonly keysVersion: number;
+  readonly source: SourceSettings;
 }
 
 /**
@@ -75,6 +79,7 @@ export async function instanceLaunchFor(
   const { limits } = await accountPlan(context.db, database.account_id);
   return {
     keysVersion,
+    source: connection,
     launch: {
       instanceId: instance.id,
       databaseId: database.id,

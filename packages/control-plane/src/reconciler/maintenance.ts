@@ -3,6 +3,7 @@ import { recordAudit } from '../events/audit-log.ts';
 import type { RoleContext } from '../roles/role.ts';
 import { instanceLaunchFor, keyIdsOf } from './instance-launch-for.ts';
 import { claimRunning, releaseLease } from './leases.ts';
+import { recordReplicationSource } from './replication-sources.ts';
 
 /** Restart delays: 1 s, 2 s, 4 s … doubling up to a minute. */
 const FIRST_RESTART_DELAY_MS = 1000;
@@ -139,12 +140,13 @@ export class Maintenance {
         .where('standby', '=', false)
         .executeTakeFirst();
       if (!instance?.build_id || (await driver.isAlive(instanceId))) return;
-      const { launch, keysVersion } = await instanceLaunchFor(
+      const { launch, keysVersion, source } = await instanceLaunchFor(
         this.#context,
         database,
         instance,
         instance.build_id,
       );
+      await recordReplicationSource(db, database, source, launch.replicas);
       // The driver starts only the replicas that died; the others keep serving meanwhile.
       const dead = (await driver.replicas(instanceId))
         .filter((replica) => !replica.alive)

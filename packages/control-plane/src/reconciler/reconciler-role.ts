@@ -3,6 +3,7 @@ import { inSpan } from '@replix/instance/tracing';
 import type { LoopPulse } from '../roles/loop-pulse.ts';
 import type { RoleContext, RunningRole } from '../roles/role.ts';
 import { advanceGoal } from './advance-goal.ts';
+import { dropDueReplicationState } from './drop-replication-state.ts';
 import { type GoalRun, LeaseLostError } from './goal-run.ts';
 import { instanceLaunchFor } from './instance-launch-for.ts';
 import {
@@ -30,7 +31,8 @@ class Stopping extends Error {}
  * database's endpoint on its own port again; then, every
  * `reconcileIntervalMs`, it claims databases with a goal and drives each goal forward
  * (several at once, each under a renewed lease), and runs the maintenance pass (key sync,
- * restarts of dead instances). Each tick reports to `pulse` (the process's probes).
+ * restarts of dead instances), and retries the drops of sources' replication state that are
+ * due. Each tick reports to `pulse` (the process's probes).
  */
 export async function startReconciler(
   context: RoleContext,
@@ -114,6 +116,7 @@ export async function startReconciler(
       running.set(database.id, work);
     }
     if (!stopping.signal.aborted) await maintenance.pass();
+    if (!stopping.signal.aborted) await dropDueReplicationState(context, owner);
   };
 
   const loop = (async () => {

@@ -468,6 +468,46 @@ const MIGRATIONS: Record<string, Migration> = {
       );
     },
   },
+  '015-replication-sources': {
+    async up(db: Kysely<unknown>) {
+      // Each source a database's instances followed, with the settings they were launched
+      // with (the password and SSH key as sealed), so terminate and resize drop the source's
+      // replication state where it is, however the connection has changed since. The drop is
+      // a job on the row: the state of ordinals drop_from .. replicas_launched - 1 waits to be
+      // dropped, retried until drop_failed_at (then an operator drops it by hand).
+      await runStatements(
+        db,
+        `CREATE TABLE replication_sources (
+          id uuid PRIMARY KEY,
+          database_id uuid NOT NULL REFERENCES databases(id),
+          account_id uuid NOT NULL REFERENCES accounts(id),
+          source_key text NOT NULL,
+          backend text NOT NULL,
+          host text NOT NULL,
+          port integer NOT NULL,
+          username text NOT NULL,
+          password_enc text,
+          tls_mode text NOT NULL,
+          ssh jsonb,
+          ssh_private_key_enc text,
+          source_schema text NOT NULL,
+          replication_id text NOT NULL,
+          replicas_launched integer NOT NULL CHECK (replicas_launched >= 0),
+          drop_from integer CHECK (drop_from >= 0),
+          drop_attempts integer NOT NULL DEFAULT 0,
+          drop_error text,
+          drop_failed_at timestamptz,
+          lease_owner text,
+          lease_until timestamptz,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          updated_at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE UNIQUE INDEX replication_sources_source ON replication_sources(database_id, source_key);
+        CREATE INDEX replication_sources_drops ON replication_sources(lease_until)
+          WHERE drop_from IS NOT NULL AND drop_failed_at IS NULL`,
+      );
+    },
+  },
 };
 
 /** Runs `;`-separated DDL one statement at a time (PGlite's extended protocol takes one). */

@@ -395,6 +395,43 @@ export interface WebhookDeliveryTable {
   created_at: DefaultTimestamp;
 }
 
+/**
+ * A source a database's instances followed (its replication state lives there), with the
+ * connection settings they were launched with, secrets sealed; and the job of dropping that
+ * state (reconciler/drop-replication-state.ts).
+ */
+export interface ReplicationSourceTable {
+  id: string;
+  database_id: string;
+  account_id: string;
+  /** Which server and database: one row per place the state is kept (`sourceKey`). */
+  source_key: string;
+  backend: string;
+  host: string;
+  port: number;
+  username: string;
+  /** Sealed; null when the source user has no password. */
+  password_enc: string | null;
+  tls_mode: string;
+  ssh: NullableJson<SshTunnelSettings>;
+  ssh_private_key_enc: string | null;
+  source_schema: string;
+  /** The database's replication id; replica k's state is under `replicaReplicationId`. */
+  replication_id: string;
+  /** The most replicas launched on this source: ordinals below it may have state there. */
+  replicas_launched: number;
+  /** The state of ordinals from here up to `replicas_launched` waits to be dropped; null: none. */
+  drop_from: number | null;
+  drop_attempts: Defaulted<number>;
+  drop_error: string | null;
+  /** Every attempt failed: left for an operator (audited and notified). */
+  drop_failed_at: NullableTimestamp;
+  lease_owner: string | null;
+  lease_until: NullableTimestamp;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+}
+
 /** One HTTP attempt of a delivery, for the history. */
 export interface WebhookAttemptTable {
   id: string;
@@ -479,6 +516,7 @@ export interface Store {
   tos_acceptances: TosAcceptanceTable;
   webhook_subscriptions: WebhookSubscriptionTable;
   webhook_deliveries: WebhookDeliveryTable;
+  replication_sources: ReplicationSourceTable;
   webhook_attempts: WebhookAttemptTable;
   team_invitations: TeamInvitationTable;
   recovery_codes: RecoveryCodeTable;

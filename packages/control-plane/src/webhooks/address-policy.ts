@@ -8,7 +8,8 @@ export type BlockedReason =
   | 'shared (CGNAT)'
   | 'unspecified'
   | 'multicast'
-  | 'reserved';
+  | 'reserved'
+  | 'translated (IPv6 to IPv4)';
 
 interface Range {
   readonly net: string;
@@ -45,6 +46,14 @@ const IPV6_RANGES: readonly Range[] = [
   { net: 'fe80::', prefix: 10, reason: 'link-local' },
   { net: 'fec0::', prefix: 10, reason: 'private' },
   { net: 'ff00::', prefix: 8, reason: 'multicast' },
+  // Prefixes a gateway translates to an IPv4 address we cannot judge from here: where the
+  // IPv4 address sits depends on the operator's prefix length (local-use NAT64, RFC 8215), or
+  // it is a relay's or an obfuscated client's (6to4, Teredo), or the translator is stateless
+  // and may map to anything (SIIT's IPv4-translated form, RFC 2765).
+  { net: '64:ff9b:1::', prefix: 48, reason: 'translated (IPv6 to IPv4)' },
+  { net: '2002::', prefix: 16, reason: 'translated (IPv6 to IPv4)' },
+  { net: '2001::', prefix: 32, reason: 'translated (IPv6 to IPv4)' },
+  { net: '::ffff:0:0:0', prefix: 96, reason: 'translated (IPv6 to IPv4)' },
 ];
 
 /** Ranges a local receiver may use when REPLIX_WEBHOOKS_ALLOW_LOCAL is on. */
@@ -64,21 +73,31 @@ function blockListOf(ranges: readonly Range[], family: 'ipv4' | 'ipv6') {
 const IPV4_LISTS = blockListOf(IPV4_RANGES, 'ipv4');
 const IPV6_LISTS = blockListOf(IPV6_RANGES, 'ipv6');
 
-/** The IPv4 address an IPv6 address carries: IPv4-mapped (`::ffff:a.b.c.d`) or NAT64 (`64:ff9b::/96`). */
-function embeddedIpv4(address: string): string | undefined {
-  const list = new BlockList();
-  list.addSubnet('::ffff:0:0', 96, 'ipv6');
-  list.addSubnet('64:ff9b::', 96, 'ipv6');
-  if (!list.check(address, 'ipv6')) return undefined;
-  const words = expandIpv6(address);
+/**
+ * Prefixes whose last 32 bits are the IPv4 address connected to: IPv4-mapped (`::ffff:a.b.c.d`,
+ * the socket connects to the IPv4 address itself) and the NAT64 well-known prefix
+ * (`64:ff9b::/96`, RFC 6052: translated to exactly that address, never a private one; what
+ * DNS64 answers for an IPv4-only receiver).
+ */
+const EMBEDDING = new BlockList();
+EMBEDDING.addSubnet('::ffff:0:0', 96, 'ipv6');
+EMBEDDING.addSubnet('64:ff9b::', 96, 'ipv6');
+
+/** The IPv4 address inside `canonical` (an IPv6 address as 8 words) when it carries one. */
+function embeddedIpv4(canonical: string, words: readonly number[]): string | undefined {
+  if (!EMBEDDING.check(canonical, 'ipv6')) return undefined;
   const high = words[6] ?? 0;
   const low = words[7] ?? 0;
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
 
-/** The eight 16-bit words of an IPv6 address (handles `::` and a dotted IPv4 tail). */
-function expandIpv6(address: string): number[] {
-  let text = address.toLowerCase();
+/**
+ * The eight 16-bit words of an IPv6 address `isIPv6` accepts, in any of its forms: `::`
+ * compressed or written out, leading zeros, upper case, a dotted IPv4 tail, a zone id
+ * (`%eth0`, which says which interface, not where: dropped).
+ */
+function ipv6Words(address: string): number[] {
+  let text = address.toLowerCase().replace(/%.*$/, '');
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted?.[1]) {
     const [a, b, c, d] = dotted[1].split('.').map(Number) as [number, number, number, number];
@@ -92,25 +111,28 @@ function expandIpv6(address: string): number[] {
   return [...left, ...fill, ...right];
 }
 
+function reasonFor(address: string): BlockedReason | undefined {
+  if (isIPv4(address)) return IPV4_LISTS.find(({ list }) => list.check(address, 'ipv4'))?.reason;
+  if (!isIPv6(address)) return 'reserved';
+  // One written form for the checks: BlockList misreads some others (a zone id passes them all).
+  const words = ipv6Words(address);
+  const canonical = words.map((word) => word.toString(16)).join(':');
+  const inner = embeddedIpv4(canonical, words);
+  if (inner !== undefined) return reasonFor(inner);
+  return IPV6_LISTS.find(({ list }) => list.check(canonical, 'ipv6'))?.reason;
+}
+
 /**
  * Why a webhook may not be sent to `address` (an IP address), or undefined when it may.
- * IPv4-mapped and NAT64 IPv6 forms are judged by the IPv4 address inside them.
- * `allowLocal` (the development setting) lets loopback and private addresses through.
+ * IPv4-mapped and well-known-prefix NAT64 forms are judged by the IPv4 address inside them;
+ * other IPv6 forms that translate to IPv4 are refused. `allowLocal` (the development setting)
+ * lets loopback and private addresses through.
  */
 export function blockedAddressReason(
   address: string,
   allowLocal: boolean,
 ): BlockedReason | undefined {
-  let reason: BlockedReason | undefined;
-  if (isIPv4(address)) {
-    reason = IPV4_LISTS.find(({ list }) => list.check(address, 'ipv4'))?.reason;
-  } else if (isIPv6(address)) {
-    const inner = embeddedIpv4(address);
-    if (inner !== undefined) return blockedAddressReason(inner, allowLocal);
-    reason = IPV6_LISTS.find(({ list }) => list.check(address, 'ipv6'))?.reason;
-  } else {
-    return 'reserved';
-  }
+  const reason = reasonFor(address);
   if (reason && allowLocal && LOCAL_REASONS.has(reason)) return undefined;
   return reason;
 }

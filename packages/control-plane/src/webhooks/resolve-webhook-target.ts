@@ -22,6 +22,11 @@ export interface WebhookTarget {
   readonly family: 4 | 6;
 }
 
+/** Every address a host name resolves to (the system resolver, as connections use it). */
+export type HostLookup = (host: string) => Promise<{ address: string; family: number }[]>;
+
+const systemLookup: HostLookup = (host) => lookup(host, { all: true, verbatim: true });
+
 /** Checks a URL's form (https, no credentials); throws WebhookTargetError. */
 export function parseWebhookUrl(text: string, allowLocal: boolean): URL {
   let url: URL;
@@ -46,11 +51,13 @@ export function parseWebhookUrl(text: string, allowLocal: boolean): URL {
  * loopback, private, link-local, CGNAT, multicast or otherwise reserved (see
  * address-policy.ts). Called at registration and again before every attempt; the attempt then
  * connects to the address checked here, so DNS cannot change in between. Messages never
- * include the resolved addresses (that would make this a probe of internal DNS).
+ * include the resolved addresses (that would make this a probe of internal DNS). `lookupHost`
+ * is the system resolver but in tests, which cannot change what a real name resolves to.
  */
 export async function resolveWebhookTarget(
   text: string,
   allowLocal: boolean,
+  lookupHost: HostLookup = systemLookup,
 ): Promise<WebhookTarget> {
   const url = parseWebhookUrl(text, allowLocal);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -59,7 +66,7 @@ export async function resolveWebhookTarget(
     addresses = [{ address: host, family: isIP(host) }];
   } else {
     try {
-      addresses = await lookup(host, { all: true, verbatim: true });
+      addresses = await lookupHost(host);
     } catch {
       throw new WebhookTargetError(`The host ${host} of the url could not be resolved.`);
     }

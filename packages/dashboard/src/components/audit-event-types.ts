@@ -23,6 +23,7 @@ export const AUDIT_EVENT_TYPES = [
   'database.resume_replication',
   'database.replication_paused',
   'database.replication_resumed',
+  'database.replication_drop_failed',
   'database.cancel_goal',
   'database.provisioned',
   'database.rebuilt',

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { SourceConfigError } from '../errors.ts';
+import { POSTGRES_REPLICATION_STATE } from '../source-dialect.ts';
 import type { PostgresConnectorOptions } from './postgres-connection-options.ts';
 
-const PREFIX = 'replix_';
+const PREFIX = POSTGRES_REPLICATION_STATE.namePrefix;
 /** PostgreSQL identifiers (and slot names) hold at most 63 bytes. */
 const MAX_ID_LENGTH = 63 - PREFIX.length;
 
