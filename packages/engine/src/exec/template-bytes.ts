@@ -19,13 +19,15 @@ const BYTES_PER_TEXT_CHAR = 4;
 const BYTES_PER_KEY_CHAR = 2;
 /**
  * Per token: the syntax nodes binding keeps (literals, paths, spans), a literal's place, an IN
- * list's value in its set, a selection name in the echo. About 112 measured for an IN list.
+ * list's value in its set, a selection name in the echo: about 100 measured for an IN list.
  */
-const BYTES_PER_TOKEN = 140;
+const BYTES_PER_TOKEN = 125;
 /** Per condition: its syntax node, plan leaf and literal slot (about 450 measured). */
 const BYTES_PER_CONDITION = 500;
 /** Per plan output, sort key or aggregate: `...` on a wide table makes thousands (57 measured). */
 const BYTES_PER_OUTPUT = 80;
+/** Per nested selection, besides its outputs: its plan node and arrays (about 350 measured). */
+const BYTES_PER_SELECTION = 500;
 /** Per LIKE pattern character: its compiled matcher's segments and pieces (75 measured). */
 const BYTES_PER_PATTERN_CHAR = 100;
 
@@ -39,7 +41,7 @@ export interface TemplateSource {
 
 /**
  * An upper bound of the heap bytes a cached template keeps alive, counted from its structure:
- * the text and shape key, tokens, conditions, plan outputs and LIKE patterns. Linear in the
+ * the text and shape key, tokens, conditions, plan outputs, nested selections and LIKE patterns. Linear in the
  * template's size, so counting it costs a fraction of the parse and validation it follows.
  */
 export function templateBytes({ text, shape, query, template }: TemplateSource): number {
@@ -51,6 +53,7 @@ export function templateBytes({ text, shape, query, template }: TemplateSource):
     BYTES_PER_TOKEN * shape.tokens +
     BYTES_PER_CONDITION * conditions +
     BYTES_PER_OUTPUT * outputCount(template.plan) +
+    BYTES_PER_SELECTION * selectionCount(template.plan) +
     BYTES_PER_PATTERN_CHAR * patternChars
   );
 }
@@ -60,6 +63,14 @@ function outputCount(sub: PlanSubQuery): number {
   let count = sub.outputs.length + sub.orderBy.length + sub.aggregates.length + sub.groupBy.length;
   for (const output of sub.outputs)
     if (output.kind === 'relation') count += outputCount(output.sub);
+  return count;
+}
+
+/** Selections nested in `sub`, at every level. */
+function selectionCount(sub: PlanSubQuery): number {
+  let count = 0;
+  for (const output of sub.outputs)
+    if (output.kind === 'relation') count += 1 + selectionCount(output.sub);
   return count;
 }
 
