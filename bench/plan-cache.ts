@@ -1,10 +1,14 @@
 /**
  * Engine time of bench:engine's PK lookup (`fact (id = N) { id qty amount }`), every lookup a
- * new id (a new text), split by phase: parse and validate (a plan cache miss), `plan` on a warm
- * engine (the shape cache and binding), the executor alone on a ready plan, `answer` on a ready plan (what a server
- * runs after `plan`), and `execute` from text to body. In memory, no database:
+ * new id (a new text), split by phase: parse and validate (a plan cache miss), the same through
+ * a cold engine (the miss as `plan` runs it: shape, parse, validate, the plan's bytes counted,
+ * cached), `plan` on a warm engine (the shape cache and binding), the executor alone on a ready
+ * plan, `answer` on a ready plan (what a server runs after `plan`), and `execute` from text to
+ * body. Then what a cached plan holds: for each kind of template (template-kinds.ts: issue 26's
+ * IN lists and the biggest plans the parse caps allow), the heap retained per template after GC
+ * against what the plan cache counts it as. In memory, no database:
  *
- *   npm run bench:plans [-- --rows 200000 --lookups 50000 --rounds 7]
+ *   npm run bench:plans [-- --rows 200000 --lookups 50000 --rounds 7 --templates 40]
  *
  * Times are CPU microseconds per lookup (`process.cpuUsage`, this process's threads), the least
  * of the rounds: on a shared machine the wall clock measures the neighbours.
@@ -20,13 +24,20 @@ import { compileSchema } from '../packages/engine/src/schema/compile-schema.ts';
 import { parseSchemaConfig } from '../packages/engine/src/schema/schema-config.ts';
 import type { SourceSchema } from '../packages/engine/src/source-schema.ts';
 import { GenerationBuilder } from '../packages/engine/src/storage/generation-builder.ts';
+import {
+  KINDS_SCHEMA,
+  measureTemplates,
+  TEMPLATE_KINDS,
+} from '../packages/engine/test/template-kinds.ts';
 import { parseQuery } from '../packages/query/src/index.ts';
+import { printTable } from './lib/report.ts';
 
 const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '200000' },
     lookups: { type: 'string', default: '50000' },
     rounds: { type: 'string', default: '7' },
+    templates: { type: 'string', default: '40' },
   },
 });
 const rows = Number(values.rows);
@@ -82,6 +93,9 @@ const phases: Record<string, (queries: string[]) => Promise<void> | void> = {
     const options = { defaultLimit: DEFAULT_LIMIT, nestedDefaultLimit: 0 };
     for (const text of queries) validateQuery(schema, parseQuery(text), options);
   },
+  'plan cache miss, cold engine (+ count)': (queries) => {
+    for (const text of queries) new QueryEngine(schema).plan(text);
+  },
   'plan, warm engine (shape hit + bind)': (queries) => {
     for (const text of queries) warm.plan(text);
   },
@@ -128,3 +142,21 @@ for (const [name, run] of Object.entries(phases)) {
 }
 const body = JSON.parse(warm.execute(generation, 'fact (id = 42) { id qty amount }', meta));
 console.log(`meta.timing_ms of one lookup: ${body.meta.timing_ms}`);
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with node --expose-gc (npm run bench:plans does)');
+const templates = Number(values.templates);
+const rowsOfKinds = Object.entries(TEMPLATE_KINDS).map(([kind, make]) => {
+  const { measured, counted } = measureTemplates(make, templates, gc);
+  const cached = new QueryEngine(KINDS_SCHEMA);
+  cached.plan(make(0));
+  return {
+    'kind of template': kind,
+    'measured KiB': measured / 1024,
+    'counted KiB': counted / 1024,
+    'counted ÷ measured': counted / measured,
+    kept: cached.planCache.entries ? 'yes' : 'no (over the largest entry)',
+  };
+});
+console.log('');
+printTable(`heap a cached plan holds: ${templates} templates of each kind, after GC`, rowsOfKinds);

@@ -7,6 +7,8 @@ export { QUERY_LIMITS } from './exec/query-limits.ts';
 export {
   DEFAULT_LIMIT,
   type ExecuteOptions,
+  PLAN_CACHE_BYTES,
+  PLAN_CACHE_MAX_ENTRY_BYTES,
   QueryEngine,
   type ResponseMeta,
 } from './query-engine.ts';

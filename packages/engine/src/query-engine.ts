@@ -12,6 +12,7 @@ import {
   runToEnd,
   type Work,
 } from './exec/query-budget.ts';
+import { templateBytes } from './exec/template-bytes.ts';
 import type { CompiledSchema } from './schema/compiled-schema.ts';
 import type { Generation } from './storage/generation.ts';
 
@@ -25,13 +26,14 @@ export interface ResponseMeta {
 /** The LIMIT of a query without one (docs/instance-api.md). */
 export const DEFAULT_LIMIT = 1000;
 /**
- * Bytes of plans kept, estimated from the query text each was made from: a plan grows with its
- * text, and text up to `query.max_body_bytes` is allowed, so a count of entries would bound
- * nothing.
+ * Heap bytes the cached plans may hold, each counted by `templateBytes` (an upper bound of what
+ * it keeps alive, from its structure): a count of entries, or their text, would bound nothing,
+ * since a short text can make a big plan (`...` on a wide table) and a flood of distinct shapes
+ * costs an attacker nothing (docs/limits.md).
  */
-const PLAN_CACHE_BYTES = 16 * 1024 * 1024;
-const PLAN_BYTES_PER_CHAR = 24;
-const PLAN_BYTES_BASE = 1024;
+export const PLAN_CACHE_BYTES = 16 * 1024 * 1024;
+/** The largest plan kept: a bigger one is planned for its query and not cached. */
+export const PLAN_CACHE_MAX_ENTRY_BYTES = PLAN_CACHE_BYTES / 16;
 
 export interface ExecuteOptions {
   /** Lowers the schema config's budgets (an instance size's cap on time, say). */
@@ -58,7 +60,7 @@ export interface ExecuteOptions {
 export class QueryEngine {
   readonly schema: CompiledSchema;
   readonly limits: QueryLimits;
-  /** By shape key; sized by the text the template was made from, which it holds parts of. */
+  /** By shape key; each entry counted as the heap bytes it holds (`templateBytes`). */
   readonly #templates = new LRUCache<string, { template: PlanTemplate; size: number }>({
     maxSize: PLAN_CACHE_BYTES,
     sizeCalculation: (entry) => entry.size,
@@ -99,9 +101,14 @@ export class QueryEngine {
       defaultLimit: DEFAULT_LIMIT,
       nestedDefaultLimit: this.schema.config.query.nested_default_limit,
     });
-    const size = PLAN_BYTES_BASE + text.length * PLAN_BYTES_PER_CHAR;
-    this.#templates.set(shape.key, { template, size });
+    const size = templateBytes({ text, shape, query, template });
+    if (size <= PLAN_CACHE_MAX_ENTRY_BYTES) this.#templates.set(shape.key, { template, size });
     return template.plan;
+  }
+
+  /** The bytes the cached plans are counted as (at most `PLAN_CACHE_BYTES`), and how many. */
+  get planCache(): { readonly bytes: number; readonly entries: number } {
+    return { bytes: this.#templates.calculatedSize, entries: this.#templates.size };
   }
 
   /**

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import {
   ETAG_CACHE_MAX_BYTES,
@@ -51,6 +53,22 @@ describe('EtagCache', () => {
     expect(cache.bytes).toBeLessThanOrEqual(maxBytes);
     expect(cache.size).toBeGreaterThan(50);
     expect(cache.size).toBeLessThan(2000);
+  });
+
+  it('holds at most its budget of heap, even full of the shortest queries', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    gc();
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const cache = new EtagCache('boot');
+    // Flat strings, as a request's query is: an entry's bookkeeping outweighs its characters.
+    for (let i = 0; i < 40_000; i++) cache.get(1, JSON.parse(`"p{id}${i}"`) as string);
+    gc();
+    gc();
+    const held = process.memoryUsage().heapUsed - before;
+    expect(cache.size).toBeGreaterThan(5000);
+    expect(held, `${Math.round(held / 1024)} KiB held`).toBeLessThanOrEqual(ETAG_CACHE_MAX_BYTES);
   });
 
   it('evicts the least recently used tag first', () => {

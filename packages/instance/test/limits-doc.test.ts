@@ -1,5 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { QUERY_DEFAULTS, QUERY_LIMITS } from '@replix/engine';
+import {
+  PLAN_CACHE_BYTES,
+  PLAN_CACHE_MAX_ENTRY_BYTES,
+  QUERY_DEFAULTS,
+  QUERY_LIMITS,
+} from '@replix/engine';
 import { describe, expect, it } from 'vitest';
 import { HTTP_LIMITS } from '../src/http-limits.ts';
 import { INSTANCE_VARIABLE_SCHEMAS } from '../src/instance-config.ts';
@@ -56,6 +61,12 @@ describe('docs/limits.md', () => {
     expect(row('`http.drain_timeout_ms`')).toContain(`${HTTP_LIMITS.drain_timeout_ms / 1000} s`);
     expect(row('Queries running at once')).toContain(`| ${QUERY_CONCURRENCY.maxConcurrent} |`);
     expect(row('Queries waiting for a turn')).toContain(`| ${QUERY_CONCURRENCY.maxQueued} |`);
+  });
+
+  it('gives the plan cache its budget and its largest entry', () => {
+    const mib = (bytes: number) => `${bytes / 1024 / 1024} MiB`;
+    expect(row('Query plan cache')).toContain(`| ${mib(PLAN_CACHE_BYTES)} of heap,`);
+    expect(row('Query plan cache')).toContain(`a plan over ${mib(PLAN_CACHE_MAX_ENTRY_BYTES)}`);
   });
 
   it('gives the rate limit settings with their defaults and range', () => {

@@ -15,6 +15,8 @@ export interface QueryShape {
   readonly key: string;
   /** The lifted literals in text order, as the parser makes them (spans included). */
   readonly literals: readonly ShapeLiteral[];
+  /** Tokens in the text: what a plan made from it holds grows with them (a cache's measure). */
+  readonly tokens: number;
 }
 
 /**
@@ -43,8 +45,10 @@ export function queryShape(
   let key = '';
   let copied = 0;
   let keepNext = false;
+  let tokens = 0;
   try {
     for (let token = lexer.next(); token.kind !== 'eof'; token = lexer.next()) {
+      tokens++;
       const keep = keepNext;
       keepNext = false;
       if (token.kind === 'name') {
@@ -64,7 +68,7 @@ export function queryShape(
     if (error instanceof QueryParseError || error instanceof QueryTooComplexError) return null;
     throw error;
   }
-  return { key: copied === 0 ? source : key + source.slice(copied), literals };
+  return { key: copied === 0 ? source : key + source.slice(copied), literals, tokens };
 }
 
 /** A keyword of KEPT_AFTER in any case; most names are ruled out without a lowercase copy. */

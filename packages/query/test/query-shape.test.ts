@@ -55,6 +55,11 @@ describe('queryShape', () => {
     ]);
   });
 
+  it('counts the tokens of the text, comments and layout aside', () => {
+    expect(queryShape('orders (id = 12) { id }')?.tokens).toBe(9);
+    expect(queryShape('orders  (id=12){id} -- a comment')?.tokens).toBe(9);
+  });
+
   it('is the same for queries that differ in values only', () => {
     expect(key('customers (id = 1) { id }')).toBe(key('customers (id = 22) { id }'));
     expect(key("t (a = 'x' OR b = 2) { a } -- c")).toBe(

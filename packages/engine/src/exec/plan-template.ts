@@ -20,8 +20,11 @@ export interface PlanTemplate {
   readonly slots: readonly LiteralSlot[];
   /** The top-level filter as parsed, rendered again for `meta.query.filter`. */
   readonly filter: Condition | null;
-  /** Where each lifted literal started in the text the template was made from: its index. */
-  readonly indexByStart: ReadonlyMap<number, number>;
+  /**
+   * Where each lifted literal started in the text the template was made from, in text order
+   * (so a literal's index is found by binary search): 4 bytes a literal, where a map took ~50.
+   */
+  readonly starts: Int32Array;
 }
 
 /** Validates `query` (as `validateQuery`) into a template for every query of its shape. */
@@ -33,9 +36,8 @@ export function makeTemplate(
 ): PlanTemplate {
   const slots: LiteralSlot[] = [];
   const plan = validateQuery(schema, query, options, slots);
-  const indexByStart = new Map<number, number>();
-  for (const [index, literal] of literals.entries()) indexByStart.set(literal.span.start, index);
-  return { plan, slots, filter: query.filter, indexByStart };
+  const starts = Int32Array.from(literals, (literal) => literal.span.start);
+  return { plan, slots, filter: query.filter, starts };
 }
 
 /**
@@ -48,8 +50,8 @@ export function bindTemplate(template: PlanTemplate, literals: readonly ShapeLit
   if (slots.length === 0) return plan;
   const resolve: ResolveLiteral = (literal: Literal) => {
     if (literal.kind !== 'string' && literal.kind !== 'number') return literal;
-    const index = template.indexByStart.get(literal.span.start);
-    return index === undefined ? literal : (literals[index] as ShapeLiteral);
+    const index = indexOf(template.starts, literal.span.start);
+    return index < 0 ? literal : (literals[index] as ShapeLiteral);
   };
   const bound = new Map<PlanFilter, PlanFilter>();
   for (const slot of slots) bound.set(slot.leaf, valueLeaf(slot.column, slot.condition, resolve));
@@ -58,6 +60,20 @@ export function bindTemplate(template: PlanTemplate, literals: readonly ShapeLit
     ? { ...plan.echo, filter: renderCondition(template.filter, resolve) }
     : plan.echo;
   return { ...sub, after: plan.after, echo };
+}
+
+/** The index of `start` in the ascending `starts`, or -1. */
+function indexOf(starts: Int32Array, start: number): number {
+  let low = 0;
+  let high = starts.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    const at = starts[middle] as number;
+    if (at === start) return middle;
+    if (at < start) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
 }
 
 /** `sub` with its bound leaves replaced; the same object when none is inside it. */
