@@ -214,10 +214,7 @@ export class LiveQueries {
     // big as it was last (refused before it is evaluated again, at the key's cost).
     const needs = (joined?.keys.has(key) ? 0 : textCost(text)) + (joined?.eventBytes ?? 0);
     if (!this.#memory.keyHasRoom(key, needs)) {
-      throw new InstanceError(
-        'too_many_requests',
-        "This key's live queries and answers hold as much of this instance's memory as one key may; retry once its readers catch up.",
-      );
+      throw keyOverShare();
     }
     const group = joined ?? this.#newGroup(text, plan);
     const subscriber: Subscriber = {
@@ -258,8 +255,10 @@ export class LiveQueries {
     lastEventId: string | undefined,
     ended: () => boolean,
   ): Promise<void> {
-    // A client that left while it waited for the lock costs no evaluation.
+    // A client that left while it waited for the lock costs no evaluation, nor one whose key
+    // has no room left for a result as big as the last.
     if (ended()) return;
+    if (!this.#memory.keyHasRoom(subscriber.key, group.eventBytes)) throw keyOverShare();
     const served = this.#current();
     if (!served) throw new InstanceError('service_unavailable', 'The snapshot is not loaded yet.');
     let body: string | null = null;
@@ -277,10 +276,7 @@ export class LiveQueries {
         body ?? (await this.#run(group.plan, served, group.cancel.signal)).text(),
       );
     if (!this.#memory.keyHasRoom(subscriber.key, event.length)) {
-      throw new InstanceError(
-        'too_many_requests',
-        "This key's live queries and answers hold as much of this instance's memory as one key may; retry once its readers catch up.",
-      );
+      throw keyOverShare();
     }
     subscriber.ready = true;
     if (!ended()) this.#write(group, subscriber, event);
@@ -591,6 +587,13 @@ export class LiveQueries {
     subscriber.held.set(bytes);
     this.#eventBytes += subscriber.held.bytes - before;
   }
+}
+
+function keyOverShare(): InstanceError {
+  return new InstanceError(
+    'too_many_requests',
+    "This key's live queries and answers hold as much of this instance's memory as one key may; retry once its readers catch up.",
+  );
 }
 
 /** The bytes a held query text counts for. */

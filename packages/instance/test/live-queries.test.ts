@@ -8,7 +8,7 @@ import {
   QueryEngine,
   type SourceSchema,
 } from '@replix/engine';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ClientMemory } from '../src/client-memory.ts';
 import { InstanceError } from '../src/errors.ts';
 import { LIVE_QUERY_LIMITS, LiveQueries, type LiveSink } from '../src/live-queries.ts';
@@ -446,5 +446,32 @@ describe('live queries: passing failures', () => {
     await expect(t.subscribe(CALM, 'key', sink().target)).rejects.toMatchObject({
       code: 'service_unavailable',
     });
+  });
+});
+
+describe('live queries: stalled readers', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('disconnects a reader that read nothing for a whole heartbeat interval while events waited', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    const { live, memory } = instance([[1, 'a']]);
+    const stalled = sink(true);
+    const reading = sink(true);
+    await subscribe(live, 'items { id }', stalled.target);
+    await subscribe(live, 'items { note }', reading.target);
+    await vi.advanceTimersByTimeAsync(LIVE_QUERY_LIMITS.heartbeatMs);
+    expect(stalled.destroyed()).toBe(false);
+    reading.read();
+    await vi.advanceTimersByTimeAsync(LIVE_QUERY_LIMITS.heartbeatMs);
+    expect(stalled.destroyed()).toBe(true);
+    expect(reading.destroyed()).toBe(false);
+    expect(live.subscriptions).toBe(1);
+    expect(memory.bytesOf('key')).toBe(
+      Buffer.byteLength(': heartbeat\n\n') +
+        Buffer.byteLength('items { note }') * LIVE_QUERY_LIMITS.textBytesFactor,
+    );
+    live.closeAll();
   });
 });
