@@ -412,6 +412,10 @@ describe('live queries: memory held for subscribers', () => {
 });
 
 describe('live queries: passing failures', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('keeps the stream open when a re-evaluation is refused for overload, and sends the result later', async () => {
     const t = steered();
     const open = sink();
@@ -428,6 +432,25 @@ describe('live queries: passing failures', () => {
       .toMatch(/^id: 3\.boot\ndata: \{"data":\[\{"id":1\},\{"id":2\},\{"id":3\}\]/);
     expect(t.live.subscriptions).toBe(1);
     t.live.closeAll();
+  });
+
+  it('ends the streams with query-retry when re-evaluations are refused for overload past the give-up time', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    const t = steered();
+    const open = sink();
+    await t.subscribe(CALM, 'key', open.target);
+    t.refuseWith(new InstanceError('too_many_requests', 'Busy.'));
+    t.change([2, 'b']);
+    await vi.advanceTimersByTimeAsync(LIVE_QUERY_LIMITS.overloadGiveUpMs - 2000);
+    expect(open.ended()).toBe(false);
+    // Tried again about once per overloadRetryMs meanwhile, never ending the stream.
+    expect(t.log.length).toBeGreaterThan(10);
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(open.chunks.at(-1)).toBe(
+      'retry: 1000\nevent: query-retry\ndata: {"error":{"code":"too_many_requests","message":"Busy."}}\n\n',
+    );
+    expect(open.ended()).toBe(true);
+    expect(t.live.subscriptions).toBe(0);
   });
 
   it('ends every stream with query-retry when closing, and disconnects a reader that is behind', async () => {
