@@ -493,7 +493,10 @@ function paths(schema: CompiledSchema): JsonObject {
         security,
         summary: 'Detailed health',
         responses: {
-          '200': objectResponse('Detailed health.', 'Snapshot, replication and memory status.'),
+          '200': objectResponse(
+            'Detailed health.',
+            'Snapshot, replication, memory and live-query status.',
+          ),
         },
       },
     },
