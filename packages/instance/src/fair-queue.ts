@@ -7,9 +7,18 @@
  *
  * An item may be due under several keys (a live query shared by subscribers of several keys):
  * it runs at the first of their turns, once, and its cost is split among them.
+ *
+ * Each key also has a budget of `windowMs` in a window (a snapshot swap, for live queries):
+ * past it, its items wait until every key within its budget has run what it has due, and
+ * until the next window (`newWindow`) unless nothing else is due: work is never left waiting
+ * while the thread could do it (one app's many live queries all share its one key). An item due
+ * under several keys counts as within budget while any of them is.
  */
 export class FairQueue<Item> {
   readonly #turnMs: number;
+  readonly #windowMs: number;
+  /** Time each key spent in this window (keys that spent none are not listed). */
+  readonly #spent = new Map<string, number>();
   /** Keys with items due, in the order of their next turn; each key's items first in, first out. */
   readonly #due = new Map<string, Set<Item>>();
   /** The keys each due item is queued under. */
@@ -17,8 +26,14 @@ export class FairQueue<Item> {
   /** Each key's credit of time (at most `turnMs`); a key not listed has a full turn. */
   readonly #credit = new Map<string, number>();
 
-  constructor(turnMs: number) {
+  constructor(turnMs: number, windowMs = Number.POSITIVE_INFINITY) {
     this.#turnMs = turnMs;
+    this.#windowMs = windowMs;
+  }
+
+  /** Starts a new window: every key's budget is whole again. */
+  newWindow(): void {
+    this.#spent.clear();
   }
 
   /** Items due. */
@@ -67,20 +82,31 @@ export class FairQueue<Item> {
    * nothing is due. Keys in debt are passed over, each pass giving them a turn's credit back.
    */
   next(): { readonly item: Item; readonly keys: readonly string[] } | undefined {
+    // Keys over their window's budget are passed over while any key within its budget has an
+    // item due; when none has, the budget is left aside and the turns alone decide.
+    let passedOver = 0;
+    let overBudgetRuns = false;
     for (;;) {
       const first = this.#due.entries().next();
       if (first.done) return undefined;
+      if (passedOver >= this.#due.size) overBudgetRuns = true;
       const [key, items] = first.value;
       // The key's turn is over: it goes to the back of the round either way.
       this.#due.delete(key);
       this.#due.set(key, items);
+      const item = items.values().next().value as Item;
+      const keys = [...(this.#keysOf.get(item) ?? [key])];
+      const overBudget = keys.every((under) => (this.#spent.get(under) ?? 0) >= this.#windowMs);
+      if (overBudget && !overBudgetRuns) {
+        passedOver += 1;
+        continue;
+      }
+      passedOver = 0;
       const credit = this.#credit.get(key) ?? this.#turnMs;
       if (credit <= 0) {
         this.#credit.set(key, credit + this.#turnMs);
         continue;
       }
-      const item = items.values().next().value as Item;
-      const keys = [...(this.#keysOf.get(item) ?? [key])];
       this.remove(item);
       return { item, keys };
     }
@@ -91,6 +117,8 @@ export class FairQueue<Item> {
     if (keys.length === 0) return;
     const share = ms / keys.length;
     for (const key of keys) {
+      if (this.#windowMs < Number.POSITIVE_INFINITY)
+        this.#spent.set(key, (this.#spent.get(key) ?? 0) + share);
       const credit = Math.min(this.#turnMs, (this.#credit.get(key) ?? this.#turnMs) - share);
       if (credit >= this.#turnMs) this.#credit.delete(key);
       else this.#credit.set(key, credit);

@@ -32,6 +32,11 @@ export const LIVE_QUERY_LIMITS = {
   maxKeptEventBytes: 64 * 1024,
   /** Evaluation time each key with re-evaluations due gets per round of turns. */
   keyTurnMs: 20,
+  /**
+   * Evaluation time a key may take per swap before its re-evaluations yield to every other
+   * key's (they still run when no other key has any due).
+   */
+  keySwapBudgetMs: 250,
   /** A re-evaluation refused for overload is tried again this much later (coalesced). */
   overloadRetryMs: 1_000,
   /** After this long refused for overload, a live query's streams end with `query-retry`. */
@@ -147,7 +152,10 @@ export class LiveQueries {
   readonly #memory: ClientMemory;
   readonly #groups = new Map<string, Group>();
   readonly #perKey = new Map<string, number>();
-  readonly #queue = new FairQueue<Group>(LIVE_QUERY_LIMITS.keyTurnMs);
+  readonly #queue = new FairQueue<Group>(
+    LIVE_QUERY_LIMITS.keyTurnMs,
+    LIVE_QUERY_LIMITS.keySwapBudgetMs,
+  );
   /** Groups refused for overload, waiting for their `retryAt`. */
   readonly #refused = new Set<Group>();
   #subscribers = 0;
@@ -451,6 +459,7 @@ export class LiveQueries {
     const now = Date.now();
     if (served.generation.id !== this.#seen) {
       this.#seen = served.generation.id;
+      this.#queue.newWindow();
       for (const group of this.#groups.values()) {
         if (group.generation === null || group.retryAt > now) continue;
         if (this.#readsChanged(group, served.generation)) this.#queue.add(group, group.keys.keys());

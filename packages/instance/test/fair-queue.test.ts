@@ -42,6 +42,31 @@ describe('FairQueue: deficit round robin by key over the time items take', () =>
     expect(heavy).toBeLessThanOrEqual(order.length - heavy);
   });
 
+  it("lets a key past its window's budget run only when no key within its budget has an item due", () => {
+    const queue = new FairQueue<string>(20, 250);
+    for (let i = 0; i < 10; i++) queue.add(`flood${i}`, ['flood']);
+    const order: string[] = [];
+    const step = () => {
+      const turn = queue.next();
+      if (!turn) return;
+      order.push(turn.item);
+      queue.charge(turn.keys, turn.item.startsWith('flood') ? 100 : 10);
+    };
+    // Alone, the flood runs past its budget: nothing else wants the time.
+    for (let i = 0; i < 5; i++) step();
+    expect(order).toEqual(['flood0', 'flood1', 'flood2', 'flood3', 'flood4']);
+    // Now over it, every item of another key goes first, even one queued after its turn came.
+    for (let i = 0; i < 3; i++) queue.add(`calm${i}`, ['calm']);
+    for (let i = 0; i < 3; i++) step();
+    expect(order.slice(5)).toEqual(['calm0', 'calm1', 'calm2']);
+    // A new window: the flood's budget is whole again, and turns alternate.
+    queue.newWindow();
+    queue.add('calm3', ['calm']);
+    step();
+    step();
+    expect(order.slice(8).sort()).toEqual(['calm3', 'flood5']);
+  });
+
   it('runs an item due under several keys once, at the first of their turns, and splits its cost', () => {
     const queue = new FairQueue<string>(20);
     queue.add('a1', ['a']);

@@ -75,6 +75,9 @@ describe('docs/limits.md', () => {
     expect(row("Bytes held for one key's live queries")).toContain(
       `each ${LIVE_QUERY_LIMITS.textBytesFactor} × its bytes`,
     );
+    expect(row('Re-evaluation time per key per swap')).toContain(
+      `| ${LIVE_QUERY_LIMITS.keySwapBudgetMs} ms |`,
+    );
     expect(row('Re-evaluation time per key per turn')).toContain(
       `| ${LIVE_QUERY_LIMITS.keyTurnMs} ms |`,
     );
