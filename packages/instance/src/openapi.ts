@@ -364,7 +364,7 @@ function queryResponses(get: boolean): JsonObject {
                 schema: {
                   type: 'string',
                   description:
-                    'With `Accept: text/event-stream`, a live query: Server-Sent Events, each `data` a success envelope and each `id` `<generation>.<boot id>`; the current result first, then one event each time the result changes.',
+                    'With `Accept: text/event-stream`, a live query: Server-Sent Events, each `data` a success envelope and each `id` `<generation>.<boot id>`; the current result first, then one event each time the result changes. Two events end the stream, each with an error envelope as its `data`: `event: query-error` for good (a bad query, a result over a budget, a revoked key: do not reconnect), and `event: query-retry` after a `retry: <ms>` field for a passing reason (the instance closing for a deploy, a long overload: reconnect after that delay with `Last-Event-ID`). A stream that ends without either, or is cut, may be resumed the same way. Refusals before the stream starts are the usual error answers; 429 and 503 carry `Retry-After`.',
                 },
               },
             }
@@ -493,7 +493,10 @@ function paths(schema: CompiledSchema): JsonObject {
         security,
         summary: 'Detailed health',
         responses: {
-          '200': objectResponse('Detailed health.', 'Snapshot, replication and memory status.'),
+          '200': objectResponse(
+            'Detailed health.',
+            'Snapshot, replication, memory and live-query status.',
+          ),
         },
       },
     },

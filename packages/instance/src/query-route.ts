@@ -12,7 +12,7 @@ import type { ApiKeyVerifier } from './api-keys.ts';
 import type { ClientMemory } from './client-memory.ts';
 import { InstanceError } from './errors.ts';
 import { type EtagCache, ifNoneMatchMatches } from './etag.ts';
-import { LiveQueries } from './live-queries.ts';
+import { LIVE_QUERY_LIMITS, LiveQueries } from './live-queries.ts';
 import type { InstanceMetrics } from './metrics.ts';
 import { type Admission, QueryAdmission } from './query-admission.ts';
 import type { ServedSnapshot, ServedState } from './served-state.ts';
@@ -90,7 +90,11 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     cacheable: boolean,
   ) {
     const served = controller.current();
-    if (!served) return reply.code(503).send(controller.detail());
+    if (!served)
+      return reply
+        .code(503)
+        .header('Retry-After', String(RETRY_AFTER_SECONDS))
+        .send(controller.detail());
     if (Buffer.byteLength(text) > maxBodyBytes) {
       throw new InstanceError(
         'payload_too_large',
@@ -163,24 +167,34 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     }
   }
 
-  /** A live query's evaluation: a turn at the gate and the budgets, as any query. */
-  async function evaluate(plan: QueryPlan, served: ServedSnapshot) {
+  /**
+   * A live query's evaluation: a turn at the gate and the budgets, as any query; `cancel`
+   * stops it (its last subscriber left) waiting or running.
+   */
+  async function evaluate(plan: QueryPlan, served: ServedSnapshot, cancel: AbortSignal) {
     const started = performance.now();
-    const cancel = new AbortController();
-    const admitted =
-      admission.tryAcquire(reservation) ?? (await waitForTurn(cancel.signal, timeoutMs));
+    const admitted = admission.tryAcquire(reservation) ?? (await waitForTurn(cancel, timeoutMs));
     try {
       return await engine.answer(
         served.generation,
         plan,
         { version, swapCount: served.swapCount, ageMs: served.ageMs },
-        { startedAt: started, ...(options.limits ? { limits: options.limits } : {}) },
+        {
+          signal: cancel,
+          startedAt: started,
+          ...(options.limits ? { limits: options.limits } : {}),
+        },
       );
     } finally {
       admitted.release();
     }
   }
-  const live = new LiveQueries(() => controller.current(), evaluate, controller.bootId);
+  const live = new LiveQueries({
+    current: () => controller.current(),
+    run: evaluate,
+    bootId: controller.bootId,
+    memory: options.clientMemory,
+  });
 
   /** Answers with a stream of Server-Sent Events: the result now, then each change. */
   async function subscribe(
@@ -192,26 +206,46 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     const authorization = request.headers.authorization;
     const stream = new PassThrough();
     // How long a client waits before it reconnects after the stream ends (a deploy, say).
-    stream.write('retry: 1000\n\n');
+    stream.write(`retry: ${LIVE_QUERY_LIMITS.reconnectMs}\n\n`);
     const lastEventId = request.headers['last-event-id'];
     // Registered before the first evaluation: a client may leave while it runs.
     const gone = new AbortController();
     reply.raw.once('close', () => gone.abort());
-    await live.subscribe(
-      text,
-      plan,
-      options.keys.identify(authorization)?.keyId ?? '',
-      typeof lastEventId === 'string' ? lastEventId : undefined,
-      {
-        write: (event) => {
-          stream.write(event);
-          return stream.writableLength + (reply.raw.writableLength ?? 0);
+    // What waits for the client: in the stream, and in the response and its socket.
+    const buffered = () => stream.writableLength + (reply.raw.writableLength ?? 0);
+    try {
+      await live.subscribe(
+        text,
+        plan,
+        options.keys.identify(authorization)?.keyId ?? '',
+        typeof lastEventId === 'string' ? lastEventId : undefined,
+        {
+          write: (event) => {
+            stream.write(event);
+            return buffered();
+          },
+          buffered,
+          onDrain: (listener) => {
+            // Counted once the stream has moved what it held on into the drained socket.
+            const later = () => setImmediate(listener);
+            reply.raw.on('drain', later);
+            stream.on('drain', later);
+          },
+          end: () => stream.end(),
+          destroy: () => {
+            stream.destroy();
+            reply.raw.destroy();
+          },
+          authorized: () => options.keys.scopeOf(authorization) !== null,
         },
-        end: () => stream.end(),
-        authorized: () => options.keys.scopeOf(authorization) !== null,
-      },
-      gone.signal,
-    );
+        gone.signal,
+      );
+    } catch (error) {
+      // Refused for a passing reason (limits, memory, overload, closing): try again shortly.
+      if (error instanceof InstanceError && error.code === 'service_unavailable')
+        reply.header('Retry-After', String(RETRY_AFTER_SECONDS));
+      throw error;
+    }
     return reply
       .header('Content-Type', 'text/event-stream; charset=utf-8')
       .header('Cache-Control', 'no-cache')

@@ -9,6 +9,7 @@ import { errorResponse, InstanceError } from './errors.ts';
 import { EtagCache } from './etag.ts';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
 import { lazyChildLoggerFactory } from './lazy-child-logger.ts';
+import { registerLiveQueryGauges } from './live-query-metrics.ts';
 import { InstanceMetrics, type ThreadMetrics } from './metrics.ts';
 import { generateOpenApi } from './openapi.ts';
 import type { QueryAdmission } from './query-admission.ts';
@@ -233,6 +234,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     keys,
     ...(options.queryLimits ? { limits: options.queryLimits } : {}),
   });
+  registerLiveQueryGauges(metrics.registry, live);
   // Live queries never end on their own: closing ends them, so the drain is not held up.
   app.addHook('preClose', (done) => {
     live.closeAll();
@@ -254,7 +256,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     const status = controller.health();
     return reply
       .code(status === 'loading' || status === 'failed' ? 503 : 200)
-      .send(controller.detail());
+      .send({ ...controller.detail(), live_queries: live.report() });
   });
   app.get('/metrics', { config: { auth: 'admin' } }, async (_request, reply) => {
     const text = options.threadMetrics

@@ -6,8 +6,10 @@ import {
   QUERY_LIMITS,
 } from '@replix/engine';
 import { describe, expect, it } from 'vitest';
+import { CLIENT_MEMORY_KEY_MIN_BYTES, CLIENT_MEMORY_KEY_SHARE } from '../src/client-memory.ts';
 import { HTTP_LIMITS } from '../src/http-limits.ts';
 import { INSTANCE_VARIABLE_SCHEMAS } from '../src/instance-config.ts';
+import { LIVE_QUERY_LIMITS } from '../src/live-queries.ts';
 import { QUERY_CONCURRENCY } from '../src/query-route.ts';
 
 const doc = readFileSync(new URL('../../../docs/limits.md', import.meta.url), 'utf8');
@@ -67,6 +69,36 @@ describe('docs/limits.md', () => {
     const mib = (bytes: number) => `${bytes / 1024 / 1024} MiB`;
     expect(row('Query plan cache')).toContain(`| ${mib(PLAN_CACHE_BYTES)} of heap,`);
     expect(row('Query plan cache')).toContain(`a plan over ${mib(PLAN_CACHE_MAX_ENTRY_BYTES)}`);
+  });
+
+  it('gives the live-query limits', () => {
+    expect(row('Open live queries of one key')).toContain(`| ${plain(LIVE_QUERY_LIMITS.perKey)} |`);
+    expect(row('Open live queries in all')).toContain(`| ${plain(LIVE_QUERY_LIMITS.perThread)} |`);
+    expect(row('Event bytes waiting for a slow reader')).toContain(
+      `| ${LIVE_QUERY_LIMITS.maxBufferedBytes / 1024 / 1024} MiB |`,
+    );
+    expect(row('reads nothing while events wait')).toContain(
+      `${LIVE_QUERY_LIMITS.heartbeatMs / 1000} to ${(2 * LIVE_QUERY_LIMITS.heartbeatMs) / 1000} s`,
+    );
+    expect(row("Bytes held for one key's live queries")).toContain(
+      `${CLIENT_MEMORY_KEY_SHARE * 100}% of the thread's working memory, at least ${CLIENT_MEMORY_KEY_MIN_BYTES / 1024 / 1024} MiB`,
+    );
+    expect(row("Bytes held for one key's live queries")).toContain(
+      `each ${LIVE_QUERY_LIMITS.textBytesFactor} × its bytes`,
+    );
+    expect(row('Re-evaluation time per key per swap')).toContain(
+      `| ${LIVE_QUERY_LIMITS.keySwapBudgetMs} ms |`,
+    );
+    expect(row('Re-evaluation time per key per turn')).toContain(
+      `| ${LIVE_QUERY_LIMITS.keyTurnMs} ms |`,
+    );
+    expect(row('refused for overload is tried again')).toContain(
+      `after ${LIVE_QUERY_LIMITS.overloadRetryMs / 1000} s`,
+    );
+    expect(row("a live query's streams end")).toContain(
+      `| ${LIVE_QUERY_LIMITS.overloadGiveUpMs / 1000} s |`,
+    );
+    expect(row('Heartbeat')).toContain(`every ${LIVE_QUERY_LIMITS.heartbeatMs / 1000} s`);
   });
 
   it('gives the rate limit settings with their defaults and range', () => {

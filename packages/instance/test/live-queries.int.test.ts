@@ -204,7 +204,7 @@ describe('live queries: GET /query with Accept: text/event-stream', () => {
     }
   });
 
-  it('ends open streams when the instance closes, so clients reconnect elsewhere', async () => {
+  it('ends open streams with query-retry when the instance closes, so clients reconnect elsewhere', async () => {
     const other = await startTestInstance(db.url, { tables: [{ name: 'items' }] });
     const response = await fetch(`${other.url}/query?q=${encodeURIComponent(QUERY)}`, {
       headers: { Authorization: `Bearer ${other.key}`, Accept: 'text/event-stream' },
@@ -212,6 +212,11 @@ describe('live queries: GET /query with Accept: text/event-stream', () => {
     const events = new EventStreamReader(response);
     expect(await events.next()).not.toBeNull();
     const closing = other.close();
+    const retry = await events.next();
+    expect(retry?.event).toBe('query-retry');
+    expect(JSON.parse(retry?.data ?? '')).toEqual({
+      error: { code: 'service_unavailable', message: 'This instance is closing; reconnect.' },
+    });
     expect(await events.next()).toBeNull();
     expect(events.ended).toBe(true);
     await closing;

@@ -312,7 +312,11 @@ describe('generateOpenApi', () => {
       expect.objectContaining({ name: 'If-None-Match', in: 'header', required: false }),
       expect.objectContaining({ name: 'Last-Event-ID', in: 'header', required: false }),
     ]);
-    expect(get.responses['200'].content['text/event-stream'].schema.type).toBe('string');
+    const stream = get.responses['200'].content['text/event-stream'].schema;
+    expect(stream.type).toBe('string');
+    // Clients tell a final error from a passing one by the event's name.
+    expect(stream.description).toContain('`event: query-error` for good');
+    expect(stream.description).toContain('`event: query-retry` after a `retry: <ms>` field');
     expect(generate().paths['/query'].post.responses['200'].content).not.toHaveProperty(
       'text/event-stream',
     );
