@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { QUERY_DEFAULTS, QUERY_LIMITS } from '@replix/engine';
 import { describe, expect, it } from 'vitest';
+import { CLIENT_MEMORY_KEY_MIN_BYTES, CLIENT_MEMORY_KEY_SHARE } from '../src/client-memory.ts';
 import { HTTP_LIMITS } from '../src/http-limits.ts';
 import { INSTANCE_VARIABLE_SCHEMAS } from '../src/instance-config.ts';
 import { QUERY_CONCURRENCY } from '../src/query-route.ts';
@@ -54,8 +55,15 @@ describe('docs/limits.md', () => {
       `${HTTP_LIMITS.request_timeout_ms / 1000} s`,
     );
     expect(row('`http.drain_timeout_ms`')).toContain(`${HTTP_LIMITS.drain_timeout_ms / 1000} s`);
+    expect(row('`http.send_timeout_ms`')).toContain(`| ${HTTP_LIMITS.send_timeout_ms / 1000} s |`);
     expect(row('Queries running at once')).toContain(`| ${QUERY_CONCURRENCY.maxConcurrent} |`);
     expect(row('Queries waiting for a turn')).toContain(`| ${QUERY_CONCURRENCY.maxQueued} |`);
+  });
+
+  it("gives each key's share of the bytes held for its clients", () => {
+    expect(row('`CLIENT_MEMORY_KEY_SHARE`')).toContain(
+      `| ${CLIENT_MEMORY_KEY_SHARE * 100}% of the working memory, and at least ${CLIENT_MEMORY_KEY_MIN_BYTES / 1024 / 1024} MiB;`,
+    );
   });
 
   it('gives the rate limit settings with their defaults and range', () => {
