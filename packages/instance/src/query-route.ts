@@ -125,8 +125,9 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
       }
       const keyId = options.keys.identify(request.headers.authorization)?.keyId ?? '';
       // A key whose clients already hold its share waits for them to read: refused before
-      // its query costs anything.
-      if (!clientMemory.keyHasRoom(keyId, 1)) throw keyShareRefusal(keyId);
+      // its query costs anything. Most keys hold nothing: one map read.
+      const keyHeld = clientMemory.bytesOf(keyId);
+      if (keyHeld > 0 && !clientMemory.keyHasRoom(keyId, 1)) throw keyShareRefusal(keyId);
       const cancel = new AbortController();
       let admitted: Admission | undefined;
       let held: HeldBytes | undefined;
@@ -150,8 +151,8 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
       // A key that holds bytes already gets at most its room as a response budget, so an
       // answer that would take it past its share stops being written at that point. A key
       // holding nothing may take one answer up to max_response_bytes, whatever its share.
-      const keyHeld = clientMemory.bytesOf(keyId);
-      const room = keyHeld > 0 ? clientMemory.keyShareBytes() - keyHeld : Infinity;
+      const heldNow = clientMemory.bytesOf(keyId);
+      const room = heldNow > 0 ? clientMemory.keyShareBytes() - heldNow : Infinity;
       const limits =
         room < maxResponseBytes ? { ...options.limits, maxResponseBytes: room } : options.limits;
       let answer: QueryAnswer;
@@ -186,20 +187,24 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         .header('Server-Timing', `engine;dur=${answer.timingMs}`)
         .header('Timing-Allow-Origin', '*')
         .type('application/json');
+      // Most answers are one chunk: sent as it is, with no stream to set up per request.
+      const { chunks } = answer;
+      reply.send(chunks.length === 1 ? chunks[0] : Readable.from(chunks));
       const socket = reply.raw.socket;
-      if (!closed && socket) {
+      // A one-chunk answer the socket wrote at once is with the kernel: nothing left to hold.
+      const written = chunks.length === 1 && reply.raw.headersSent && socket?.writableLength === 0;
+      if (!written && !closed && socket) {
         const bytes = answer.bytes;
         const holding = clientMemory.hold(keyId, bytes);
         held = holding;
+        // Watched from now: a write in progress counts as not yet sent.
         watched = sendWatch.watch(socket, {
           what: 'query answer',
           keyId,
           onProgress: (sent) => holding.set(bytes - sent),
         });
       }
-      // Most answers are one chunk: sent as it is, with no stream to set up per request.
-      const { chunks } = answer;
-      return reply.send(chunks.length === 1 ? chunks[0] : Readable.from(chunks));
+      return reply;
     } catch (error) {
       if (error instanceof QueryCancelledError) {
         // Nobody is left to answer: end the exchange without a response.
