@@ -21,6 +21,12 @@ export const HTTP_LIMITS = {
    */
   drain_timeout_ms: 8_000,
   /**
+   * How long a response with bytes waiting may go without its client taking any of them
+   * (`send-watch.ts`): then its connection is destroyed, freeing what it held, so a client that
+   * asks and never reads holds an answer's bytes for seconds, not for as long as it stays.
+   */
+  send_timeout_ms: 5_000,
+  /**
    * How often Node looks for requests over their timeout (its default is 30 s, which would let
    * a timeout fire up to 30 s late).
    */

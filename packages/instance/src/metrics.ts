@@ -42,6 +42,7 @@ export class InstanceMetrics {
 
   readonly #byThread: Counter<'thread'>;
   readonly #thread: string;
+  readonly #sendTimeouts: Counter;
 
   constructor(
     controller: ServedState,
@@ -118,6 +119,11 @@ export class InstanceMetrics {
       },
     });
     this.#admissionGauges(controller, admission, registers);
+    this.#sendTimeouts = new Counter({
+      name: 'replix_send_timeouts_total',
+      help: 'Connections closed because their client took none of the bytes waiting for it for http.send_timeout_ms.',
+      registers,
+    });
     new Gauge({
       name: 'replix_client_held_bytes',
       help: 'Bytes held for clients after their answers were computed: answers in send buffers, live-query events and texts.',
@@ -175,6 +181,11 @@ export class InstanceMetrics {
         this.set(getHeapStatistics().heap_size_limit);
       },
     });
+  }
+
+  /** A connection cut by the send timeout (rare: counted as it happens). */
+  recordSendTimeout(): void {
+    this.#sendTimeouts.inc();
   }
 
   recordQuery(ok: boolean, seconds: number): void {

@@ -388,7 +388,7 @@ function queryResponses(get: boolean): JsonObject {
   }
   responses['429'] = {
     ...errorResponse(
-      '`too_many_requests`: the key is over its rate limit, or the instance is busy with other queries; retry after `Retry-After` seconds.',
+      '`too_many_requests`: the key is over its rate limit, or its clients hold their share of answers not yet read, or the instance is busy with other queries; retry after `Retry-After` seconds.',
     ),
     headers: {
       'Retry-After': {

@@ -15,18 +15,22 @@ const FIRST_THREAD = 2;
  * served publication (a slot of a ring holding a generation id and its swap count, written
  * before the word), set with one `Atomics.store`, so every thread switches at the same instant
  * and no thread can answer an older swap count once any has answered a newer one; beside figures that may lag a little: when the snapshot
- * was last in sync, the working memory queries may hold, and each thread's in-flight bytes.
+ * was last in sync, the working memory queries may hold, and each thread's in-flight bytes and
+ * bytes held for clients.
  */
 export class PublicationBoard {
   readonly buffers: PublicationBuffers;
+  readonly #threads: number;
   /** [0]: the served publication's number (0: none); then the ring of (id, swap count). */
   readonly #word: Int32Array;
   readonly #figures: Float64Array;
 
   constructor(threads: number, buffers?: PublicationBuffers) {
+    // Per thread: its in-flight bytes, then (after every thread's) its bytes held for clients.
+    this.#threads = threads;
     this.buffers = buffers ?? {
       word: new SharedArrayBuffer(4 * (1 + 2 * RING)),
-      figures: new SharedArrayBuffer(8 * (FIRST_THREAD + threads)),
+      figures: new SharedArrayBuffer(8 * (FIRST_THREAD + 2 * threads)),
     };
     this.#word = new Int32Array(this.buffers.word);
     this.#figures = new Float64Array(this.buffers.figures);
@@ -74,9 +78,23 @@ export class PublicationBoard {
 
   /** In-flight query bytes of every thread but `except` (-1: of all threads). */
   inFlightBytes(except = -1): number {
+    return this.#sum(FIRST_THREAD, except);
+  }
+
+  /** Bytes `thread` holds for clients (already counted in its in-flight bytes). */
+  setClientHeldBytes(thread: number, bytes: number): void {
+    this.#figures[FIRST_THREAD + this.#threads + thread] = bytes;
+  }
+
+  /** Bytes held for clients by every thread but `except` (-1: by all threads). */
+  clientHeldBytes(except = -1): number {
+    return this.#sum(FIRST_THREAD + this.#threads, except);
+  }
+
+  #sum(first: number, except: number): number {
     let sum = 0;
-    for (let i = FIRST_THREAD; i < this.#figures.length; i++) {
-      if (i - FIRST_THREAD !== except) sum += this.#figures[i] ?? 0;
+    for (let thread = 0; thread < this.#threads; thread++) {
+      if (thread !== except) sum += this.#figures[first + thread] ?? 0;
     }
     return sum;
   }

@@ -26,6 +26,7 @@ export class PublishedState implements ServedState {
   readonly #status: InstanceStatus;
   readonly #held = new Map<number, { generation: Generation; bytes: number }>();
   #inFlight: () => number = () => 0;
+  #clientHeld: () => number = () => 0;
   #reporter: ReturnType<typeof setInterval> | undefined;
 
   constructor(
@@ -95,6 +96,7 @@ export class PublishedState implements ServedState {
         ...memory,
         query_working_bytes: this.#reportInFlight() + this.#board.inFlightBytes(this.#thread),
         query_working_limit_bytes: this.#board.workingLimitBytes,
+        client_held_bytes: this.#clientHeld() + this.#board.clientHeldBytes(this.#thread),
       },
     };
   }
@@ -111,10 +113,15 @@ export class PublishedState implements ServedState {
     this.#reporter.unref();
   }
 
-  /** Writes this thread's in-flight bytes to the board; returns them. */
+  countClientMemory(heldBytes: () => number): void {
+    this.#clientHeld = heldBytes;
+  }
+
+  /** Writes this thread's in-flight bytes (and bytes held for clients) to the board; returns them. */
   #reportInFlight(): number {
     const bytes = this.#inFlight();
     this.#board.setInFlightBytes(this.#thread, bytes);
+    this.#board.setClientHeldBytes(this.#thread, this.#clientHeld());
     return bytes;
   }
 

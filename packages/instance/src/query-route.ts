@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
 import {
+  EngineError,
+  type QueryAnswer,
   QueryCancelledError,
   type QueryEngine,
   type QueryLimits,
@@ -9,12 +11,13 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
 import type { Logger } from 'pino';
 import type { ApiKeyVerifier } from './api-keys.ts';
-import type { ClientMemory } from './client-memory.ts';
+import type { ClientMemory, HeldBytes } from './client-memory.ts';
 import { InstanceError } from './errors.ts';
 import { type EtagCache, ifNoneMatchMatches } from './etag.ts';
 import { LIVE_QUERY_LIMITS, LiveQueries } from './live-queries.ts';
 import type { InstanceMetrics } from './metrics.ts';
 import { type Admission, QueryAdmission } from './query-admission.ts';
+import type { SendWatch, WatchedSend } from './send-watch.ts';
 import type { ServedSnapshot, ServedState } from './served-state.ts';
 import { traceQueryAnswer, traceQueryShape } from './tracing/query-span.ts';
 
@@ -26,6 +29,8 @@ export interface QueryRouteOptions {
   readonly admission: QueryAdmission;
   /** Bytes held for clients once their answers are computed, per key and in all. */
   readonly clientMemory: ClientMemory;
+  /** Cuts connections whose answers stop leaving (`http.send_timeout_ms`). */
+  readonly sendWatch: SendWatch;
   readonly version: string;
   readonly maxBodyBytes: number;
   /** Live queries check each event's key is still valid. */
@@ -55,15 +60,22 @@ export function defaultAdmission(workingMemoryBytes: () => number): QueryAdmissi
  * `POST /query` and `GET /query?q=`: parse and validate first (an invalid query costs no ETag
  * and no place in any cache), then wait for admission, then run the query cooperatively under
  * its budgets and send the answer's chunks as a stream, with backpressure. A client that goes
- * away cancels its query, queued or running.
+ * away cancels its query, queued or running. The admission covers computing the answer; its
+ * bytes are then held for the client (`ClientMemory`, within its key's share) until they are
+ * out, and a send that stops moving is cut (`SendWatch`).
  */
 /** The instance's Fastify app, logging with pino. */
 type InstanceApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
 
 export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions): LiveQueries {
-  const { engine, controller, etags, metrics, admission, version, maxBodyBytes } = options;
+  const { engine, controller, etags, metrics, admission, clientMemory, sendWatch } = options;
+  const { version, maxBodyBytes } = options;
   const reservation = engine.limits.maxResponseBytes + WORKING_BYTES_BESIDE_ANSWER;
   const timeoutMs = Math.min(engine.limits.timeoutMs, options.limits?.timeoutMs ?? Infinity);
+  const maxResponseBytes = Math.min(
+    engine.limits.maxResponseBytes,
+    options.limits?.maxResponseBytes ?? Infinity,
+  );
 
   /**
    * Waits for a turn at the admission gate, within the query's time budget; only a query that
@@ -115,13 +127,24 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         if (ifNoneMatchMatches(request.headers['if-none-match'], etag))
           return reply.code(304).send();
       }
+      const keyId = options.keys.identify(request.headers.authorization)?.keyId ?? '';
+      // A key whose clients already hold its share waits for them to read: refused before
+      // its query costs anything. Most keys hold nothing: one map read.
+      const keyHeld = clientMemory.bytesOf(keyId);
+      if (keyHeld > 0 && !clientMemory.keyHasRoom(keyId, 1)) throw keyShareRefusal(keyId);
       const cancel = new AbortController();
       let admitted: Admission | undefined;
+      let held: HeldBytes | undefined;
+      let watched: WatchedSend | undefined;
+      let closed = false;
       // One listener for the exchange: a client gone before the answer cancels the query, and
-      // the admission is held until the response is out.
+      // whatever the exchange holds is freed once the response is out or the connection gone.
       reply.raw.once('close', () => {
+        closed = true;
         if (!reply.raw.writableFinished) cancel.abort();
         admitted?.release();
+        held?.release();
+        watched?.stop();
       });
       admitted = admission.tryAcquire(reservation) ?? (await waitForTurn(cancel.signal, timeoutMs));
       if (cancel.signal.aborted) {
@@ -129,17 +152,36 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         admitted.release();
         throw new QueryCancelledError();
       }
-      const answer = await engine.answer(
-        served.generation,
-        plan,
-        { version, swapCount: served.swapCount, ageMs: served.ageMs },
-        {
-          signal: cancel.signal,
-          startedAt: started,
-          planMs,
-          ...(options.limits ? { limits: options.limits } : {}),
-        },
-      );
+      // A key that holds bytes already gets at most its room as a response budget, so an
+      // answer that would take it past its share stops being written at that point. A key
+      // holding nothing may take one answer up to max_response_bytes, whatever its share.
+      const heldNow = clientMemory.bytesOf(keyId);
+      const room = heldNow > 0 ? clientMemory.keyShareBytes() - heldNow : Infinity;
+      const limits =
+        room < maxResponseBytes ? { ...options.limits, maxResponseBytes: room } : options.limits;
+      let answer: QueryAnswer;
+      try {
+        answer = await engine.answer(
+          served.generation,
+          plan,
+          { version, swapCount: served.swapCount, ageMs: served.ageMs },
+          {
+            signal: cancel.signal,
+            startedAt: started,
+            planMs,
+            ...(limits ? { limits } : {}),
+          },
+        );
+      } catch (error) {
+        if (limits !== options.limits && isResponseTooLarge(error)) throw keyShareRefusal(keyId);
+        throw error;
+      } finally {
+        // Computed (or refused): the slot and its reservation go to the next query.
+        admitted.release();
+      }
+      // Other answers of the key may have come in meanwhile: never past its share.
+      if (clientMemory.bytesOf(keyId) > 0 && !clientMemory.keyHasRoom(keyId, answer.bytes))
+        throw keyShareRefusal(keyId);
       metrics.recordQuery(true, (performance.now() - started) / 1000);
       traceQueryAnswer(request, answer);
       // The engine's time for developer tools and browsers' resource timing (which need
@@ -151,7 +193,22 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         .type('application/json');
       // Most answers are one chunk: sent as it is, with no stream to set up per request.
       const { chunks } = answer;
-      return reply.send(chunks.length === 1 ? chunks[0] : Readable.from(chunks));
+      reply.send(chunks.length === 1 ? chunks[0] : Readable.from(chunks));
+      const socket = reply.raw.socket;
+      // A one-chunk answer the socket wrote at once is with the kernel: nothing left to hold.
+      const written = chunks.length === 1 && reply.raw.headersSent && socket?.writableLength === 0;
+      if (!written && !closed && socket) {
+        const bytes = answer.bytes;
+        const holding = clientMemory.hold(keyId, bytes);
+        held = holding;
+        // Watched from now: a write in progress counts as not yet sent.
+        watched = sendWatch.watch(socket, {
+          what: 'query answer',
+          keyId,
+          onProgress: (sent) => holding.set(bytes - sent),
+        });
+      }
+      return reply;
     } catch (error) {
       if (error instanceof QueryCancelledError) {
         // Nobody is left to answer: end the exchange without a response.
@@ -165,6 +222,15 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         reply.header('Retry-After', String(RETRY_AFTER_SECONDS));
       throw error;
     }
+  }
+
+  /** The refusal of a key whose clients hold its share of answers not yet read. */
+  function keyShareRefusal(keyId: string): InstanceError {
+    const mib = (bytes: number) => Math.ceil(bytes / (1024 * 1024));
+    return new InstanceError(
+      'too_many_requests',
+      `This key's clients hold ${mib(clientMemory.bytesOf(keyId))} MiB of answers not yet read, and a key may hold ${mib(clientMemory.keyShareBytes())} MiB (its share of the instance's working memory; docs/limits.md); read the answers asked for, then retry.`,
+    );
   }
 
   /**
@@ -268,6 +334,10 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     },
   );
   return live;
+}
+
+function isResponseTooLarge(error: unknown): boolean {
+  return error instanceof EngineError && error.code === 'response_too_large';
 }
 
 /** Whether a GET asks for a live query (`Accept: text/event-stream`). */

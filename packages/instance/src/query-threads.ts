@@ -120,6 +120,7 @@ export class QueryThreads {
       },
     });
     controller.countQueryMemory(() => this.board.inFlightBytes());
+    controller.countClientMemory(() => this.board.clientHeldBytes());
     controller.onInstall((generation) => this.#publish(generation));
     this.#allowed = { keyIds: options.settings.keyIds, adminKeyIds: options.settings.adminKeyIds };
     options.keys.onChange((allowed) => {

@@ -27,6 +27,11 @@ export interface ServedState {
   /** This thread's admission gate reports the working memory of its running queries here. */
   countQueryMemory(inFlightBytes: () => number): void;
   /**
+   * This thread reports the bytes it holds for clients here (already part of its in-flight
+   * bytes): `/health/detail` shows them as `memory.client_held_bytes`.
+   */
+  countClientMemory(heldBytes: () => number): void;
+  /**
    * `POST /reload`: rejects at once with `reload_busy` or `cap_degraded` (an `InstanceError`);
    * otherwise resolves when the reload started, with `done` settling when it is swapped in.
    */

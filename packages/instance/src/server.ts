@@ -18,6 +18,7 @@ import { rateLimitRefusal } from './rate-limit-check.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { logRequest } from './request-log.ts';
 import { describeSchema } from './schema-document.ts';
+import { SendWatch } from './send-watch.ts';
 import type { ServedState, SyncControl } from './served-state.ts';
 import { traceRequests } from './tracing/request-spans.ts';
 
@@ -104,6 +105,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     options.admission ??
     defaultAdmission(() => controller.queryWorkingBytes() - clientMemory.totalBytes);
   controller.countQueryMemory(() => admission.inFlightBytes + clientMemory.totalBytes);
+  controller.countClientMemory(() => clientMemory.totalBytes);
   const metrics = new InstanceMetrics(
     controller,
     admission,
@@ -116,6 +118,22 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
   const etags = new EtagCache(controller.bootId);
 
   const httpLimits = options.httpLimits ?? HTTP_LIMITS;
+  // A client that asks and never reads is cut after the send timeout, and its bytes freed.
+  const sendWatch = new SendWatch({
+    timeoutMs: httpLimits.send_timeout_ms,
+    onStalled: (stalled) => {
+      metrics.recordSendTimeout();
+      options.log.warn(
+        {
+          what: stalled.what,
+          key_id: stalled.keyId,
+          waiting_bytes: stalled.waitingBytes,
+          send_timeout_ms: httpLimits.send_timeout_ms,
+        },
+        'send timed out: the client took none of the bytes waiting for it; connection closed',
+      );
+    },
+  });
   const app = Fastify({
     loggerInstance: options.log,
     // Request lines are written by request-log.ts (method, path, status, time), not Fastify.
@@ -229,6 +247,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     metrics,
     admission,
     clientMemory,
+    sendWatch,
     version,
     maxBodyBytes,
     keys,
@@ -238,6 +257,10 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
   // Live queries never end on their own: closing ends them, so the drain is not held up.
   app.addHook('preClose', (done) => {
     live.closeAll();
+    done();
+  });
+  app.addHook('onClose', (_instance, done) => {
+    sendWatch.close();
     done();
   });
 

@@ -76,6 +76,7 @@ export class SnapshotController implements ServedState {
   #lastReloadReason: ReloadReason | null = null;
   #replication: () => ReplicationReport = () => ({ degradedReason: null, detail: {} });
   #queryBytesInFlight: () => number = () => 0;
+  #clientHeldBytes: () => number = () => 0;
   /** A generation built and waiting for running queries to make room for it. */
   #pending: Generation | null = null;
   readonly #byteSizes = new WeakMap<Generation, number>();
@@ -104,6 +105,11 @@ export class SnapshotController implements ServedState {
    */
   countQueryMemory(inFlightBytes: () => number): void {
     this.#queryBytesInFlight = inFlightBytes;
+  }
+
+  /** The bytes held for clients (part of the in-flight bytes), for `/health/detail`. */
+  countClientMemory(heldBytes: () => number): void {
+    this.#clientHeldBytes = heldBytes;
   }
 
   /** Bytes of the served snapshot plus a generation waiting to be swapped in. */
@@ -400,6 +406,7 @@ export class SnapshotController implements ServedState {
       heap_used_mb: Math.round(heap.used_heap_size / MiB),
       query_working_bytes: this.#queryBytesInFlight(),
       query_working_limit_bytes: this.queryWorkingBytes(),
+      client_held_bytes: this.#clientHeldBytes(),
     };
   }
 

@@ -61,6 +61,7 @@ describe('docs/limits.md', () => {
       `${HTTP_LIMITS.request_timeout_ms / 1000} s`,
     );
     expect(row('`http.drain_timeout_ms`')).toContain(`${HTTP_LIMITS.drain_timeout_ms / 1000} s`);
+    expect(row('`http.send_timeout_ms`')).toContain(`| ${HTTP_LIMITS.send_timeout_ms / 1000} s |`);
     expect(row('Queries running at once')).toContain(`| ${QUERY_CONCURRENCY.maxConcurrent} |`);
     expect(row('Queries waiting for a turn')).toContain(`| ${QUERY_CONCURRENCY.maxQueued} |`);
   });
@@ -99,6 +100,12 @@ describe('docs/limits.md', () => {
       `| ${LIVE_QUERY_LIMITS.overloadGiveUpMs / 1000} s |`,
     );
     expect(row('Heartbeat')).toContain(`every ${LIVE_QUERY_LIMITS.heartbeatMs / 1000} s`);
+  });
+
+  it("gives each key's share of the bytes held for its clients", () => {
+    expect(row('`CLIENT_MEMORY_KEY_SHARE`')).toContain(
+      `| ${CLIENT_MEMORY_KEY_SHARE * 100}% of the working memory, and at least ${CLIENT_MEMORY_KEY_MIN_BYTES / 1024 / 1024} MiB;`,
+    );
   });
 
   it('gives the rate limit settings with their defaults and range', () => {

@@ -32,6 +32,12 @@ describe('the publication board', () => {
     expect(seen).toEqual([7, 3, 1000]);
     expect(board.inFlightBytes()).toBe(135);
     expect(board.inFlightBytes(0)).toBe(35);
+    // Bytes held for clients are figures of their own, beside the in-flight ones.
+    board.setClientHeldBytes(1, 9);
+    board.setClientHeldBytes(2, 4);
+    expect(board.clientHeldBytes()).toBe(13);
+    expect(board.clientHeldBytes(2)).toBe(9);
+    expect(board.inFlightBytes()).toBe(135);
     expect(new PublicationBoard(3, board.buffers).served()).toEqual({
       generationId: 7,
       swapCount: 3,

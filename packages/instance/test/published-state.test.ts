@@ -101,4 +101,23 @@ describe("a thread's published view of the snapshot", () => {
     main.stop();
     worker.stop();
   });
+
+  it("reports the bytes every thread holds for clients in each thread's detail", () => {
+    const board = new PublicationBoard(2);
+    const main = new PublishedState(schema, 'boot', board, 0, controllerStatus('ok'));
+    const worker = new PublishedState(schema, 'boot', board, 1, controllerStatus('ok'));
+    let mainHeld = 40;
+    main.countQueryMemory(() => 100 + mainHeld);
+    main.countClientMemory(() => mainHeld);
+    worker.countQueryMemory(() => 7);
+    worker.countClientMemory(() => 7);
+    main.queryWorkingBytes();
+    expect(worker.detail().memory).toMatchObject({ client_held_bytes: 47 });
+    mainHeld = 0;
+    main.queryWorkingBytes();
+    expect(worker.detail().memory).toMatchObject({ client_held_bytes: 7 });
+    expect(main.detail().memory).toMatchObject({ client_held_bytes: 7 });
+    main.stop();
+    worker.stop();
+  });
 });
