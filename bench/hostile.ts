@@ -4,16 +4,18 @@
  * packages/instance/test/hostile-fixture.ts) served by `replix serve` held to an `xs` instance
  * (512 MB):
  *
- *   node bench/hostile.ts [--seconds S] [--clients N] [--non-readers M]
+ *   node bench/hostile.ts [--seconds S] [--clients N] [--non-readers M] [--phases 1,3]
  *
  * Runs each phase in turn for S seconds (`bench/lib/hostile-phase.ts`): the baseline (no load),
- * issue 12's hostile shapes from N clients, and M clients that never read a ~12 MB answer.
+ * issue 12's hostile shapes from N clients, and issue 26's: M clients that never read a ~12 MB
+ * answer, 2,000 queries of distinct shapes, 40 paused readers of a large live query, and one
+ * key's 60 expensive live queries beside another key's cheap one (`--phases`: only those).
  * During each, another key sends a primary-key lookup every 50 ms. Prints per phase the
  * lookup's p50/p95/p99, the instance's peak RSS against its size, the goals (p99 ≤ 100 ms with
  * every lookup right, peak RSS ≤ 512 MB, and the phase's own) and what the phase's clients saw.
  */
 import { parseArgs } from 'node:util';
-import { mariaDbAdmin, startTestServers } from '@replix/testkit';
+import { mariaDbAdmin, startTestServers, type TestDatabase } from '@replix/testkit';
 import {
   CHEAP_QUERY,
   createHostileDatabase,
@@ -29,7 +31,10 @@ import {
 } from './lib/hostile-phase.ts';
 import { baselinePhase } from './lib/hostile-phases/baseline-phase.ts';
 import { hostileShapesPhase } from './lib/hostile-phases/hostile-shapes-phase.ts';
+import { liveFloodPhase } from './lib/hostile-phases/live-flood-phase.ts';
 import { nonReadersPhase } from './lib/hostile-phases/non-readers-phase.ts';
+import { pausedLiveReadersPhase } from './lib/hostile-phases/paused-live-readers-phase.ts';
+import { shapeFloodPhase } from './lib/hostile-phases/shape-flood-phase.ts';
 import { printTable } from './lib/report.ts';
 
 const { values: args } = parseArgs({
@@ -37,16 +42,25 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '20' },
     clients: { type: 'string', default: '3' },
     'non-readers': { type: 'string', default: '32' },
+    phases: { type: 'string' },
   },
 });
 const seconds = Number(args.seconds);
 
 /** The phases, in the order they run: a new kind of hostile load is one more line. */
-const PHASES: readonly HostilePhase[] = [
-  baselinePhase(),
-  hostileShapesPhase(Number(args.clients)),
-  nonReadersPhase(Number(args['non-readers'])),
-];
+function phases(source: TestDatabase): readonly HostilePhase[] {
+  const all = [
+    baselinePhase(),
+    hostileShapesPhase(Number(args.clients)),
+    nonReadersPhase(Number(args['non-readers'])),
+    shapeFloodPhase(),
+    pausedLiveReadersPhase(source),
+    liveFloodPhase(source),
+  ];
+  if (!args.phases) return all;
+  const picked = new Set(args.phases.split(',').map(Number));
+  return all.filter((_, index) => picked.has(index + 1));
+}
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -60,7 +74,7 @@ try {
   await runPhase(child, baselinePhase(), 1); // warm-up
 
   const results: PhaseResult[] = [];
-  for (const phase of PHASES) {
+  for (const phase of phases(database)) {
     if (!child.alive()) break;
     log(`phase: ${phase.name}, ${seconds} s…`);
     results.push(await runPhase(child, phase, seconds));

@@ -2,7 +2,7 @@
  * Issue 26's distinct-shape flood over the hostile fixture (hostile-fixture.ts): valid queries
  * whose shapes all differ, IN lists of 6 to 1,000 values of `c`'s primary key, up to 12 KB of
  * text each, so each one is a plan cache miss that a cache bounded only by entries or by text
- * would keep. Shared by the plan-cache memory test and `bench/lib/hostile-plan-flood.ts`.
+ * would keep. Shared by the plan-cache memory test and `bench/lib/hostile-phases/shape-flood-phase.ts`.
  */
 import { runBounded } from './bounded-pool.ts';
 import { C_ROWS, describeAnswer, type ServeChild } from './hostile-fixture.ts';

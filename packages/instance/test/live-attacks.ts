@@ -1,6 +1,6 @@
 /**
  * Issue 26's live-query attacks on the hostile fixture (hostile-fixture.ts), shared by
- * `live-query-limits.int.test.ts` and the bench's phases (bench/lib/hostile-live.ts), so it
+ * `live-query-limits.int.test.ts` and the bench's phases (bench/lib/hostile-phases/), so it
  * imports nothing from Vitest: readers that open a stream of a large result and never read
  * it, and one key's flood of expensive live queries beside another key's cheap one.
  */
