@@ -6,7 +6,7 @@ import {
   ReplixAuthError,
   ReplixClient,
   ReplixConnectionError,
-  type ReplixError,
+  ReplixError,
   ReplixLimitError,
   ReplixParseError,
   ReplixUnavailableError,
@@ -215,6 +215,7 @@ describe('subscribe: temporary errors are temporary', () => {
     [400, 'parse_error', ReplixParseError],
     [401, 'unauthorized', ReplixAuthError],
     [403, 'forbidden', ReplixAuthError],
+    [404, 'not_found', ReplixError],
   ])('ends on HTTP %i %s before the stream, and does not reconnect', async (status, code, type) => {
     server.answer({ status, code });
     const seen = follow(server);
@@ -223,6 +224,20 @@ describe('subscribe: temporary errors are temporary', () => {
     expect(seen.errors[0]).toMatchObject({ status, code });
     expect(seen.waits()).toEqual([]);
     expect(server.lastEventIds).toHaveLength(1);
+  });
+
+  it('reconnects after a server or proxy failure (5xx), as after a refusal', async () => {
+    server.answer(
+      { status: 502, code: 'bad_gateway' },
+      { status: 500, code: 'internal_error' },
+      { events: [resultEvent(1, 'boot1', ['a'])], open: true },
+    );
+    const seen = follow(server);
+    await expectWaitHonoured(server, seen, 1, 1000);
+    await expectWaitHonoured(server, seen, 2, 2000);
+    await until(() => seen.results.length === 1);
+    expect(seen.errors).toEqual([]);
+    seen.live.close();
   });
 
   it('stops during a backoff wait when its signal aborts, without an error', async () => {
