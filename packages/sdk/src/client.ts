@@ -54,6 +54,8 @@ function queryText(query: QueryText): string {
   throw new TypeError('ReplixClient: a query is a string or an rql`…` query.');
 }
 
+const NO_RETRIES: RetryPolicy = { ...DEFAULT_RETRY_POLICY, retries: 0 };
+
 /** Longer GET URLs are sent as POST: proxies commonly refuse URLs over 8 KiB. */
 export const MAX_GET_URL_LENGTH = 8000;
 
@@ -169,8 +171,10 @@ export class ReplixClient {
   /**
    * A live query: `onResult` gets the current result, then each new one whenever a change at
    * the source changes it (Server-Sent Events over `fetch`, so the key travels in a header).
-   * A lost connection is reconnected by itself, resuming without a resend of a result it
-   * already had; `onError` gets the error that ends it.
+   * A temporary failure (a lost connection, 429, 503, the instance's `query-retry`) is
+   * reconnected by itself with backoff, resuming without a resend of a result it already had;
+   * `onError` gets the permanent error that ends it, `onStatus` each connection and pending
+   * reconnect.
    */
   subscribe<Row = Record<string, unknown>>(
     query: QueryText,
@@ -184,7 +188,8 @@ export class ReplixClient {
         connect: async (lastEventId, signal) => {
           const headers = { ...this.#authorization(), accept: 'text/event-stream' };
           if (lastEventId !== undefined) Object.assign(headers, { 'last-event-id': lastEventId });
-          const response = await this.#send(url, { headers, signal }, signal);
+          // One attempt: the live query's own backoff decides when to try again.
+          const response = await this.#send(url, { headers, signal }, signal, NO_RETRIES);
           const type = response.headers.get('content-type') ?? '';
           if (response.ok && type.startsWith('text/event-stream') && response.body) return response;
           throw this.#error(url, response, await this.#readBody(url, response));
@@ -215,7 +220,12 @@ export class ReplixClient {
   }
 
   /** One request, asked again after 429 and 503 as the retry policy allows. */
-  async #send(url: URL, init: RequestInit, signal: AbortSignal | undefined): Promise<Response> {
+  async #send(
+    url: URL,
+    init: RequestInit,
+    signal: AbortSignal | undefined,
+    policy: RetryPolicy = this.#retry,
+  ): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
       let response: Response;
       try {
@@ -232,11 +242,7 @@ export class ReplixClient {
         );
       }
       if (!isRetryableStatus(response.status)) return response;
-      const wait = retryDelay(
-        this.#retry,
-        attempt,
-        retryAfterMs(response.headers.get('retry-after')),
-      );
+      const wait = retryDelay(policy, attempt, retryAfterMs(response.headers.get('retry-after')));
       if (wait === undefined) return response;
       await response.body?.cancel();
       await sleep(wait, signal);

@@ -15,7 +15,8 @@ export {
 export type { EtagCacheOptions } from './etag-cache.ts';
 export type { RqlScalar, RqlValue } from './literal.ts';
 export { ExactNumber, escapeLike, RqlValueError } from './literal.ts';
-export type { LiveQuery, LiveQueryOptions } from './live-query.ts';
+export type { LiveQuery, LiveQueryOptions, LiveQueryStatus } from './live-query.ts';
 export type { QueryMeta, QueryResult } from './query-result.ts';
+export type { ReconnectPolicy } from './reconnect-backoff.ts';
 export type { RetryPolicy } from './retry.ts';
 export { RqlQuery, rql } from './rql.ts';

@@ -1,6 +1,8 @@
 import { errorFor, ReplixConnectionError, ReplixError, ReplixUnavailableError } from './errors.ts';
-import { readEventStream } from './event-stream.ts';
+import { readEventStream, type StreamEvent } from './event-stream.ts';
+import { LiveResultOrder } from './live-result-order.ts';
 import { errorEnvelope } from './query-result.ts';
+import { ReconnectBackoff, type ReconnectPolicy } from './reconnect-backoff.ts';
 
 /** An open live query (`ReplixClient.subscribe`). */
 export interface LiveQuery {
@@ -10,32 +12,46 @@ export interface LiveQuery {
   readonly ended: Promise<void>;
 }
 
+/** What a live query is doing, for an app that shows it (`LiveQueryOptions.onStatus`). */
+export type LiveQueryStatus =
+  | { readonly state: 'connected' }
+  | {
+      readonly state: 'reconnecting';
+      /** The wait before the next connection. */
+      readonly delayMs: number;
+      /** Reconnects since the last result: 1 for the first. */
+      readonly attempt: number;
+      /** Why: a refusal (429, 503), the instance's `query-retry`, a lost or ended stream. */
+      readonly error: ReplixError;
+    };
+
 export interface LiveQueryOptions {
   readonly signal?: AbortSignal;
   /**
-   * Called with the error that ends the subscription: a refused query or key, or an
-   * evaluation that failed later (its `query-error` event). Connection losses are not errors:
-   * the subscription reconnects by itself and resumes with `Last-Event-ID`.
+   * Called with the error that ends the subscription: a refused query or key (400-class,
+   * 401, 403), or an evaluation that failed later (its `query-error` event). Temporary
+   * failures are not errors: the subscription reconnects by itself and resumes with
+   * `Last-Event-ID`.
    */
   readonly onError?: (error: ReplixError) => void;
+  /** Called when a stream opens, and when a reconnect is pending (with its wait and reason). */
+  readonly onStatus?: (status: LiveQueryStatus) => void;
+  /** The waits between reconnects: `{ baseDelayMs: 1000, maxDelayMs: 30000 }` by default. */
+  readonly retry?: Partial<ReconnectPolicy>;
 }
 
-/** What the client gives a live query: connecting (retries included) and reading results. */
+/** What the client gives a live query: connecting (once per call) and reading results. */
 export interface LiveConnection<Result> {
   /** Opens the stream; rejects with a `ReplixError` for an answer that is not a stream. */
   connect(lastEventId: string | undefined, signal: AbortSignal): Promise<Response>;
   result(data: string): Result;
 }
 
-/** The reconnection delay when the server asked for none, and the most a backoff grows to. */
-const DEFAULT_RETRY_MS = 1000;
-const MAX_RETRY_MS = 30_000;
-
 /**
- * Follows a live query: hands each result event to `onResult`, reconnects after a lost
- * connection (the delay the server's `retry:` asked, doubling while connections keep failing)
- * with the last event's id, and ends on `close`, on the signal, or on an error the server
- * answered, given to `onError`.
+ * Follows a live query: hands each new result to `onResult` (never one it had, never an older
+ * one after a newer one: `LiveResultOrder`), reconnects after every temporary failure with
+ * backoff (`ReconnectBackoff`) and the last event's id, and ends on `close`, on the signal, or
+ * on a permanent error, given to `onError`.
  */
 export function followLiveQuery<Result>(
   connection: LiveConnection<Result>,
@@ -44,68 +60,107 @@ export function followLiveQuery<Result>(
 ): LiveQuery {
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([stop.signal, options.signal]) : stop.signal;
-  let lastEventId: string | undefined;
-  let retryMs = DEFAULT_RETRY_MS;
-  const fail = (error: ReplixError) => {
-    if (!signal.aborted) options.onError?.(error);
-    stop.abort();
-  };
-  const ended = (async () => {
-    let failures = 0;
-    while (!signal.aborted) {
-      try {
-        const response = await connection.connect(lastEventId, signal);
-        failures = 0;
-        await readEventStream(
-          response.body as ReadableStream<Uint8Array>,
-          (event) => {
-            if (signal.aborted) return;
-            if (event.event === 'query-error') {
-              fail(eventError(event.data));
-              return;
-            }
-            if (event.event !== 'message') return;
-            if (event.id !== undefined) lastEventId = event.id;
-            onResult(connection.result(event.data));
-          },
-          (ms) => {
-            retryMs = ms;
-          },
-        );
-      } catch (error) {
-        if (signal.aborted) break;
-        // An answer of the server (a refused key, a bad query) ends it; a connection lost,
-        // before or while the stream is read, or a server still busy, does not.
-        if (error instanceof ReplixError && !isPassing(error)) {
-          fail(error);
-          break;
-        }
-        failures += 1;
+  const backoff = new ReconnectBackoff(options.retry);
+  const order = new LiveResultOrder();
+
+  /** One connection, read to its end: resolves with the error that ended it. */
+  const follow = async (): Promise<ReplixError> => {
+    const dropped = new AbortController();
+    let ending: ReplixError | undefined;
+    let retryMs: number | undefined;
+    let openedAt: number | undefined;
+    const onEvent = (event: StreamEvent) => {
+      if (ending || signal.aborted) return;
+      if (event.event === 'message') {
+        const result = connection.result(event.data);
+        backoff.reset();
+        if (order.accept(event.id, event.data)) onResult(result);
+      } else if (event.event === 'query-retry' || event.event === 'query-error') {
+        ending = eventError(event, retryMs);
+        // The instance ends the stream after either; a client does not wait for it to.
+        dropped.abort();
       }
-      if (signal.aborted) break;
-      await delay(Math.min(MAX_RETRY_MS, retryMs * 2 ** Math.min(failures, 5)), signal);
+    };
+    const onRetry = (ms: number) => {
+      retryMs = ms;
+      backoff.advise(ms);
+    };
+    try {
+      const open = AbortSignal.any([signal, dropped.signal]);
+      const response = await connection.connect(order.lastEventId, open);
+      openedAt = Date.now();
+      if (!signal.aborted) options.onStatus?.({ state: 'connected' });
+      await readEventStream(response.body as ReadableStream<Uint8Array>, onEvent, onRetry);
+      return ending ?? lost('the instance ended the live query’s stream.');
+    } catch (error) {
+      if (ending) return ending;
+      if (error instanceof ReplixError) return error;
+      return lost('the live query’s connection was lost.', error);
+    } finally {
+      dropped.abort();
+      // A stream that stayed open long was a success, though nothing changed to send.
+      if (openedAt !== undefined && Date.now() - openedAt >= backoff.healthyAfterMs) {
+        backoff.reset();
+      }
     }
+  };
+
+  const ended = (async () => {
+    while (!signal.aborted) {
+      const error = await follow();
+      if (signal.aborted) break;
+      if (!isTemporary(error)) {
+        options.onError?.(error);
+        break;
+      }
+      if (error instanceof ReplixUnavailableError && error.retryAfterMs !== undefined) {
+        backoff.advise(error.retryAfterMs);
+      }
+      const delayMs = backoff.next();
+      options.onStatus?.({ state: 'reconnecting', delayMs, attempt: backoff.attempt, error });
+      await delay(delayMs, signal);
+    }
+    stop.abort();
   })();
   return { close: () => stop.abort(), ended };
 }
 
-/** Whether an error is one a later connection may not meet: lost, or busy and asked to wait. */
-function isPassing(error: ReplixError): boolean {
-  return (
-    (error instanceof ReplixConnectionError && error.code === 'connection_failed') ||
-    error instanceof ReplixUnavailableError
-  );
+/**
+ * Whether a later connection may succeed: refused as busy or unavailable (429, 503, or an
+ * event saying so), no answer, a request timeout, or a server or proxy failure (5xx). Query
+ * and key errors, and any other `query-error`, are permanent.
+ */
+function isTemporary(error: ReplixError): boolean {
+  if (error instanceof ReplixUnavailableError) return true;
+  if (error.code === 'connection_failed') return true;
+  return error.status === 408 || error.status >= 500;
 }
 
-/** The error a `query-error` event carries. */
-function eventError(data: string): ReplixError {
+function lost(message: string, cause?: unknown): ReplixConnectionError {
+  return new ReplixConnectionError('connection_failed', 0, message, { cause });
+}
+
+/**
+ * The error a `query-retry` or `query-error` event carries. A `query-retry` is temporary
+ * whatever its code; a `query-error` is temporary only for `too_many_requests` and
+ * `service_unavailable` (what older instances sent for an overload).
+ */
+function eventError(event: StreamEvent, retryMs: number | undefined): ReplixError {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(data);
+    parsed = JSON.parse(event.data);
   } catch {
     parsed = null;
   }
   const envelope = errorEnvelope(parsed);
+  if (event.event === 'query-retry') {
+    return new ReplixUnavailableError(
+      envelope?.code ?? 'service_unavailable',
+      200,
+      envelope?.message ?? 'the instance asked the live query to reconnect later.',
+      retryMs,
+    );
+  }
   return envelope
     ? errorFor(envelope.code, 200, envelope.message)
     : new ReplixConnectionError(
@@ -115,16 +170,21 @@ function eventError(data: string): ReplixError {
       );
 }
 
+/** Waits `ms`, or less when the signal aborts first. */
 function delay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }
