@@ -264,15 +264,17 @@ export class LiveQueries {
     ended: () => boolean,
   ): Promise<void> {
     // A client that left while it waited for the lock costs no evaluation, nor one whose key
-    // has no room left for a result as big as the last.
-    if (ended()) return;
+    // has no room left for a result as big as the last; nor one whose stream a failed
+    // re-evaluation ended meanwhile (it holds that failure's event).
+    const left = () => ended() || !group.subscribers.has(subscriber);
+    if (left()) return;
     if (!this.#memory.keyHasRoom(subscriber.key, group.eventBytes)) throw keyOverShare();
     const served = this.#current();
     if (!served) throw new InstanceError('service_unavailable', 'The snapshot is not loaded yet.');
     let body: string | null = null;
     if (group.generation === null || this.#readsChanged(group, served.generation))
       body = await this.#evaluate(group, served);
-    if (ended() || this.#upToDate(group, lastEventId)) {
+    if (left() || this.#upToDate(group, lastEventId)) {
       subscriber.ready = true;
       return;
     }
@@ -287,7 +289,7 @@ export class LiveQueries {
       throw keyOverShare();
     }
     subscriber.ready = true;
-    if (!ended()) this.#write(group, subscriber, event);
+    if (!left()) this.#write(group, subscriber, event);
   }
 
   /**

@@ -472,6 +472,30 @@ describe('live queries: passing failures', () => {
   });
 });
 
+describe('live queries: a subscriber that joins while a re-evaluation fails', () => {
+  it('gets the failure and nothing after it: its stream is not written once ended', async () => {
+    const t = steered();
+    const first = sink();
+    await t.subscribe(CALM, 'key', first.target);
+    let release: () => void = () => {};
+    t.holdReevaluations(new Promise<void>((resolve) => (release = resolve)));
+    t.refuseWith(new InstanceError('bad_request', 'Refused for good.'));
+    t.change([2, 'b']);
+    // The re-evaluation runs (held): a new subscriber of the same query waits for it.
+    await expect.poll(() => t.log.length).toBe(2);
+    const joining = sink();
+    const subscribing = t.subscribe(CALM, 'key', joining.target);
+    release();
+    await expect.poll(() => joining.ended()).toBe(true);
+    const sentByEnd = joining.chunks.length;
+    await subscribing;
+    expect(joining.chunks.length).toBe(sentByEnd);
+    expect(joining.chunks.at(-1)).toContain('event: query-error');
+    expect(first.chunks.at(-1)).toContain('event: query-error');
+    expect(t.live.subscriptions).toBe(0);
+  });
+});
+
 describe('live queries: stalled readers', () => {
   afterEach(() => {
     vi.useRealTimers();
