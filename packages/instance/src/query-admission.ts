@@ -167,6 +167,8 @@ export class QueryAdmission {
    * first waiter of the first key is never starved.
    */
   #admitWaiters(): void {
+    // Most releases find nobody waiting: no iterator for them.
+    if (this.#queued === 0) return;
     for (const [key, queue] of this.#queues) {
       const next = queue[0] as Waiter;
       if (!this.#fits(next.bytes)) return;
