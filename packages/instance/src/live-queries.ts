@@ -108,11 +108,12 @@ interface Group {
   retryAt: number;
 }
 
-/** Runs a plan against a served snapshot under the query budgets and admission. */
+/** Runs a plan against a served snapshot under the query budgets and `key`'s turns at the gate. */
 export type PlanRunner = (
   plan: QueryPlan,
   served: ServedSnapshot,
   signal: AbortSignal,
+  key: string,
 ) => Promise<QueryAnswer>;
 
 export interface LiveQueriesOptions {
@@ -273,7 +274,7 @@ export class LiveQueries {
     if (!served) throw new InstanceError('service_unavailable', 'The snapshot is not loaded yet.');
     let body: string | null = null;
     if (group.generation === null || this.#readsChanged(group, served.generation))
-      body = await this.#evaluate(group, served);
+      body = await this.#evaluate(group, served, subscriber.key);
     if (left() || this.#upToDate(group, lastEventId)) {
       subscriber.ready = true;
       return;
@@ -283,7 +284,7 @@ export class LiveQueries {
       resultEvent(
         served.generation.id,
         this.#bootId,
-        body ?? (await this.#run(group.plan, served, group.cancel.signal)).text(),
+        body ?? (await this.#run(group.plan, served, group.cancel.signal, subscriber.key)).text(),
       );
     if (!this.#memory.keyHasRoom(subscriber.key, event.length)) {
       throw keyOverShare();
@@ -489,7 +490,8 @@ export class LiveQueries {
           // Always the generation served now: a swap while it waited is coalesced into it.
           const served = this.#current();
           if (!served || group.subscribers.size === 0 || group.generation === null) return;
-          if (group.generation.id < served.generation.id) await this.#evaluate(group, served);
+          if (group.generation.id < served.generation.id)
+            await this.#evaluate(group, served, turn.keys[0] ?? '');
         }).catch(() => {
           // A failure is sent to the group's streams by #evaluate.
         });
@@ -514,14 +516,15 @@ export class LiveQueries {
   }
 
   /**
-   * Evaluates the group against `served` (under its lock) and sends a changed result to its
-   * subscribers; resolves to the result's body, or null when a later evaluation failed (its
-   * streams were told). A first evaluation's failure rejects: its requests answer with it.
+   * Evaluates the group against `served` (under its lock, in `key`'s turns at the gate) and
+   * sends a changed result to its subscribers; resolves to the result's body, or null when a
+   * later evaluation failed (its streams were told). A first evaluation's failure rejects: its
+   * requests answer with it.
    */
-  async #evaluate(group: Group, served: ServedSnapshot): Promise<string | null> {
+  async #evaluate(group: Group, served: ServedSnapshot, key: string): Promise<string | null> {
     let body: string;
     try {
-      body = (await this.#run(group.plan, served, group.cancel.signal)).text();
+      body = (await this.#run(group.plan, served, group.cancel.signal, key)).text();
     } catch (error) {
       if (group.generation === null) {
         if (this.#groups.get(group.text) === group) this.#groups.delete(group.text);

@@ -11,6 +11,8 @@ export interface QueryAdmissionOptions {
   readonly maxConcurrent: number;
   /** Queries that may wait for a slot; one more is refused with `too_many_requests`. */
   readonly maxQueued: number;
+  /** Queries of one key that may wait for a slot (`maxQueued` unless given). */
+  readonly maxQueuedPerKey?: number;
   /** The bytes queries may hold in total right now (it shrinks as the snapshot grows). */
   readonly workingMemoryBytes: () => number;
 }
@@ -23,13 +25,20 @@ interface Waiter {
 /**
  * The gate every query passes before it runs: at most `maxConcurrent` at once, and together
  * no more working memory (their estimated bytes) than the instance has for queries. Others
- * wait in arrival order, at most `maxQueued` of them, so a cheap query cannot overtake a big
- * one forever and no client can pile up unbounded work. A query estimated bigger than the
- * whole working memory still runs, alone, rather than waiting for memory that never comes.
+ * wait, at most `maxQueued` of them and `maxQueuedPerKey` of one key, so no client can pile up
+ * unbounded work. Waiters queue per key, each key's in arrival order, and the keys take turns
+ * (round robin): one key's burst delays that key's own queries, and another key's waits for
+ * one query of each key ahead of it at most. The key whose turn it is waits until its query
+ * fits, holding up the others meanwhile, so a big query is never starved by small ones. A
+ * query estimated bigger than the whole working memory still runs, alone, rather than waiting
+ * for memory that never comes.
  */
 export class QueryAdmission {
   readonly #options: QueryAdmissionOptions;
-  readonly #queue: Waiter[] = [];
+  readonly #maxQueuedPerKey: number;
+  /** Keys with waiters in the order of their next turn (a Map keeps insertion order). */
+  readonly #queues = new Map<string, Waiter[]>();
+  #queued = 0;
   #running = 0;
   #inFlightBytes = 0;
 
@@ -38,7 +47,11 @@ export class QueryAdmission {
       throw new RangeError('maxConcurrent must be an integer of at least 1.');
     if (!Number.isInteger(options.maxQueued) || options.maxQueued < 0)
       throw new RangeError('maxQueued must be an integer of at least 0.');
+    const perKey = options.maxQueuedPerKey ?? options.maxQueued;
+    if (!Number.isInteger(perKey) || perKey < 0)
+      throw new RangeError('maxQueuedPerKey must be an integer of at least 0.');
     this.#options = options;
+    this.#maxQueuedPerKey = perKey;
   }
 
   /** Estimated bytes held by the queries running now. */
@@ -53,38 +66,32 @@ export class QueryAdmission {
 
   /** Queries waiting for a slot. */
   get queued(): number {
-    return this.#queue.length;
+    return this.#queued;
   }
 
   /**
-   * Admits the query now when it fits with nobody waiting ahead of it, else null (then
-   * `acquire` queues it): the common case costs no promise, timer or abort listener.
+   * Admits the query now when it fits with nobody waiting, else null (then `acquire` queues
+   * it): the common case costs no promise, timer or abort listener.
    */
   tryAcquire(bytes: number): Admission | null {
     const size = Number.isFinite(bytes) && bytes > 0 ? bytes : 0;
-    return this.#queue.length === 0 && this.#fits(size) ? this.#admit(size) : null;
+    return this.#queued === 0 && this.#fits(size) ? this.#admit(size) : null;
   }
 
   /**
-   * Resolves when the query may run. Rejects with `too_many_requests` when the queue is full,
-   * and with the signal's reason when it aborts first (the query leaves the queue).
+   * Resolves when the query of `key` may run. Rejects with `too_many_requests` when the queue
+   * or the key's part of it is full, and with the signal's reason when it aborts first (the
+   * query leaves the queue).
    */
-  acquire(bytes: number, signal: AbortSignal): Promise<Admission> {
+  acquire(bytes: number, signal: AbortSignal, key = ''): Promise<Admission> {
     const size = Number.isFinite(bytes) && bytes > 0 ? bytes : 0;
     if (signal.aborted) return Promise.reject(signal.reason);
-    if (this.#queue.length === 0 && this.#fits(size)) return Promise.resolve(this.#admit(size));
-    if (this.#queue.length >= this.#options.maxQueued) {
-      return Promise.reject(
-        new InstanceError(
-          'too_many_requests',
-          `This instance is running ${this.#running} queries and has ${this.#queue.length} waiting, its limit; retry shortly.`,
-        ),
-      );
-    }
+    if (this.#queued === 0 && this.#fits(size)) return Promise.resolve(this.#admit(size));
+    const refusal = this.#refusal(key);
+    if (refusal) return Promise.reject(refusal);
     return new Promise<Admission>((resolve, reject) => {
       const onAbort = () => {
-        const index = this.#queue.indexOf(waiter);
-        if (index >= 0) this.#queue.splice(index, 1);
+        this.#leave(key, waiter);
         reject(signal.reason);
         // The query that left may have been the one holding up those behind it.
         this.#admitWaiters();
@@ -97,8 +104,39 @@ export class QueryAdmission {
         },
       };
       signal.addEventListener('abort', onAbort, { once: true });
-      this.#queue.push(waiter);
+      const queue = this.#queues.get(key);
+      if (queue) queue.push(waiter);
+      else this.#queues.set(key, [waiter]);
+      this.#queued += 1;
     });
+  }
+
+  /** Why a query of `key` may not wait now, or null when it may. */
+  #refusal(key: string): InstanceError | null {
+    if (this.#queued >= this.#options.maxQueued) {
+      return new InstanceError(
+        'too_many_requests',
+        `This instance is running ${this.#running} queries and has ${this.#queued} waiting, its limit; retry shortly.`,
+      );
+    }
+    const waiting = this.#queues.get(key)?.length ?? 0;
+    if (waiting >= this.#maxQueuedPerKey) {
+      return new InstanceError(
+        'too_many_requests',
+        `This key has ${waiting} queries waiting for a turn, the most one key may have waiting (docs/limits.md); retry shortly.`,
+      );
+    }
+    return null;
+  }
+
+  /** Takes a waiter that gave up out of its key's queue; a key left with none loses its turn. */
+  #leave(key: string, waiter: Waiter): void {
+    const queue = this.#queues.get(key);
+    const index = queue?.indexOf(waiter) ?? -1;
+    if (!queue || index < 0) return;
+    queue.splice(index, 1);
+    this.#queued -= 1;
+    if (queue.length === 0) this.#queues.delete(key);
   }
 
   #fits(bytes: number): boolean {
@@ -123,12 +161,22 @@ export class QueryAdmission {
     };
   }
 
-  /** Admits waiters from the front while they fit; strict order, so the first is never starved. */
+  /**
+   * Admits the first waiter of the key whose turn it is while it fits, then moves that key to
+   * the back of the turns: one query per key per round. The turn is never skipped, so the
+   * first waiter of the first key is never starved.
+   */
   #admitWaiters(): void {
-    while (this.#queue.length > 0) {
-      const next = this.#queue[0] as Waiter;
+    // Most releases find nobody waiting: no iterator for them.
+    if (this.#queued === 0) return;
+    for (const [key, queue] of this.#queues) {
+      const next = queue[0] as Waiter;
       if (!this.#fits(next.bytes)) return;
-      this.#queue.shift();
+      queue.shift();
+      this.#queued -= 1;
+      // Deleted and, with waiters left, set again: the key's next turn is after every other's.
+      this.#queues.delete(key);
+      if (queue.length > 0) this.#queues.set(key, queue);
       next.admit();
     }
   }

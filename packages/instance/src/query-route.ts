@@ -48,8 +48,15 @@ const WORKING_BYTES_BESIDE_ANSWER = 8 * 1024 * 1024;
 /** Seconds a client refused with `too_many_requests` should wait (`Retry-After`). */
 const RETRY_AFTER_SECONDS = 1;
 
-/** Queries of one instance that may run at once (interleaved), and that may wait for a turn. */
-export const QUERY_CONCURRENCY = { maxConcurrent: 32, maxQueued: 256 } as const;
+/**
+ * Queries of one instance that may run at once (interleaved), that may wait for a turn, and
+ * of those of one key: a quarter, so one key's burst leaves room for others to wait their turn.
+ */
+export const QUERY_CONCURRENCY = {
+  maxConcurrent: 32,
+  maxQueued: 256,
+  maxQueuedPerKey: 64,
+} as const;
 
 /** The admission gate of one instance, over the working memory its snapshot leaves queries. */
 export function defaultAdmission(workingMemoryBytes: () => number): QueryAdmission {
@@ -78,12 +85,16 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
   );
 
   /**
-   * Waits for a turn at the admission gate, within the query's time budget; only a query that
-   * cannot run at once pays for the timer.
+   * Waits for a turn of `keyId` at the admission gate (keys take turns), within the query's
+   * time budget; only a query that cannot run at once pays for the timer.
    */
-  async function waitForTurn(cancel: AbortSignal, timeoutMs: number): Promise<Admission> {
+  async function waitForTurn(
+    keyId: string,
+    cancel: AbortSignal,
+    timeoutMs: number,
+  ): Promise<Admission> {
     const waiting = AbortSignal.any([cancel, AbortSignal.timeout(timeoutMs)]);
-    return admission.acquire(reservation, waiting).catch((error: unknown) => {
+    return admission.acquire(reservation, waiting, keyId).catch((error: unknown) => {
       if (cancel.aborted) throw new QueryCancelledError();
       if (waiting.aborted) {
         throw new InstanceError(
@@ -146,7 +157,8 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         held?.release();
         watched?.stop();
       });
-      admitted = admission.tryAcquire(reservation) ?? (await waitForTurn(cancel.signal, timeoutMs));
+      admitted =
+        admission.tryAcquire(reservation) ?? (await waitForTurn(keyId, cancel.signal, timeoutMs));
       if (cancel.signal.aborted) {
         // The client left while the query waited: nobody will release it on 'close' again.
         admitted.release();
@@ -234,12 +246,18 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
   }
 
   /**
-   * A live query's evaluation: a turn at the gate and the budgets, as any query; `cancel`
-   * stops it (its last subscriber left) waiting or running.
+   * A live query's evaluation: a turn of `keyId` at the gate and the budgets, as any query;
+   * `cancel` stops it (its last subscriber left) waiting or running.
    */
-  async function evaluate(plan: QueryPlan, served: ServedSnapshot, cancel: AbortSignal) {
+  async function evaluate(
+    plan: QueryPlan,
+    served: ServedSnapshot,
+    cancel: AbortSignal,
+    keyId: string,
+  ) {
     const started = performance.now();
-    const admitted = admission.tryAcquire(reservation) ?? (await waitForTurn(cancel, timeoutMs));
+    const admitted =
+      admission.tryAcquire(reservation) ?? (await waitForTurn(keyId, cancel, timeoutMs));
     try {
       return await engine.answer(
         served.generation,

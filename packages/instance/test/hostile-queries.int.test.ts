@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { QUERY_CONCURRENCY } from '../src/query-route.ts';
 import { runBounded } from './bounded-pool.ts';
 import {
   ANSWER_BOUND_MS,
@@ -221,6 +222,33 @@ describe('HTTP-level refusals', () => {
     });
     await expectCheapQueryAnswers(instance.child);
   });
+});
+
+describe("one key's burst", () => {
+  it("queues one key's queries apart: past its share of the queue it gets 429, another key still answers", async () => {
+    const { child } = instance;
+    const otherKey = child.adminKey;
+    expect(otherKey, 'replix serve prints an adminKey').toBeDefined();
+    // Far more slow queries at once than run together and than one key may have waiting (each
+    // scans 1,000,000 rows), well under what the instance may have waiting in all.
+    const burst = QUERY_CONCURRENCY.maxConcurrent + QUERY_CONCURRENCY.maxQueuedPerKey + 40;
+    expect(burst).toBeLessThan(QUERY_CONCURRENCY.maxQueued);
+    const answers = Array.from({ length: burst }, () =>
+      child.query("c (v LIKE '%zz%') { id } LIMIT 1", 'POST', child.apiKey),
+    );
+    const cheap = await child.query(CHEAP_QUERY, 'POST', otherKey);
+    const refusals = (await Promise.all(answers)).filter(
+      (answer) =>
+        answer.status === 429 &&
+        isErrorEnvelope(answer.body) &&
+        /This key has \d+ queries waiting/.test(answer.body.error.message),
+    );
+    expect(refusals.length, "refused past the key's share of the queue").toBeGreaterThan(0);
+    expect(cheap.status, describeAnswer(cheap)).toBe(200);
+    expect((cheap.body as { data: unknown }).data).toEqual(CHEAP_ROWS);
+    expectWithinBudget(cheap);
+    await expectCheapQueryAnswers(child);
+  }, 120_000);
 });
 
 describe('key scopes', () => {

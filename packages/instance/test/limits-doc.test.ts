@@ -64,6 +64,12 @@ describe('docs/limits.md', () => {
     expect(row('`http.send_timeout_ms`')).toContain(`| ${HTTP_LIMITS.send_timeout_ms / 1000} s |`);
     expect(row('Queries running at once')).toContain(`| ${QUERY_CONCURRENCY.maxConcurrent} |`);
     expect(row('Queries waiting for a turn')).toContain(`| ${QUERY_CONCURRENCY.maxQueued} |`);
+    expect(row('Queries of one key waiting for a turn')).toContain(
+      `| ${QUERY_CONCURRENCY.maxQueuedPerKey} |`,
+    );
+    expect(row('Queries of one key waiting for a turn')).toContain(
+      '`QUERY_CONCURRENCY.maxQueuedPerKey`',
+    );
   });
 
   it('gives the plan cache its budget and its largest entry', () => {

@@ -223,16 +223,16 @@ function steered(slowMs = 30) {
   let generation: Generation = builder.finish(1);
   const texts = new Map<unknown, string>();
   const slow = new Set<string>();
-  const log: { text: string; generation: number }[] = [];
+  const log: { text: string; generation: number; key: string }[] = [];
   const signals: AbortSignal[] = [];
   let refuse: Error | null = null;
   let hold: Promise<void> | null = null;
   const memory = new ClientMemory(() => 1024 * 1024 * 1024);
   const live = new LiveQueries({
     current: () => ({ generation, swapCount: generation.id - 1, ageMs: 0 }),
-    run: async (plan, served, signal) => {
+    run: async (plan, served, signal, key) => {
       const text = texts.get(plan) ?? '';
-      log.push({ text, generation: served.generation.id });
+      log.push({ text, generation: served.generation.id, key });
       signals.push(signal);
       if (hold && served.generation.id > 1) await hold;
       if (signal.aborted) throw new Error('cancelled');
@@ -292,6 +292,21 @@ describe('live queries: fair re-evaluation by key', () => {
     const reevaluated = t.log.map((run) => run.text);
     expect(reevaluated.indexOf(CALM)).toBeLessThanOrEqual(1);
     await expect.poll(() => t.log.length, { timeout: 5000 }).toBe(FLOOD.length + 1);
+    t.live.closeAll();
+  });
+
+  it('takes each evaluation to the admission gate under a key of the query: its first, then the one in turn', async () => {
+    const t = steered();
+    const calm = sink();
+    await t.subscribe(CALM, 'calm', calm.target);
+    await t.subscribe(FLOOD[0]!, 'flood', sink().target);
+    expect(t.log.map((run) => run.key)).toEqual(['calm', 'flood']);
+    t.log.length = 0;
+    t.change([2, 'b']);
+    await expect.poll(() => t.log.length, { timeout: 5000 }).toBe(2);
+    const keyOf = (text: string) => t.log.find((run) => run.text === text)?.key;
+    expect(keyOf(CALM)).toBe('calm');
+    expect(keyOf(FLOOD[0]!)).toBe('flood');
     t.live.closeAll();
   });
 

@@ -5,8 +5,22 @@ import { type Admission, QueryAdmission } from '../src/query-admission.ts';
 const MB = 1024 * 1024;
 const never = () => new AbortController().signal;
 
-function gate(maxConcurrent: number, maxQueued: number, workingMb = 100) {
-  return new QueryAdmission({ maxConcurrent, maxQueued, workingMemoryBytes: () => workingMb * MB });
+function gate(maxConcurrent: number, maxQueued: number, workingMb = 100, maxQueuedPerKey?: number) {
+  return new QueryAdmission({
+    maxConcurrent,
+    maxQueued,
+    workingMemoryBytes: () => workingMb * MB,
+    ...(maxQueuedPerKey === undefined ? {} : { maxQueuedPerKey }),
+  });
+}
+
+/** Acquires for `key`, noting `name` in `order` once admitted (and releasing it when told). */
+function queueNamed(admission: QueryAdmission, order: string[], bytes = 1) {
+  return (name: string, key: string, signal = never()) =>
+    admission.acquire(bytes, signal, key).then((admitted) => {
+      order.push(name);
+      return admitted;
+    });
 }
 
 /** Tracks which acquisitions have settled, so tests see admission order without timing. */
@@ -234,5 +248,121 @@ describe('QueryAdmission', () => {
   it('rejects nonsensical limits', () => {
     expect(() => gate(0, 1)).toThrow(RangeError);
     expect(() => gate(1, -1)).toThrow(RangeError);
+    expect(() => gate(1, 1, 100, -1)).toThrow(RangeError);
+  });
+
+  describe('between keys', () => {
+    it("admits waiting keys in turn: one key's burst does not hold up another key", async () => {
+      const admission = gate(1, 20);
+      const running = await admission.acquire(1, never(), 'x');
+      const order: string[] = [];
+      const named = queueNamed(admission, order);
+      // Each query is done as soon as it is admitted: the next turn follows at once.
+      const done = (name: string, key: string) => named(name, key).then((a) => a.release());
+      const waiting = [
+        done('a1', 'a'),
+        done('a2', 'a'),
+        done('a3', 'a'),
+        done('b1', 'b'),
+        done('c1', 'c'),
+        done('c2', 'c'),
+      ];
+      expect(admission.queued).toBe(6);
+      running.release();
+      await Promise.all(waiting);
+      expect(order).toEqual(['a1', 'b1', 'c1', 'a2', 'c2', 'a3']);
+      expect(admission.queued).toBe(0);
+      expect(admission.running).toBe(0);
+    });
+
+    it('gives a key that comes back after its queue emptied a turn after those waiting', async () => {
+      const admission = gate(1, 20);
+      const running = await admission.acquire(1, never(), 'x');
+      const order: string[] = [];
+      const named = queueNamed(admission, order);
+      const a1 = named('a1', 'a');
+      const b1 = named('b1', 'b');
+      const b2 = named('b2', 'b');
+      running.release();
+      const first = await a1;
+      // Key a has nothing waiting now: its next query queues behind key b's turn.
+      const a2 = named('a2', 'a');
+      first.release();
+      (await b1).release();
+      (await a2).release();
+      (await b2).release();
+      expect(order).toEqual(['a1', 'b1', 'a2', 'b2']);
+    });
+
+    it('refuses a key past its share of the queue, while other keys may still wait', async () => {
+      const admission = gate(1, 10, 100, 2);
+      await admission.acquire(1, never(), 'a');
+      void admission.acquire(1, never(), 'a');
+      void admission.acquire(1, never(), 'a');
+      const refused = admission.acquire(1, never(), 'a');
+      await expect(refused).rejects.toBeInstanceOf(InstanceError);
+      await expect(refused).rejects.toMatchObject({ code: 'too_many_requests', status: 429 });
+      await expect(refused).rejects.toThrow(/This key has 2 queries waiting/);
+      const other = track(admission.acquire(1, never(), 'b'));
+      await settle();
+      expect(other.error).toBeUndefined();
+      expect(admission.queued).toBe(3);
+    });
+
+    it('still refuses past the whole queue, whichever the keys', async () => {
+      const admission = gate(1, 2, 100, 2);
+      await admission.acquire(1, never(), 'a');
+      void admission.acquire(1, never(), 'a');
+      void admission.acquire(1, never(), 'b');
+      await expect(admission.acquire(1, never(), 'c')).rejects.toMatchObject({
+        code: 'too_many_requests',
+      });
+    });
+
+    it('never lets small queries of other keys overtake a big one whose turn it is', async () => {
+      const admission = gate(4, 10, 100);
+      const running = await admission.acquire(70 * MB, never(), 'x');
+      const order: string[] = [];
+      const named = (name: string, key: string, bytes: number) =>
+        admission.acquire(bytes, never(), key).then((admitted) => {
+          order.push(name);
+          return admitted;
+        });
+      const big = named('a-big', 'a', 80 * MB);
+      void named('a-small', 'a', 10 * MB);
+      const small = named('b-small', 'b', 10 * MB);
+      await settle();
+      // b's query would fit beside the running one, but a's big one waits first.
+      expect(order).toEqual([]);
+      running.release();
+      await big;
+      await small;
+      await settle();
+      expect(order).toEqual(['a-big', 'b-small', 'a-small']);
+      expect(admission.inFlightBytes).toBe(100 * MB);
+    });
+
+    it("takes an aborted waiter out of its key's queue: its place and its key's turn", async () => {
+      const admission = gate(1, 10, 100, 1);
+      const running = await admission.acquire(1, never(), 'x');
+      const order: string[] = [];
+      const named = queueNamed(admission, order);
+      const leaving = new AbortController();
+      const gone = named('a1', 'a', leaving.signal);
+      const b1 = named('b1', 'b');
+      await expect(admission.acquire(1, never(), 'a')).rejects.toMatchObject({
+        code: 'too_many_requests',
+      });
+      leaving.abort(new Error('client went away'));
+      await expect(gone).rejects.toThrow('client went away');
+      expect(admission.queued).toBe(1);
+      // Its key may wait again, now behind b.
+      const a2 = named('a2', 'a');
+      running.release();
+      (await b1).release();
+      (await a2).release();
+      expect(order).toEqual(['b1', 'a2']);
+      expect(admission.running).toBe(0);
+    });
   });
 });
