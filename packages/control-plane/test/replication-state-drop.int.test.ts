@@ -1,4 +1,5 @@
 import { testPostgres } from '@replix/testkit/vitest';
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DROP_RETRY_SCHEDULE_MS } from '../src/reconciler/drop-replication-state.ts';
 import { DROP_BY_HAND_DOC } from '../src/reconciler/replication-drop-steps.ts';
@@ -7,6 +8,7 @@ import {
   recordReplicationSource,
   requestReplicationDrop,
 } from '../src/reconciler/replication-sources.ts';
+import type { Store } from '../src/store/schema.ts';
 import {
   STORE_KINDS,
   startTestControlPlane,
@@ -24,6 +26,21 @@ import {
 import { startTcpForwarder, type TcpForwarder } from './tcp-forwarder.ts';
 
 /** Recorded and notified when every attempt to drop a source's replication state failed. */
+/** The stored rows of a seeded database and its connection, as the reconciler reads them. */
+async function storedRows(db: Kysely<Store>, databaseId: string, connectionId: string) {
+  const database = await db
+    .selectFrom('databases')
+    .selectAll()
+    .where('id', '=', databaseId)
+    .executeTakeFirstOrThrow();
+  const connection = await db
+    .selectFrom('connections')
+    .selectAll()
+    .where('id', '=', connectionId)
+    .executeTakeFirstOrThrow();
+  return { database, connection };
+}
+
 const DROP_FAILED_EVENT = 'database.replication_drop_failed';
 
 type SourceDatabase = Awaited<ReturnType<ReturnType<typeof testPostgres>['createDatabase']>>;
@@ -209,16 +226,7 @@ describe.each(STORE_KINDS)(
         backend: 'postgres',
       });
       const seeded = await insertDatabase(store, owner, { connectionId, status: 'running' });
-      const database = await db
-        .selectFrom('databases')
-        .selectAll()
-        .where('id', '=', seeded.id)
-        .executeTakeFirstOrThrow();
-      const connection = await db
-        .selectFrom('connections')
-        .selectAll()
-        .where('id', '=', connectionId)
-        .executeTakeFirstOrThrow();
+      const { database, connection } = await storedRows(db, seeded.id, connectionId);
       const state = async () =>
         db
           .selectFrom('replication_sources')
@@ -255,16 +263,7 @@ describe.each(STORE_KINDS)(
       const owner = { accountId: await insertAccount(store, 'business') };
       const connectionId = await insertConnection(store, owner);
       const seeded = await insertDatabase(store, owner, { connectionId, status: 'running' });
-      const database = await db
-        .selectFrom('databases')
-        .selectAll()
-        .where('id', '=', seeded.id)
-        .executeTakeFirstOrThrow();
-      const connection = await db
-        .selectFrom('connections')
-        .selectAll()
-        .where('id', '=', connectionId)
-        .executeTakeFirstOrThrow();
+      const { database, connection } = await storedRows(db, seeded.id, connectionId);
       await recordReplicationSource(db, database, connection, 2);
       await requestReplicationDrop(db, database, 0, 4);
       const recorded = await db
