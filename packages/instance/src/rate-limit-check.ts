@@ -18,23 +18,23 @@ export function rateLimitField(decision: RateLimitDecision): string {
 }
 
 /**
- * Counts a request of `keyId` and writes the fields on its reply (kept on an error's answer
- * too); returns the 429 to answer when the key is over its limit.
+ * The rate-limit check of one limiter: counts a request of `keyId` and writes the fields on its
+ * reply (kept on an error's answer too); returns the 429 to answer when the key is over its
+ * limit. The policy's field never changes: written once, not per request.
  */
-export function rateLimitRefusal(
+export function rateLimitCheck(
   limiter: RateLimiter,
-  keyId: string,
-  reply: FastifyReply,
-): InstanceError | null {
-  const decision = limiter.take(keyId);
-  reply
-    .header('RateLimit-Policy', rateLimitPolicyField(limiter.policy))
-    .header('RateLimit', rateLimitField(decision));
-  if (decision.allowed) return null;
-  reply.header('Retry-After', String(decision.resetSeconds));
+): (keyId: string, reply: FastifyReply) => InstanceError | null {
+  const policyField = rateLimitPolicyField(limiter.policy);
   const { quota, windowSeconds } = limiter.policy;
-  return new InstanceError(
-    'too_many_requests',
-    `This API key is over its rate limit of ${quota} requests per ${windowSeconds} s; retry after ${decision.resetSeconds} s (Retry-After).`,
-  );
+  return (keyId, reply) => {
+    const decision = limiter.take(keyId);
+    reply.header('RateLimit-Policy', policyField).header('RateLimit', rateLimitField(decision));
+    if (decision.allowed) return null;
+    reply.header('Retry-After', String(decision.resetSeconds));
+    return new InstanceError(
+      'too_many_requests',
+      `This API key is over its rate limit of ${quota} requests per ${windowSeconds} s; retry after ${decision.resetSeconds} s (Retry-After).`,
+    );
+  };
 }

@@ -14,7 +14,7 @@ import { InstanceMetrics, type ThreadMetrics } from './metrics.ts';
 import { generateOpenApi } from './openapi.ts';
 import type { QueryAdmission } from './query-admission.ts';
 import { defaultAdmission, registerQueryRoutes } from './query-route.ts';
-import { rateLimitRefusal } from './rate-limit-check.ts';
+import { rateLimitCheck } from './rate-limit-check.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { logRequest } from './request-log.ts';
 import { describeSchema } from './schema-document.ts';
@@ -61,12 +61,12 @@ function keyCheck(
   needed: KeyScope,
   limiter: RateLimiter | undefined,
 ): onRequestHookHandler {
-  const limited = limiter !== undefined && needed === 'query';
+  const rateLimited = limiter !== undefined && needed === 'query' ? rateLimitCheck(limiter) : null;
   return (request, reply, done) => {
     const key = keys.identify(request.headers.authorization);
     const refusal =
       keyRefusal(key?.scope ?? null, needed) ??
-      (limited && key ? rateLimitRefusal(limiter, key.keyId, reply) : null);
+      (rateLimited && key ? rateLimited(key.keyId, reply) : null);
     if (!refusal) return done();
     // Refused after the bytes at hand are parsed: a request the HTTP parser rejects in the
     // same packet (a malformed body) gets the parser's 400, not a 401 it could not follow.

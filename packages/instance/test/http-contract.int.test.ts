@@ -12,6 +12,7 @@ import {
 } from '../src/index.ts';
 import { createLogger } from '../src/start-instance.ts';
 import { json, startTestInstance, type TestInstance } from './instance-helpers.ts';
+import { countServerWrites, rawExchange } from './server-writes.ts';
 
 const SETUP = `
 CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(40), country CHAR(2));
@@ -227,6 +228,43 @@ describe('instance HTTP contract', () => {
       status: 404,
       body: { error: { code: 'not_found', message: 'No endpoint GET /nope.' } },
     });
+  });
+
+  it('sends a small answer, its head and body, in one write: answers, 304s and refusals', async () => {
+    const path = `/query?q=${encodeURIComponent('customers { id name } LIMIT 2')}`;
+    const request = (headers: string) =>
+      `GET ${path} HTTP/1.1\r\nHost: replix\r\nOrigin: http://dashboard.example\r\n${headers}\r\n`;
+    const writes = countServerWrites();
+    try {
+      const exchange = async (headers: string) => {
+        const before = writes.count;
+        const response = await rawExchange(served.url, request(headers));
+        return { ...response, writes: writes.count - before };
+      };
+      const answered = await exchange(`Authorization: Bearer ${served.key}\r\n`);
+      expect(answered.head).toMatch(/^HTTP\/1\.1 200 /);
+      expect(answered.head).toMatch(/\r\netag: "/i);
+      expect(answered.head).toMatch(/\r\naccess-control-allow-origin: \*/i);
+      expect(answered.head).toMatch(/\r\nserver-timing: engine;dur=/i);
+      expect(JSON.parse(answered.body).data).toEqual([
+        { id: 1, name: 'Ada' },
+        { id: 2, name: 'Björk' },
+      ]);
+      expect(answered.writes).toBe(1);
+      const etag = /\r\netag: ("[^"]+")/i.exec(answered.head)?.[1];
+      const notModified = await exchange(
+        `Authorization: Bearer ${served.key}\r\nIf-None-Match: ${etag}\r\n`,
+      );
+      expect(notModified.head).toMatch(/^HTTP\/1\.1 304 /);
+      expect(notModified.writes).toBe(1);
+      const refused = await exchange('');
+      expect(refused.head).toMatch(/^HTTP\/1\.1 401 /);
+      expect(refused.head).toMatch(/\r\nx-service-version: /i);
+      expect(JSON.parse(refused.body).error.code).toBe('unauthorized');
+      expect(refused.writes).toBe(1);
+    } finally {
+      writes.stop();
+    }
   });
 
   it('serves /schema flagging primaryKey only on single-column keys', async () => {
