@@ -13,6 +13,11 @@ export interface QueryAdmissionOptions {
   readonly maxQueued: number;
   /** Queries of one key that may wait for a slot (`maxQueued` unless given). */
   readonly maxQueuedPerKey?: number;
+  /**
+   * Queries of one key that may run at once (`maxConcurrent` unless given): below it, the
+   * slots one key cannot take are there for other keys' queries the moment they come.
+   */
+  readonly maxRunningPerKey?: number;
   /** The bytes queries may hold in total right now (it shrinks as the snapshot grows). */
   readonly workingMemoryBytes: () => number;
 }
@@ -36,6 +41,9 @@ interface Waiter {
 export class QueryAdmission {
   readonly #options: QueryAdmissionOptions;
   readonly #maxQueuedPerKey: number;
+  readonly #maxRunningPerKey: number;
+  /** Queries running now by key (keys with none are left out). */
+  readonly #runningByKey = new Map<string, number>();
   /** Keys with waiters in the order of their next turn (a Map keeps insertion order). */
   readonly #queues = new Map<string, Waiter[]>();
   #queued = 0;
@@ -50,8 +58,12 @@ export class QueryAdmission {
     const perKey = options.maxQueuedPerKey ?? options.maxQueued;
     if (!Number.isInteger(perKey) || perKey < 0)
       throw new RangeError('maxQueuedPerKey must be an integer of at least 0.');
+    const runningPerKey = options.maxRunningPerKey ?? options.maxConcurrent;
+    if (!Number.isInteger(runningPerKey) || runningPerKey < 1)
+      throw new RangeError('maxRunningPerKey must be an integer of at least 1.');
     this.#options = options;
     this.#maxQueuedPerKey = perKey;
+    this.#maxRunningPerKey = runningPerKey;
   }
 
   /** Estimated bytes held by the queries running now. */
@@ -73,9 +85,9 @@ export class QueryAdmission {
    * Admits the query now when it fits with nobody waiting, else null (then `acquire` queues
    * it): the common case costs no promise, timer or abort listener.
    */
-  tryAcquire(bytes: number): Admission | null {
+  tryAcquire(bytes: number, key = ''): Admission | null {
     const size = Number.isFinite(bytes) && bytes > 0 ? bytes : 0;
-    return this.#queued === 0 && this.#fits(size) ? this.#admit(size) : null;
+    return this.#queued === 0 && this.#fits(size, key) ? this.#admit(size, key) : null;
   }
 
   /**
@@ -86,7 +98,7 @@ export class QueryAdmission {
   acquire(bytes: number, signal: AbortSignal, key = ''): Promise<Admission> {
     const size = Number.isFinite(bytes) && bytes > 0 ? bytes : 0;
     if (signal.aborted) return Promise.reject(signal.reason);
-    if (this.#queued === 0 && this.#fits(size)) return Promise.resolve(this.#admit(size));
+    if (this.#queued === 0 && this.#fits(size, key)) return Promise.resolve(this.#admit(size, key));
     const refusal = this.#refusal(key);
     if (refusal) return Promise.reject(refusal);
     return new Promise<Admission>((resolve, reject) => {
@@ -100,7 +112,7 @@ export class QueryAdmission {
         bytes: size,
         admit: () => {
           signal.removeEventListener('abort', onAbort);
-          resolve(this.#admit(size));
+          resolve(this.#admit(size, key));
         },
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -108,6 +120,8 @@ export class QueryAdmission {
       if (queue) queue.push(waiter);
       else this.#queues.set(key, [waiter]);
       this.#queued += 1;
+      // Those ahead may wait only for their own key's queries to end: this one may fit now.
+      this.#admitWaiters();
     });
   }
 
@@ -139,16 +153,18 @@ export class QueryAdmission {
     if (queue.length === 0) this.#queues.delete(key);
   }
 
-  #fits(bytes: number): boolean {
+  #fits(bytes: number, key: string): boolean {
     if (this.#running >= this.#options.maxConcurrent) return false;
+    if ((this.#runningByKey.get(key) ?? 0) >= this.#maxRunningPerKey) return false;
     // Alone, any query runs: waiting would not make more memory appear.
     if (this.#running === 0) return true;
     return this.#inFlightBytes + bytes <= this.#options.workingMemoryBytes();
   }
 
-  #admit(bytes: number): Admission {
+  #admit(bytes: number, key: string): Admission {
     this.#running += 1;
     this.#inFlightBytes += bytes;
+    this.#runningByKey.set(key, (this.#runningByKey.get(key) ?? 0) + 1);
     let released = false;
     return {
       release: () => {
@@ -156,6 +172,9 @@ export class QueryAdmission {
         released = true;
         this.#running -= 1;
         this.#inFlightBytes -= bytes;
+        const running = (this.#runningByKey.get(key) ?? 1) - 1;
+        if (running > 0) this.#runningByKey.set(key, running);
+        else this.#runningByKey.delete(key);
         this.#admitWaiters();
       },
     };
@@ -163,15 +182,17 @@ export class QueryAdmission {
 
   /**
    * Admits the first waiter of the key whose turn it is while it fits, then moves that key to
-   * the back of the turns: one query per key per round. The turn is never skipped, so the
-   * first waiter of the first key is never starved.
+   * the back of the turns: one query per key per round. The turn is never skipped for want of
+   * a slot or memory, so the first waiter of the first key is never starved; a key with all
+   * the queries one key may run keeps its turn but lets the next keys' waiters in meanwhile.
    */
   #admitWaiters(): void {
     // Most releases find nobody waiting: no iterator for them.
     if (this.#queued === 0) return;
     for (const [key, queue] of this.#queues) {
+      if ((this.#runningByKey.get(key) ?? 0) >= this.#maxRunningPerKey) continue;
       const next = queue[0] as Waiter;
-      if (!this.#fits(next.bytes)) return;
+      if (!this.#fits(next.bytes, key)) return;
       queue.shift();
       this.#queued -= 1;
       // Deleted and, with waiters left, set again: the key's next turn is after every other's.

@@ -50,12 +50,15 @@ const RETRY_AFTER_SECONDS = 1;
 
 /**
  * Queries of one instance that may run at once (interleaved), that may wait for a turn, and
- * of those of one key: a quarter, so one key's burst leaves room for others to wait their turn.
+ * of those of one key: a quarter of the waiting places, so one key's burst leaves room for
+ * others to wait their turn, and three quarters of the running ones, so another key's query
+ * finds a slot at once instead of waiting for one key's long queries to end.
  */
 export const QUERY_CONCURRENCY = {
   maxConcurrent: 32,
   maxQueued: 256,
   maxQueuedPerKey: 64,
+  maxRunningPerKey: 24,
 } as const;
 
 /** The admission gate of one instance, over the working memory its snapshot leaves queries. */
@@ -158,7 +161,8 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         watched?.stop();
       });
       admitted =
-        admission.tryAcquire(reservation) ?? (await waitForTurn(keyId, cancel.signal, timeoutMs));
+        admission.tryAcquire(reservation, keyId) ??
+        (await waitForTurn(keyId, cancel.signal, timeoutMs));
       if (cancel.signal.aborted) {
         // The client left while the query waited: nobody will release it on 'close' again.
         admitted.release();
@@ -257,7 +261,7 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
   ) {
     const started = performance.now();
     const admitted =
-      admission.tryAcquire(reservation) ?? (await waitForTurn(keyId, cancel, timeoutMs));
+      admission.tryAcquire(reservation, keyId) ?? (await waitForTurn(keyId, cancel, timeoutMs));
     try {
       return await engine.answer(
         served.generation,

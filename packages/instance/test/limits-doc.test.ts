@@ -70,6 +70,12 @@ describe('docs/limits.md', () => {
     expect(row('Queries of one key waiting for a turn')).toContain(
       '`QUERY_CONCURRENCY.maxQueuedPerKey`',
     );
+    expect(row('Queries of one key running at once')).toContain(
+      `| ${QUERY_CONCURRENCY.maxRunningPerKey} |`,
+    );
+    expect(row('Queries of one key running at once')).toContain(
+      '`QUERY_CONCURRENCY.maxRunningPerKey`',
+    );
   });
 
   it('gives the plan cache its budget and its largest entry', () => {

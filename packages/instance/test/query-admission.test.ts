@@ -249,6 +249,15 @@ describe('QueryAdmission', () => {
     expect(() => gate(0, 1)).toThrow(RangeError);
     expect(() => gate(1, -1)).toThrow(RangeError);
     expect(() => gate(1, 1, 100, -1)).toThrow(RangeError);
+    expect(
+      () =>
+        new QueryAdmission({
+          maxConcurrent: 2,
+          maxQueued: 1,
+          maxRunningPerKey: 0,
+          workingMemoryBytes: () => MB,
+        }),
+    ).toThrow(RangeError);
   });
 
   describe('between keys', () => {
@@ -292,6 +301,31 @@ describe('QueryAdmission', () => {
       (await a2).release();
       (await b2).release();
       expect(order).toEqual(['a1', 'b1', 'a2', 'b2']);
+    });
+
+    it("keeps slots one key cannot run in: another key's query runs at once beside its burst", async () => {
+      const admission = new QueryAdmission({
+        maxConcurrent: 4,
+        maxQueued: 20,
+        maxRunningPerKey: 3,
+        workingMemoryBytes: () => 100 * MB,
+      });
+      const burst = [1, 2, 3].map(() => admission.tryAcquire(1, 'a'));
+      expect(burst.every((admitted) => admitted !== null)).toBe(true);
+      // Key a runs all it may: its next query waits though a slot is free.
+      expect(admission.tryAcquire(1, 'a')).toBeNull();
+      const fourth = track(admission.acquire(1, never(), 'a'));
+      await settle();
+      expect(fourth.admission).toBeUndefined();
+      // Another key's query takes the free slot at once, though a waits ahead of it.
+      const other = track(admission.acquire(1, never(), 'b'));
+      await settle();
+      expect(other.admission).toBeDefined();
+      expect(admission.running).toBe(4);
+      // Key a's waiter runs when one of its own queries ends.
+      burst[0]?.release();
+      await settle();
+      expect(fourth.admission).toBeDefined();
     });
 
     it('refuses a key past its share of the queue, while other keys may still wait', async () => {
