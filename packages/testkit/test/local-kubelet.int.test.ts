@@ -920,7 +920,7 @@ describe('deployments', () => {
 
   it('kills every process it started when it closes, pods in their grace period too', async () => {
     const stubborn =
-      "process.on('SIGTERM', () => console.log('ignoring SIGTERM')); setInterval(() => {}, 1000)";
+      "process.on('SIGTERM', () => console.log('ignoring SIGTERM')); console.log('handler set'); setInterval(() => {}, 1000)";
     await apply(deployment('web', 1, [serverContainer({ lifecycle: {} })]));
     // Longer than the test's timeout: close() must not wait for it.
     await apply(
@@ -938,12 +938,13 @@ describe('deployments', () => {
     const [stuck] = await readyPods('stubborn', 1);
     const pidOf = (p: V1Pod | undefined) =>
       Number(p?.status?.containerStatuses?.[0]?.containerID?.replace('local://', ''));
+    const stuckLog = () =>
+      core.readNamespacedPodLog({ name: stuck?.metadata?.name as string, namespace: NS });
+    // Ready means started, not yet past its first line: a SIGTERM before the handler is set
+    // would end it, and it would never say it ignores one.
+    await eventually(async () => expect(await stuckLog()).toContain('handler set'));
     await core.deleteNamespacedPod({ name: stuck?.metadata?.name as string, namespace: NS });
-    await eventually(async () =>
-      expect(
-        await core.readNamespacedPodLog({ name: stuck?.metadata?.name as string, namespace: NS }),
-      ).toContain('ignoring SIGTERM'),
-    );
+    await eventually(async () => expect(await stuckLog()).toContain('ignoring SIGTERM'));
     for (const p of [pod, stuck]) expect(() => process.kill(pidOf(p), 0)).not.toThrow();
     await fake.close();
     for (const p of [pod, stuck]) expect(() => process.kill(pidOf(p), 0)).toThrow();
