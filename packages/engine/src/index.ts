@@ -2,7 +2,7 @@ export { ENGINE_ERRORS, EngineError, type EngineErrorCode, SchemaConfigError } f
 export type { QueryAnswer } from './exec/json-writer.ts';
 export type { QueryPlan } from './exec/plan.ts';
 export { planTables } from './exec/plan-tables.ts';
-export { QueryCancelledError, type QueryLimits } from './exec/query-budget.ts';
+export { type CancelSignal, QueryCancelledError, type QueryLimits } from './exec/query-budget.ts';
 export { QUERY_LIMITS } from './exec/query-limits.ts';
 export {
   DEFAULT_LIMIT,

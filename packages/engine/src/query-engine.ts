@@ -6,6 +6,7 @@ import { JsonWriter, type QueryAnswer } from './exec/json-writer.ts';
 import type { QueryPlan } from './exec/plan.ts';
 import { bindTemplate, makeTemplate, type PlanTemplate } from './exec/plan-template.ts';
 import {
+  type CancelSignal,
   QueryBudget,
   type QueryLimits,
   runCooperatively,
@@ -39,7 +40,7 @@ export interface ExecuteOptions {
   /** Lowers the schema config's budgets (an instance size's cap on time, say). */
   readonly limits?: Partial<QueryLimits>;
   /** Cancels the query (its client went away). */
-  readonly signal?: AbortSignal;
+  readonly signal?: CancelSignal;
   /**
    * When the query's time budget started (`performance.now()`): a server starts it when the
    * request arrived, so time spent waiting for a turn counts too. Now, when absent.
@@ -131,15 +132,16 @@ export class QueryEngine {
   /**
    * Runs `plan` (from `plan(text)`, which a server calls first to refuse a bad query before
    * anything else) against `generation`, pausing each few milliseconds so other requests are
-   * served meanwhile, and resolves to the response body in chunks. Rejects with an
-   * `EngineError` (a budget error) or `QueryCancelledError`.
+   * served meanwhile: the response body in chunks, at once when the query ends within its first
+   * slice (most do: no promise, no turn of the event loop), else a promise of it. Fails with
+   * an `EngineError` (a budget error) or `QueryCancelledError`, thrown or rejected likewise.
    */
   answer(
     generation: Generation,
     plan: QueryPlan,
     meta: ResponseMeta,
     options: ExecuteOptions = {},
-  ): Promise<QueryAnswer> {
+  ): QueryAnswer | Promise<QueryAnswer> {
     const { budget, work, finish } = this.#run(generation, plan, meta, options);
     return runCooperatively(work, budget, finish);
   }

@@ -136,18 +136,29 @@ describe('cooperative answers', () => {
     expect(streamed.meta.pagination).toEqual(direct.meta.pagination);
   });
 
+  it('answers a query that ends within its first slice at once, with no promise', () => {
+    const { engine, generation } = shared;
+    const text = 'c (id = 7) { id v }';
+    const answer = engine.answer(generation, engine.plan(text), TEST_META);
+    expect(answer).not.toBeInstanceOf(Promise);
+    const direct = JSON.parse(engine.execute(generation, text, TEST_META));
+    expect(JSON.parse((answer as { text(): string }).text()).data).toEqual(direct.data);
+  });
+
   it('is cancelled by its abort signal, already aborted or mid-way', async () => {
     const { engine, generation } = shared;
     const text = 'c { id } ORDER BY v DESC LIMIT 60000';
     const before = new AbortController();
     before.abort();
-    await expect(
+    expect(() =>
       engine.answer(generation, engine.plan(text), TEST_META, { signal: before.signal }),
-    ).rejects.toBeInstanceOf(QueryCancelledError);
+    ).toThrow(QueryCancelledError);
     const during = new AbortController();
     const running = engine.answer(generation, engine.plan(text), TEST_META, {
       signal: during.signal,
     });
+    // A query that outlives its first slice is a promise: the signal can stop it between turns.
+    expect(running).toBeInstanceOf(Promise);
     setImmediate(() => during.abort());
     await expect(running).rejects.toBeInstanceOf(QueryCancelledError);
   });

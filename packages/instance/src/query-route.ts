@@ -11,15 +11,65 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
 import type { Logger } from 'pino';
 import type { ApiKeyVerifier } from './api-keys.ts';
-import type { ClientMemory, HeldBytes } from './client-memory.ts';
+import type { ClientMemory } from './client-memory.ts';
 import { InstanceError } from './errors.ts';
 import { type EtagCache, ifNoneMatchMatches } from './etag.ts';
 import { LIVE_QUERY_LIMITS, LiveQueries } from './live-queries.ts';
 import type { InstanceMetrics } from './metrics.ts';
 import { type Admission, QueryAdmission } from './query-admission.ts';
-import type { SendWatch, WatchedSend } from './send-watch.ts';
+import type { SendWatch } from './send-watch.ts';
 import type { ServedSnapshot, ServedState } from './served-state.ts';
 import { traceQueryAnswer, traceQueryShape } from './tracing/query-span.ts';
+
+/** An admitted query's context, from planning to sending. */
+interface AdmittedQuery {
+  readonly served: ServedSnapshot;
+  readonly plan: QueryPlan;
+  readonly planMs: number;
+  /** When the request's handling started (`performance.now()`): the time budget's start. */
+  readonly started: number;
+  readonly keyId: string;
+  readonly request: FastifyRequest;
+  readonly reply: FastifyReply;
+}
+
+/**
+ * One exchange's state as a query sees it: whether its client left (the engine's cancel
+ * signal) and whether the connection closed. Listens to the response's 'close' only once a
+ * query needs it (waiting, running past its first slice, or an answer not yet out).
+ */
+class Exchange {
+  aborted = false;
+  closed = false;
+  #onEnd: (() => void) | undefined;
+  #onAbort: (() => void) | undefined;
+  #watching = false;
+
+  /** From now on, a client gone before the answer is out cancels the query. */
+  watch(response: ServerResponse, onAbort?: () => void): void {
+    this.#onAbort = onAbort;
+    this.#listen(response);
+  }
+
+  /** Runs `release` once the response is out or the connection gone. */
+  onEnd(response: ServerResponse, release: () => void): void {
+    this.#onEnd = release;
+    this.#listen(response);
+  }
+
+  #listen(response: ServerResponse): void {
+    if (this.#watching) return;
+    this.#watching = true;
+    response.once('close', () => {
+      this.closed = true;
+      if (!response.writableFinished) {
+        this.aborted = true;
+        this.#onAbort?.();
+      }
+      this.#onEnd?.();
+    });
+  }
+}
 
 export interface QueryRouteOptions {
   readonly engine: QueryEngine;
@@ -109,32 +159,41 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     });
   }
 
-  async function serveQuery(
+  /**
+   * Answers a query. Most queries are admitted at once and end within their first slice: they
+   * are answered synchronously, with no promise, no abort signal and no listener on the
+   * exchange (a bare server pays for none of them). A query that waits for a turn, or runs
+   * longer, goes on asynchronously and is cancelled if its client leaves.
+   */
+  function serveQuery(
     text: string,
     request: FastifyRequest,
     reply: FastifyReply,
     cacheable: boolean,
-  ) {
-    const served = controller.current();
-    if (!served)
-      return reply
-        .code(503)
-        .header('Retry-After', String(RETRY_AFTER_SECONDS))
-        .send(controller.detail());
-    if (Buffer.byteLength(text) > maxBodyBytes) {
-      throw new InstanceError(
-        'payload_too_large',
-        `The query is larger than the limit of ${maxBodyBytes} bytes.`,
-      );
-    }
-    traceQueryShape(request, text);
+  ): FastifyReply | Promise<FastifyReply> {
     const started = performance.now();
     try {
+      const served = controller.current();
+      if (!served)
+        return reply
+          .code(503)
+          .header('Retry-After', String(RETRY_AFTER_SECONDS))
+          .send(controller.detail());
+      if (Buffer.byteLength(text) > maxBodyBytes) {
+        throw new InstanceError(
+          'payload_too_large',
+          `The query is larger than the limit of ${maxBodyBytes} bytes.`,
+        );
+      }
+      traceQueryShape(request, text);
       // Parse and validate first: an invalid query costs no ETag and no admission.
       const plan = engine.plan(text);
       const planMs = performance.now() - started;
-      if (cacheable && wantsEventStream(request))
-        return await subscribe(text, plan, request, reply);
+      if (cacheable && wantsEventStream(request)) {
+        return subscribe(text, plan, request, reply).catch((error: unknown) =>
+          failed(error, request, reply),
+        );
+      }
       if (cacheable) {
         const etag = etags.get(served.generation.id, text);
         reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
@@ -144,100 +203,161 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
       const keyId = options.keys.identify(request.headers.authorization)?.keyId ?? '';
       // A key whose clients already hold its share waits for them to read: refused before
       // its query costs anything. Most keys hold nothing: one map read.
-      const keyHeld = clientMemory.bytesOf(keyId);
-      if (keyHeld > 0 && !clientMemory.keyHasRoom(keyId, 1)) throw keyShareRefusal(keyId);
-      const cancel = new AbortController();
-      let admitted: Admission | undefined;
-      let held: HeldBytes | undefined;
-      let watched: WatchedSend | undefined;
-      let closed = false;
-      // One listener for the exchange: a client gone before the answer cancels the query, and
-      // whatever the exchange holds is freed once the response is out or the connection gone.
-      reply.raw.once('close', () => {
-        closed = true;
-        if (!reply.raw.writableFinished) cancel.abort();
-        admitted?.release();
-        held?.release();
-        watched?.stop();
+      if (clientMemory.bytesOf(keyId) > 0 && !clientMemory.keyHasRoom(keyId, 1))
+        throw keyShareRefusal(keyId);
+      const query: AdmittedQuery = { served, plan, planMs, started, keyId, request, reply };
+      const admitted = admission.tryAcquire(reservation, keyId);
+      if (!admitted) return waitThenRun(query);
+      const exchange = new Exchange();
+      let answer: QueryAnswer | Promise<QueryAnswer>;
+      try {
+        answer = run(query, exchange);
+      } catch (error) {
+        admitted.release();
+        throw error;
+      }
+      if (answer instanceof Promise) return finishLater(query, answer, admitted, exchange);
+      // Computed: the slot and its reservation go to the next query.
+      admitted.release();
+      return send(query, answer, exchange);
+    } catch (error) {
+      return failed(error, request, reply);
+    }
+  }
+
+  /** Runs an admitted query under its budgets: its answer, or a promise of it. */
+  function run(query: AdmittedQuery, exchange: Exchange): QueryAnswer | Promise<QueryAnswer> {
+    const { served, keyId } = query;
+    // A key that holds bytes already gets at most its room as a response budget, so an
+    // answer that would take it past its share stops being written at that point. A key
+    // holding nothing may take one answer up to max_response_bytes, whatever its share.
+    const heldNow = clientMemory.bytesOf(keyId);
+    const room = heldNow > 0 ? clientMemory.keyShareBytes() - heldNow : Infinity;
+    const limits =
+      room < maxResponseBytes ? { ...options.limits, maxResponseBytes: room } : options.limits;
+    const refusedForShare = (error: unknown) =>
+      limits !== options.limits && isResponseTooLarge(error) ? keyShareRefusal(keyId) : error;
+    try {
+      const answer = engine.answer(
+        served.generation,
+        query.plan,
+        { version, swapCount: served.swapCount, ageMs: served.ageMs },
+        {
+          signal: exchange,
+          startedAt: query.started,
+          planMs: query.planMs,
+          ...(limits ? { limits } : {}),
+        },
+      );
+      if (!(answer instanceof Promise)) return answer;
+      return answer.catch((error: unknown) => {
+        throw refusedForShare(error);
       });
-      admitted =
-        admission.tryAcquire(reservation, keyId) ??
-        (await waitForTurn(keyId, cancel.signal, timeoutMs));
-      if (cancel.signal.aborted) {
-        // The client left while the query waited: nobody will release it on 'close' again.
+    } catch (error) {
+      throw refusedForShare(error);
+    }
+  }
+
+  /** A query that waits for a turn first: cancelled if its client leaves meanwhile. */
+  async function waitThenRun(query: AdmittedQuery): Promise<FastifyReply> {
+    const { keyId, request, reply } = query;
+    const exchange = new Exchange();
+    const cancel = new AbortController();
+    exchange.watch(reply.raw, () => cancel.abort());
+    try {
+      const admitted = await waitForTurn(keyId, cancel.signal, timeoutMs);
+      if (exchange.aborted) {
         admitted.release();
         throw new QueryCancelledError();
       }
-      // A key that holds bytes already gets at most its room as a response budget, so an
-      // answer that would take it past its share stops being written at that point. A key
-      // holding nothing may take one answer up to max_response_bytes, whatever its share.
-      const heldNow = clientMemory.bytesOf(keyId);
-      const room = heldNow > 0 ? clientMemory.keyShareBytes() - heldNow : Infinity;
-      const limits =
-        room < maxResponseBytes ? { ...options.limits, maxResponseBytes: room } : options.limits;
       let answer: QueryAnswer;
       try {
-        answer = await engine.answer(
-          served.generation,
-          plan,
-          { version, swapCount: served.swapCount, ageMs: served.ageMs },
-          {
-            signal: cancel.signal,
-            startedAt: started,
-            planMs,
-            ...(limits ? { limits } : {}),
-          },
-        );
-      } catch (error) {
-        if (limits !== options.limits && isResponseTooLarge(error)) throw keyShareRefusal(keyId);
-        throw error;
+        answer = await run(query, exchange);
       } finally {
-        // Computed (or refused): the slot and its reservation go to the next query.
         admitted.release();
       }
-      // Other answers of the key may have come in meanwhile: never past its share.
-      if (clientMemory.bytesOf(keyId) > 0 && !clientMemory.keyHasRoom(keyId, answer.bytes))
-        throw keyShareRefusal(keyId);
-      metrics.recordQuery(true, (performance.now() - started) / 1000);
-      traceQueryAnswer(request, answer);
-      // The engine's time for developer tools and browsers' resource timing (which need
-      // Timing-Allow-Origin to show it across origins): the same figure as meta.timing_ms.
-      reply
-        .header('Content-Length', answer.bytes)
-        .header('Server-Timing', `engine;dur=${answer.timingMs}`)
-        .header('Timing-Allow-Origin', '*')
-        .type('application/json');
-      // Most answers are one chunk: sent as it is, with no stream to set up per request.
-      const { chunks } = answer;
-      reply.send(chunks.length === 1 ? chunks[0] : Readable.from(chunks));
-      const socket = reply.raw.socket;
-      // A one-chunk answer the socket wrote at once is with the kernel: nothing left to hold.
-      const written = chunks.length === 1 && reply.raw.headersSent && socket?.writableLength === 0;
-      if (!written && !closed && socket) {
-        const bytes = answer.bytes;
-        const holding = clientMemory.hold(keyId, bytes);
-        held = holding;
-        // Watched from now: a write in progress counts as not yet sent.
-        watched = sendWatch.watch(socket, {
-          what: 'query answer',
-          keyId,
-          onProgress: (sent) => holding.set(bytes - sent),
-        });
-      }
-      return reply;
+      return send(query, answer, exchange);
     } catch (error) {
-      if (error instanceof QueryCancelledError) {
-        // Nobody is left to answer: end the exchange without a response.
-        request.log.info('query cancelled: the client went away');
-        reply.hijack();
-        reply.raw.destroy();
-        return reply;
-      }
-      metrics.recordQuery(false, 0);
-      if (error instanceof InstanceError && error.code === 'too_many_requests')
-        reply.header('Retry-After', String(RETRY_AFTER_SECONDS));
-      throw error;
+      return failed(error, request, reply);
     }
+  }
+
+  /** A query that runs past its first slice: cancelled if its client leaves meanwhile. */
+  async function finishLater(
+    query: AdmittedQuery,
+    pending: Promise<QueryAnswer>,
+    admitted: Admission,
+    exchange: Exchange,
+  ): Promise<FastifyReply> {
+    exchange.watch(query.reply.raw);
+    let answer: QueryAnswer;
+    try {
+      answer = await pending;
+    } catch (error) {
+      return failed(error, query.request, query.reply);
+    } finally {
+      admitted.release();
+    }
+    try {
+      return send(query, answer, exchange);
+    } catch (error) {
+      return failed(error, query.request, query.reply);
+    }
+  }
+
+  /**
+   * Sends a computed answer. A one-chunk answer the socket takes at once is with the kernel:
+   * nothing is left to hold. Otherwise its bytes are held for the client (within its key's
+   * share) until they are out, and a send that stops moving is cut.
+   */
+  function send(query: AdmittedQuery, answer: QueryAnswer, exchange: Exchange): FastifyReply {
+    const { keyId, request, reply } = query;
+    // Other answers of the key may have come in meanwhile: never past its share.
+    if (clientMemory.bytesOf(keyId) > 0 && !clientMemory.keyHasRoom(keyId, answer.bytes))
+      throw keyShareRefusal(keyId);
+    metrics.recordQuery(true, (performance.now() - query.started) / 1000);
+    traceQueryAnswer(request, answer);
+    // The engine's time for developer tools and browsers' resource timing (which need
+    // Timing-Allow-Origin to show it across origins): the same figure as meta.timing_ms.
+    reply
+      .header('Content-Length', answer.bytes)
+      .header('Server-Timing', `engine;dur=${answer.timingMs}`)
+      .header('Timing-Allow-Origin', '*')
+      .type('application/json');
+    // Most answers are one chunk: sent as it is, with no stream to set up per request.
+    const { chunks } = answer;
+    reply.send(chunks.length === 1 ? chunks[0] : Readable.from(chunks));
+    const socket = reply.raw.socket;
+    const written = chunks.length === 1 && reply.raw.headersSent && socket?.writableLength === 0;
+    if (written || exchange.closed || !socket || socket.destroyed) return reply;
+    const bytes = answer.bytes;
+    const holding = clientMemory.hold(keyId, bytes);
+    // Watched from now: a write in progress counts as not yet sent.
+    const watched = sendWatch.watch(socket, {
+      what: 'query answer',
+      keyId,
+      onProgress: (sent) => holding.set(bytes - sent),
+    });
+    exchange.onEnd(reply.raw, () => {
+      holding.release();
+      watched.stop();
+    });
+    return reply;
+  }
+
+  /** Ends a failed query: a cancelled one without a response, any other as its error. */
+  function failed(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    if (error instanceof QueryCancelledError) {
+      // Nobody is left to answer: end the exchange without a response.
+      request.log.info('query cancelled: the client went away');
+      reply.hijack();
+      reply.raw.destroy();
+      return reply;
+    }
+    metrics.recordQuery(false, 0);
+    if (error instanceof InstanceError && error.code === 'too_many_requests')
+      reply.header('Retry-After', String(RETRY_AFTER_SECONDS));
+    throw error;
   }
 
   /** The refusal of a key whose clients hold its share of answers not yet read. */

@@ -5,6 +5,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,8 @@ import { join } from 'node:path';
 const PREFIX = 'replix-test-';
 const OWNER_FILE = 'owner.pid';
 const SERVER_PID_FILE = 'server.pid';
+/** How long a run folder may lack its owner file before a sweep takes it for stale. */
+const OWNERLESS_GRACE_MS = 60_000;
 
 function isAlive(pid: number): boolean {
   try {
@@ -58,13 +61,20 @@ export function sweepStaleRunDirs(root = tmpdir()): void {
   for (const name of readdirSync(root)) {
     if (!name.startsWith(PREFIX)) continue;
     const dir = join(root, name);
-    const ownerFile = join(dir, OWNER_FILE);
-    const owner = existsSync(ownerFile) ? Number(readFileSync(ownerFile, 'utf8')) : 0;
-    if (owner > 0 && isAlive(owner)) continue;
-    for (const server of readdirSync(dir, { withFileTypes: true })) {
-      if (server.isDirectory()) killRecordedServer(join(dir, server.name));
+    try {
+      const ownerFile = join(dir, OWNER_FILE);
+      const owner = existsSync(ownerFile) ? Number(readFileSync(ownerFile, 'utf8')) : 0;
+      if (owner > 0 && isAlive(owner)) continue;
+      // A folder another run made a moment ago has no owner file yet: not stale.
+      if (owner === 0 && Date.now() - statSync(dir).mtimeMs < OWNERLESS_GRACE_MS) continue;
+      for (const server of readdirSync(dir, { withFileTypes: true })) {
+        if (server.isDirectory()) killRecordedServer(join(dir, server.name));
+      }
+      rmSync(dir, { recursive: true, force: true });
+    } catch (error) {
+      // Another run swept or removed it meanwhile.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 

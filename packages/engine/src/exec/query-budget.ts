@@ -22,6 +22,14 @@ const SLICE_MS = 2;
 /** Work units between two looks at the clock: a clock read costs more than a unit. */
 const UNITS_PER_CHECK = 1024;
 
+/**
+ * What cancels a query: an `AbortSignal`, or any object whose `aborted` turns true (a server
+ * makes a signal only for a query that outlives its first slice; see `runCooperatively`).
+ */
+export interface CancelSignal {
+  readonly aborted: boolean;
+}
+
 /** Thrown when the query's abort signal fires (its client went away); nobody sees an answer. */
 export class QueryCancelledError extends Error {
   constructor() {
@@ -37,14 +45,14 @@ export class QueryCancelledError extends Error {
  */
 export class QueryBudget {
   readonly limits: QueryLimits;
-  readonly #signal: AbortSignal | undefined;
+  readonly #signal: CancelSignal | undefined;
   readonly #deadline: number;
   #sliceEnd: number;
   #units = 0;
   #rows = 0;
 
   /** `startedAt`: when the query's clock started (`performance.now()`), if before now. */
-  constructor(limits: QueryLimits, signal?: AbortSignal, startedAt?: number) {
+  constructor(limits: QueryLimits, signal?: CancelSignal, startedAt?: number) {
     this.limits = limits;
     this.#signal = signal;
     const now = performance.now();
@@ -111,20 +119,17 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Runs work, letting the event loop serve other requests each time its slice is used up: a
- * long query costs others at most one slice of latency per turn; then resolves to `finish` of
- * its result. Work done within its first slice (most queries) settles at once, without a pause.
+ * long query costs others at most one slice of latency per turn. Work done within its first
+ * slice (most queries) returns `finish` of its result at once, or throws, with no promise and
+ * no turn of the event loop; longer work returns a promise of it.
  */
 export function runCooperatively<T, R>(
   work: Work<T>,
   budget: QueryBudget,
   finish: (result: T) => R,
-): Promise<R> {
-  try {
-    const step = work.next();
-    if (step.done) return Promise.resolve(finish(step.value));
-  } catch (error) {
-    return Promise.reject(error);
-  }
+): R | Promise<R> {
+  const step = work.next();
+  if (step.done) return finish(step.value);
   return resumeCooperatively(work, budget, finish);
 }
 
