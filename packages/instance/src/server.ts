@@ -1,6 +1,11 @@
 import cors from '@fastify/cors';
 import { type CompiledSchema, QueryEngine, type QueryLimits } from '@replix/engine';
-import Fastify, { LogController, type onRequestHookHandler } from 'fastify';
+import Fastify, {
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+  type onRequestHookHandler,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { type ApiKeyVerifier, type KeyScope, scopeGrants } from './api-keys.ts';
 import { createClientErrorHandler } from './client-error-response.ts';
@@ -91,6 +96,28 @@ function keyRefusal(held: KeyScope | null, needed: KeyScope): InstanceError | nu
   return null;
 }
 
+/** Response fields a browser's script may read across origins. */
+const EXPOSED_HEADERS = [
+  'etag',
+  'x-service-version',
+  'x-request-id',
+  'server-timing',
+  'ratelimit',
+  'ratelimit-policy',
+  'retry-after',
+];
+
+/** A request for no route; it has no route's hooks, so its line is logged as it is sent. */
+function notFound(request: FastifyRequest, reply: FastifyReply): void {
+  reply.code(404).send({
+    error: {
+      code: 'not_found',
+      message: `No endpoint ${request.method} ${request.url.split('?')[0]}.`,
+    },
+  });
+  logRequest(request, reply, () => {});
+}
+
 /** The instance HTTP API (docs/instance-api.md), as a Fastify app (not yet listening). */
 export async function buildInstanceServer(options: InstanceServerOptions) {
   const { controller, keys, version, maxBodyBytes } = options;
@@ -158,44 +185,52 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
       request.routeOptions.url === '/query' || request.headers.traceparent !== undefined,
   });
 
+  // Hooks take a callback rather than being async: no promise per hook per request. The
+  // version header is set first, so every answer carries it, refusals included (Fastify keeps
+  // headers set before an error when it sends the error's answer).
+  const everyAnswer = {
+    'X-Service-Version': version,
+    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Expose-Headers': EXPOSED_HEADERS.join(', '),
+  };
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(everyAnswer);
+    done();
+  });
+  // One line per answered request, on the routes that log at info: a query route logs at warn,
+  // and its failures are logged by the error handler, so it runs no hook after each answer.
+  app.addHook('onRoute', (route) => {
+    if (route.logLevel === 'warn') return;
+    const own = route.onResponse === undefined ? [] : [route.onResponse].flat();
+    route.onResponse = [logRequest, ...own];
+  });
+  app.setNotFoundHandler(notFound);
+
   // Browsers may call the instance from any origin (the dashboard's playground, a customer's
   // web app): keys travel in the Authorization header, never in cookies, so `*` grants nothing
-  // a caller does not already hold. Registered before the key check so refusals carry it too.
-  app.addHook('onResponse', logRequest);
-
-  await app.register(cors, {
-    origin: '*',
-    methods: ['GET', 'HEAD', 'POST'],
-    allowedHeaders: [
-      'authorization',
-      'content-type',
-      'if-none-match',
-      'last-event-id',
-      'x-request-id',
-    ],
-    exposedHeaders: [
-      'etag',
-      'x-service-version',
-      'x-request-id',
-      'server-timing',
-      'ratelimit',
-      'ratelimit-policy',
-      'retry-after',
-    ],
-    maxAge: 600,
+  // a caller does not already hold. A simple request's CORS fields never change: they are
+  // written by the one hook every request runs (below), beside the version. @fastify/cors
+  // answers preflights only, in a scope of its own: its hook, which works out the same fields
+  // afresh for each request, runs for OPTIONS requests alone.
+  await app.register(async (preflight) => {
+    await preflight.register(cors, {
+      origin: '*',
+      methods: ['GET', 'HEAD', 'POST'],
+      allowedHeaders: [
+        'authorization',
+        'content-type',
+        'if-none-match',
+        'last-event-id',
+        'x-request-id',
+      ],
+      exposedHeaders: EXPOSED_HEADERS,
+      maxAge: 600,
+    });
   });
-
   // The query body is plain text whatever the Content-Type says (or if it says nothing).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
-  // Hooks take a callback rather than being async: no promise per hook per request. The
-  // version header is set first, so every answer carries it, refusals included (Fastify keeps
-  // headers set before an error when it sends the error's answer).
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.header('X-Service-Version', version);
-    done();
-  });
   // The key check is a hook of the routes that name a scope (`config.auth`), added with the
   // route: public routes pay nothing, and no request reads its route's options (which Fastify
   // builds afresh on each read).
@@ -230,14 +265,6 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     const { status, body } = errorResponse(mapped);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     reply.code(status).type('application/json').send(body);
-  });
-  app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send({
-      error: {
-        code: 'not_found',
-        message: `No endpoint ${request.method} ${request.url.split('?')[0]}.`,
-      },
-    });
   });
 
   const live = registerQueryRoutes(app, {

@@ -123,6 +123,22 @@ describe('instance HTTP contract', () => {
     });
     expect(refused.status).toBe(401);
     expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+    // Every answer carries the version and the CORS fields: preflights and unknown paths too.
+    const version = answered.headers.get('x-service-version');
+    expect(version).toBeTruthy();
+    expect(preflight.headers.get('x-service-version')).toBe(version);
+    const unknown = await fetch(`${served.url}/nowhere`, {
+      headers: { Origin: 'http://dashboard.example' },
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('x-service-version')).toBe(version);
+    expect(unknown.headers.get('access-control-allow-origin')).toBe('*');
+    expect(unknown.headers.get('access-control-expose-headers')).toBe(
+      answered.headers.get('access-control-expose-headers'),
+    );
+    // A preflight without its fields is no CORS request: refused as before.
+    const bare = await fetch(`${served.url}/query`, { method: 'OPTIONS' });
+    expect(bare.status).toBe(400);
   });
 
   it('answers 400 parse_error with the position', async () => {
