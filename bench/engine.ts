@@ -257,17 +257,41 @@ try {
     const ours = median(timings);
     engineMs.set(scenario.key, ours);
     const duckdb = duckMs.get(scenario.key);
+    const one = await throughput(single, scenario.replix);
+    // The same figure under load: sampled by one client beside the load generator. An idle
+    // instance's lookups run cold (this machine's caches are another process's by the time the
+    // next sequential request comes); a busy one is what users meet.
+    const loaded: number[] = [];
+    let loadDone = false;
+    // A run of its own, so the sampler's requests take nothing from the req/s figures.
+    const loadRun = measureThroughput({
+      url: single.url,
+      paths: scenario.replix,
+      headers: authOf(single),
+      ...load,
+      durationSeconds: 2,
+      warmupSeconds: 0,
+    }).finally(() => {
+      loadDone = true;
+    });
+    for (let i = 0; !loadDone; i++) {
+      const path = scenario.replix[i % scenario.replix.length] as string;
+      const response = await fetch(single.url + path, { headers: authOf(single) });
+      const body = (await response.json()) as { meta: { timing_ms: number } };
+      loaded.push(body.meta.timing_ms);
+    }
+    await loadRun;
+    const oursLoaded = median(loaded);
     timingRows.push({
       scenario: scenario.name,
-      'replix ms': fmt(ours, 3),
+      'replix ms, idle': fmt(ours, 3),
+      'replix ms, under load': fmt(oursLoaded, 3),
       'duckdb ms': duckdb === undefined ? '-' : fmt(duckdb, 3),
       'replix / duckdb': duckdb === undefined ? '-' : fmt(ours / duckdb),
     });
     if (duckdb !== undefined)
       goal(`${scenario.name}: engine time / DuckDB (1 thread)`, ours / duckdb, 'atMost', 1);
-    if (scenario.key === 'a') goal('(a) PK lookup: engine time (µs)', ours * 1000, 'atMost', 5);
 
-    const one = await throughput(single, scenario.replix);
     const many = await throughput(multi, scenario.replix);
     const theirs = await measureThroughput({ url: sql.url, paths: scenario.sql, ...load });
     const fixed = await startChildServer(process.execPath, [
@@ -282,6 +306,10 @@ try {
       bare = await measureThroughput({ url: fixed.url, paths: ['/'], ...load });
     } finally {
       await fixed.stop();
+    }
+    if (scenario.key === 'a') {
+      goal('(a) PK lookup: engine time under load (µs)', oursLoaded * 1000, 'atMost', 5);
+      goal('(a) PK lookup: engine time, idle sequential requests (µs)', ours * 1000, 'atMost', 5);
     }
     const vsA = one.requestsPerSecond / Math.max(theirs.requestsPerSecond, 0.001);
     const vsB = one.requestsPerSecond / bare.requestsPerSecond;
