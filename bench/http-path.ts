@@ -256,6 +256,16 @@ try {
     ],
   );
 
+  const cpuVsFastify = ours.cpuMicrosPerRequest / fastify.cpuMicrosPerRequest;
+  printTable('Goals (issue 27)', [
+    {
+      goal: 'CPU per PK-lookup request / one-route Fastify (F)',
+      measured: cpuVsFastify.toFixed(2),
+      target: '<= 1.3',
+      met: cpuVsFastify <= 1.3 ? 'yes' : 'NO',
+    },
+  ]);
+
   if (args.profile) {
     log('profiling the instance under the same load…');
     const profiled = await startReplix(['--cpu-prof', '--cpu-prof-dir', profileDir]);
