@@ -235,8 +235,8 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     const room = heldNow > 0 ? clientMemory.keyShareBytes() - heldNow : Infinity;
     const limits =
       room < maxResponseBytes ? { ...options.limits, maxResponseBytes: room } : options.limits;
-    const refusedForShare = (error: unknown) =>
-      limits !== options.limits && isResponseTooLarge(error) ? keyShareRefusal(keyId) : error;
+    // An answer cut short by the key's room is the key's share refusal, not response_too_large.
+    const cutByRoom = limits !== options.limits;
     try {
       const answer = engine.answer(
         served.generation,
@@ -249,12 +249,12 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
           ...(limits ? { limits } : {}),
         },
       );
-      if (!(answer instanceof Promise)) return answer;
+      if (!(answer instanceof Promise) || !cutByRoom) return answer;
       return answer.catch((error: unknown) => {
-        throw refusedForShare(error);
+        throw shareRefusalFor(error, keyId);
       });
     } catch (error) {
-      throw refusedForShare(error);
+      throw cutByRoom ? shareRefusalFor(error, keyId) : error;
     }
   }
 
@@ -358,6 +358,11 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     if (error instanceof InstanceError && error.code === 'too_many_requests')
       reply.header('Retry-After', String(RETRY_AFTER_SECONDS));
     throw error;
+  }
+
+  /** A response_too_large of an answer its key's room cut short, as the key's share refusal. */
+  function shareRefusalFor(error: unknown, keyId: string): unknown {
+    return isResponseTooLarge(error) ? keyShareRefusal(keyId) : error;
   }
 
   /** The refusal of a key whose clients hold its share of answers not yet read. */
