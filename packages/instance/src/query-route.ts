@@ -8,7 +8,7 @@ import {
   type QueryLimits,
   type QueryPlan,
 } from '@replix/engine';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RawServerDefault } from 'fastify';
+import type { FastifyInstance, RawServerDefault } from 'fastify';
 import type { Logger } from 'pino';
 import type { ApiKeyVerifier } from './api-keys.ts';
 import type { ClientMemory } from './client-memory.ts';
@@ -17,6 +17,7 @@ import { type EtagCache, ifNoneMatchMatches } from './etag.ts';
 import { LIVE_QUERY_LIMITS, LiveQueries } from './live-queries.ts';
 import type { InstanceMetrics } from './metrics.ts';
 import { type Admission, QueryAdmission } from './query-admission.ts';
+import { QueryExchange } from './query-exchange.ts';
 import type { SendWatch } from './send-watch.ts';
 import type { ServedSnapshot, ServedState } from './served-state.ts';
 import { traceQueryAnswer, traceQueryShape } from './tracing/query-span.ts';
@@ -29,46 +30,7 @@ interface AdmittedQuery {
   /** When the request's handling started (`performance.now()`): the time budget's start. */
   readonly started: number;
   readonly keyId: string;
-  readonly request: FastifyRequest;
-  readonly reply: FastifyReply;
-}
-
-/**
- * One exchange's state as a query sees it: whether its client left (the engine's cancel
- * signal) and whether the connection closed. Listens to the response's 'close' only once a
- * query needs it (waiting, running past its first slice, or an answer not yet out).
- */
-class Exchange {
-  aborted = false;
-  closed = false;
-  #onEnd: (() => void) | undefined;
-  #onAbort: (() => void) | undefined;
-  #watching = false;
-
-  /** From now on, a client gone before the answer is out cancels the query. */
-  watch(response: ServerResponse, onAbort?: () => void): void {
-    this.#onAbort = onAbort;
-    this.#listen(response);
-  }
-
-  /** Runs `release` once the response is out or the connection gone. */
-  onEnd(response: ServerResponse, release: () => void): void {
-    this.#onEnd = release;
-    this.#listen(response);
-  }
-
-  #listen(response: ServerResponse): void {
-    if (this.#watching) return;
-    this.#watching = true;
-    response.once('close', () => {
-      this.closed = true;
-      if (!response.writableFinished) {
-        this.aborted = true;
-        this.#onAbort?.();
-      }
-      this.#onEnd?.();
-    });
-  }
+  readonly exchange: QueryExchange;
 }
 
 export interface QueryRouteOptions {
@@ -94,6 +56,8 @@ export interface QueryRouteOptions {
  * grow to the response budget, and its row lists and sort keys need room beside that.
  */
 const WORKING_BYTES_BESIDE_ANSWER = 8 * 1024 * 1024;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Seconds a client refused with `too_many_requests` should wait (`Retry-After`). */
 const RETRY_AFTER_SECONDS = 1;
@@ -127,7 +91,14 @@ export function defaultAdmission(workingMemoryBytes: () => number): QueryAdmissi
 /** The instance's Fastify app, logging with pino. */
 type InstanceApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Logger>;
 
-export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions): LiveQueries {
+/** What the query routes give the server: live queries, and the route itself for the listener. */
+export interface QueryRoutes {
+  readonly live: LiveQueries;
+  /** Answers `text` on `exchange` (`cacheable`: a GET, with an ETag and live queries). */
+  readonly serveQuery: (text: string, exchange: QueryExchange, cacheable: boolean) => void;
+}
+
+export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions): QueryRoutes {
   const { engine, controller, etags, metrics, admission, clientMemory, sendWatch } = options;
   const { version, maxBodyBytes } = options;
   const reservation = engine.limits.maxResponseBytes + WORKING_BYTES_BESIDE_ANSWER;
@@ -160,73 +131,75 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
   }
 
   /**
-   * Answers a query. Most queries are admitted at once and end within their first slice: they
-   * are answered synchronously, with no promise, no abort signal and no listener on the
-   * exchange (a bare server pays for none of them). A query that waits for a turn, or runs
-   * longer, goes on asynchronously and is cancelled if its client leaves.
+   * Answers a query on its exchange. Most queries are admitted at once and end within their
+   * first slice: they are answered synchronously, with no promise, no abort signal and no
+   * listener on the exchange (a bare server pays for none of them). A query that waits for a
+   * turn, or runs longer, goes on asynchronously and is cancelled if its client leaves.
    */
-  function serveQuery(
-    text: string,
-    request: FastifyRequest,
-    reply: FastifyReply,
-    cacheable: boolean,
-  ): FastifyReply | Promise<FastifyReply> {
+  function serveQuery(text: string, exchange: QueryExchange, cacheable: boolean): void {
     const started = performance.now();
     try {
       const served = controller.current();
-      if (!served)
-        return reply
-          .code(503)
-          .header('Retry-After', String(RETRY_AFTER_SECONDS))
-          .send(controller.detail());
+      if (!served) {
+        exchange.header('retry-after', RETRY_AFTER_SECONDS);
+        exchange.send(503, JSON.stringify(controller.detail()));
+        return;
+      }
       if (Buffer.byteLength(text) > maxBodyBytes) {
         throw new InstanceError(
           'payload_too_large',
           `The query is larger than the limit of ${maxBodyBytes} bytes.`,
         );
       }
-      traceQueryShape(request, text);
+      traceQueryShape(exchange.span, text);
       // Parse and validate first: an invalid query costs no ETag and no admission.
       const plan = engine.plan(text);
       const planMs = performance.now() - started;
-      if (cacheable && wantsEventStream(request)) {
-        return subscribe(text, plan, request, reply).catch((error: unknown) =>
-          failed(error, request, reply),
-        );
+      const headers = exchange.request.headers;
+      if (cacheable && headers.accept?.includes('text/event-stream')) {
+        subscribe(text, plan, exchange).catch((error: unknown) => failed(error, exchange));
+        return;
       }
       if (cacheable) {
         const etag = etags.get(served.generation.id, text);
-        reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
-        if (ifNoneMatchMatches(request.headers['if-none-match'], etag))
-          return reply.code(304).send();
+        exchange.header('etag', etag).header('cache-control', 'private, no-cache');
+        if (ifNoneMatchMatches(headers['if-none-match'], etag)) {
+          exchange.send(304);
+          return;
+        }
       }
-      const keyId = options.keys.identify(request.headers.authorization)?.keyId ?? '';
+      const keyId = options.keys.identify(headers.authorization)?.keyId ?? '';
       // A key whose clients already hold its share waits for them to read: refused before
       // its query costs anything. Most keys hold nothing: one map read.
       if (clientMemory.bytesOf(keyId) > 0 && !clientMemory.keyHasRoom(keyId, 1))
         throw keyShareRefusal(keyId);
-      const query: AdmittedQuery = { served, plan, planMs, started, keyId, request, reply };
+      const query: AdmittedQuery = { served, plan, planMs, started, keyId, exchange };
       const admitted = admission.tryAcquire(reservation, keyId);
-      if (!admitted) return waitThenRun(query);
-      const exchange = new Exchange();
+      if (!admitted) {
+        waitThenRun(query);
+        return;
+      }
       let answer: QueryAnswer | Promise<QueryAnswer>;
       try {
-        answer = run(query, exchange);
+        answer = run(query);
       } catch (error) {
         admitted.release();
         throw error;
       }
-      if (answer instanceof Promise) return finishLater(query, answer, admitted, exchange);
+      if (answer instanceof Promise) {
+        finishLater(query, answer, admitted);
+        return;
+      }
       // Computed: the slot and its reservation go to the next query.
       admitted.release();
-      return send(query, answer, exchange);
+      send(query, answer);
     } catch (error) {
-      return failed(error, request, reply);
+      failed(error, exchange);
     }
   }
 
   /** Runs an admitted query under its budgets: its answer, or a promise of it. */
-  function run(query: AdmittedQuery, exchange: Exchange): QueryAnswer | Promise<QueryAnswer> {
+  function run(query: AdmittedQuery): QueryAnswer | Promise<QueryAnswer> {
     const { served, keyId } = query;
     // A key that holds bytes already gets at most its room as a response budget, so an
     // answer that would take it past its share stops being written at that point. A key
@@ -243,7 +216,7 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         query.plan,
         { version, swapCount: served.swapCount, ageMs: served.ageMs },
         {
-          signal: exchange,
+          signal: query.exchange,
           startedAt: query.started,
           planMs: query.planMs,
           ...(limits ? { limits } : {}),
@@ -259,11 +232,10 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
   }
 
   /** A query that waits for a turn first: cancelled if its client leaves meanwhile. */
-  async function waitThenRun(query: AdmittedQuery): Promise<FastifyReply> {
-    const { keyId, request, reply } = query;
-    const exchange = new Exchange();
+  async function waitThenRun(query: AdmittedQuery): Promise<void> {
+    const { keyId, exchange } = query;
     const cancel = new AbortController();
-    exchange.watch(reply.raw, () => cancel.abort());
+    exchange.watch(() => cancel.abort());
     try {
       const admitted = await waitForTurn(keyId, cancel.signal, timeoutMs);
       if (exchange.aborted) {
@@ -272,13 +244,13 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
       }
       let answer: QueryAnswer;
       try {
-        answer = await run(query, exchange);
+        answer = await run(query);
       } finally {
         admitted.release();
       }
-      return send(query, answer, exchange);
+      send(query, answer);
     } catch (error) {
-      return failed(error, request, reply);
+      failed(error, exchange);
     }
   }
 
@@ -287,21 +259,18 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     query: AdmittedQuery,
     pending: Promise<QueryAnswer>,
     admitted: Admission,
-    exchange: Exchange,
-  ): Promise<FastifyReply> {
-    exchange.watch(query.reply.raw);
-    let answer: QueryAnswer;
+  ): Promise<void> {
+    query.exchange.watch();
     try {
-      answer = await pending;
+      let answer: QueryAnswer;
+      try {
+        answer = await pending;
+      } finally {
+        admitted.release();
+      }
+      send(query, answer);
     } catch (error) {
-      return failed(error, query.request, query.reply);
-    } finally {
-      admitted.release();
-    }
-    try {
-      return send(query, answer, exchange);
-    } catch (error) {
-      return failed(error, query.request, query.reply);
+      failed(error, query.exchange);
     }
   }
 
@@ -310,26 +279,29 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
    * nothing is left to hold. Otherwise its bytes are held for the client (within its key's
    * share) until they are out, and a send that stops moving is cut.
    */
-  function send(query: AdmittedQuery, answer: QueryAnswer, exchange: Exchange): FastifyReply {
-    const { keyId, request, reply } = query;
+  function send(query: AdmittedQuery, answer: QueryAnswer): void {
+    const { keyId, exchange } = query;
     // Other answers of the key may have come in meanwhile: never past its share.
     if (clientMemory.bytesOf(keyId) > 0 && !clientMemory.keyHasRoom(keyId, answer.bytes))
       throw keyShareRefusal(keyId);
     metrics.recordQuery(true, (performance.now() - query.started) / 1000);
-    traceQueryAnswer(request, answer);
+    traceQueryAnswer(exchange.span, answer);
     // The engine's time for developer tools and browsers' resource timing (which need
     // Timing-Allow-Origin to show it across origins): the same figure as meta.timing_ms.
-    reply
-      .header('Content-Length', answer.bytes)
-      .header('Server-Timing', `engine;dur=${answer.timingMs}`)
-      .header('Timing-Allow-Origin', '*')
-      .type('application/json');
+    exchange
+      .header('server-timing', `engine;dur=${answer.timingMs}`)
+      .header('timing-allow-origin', '*');
     // Most answers are one chunk: sent as it is, with no stream to set up per request.
     const { chunks } = answer;
-    reply.send(chunks.length === 1 ? chunks[0] : Readable.from(chunks));
-    const socket = reply.raw.socket;
-    const written = chunks.length === 1 && reply.raw.headersSent && socket?.writableLength === 0;
-    if (written || exchange.closed || !socket || socket.destroyed) return reply;
+    if (chunks.length === 1) exchange.send(200, chunks[0]);
+    else {
+      exchange.header('content-length', answer.bytes);
+      exchange.sendStream(200, Readable.from(chunks), JSON_TYPE);
+    }
+    const response = exchange.response;
+    const socket = response.socket;
+    const written = chunks.length === 1 && socket?.writableLength === 0;
+    if (written || exchange.closed || !socket || socket.destroyed) return;
     const bytes = answer.bytes;
     const holding = clientMemory.hold(keyId, bytes);
     // Watched from now: a write in progress counts as not yet sent.
@@ -338,26 +310,23 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
       keyId,
       onProgress: (sent) => holding.set(bytes - sent),
     });
-    exchange.onEnd(reply.raw, () => {
+    exchange.onEnd(() => {
       holding.release();
       watched.stop();
     });
-    return reply;
   }
 
-  /** Ends a failed query: a cancelled one without a response, any other as its error. */
-  function failed(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  /** Ends a failed query: a cancelled one without a response, any other with its error. */
+  function failed(error: unknown, exchange: QueryExchange): void {
+    // Nobody is left to answer: end the exchange without a response.
     if (error instanceof QueryCancelledError) {
-      // Nobody is left to answer: end the exchange without a response.
-      request.log.info('query cancelled: the client went away');
-      reply.hijack();
-      reply.raw.destroy();
-      return reply;
+      exchange.destroy();
+      return;
     }
     metrics.recordQuery(false, 0);
     if (error instanceof InstanceError && error.code === 'too_many_requests')
-      reply.header('Retry-After', String(RETRY_AFTER_SECONDS));
-    throw error;
+      exchange.header('retry-after', RETRY_AFTER_SECONDS);
+    exchange.fail(error);
   }
 
   /** A response_too_large of an answer its key's room cut short, as the key's share refusal. */
@@ -410,12 +379,8 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
   });
 
   /** Answers with a stream of Server-Sent Events: the result now, then each change. */
-  async function subscribe(
-    text: string,
-    plan: QueryPlan,
-    request: FastifyRequest,
-    reply: FastifyReply,
-  ) {
+  async function subscribe(text: string, plan: QueryPlan, exchange: QueryExchange) {
+    const { request, response } = exchange;
     const authorization = request.headers.authorization;
     const stream = new PassThrough();
     // How long a client waits before it reconnects after the stream ends (a deploy, say).
@@ -423,9 +388,9 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     const lastEventId = request.headers['last-event-id'];
     // Registered before the first evaluation: a client may leave while it runs.
     const gone = new AbortController();
-    reply.raw.once('close', () => gone.abort());
+    response.once('close', () => gone.abort());
     // What waits for the client: in the stream, and in the response and its socket.
-    const buffered = () => stream.writableLength + (reply.raw.writableLength ?? 0);
+    const buffered = () => stream.writableLength + (response.writableLength ?? 0);
     try {
       await live.subscribe(
         text,
@@ -441,13 +406,13 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
           onDrain: (listener) => {
             // Counted once the stream has moved what it held on into the drained socket.
             const later = () => setImmediate(listener);
-            reply.raw.on('drain', later);
+            response.on('drain', later);
             stream.on('drain', later);
           },
           end: () => stream.end(),
           destroy: () => {
             stream.destroy();
-            reply.raw.destroy();
+            response.destroy();
           },
           authorized: () => options.keys.scopeOf(authorization) !== null,
         },
@@ -456,38 +421,36 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     } catch (error) {
       // Refused for a passing reason (limits, memory, overload, closing): try again shortly.
       if (error instanceof InstanceError && error.code === 'service_unavailable')
-        reply.header('Retry-After', String(RETRY_AFTER_SECONDS));
+        exchange.header('retry-after', RETRY_AFTER_SECONDS);
       throw error;
     }
-    return reply
-      .header('Content-Type', 'text/event-stream; charset=utf-8')
-      .header('Cache-Control', 'no-cache')
-      .header('X-Accel-Buffering', 'no')
-      .send(stream);
+    exchange.header('cache-control', 'no-cache').header('x-accel-buffering', 'no');
+    exchange.sendStream(200, stream, 'text/event-stream; charset=utf-8');
   }
 
+  // The routes take their requests over: the answer is written beneath Fastify, the same way
+  // as for a request the query listener takes straight off node:http.
   app.post('/query', { config: { auth: 'query' }, logLevel: 'warn' }, (request, reply) => {
     const text = typeof request.body === 'string' ? request.body : '';
-    return serveQuery(text, request, reply, false);
+    serveQuery(text, QueryExchange.takenFrom(request, reply), false);
   });
   app.get<{ Querystring: { q?: string } }>(
     '/query',
     { config: { auth: 'query' }, logLevel: 'warn' },
     (request, reply) => {
       const text = request.query.q;
-      if (typeof text !== 'string')
-        throw new InstanceError('bad_request', 'GET /query needs the query in the q parameter.');
-      return serveQuery(text, request, reply, true);
+      if (typeof text !== 'string') throw missingQuery();
+      serveQuery(text, QueryExchange.takenFrom(request, reply), true);
     },
   );
-  return live;
+  return { live, serveQuery };
+}
+
+/** The refusal of a `GET /query` without (exactly one) `q`. */
+export function missingQuery(): InstanceError {
+  return new InstanceError('bad_request', 'GET /query needs the query in the q parameter.');
 }
 
 function isResponseTooLarge(error: unknown): boolean {
   return error instanceof EngineError && error.code === 'response_too_large';
-}
-
-/** Whether a GET asks for a live query (`Accept: text/event-stream`). */
-function wantsEventStream(request: FastifyRequest): boolean {
-  return request.headers.accept?.includes('text/event-stream') ?? false;
 }

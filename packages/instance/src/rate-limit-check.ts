@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify';
 import { InstanceError } from './errors.ts';
 import type { RateLimitDecision, RateLimiter, RateLimitPolicy } from './rate-limiter.ts';
 
@@ -22,14 +21,20 @@ export function rateLimitField(decision: RateLimitDecision): string {
  * reply (kept on an error's answer too); returns the 429 to answer when the key is over its
  * limit. The policy's field never changes: written once, not per request.
  */
+/** What the fields are written on: a Fastify reply, or a query exchange. */
+export interface HeaderTarget {
+  header(name: string, value: string): unknown;
+}
+
 export function rateLimitCheck(
   limiter: RateLimiter,
-): (keyId: string, reply: FastifyReply) => InstanceError | null {
+): (keyId: string, reply: HeaderTarget) => InstanceError | null {
   const policyField = rateLimitPolicyField(limiter.policy);
   const { quota, windowSeconds } = limiter.policy;
   return (keyId, reply) => {
     const decision = limiter.take(keyId);
-    reply.header('RateLimit-Policy', policyField).header('RateLimit', rateLimitField(decision));
+    reply.header('RateLimit-Policy', policyField);
+    reply.header('RateLimit', rateLimitField(decision));
     if (decision.allowed) return null;
     reply.header('Retry-After', String(decision.resetSeconds));
     return new InstanceError(

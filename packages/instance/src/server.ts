@@ -1,3 +1,4 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import cors from '@fastify/cors';
 import { type CompiledSchema, QueryEngine, type QueryLimits } from '@replix/engine';
 import Fastify, {
@@ -7,17 +8,19 @@ import Fastify, {
   type onRequestHookHandler,
 } from 'fastify';
 import type { Logger } from 'pino';
-import { type ApiKeyVerifier, type KeyScope, scopeGrants } from './api-keys.ts';
+import type { ApiKeyVerifier, KeyScope } from './api-keys.ts';
 import { createClientErrorHandler } from './client-error-response.ts';
 import { ClientMemory } from './client-memory.ts';
 import { errorResponse, InstanceError } from './errors.ts';
 import { EtagCache } from './etag.ts';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
+import { keyRefusal } from './key-refusal.ts';
 import { lazyChildLoggerFactory } from './lazy-child-logger.ts';
 import { registerLiveQueryGauges } from './live-query-metrics.ts';
 import { InstanceMetrics, type ThreadMetrics } from './metrics.ts';
 import { generateOpenApi } from './openapi.ts';
 import type { QueryAdmission } from './query-admission.ts';
+import { queryListener } from './query-listener.ts';
 import { defaultAdmission, registerQueryRoutes } from './query-route.ts';
 import { rateLimitCheck } from './rate-limit-check.ts';
 import type { RateLimiter } from './rate-limiter.ts';
@@ -26,6 +29,7 @@ import { describeSchema } from './schema-document.ts';
 import { SendWatch } from './send-watch.ts';
 import type { ServedState, SyncControl } from './served-state.ts';
 import { traceRequests } from './tracing/request-spans.ts';
+import { activeTracing } from './tracing/tracing.ts';
 
 export interface InstanceServerOptions {
   /** The snapshot controller, or a query thread's view of it. */
@@ -79,22 +83,11 @@ function keyCheck(
   };
 }
 
-/** Why a request holding a key of scope `held` (null: no valid key) may not call a route. */
-function keyRefusal(held: KeyScope | null, needed: KeyScope): InstanceError | null {
-  if (!held) {
-    return new InstanceError(
-      'unauthorized',
-      'A valid API key is required: Authorization: Bearer rxk_<keyId>.<hmac>.',
-    );
-  }
-  if (!scopeGrants(held, needed)) {
-    return new InstanceError(
-      'forbidden',
-      'This endpoint needs an admin key; the key given is a query key, which may only query and read the schema.',
-    );
-  }
-  return null;
-}
+/** A `node:http` request listener. */
+type Listener = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** Fastify's default for the servers it makes (above a load balancer's usual 60 s). */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
 /** Response fields a browser's script may read across origins. */
 const EXPOSED_HEADERS = [
@@ -161,7 +154,26 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
       );
     },
   });
+  // `GET /query` is taken straight off node:http once the routes exist (query-listener.ts);
+  // every other request, and every request before then, goes to Fastify.
+  let takeQueries: Listener | undefined;
+  let fastifyListener: Listener | undefined;
   const app = Fastify({
+    serverFactory: (handler) => {
+      fastifyListener = handler;
+      const server = createServer(
+        {
+          maxHeaderSize: httpLimits.max_header_bytes,
+          headersTimeout: httpLimits.headers_timeout_ms,
+          connectionsCheckingInterval: httpLimits.timeout_check_interval_ms,
+        },
+        (request, response) => (takeQueries ?? handler)(request, response),
+      );
+      // What Fastify sets on a server it makes itself.
+      server.requestTimeout = httpLimits.request_timeout_ms;
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+      return server;
+    },
     loggerInstance: options.log,
     // Request lines are written by request-log.ts (method, path, status, time), not Fastify.
     logController: new LogController({ disableRequestLogging: true }),
@@ -169,12 +181,6 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     bodyLimit: maxBodyBytes,
     requestIdHeader: 'x-request-id',
     return503OnClosing: true,
-    requestTimeout: httpLimits.request_timeout_ms,
-    http: {
-      maxHeaderSize: httpLimits.max_header_bytes,
-      headersTimeout: httpLimits.headers_timeout_ms,
-      connectionsCheckingInterval: httpLimits.timeout_check_interval_ms,
-    },
     clientErrorHandler: createClientErrorHandler(version, httpLimits),
   });
 
@@ -189,9 +195,9 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
   // version header is set first, so every answer carries it, refusals included (Fastify keeps
   // headers set before an error when it sends the error's answer).
   const everyAnswer = {
-    'X-Service-Version': version,
-    'Access-Control-Allow-Origin': '*',
-    'Access-Control-Expose-Headers': EXPOSED_HEADERS.join(', '),
+    'x-service-version': version,
+    'access-control-allow-origin': '*',
+    'access-control-expose-headers': EXPOSED_HEADERS.join(', '),
   };
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(everyAnswer);
@@ -267,7 +273,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     reply.code(status).type('application/json').send(body);
   });
 
-  const live = registerQueryRoutes(app, {
+  const queries = registerQueryRoutes(app, {
     engine,
     controller,
     etags,
@@ -280,12 +286,26 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     keys,
     ...(options.queryLimits ? { limits: options.queryLimits } : {}),
   });
+  const { live } = queries;
   registerLiveQueryGauges(metrics.registry, live);
+  let closing = false;
   // Live queries never end on their own: closing ends them, so the drain is not held up.
   app.addHook('preClose', (done) => {
+    closing = true;
     live.closeAll();
     done();
   });
+  // With tracing on, query requests go through Fastify, whose hooks give each its span.
+  if (fastifyListener && !activeTracing()) {
+    takeQueries = queryListener(fastifyListener, {
+      keys,
+      rateLimiter: options.rateLimiter,
+      routes: queries,
+      headers: everyAnswer,
+      log: options.log,
+      closing: () => closing,
+    });
+  }
   app.addHook('onClose', (_instance, done) => {
     sendWatch.close();
     done();

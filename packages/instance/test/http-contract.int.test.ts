@@ -283,6 +283,55 @@ describe('instance HTTP contract', () => {
     }
   });
 
+  it('answers GET /query (taken off node:http) as POST (through Fastify): fields, errors, paths', async () => {
+    const auth = { Authorization: `Bearer ${served.key}`, Origin: 'http://dashboard.example' };
+    const text = 'customers (id = 2) { id name }';
+    const get = await fetch(`${served.url}/query?q=${encodeURIComponent(text)}`, { headers: auth });
+    const post = await fetch(`${served.url}/query`, { method: 'POST', body: text, headers: auth });
+    expect(get.status).toBe(200);
+    expect(post.status).toBe(200);
+    const getBody = await json(get);
+    expect(getBody.data).toEqual((await json(post)).data);
+    for (const field of [
+      'x-service-version',
+      'access-control-allow-origin',
+      'access-control-expose-headers',
+      'content-type',
+      'timing-allow-origin',
+    ])
+      expect(get.headers.get(field), field).toBe(post.headers.get(field));
+    expect(get.headers.get('content-length')).toBe(
+      String(Buffer.byteLength(JSON.stringify(getBody))),
+    );
+    // HEAD: the same head, no body.
+    const head = await fetch(`${served.url}/query?q=${encodeURIComponent(text)}`, {
+      method: 'HEAD',
+      headers: auth,
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('etag')).toBe(get.headers.get('etag'));
+    expect(await head.text()).toBe('');
+    // Errors in the one envelope, whichever way the request came.
+    const badGet = await fetch(`${served.url}/query?q=${encodeURIComponent('customers {')}`, {
+      headers: auth,
+    });
+    const badPost = await fetch(`${served.url}/query`, {
+      method: 'POST',
+      body: 'customers {',
+      headers: auth,
+    });
+    expect(badGet.status).toBe(400);
+    expect(await json(badGet)).toEqual(await json(badPost));
+    const twice = await fetch(`${served.url}/query?q=a&q=b`, { headers: auth });
+    expect(twice.status).toBe(400);
+    expect((await json(twice)).error.code).toBe('bad_request');
+    const none = await fetch(`${served.url}/query`, { headers: auth });
+    expect((await json(none)).error.code).toBe('bad_request');
+    // Paths that only start like the route are no query route.
+    for (const path of ['/query/', '/queryx?q=a', '/query/x?q=a'])
+      expect((await fetch(`${served.url}${path}`, { headers: auth })).status, path).toBe(404);
+  });
+
   it('serves /schema flagging primaryKey only on single-column keys', async () => {
     const response = await fetch(`${served.url}/schema`, {
       headers: { Authorization: `Bearer ${served.key}` },

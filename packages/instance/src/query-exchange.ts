@@ -1,0 +1,131 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { pipeline, type Readable } from 'node:stream';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { errorResponse } from './errors.ts';
+import { requestSpan } from './tracing/request-spans.ts';
+import { errorType, type Span } from './tracing/tracing.ts';
+
+/** Where a query exchange's failures are logged (a pino logger, or a request's). */
+export type ExchangeLog = Pick<FastifyBaseLogger, 'error'>;
+
+/**
+ * One query request and its response, written beneath the framework: the query route reads
+ * the request's headers and writes its answer (or its error, in the one envelope every route
+ * uses, `errorResponse`) with one `writeHead` and one `end`. It is made by the query listener
+ * for `GET /query` straight off `node:http` (`query-listener.ts`), or from a Fastify request the
+ * route took over (`POST /query`; any query request while tracing is on): the route is the same.
+ *
+ * It is also the query's cancel signal: `aborted` turns true when the client leaves before the
+ * answer is out. It listens for that only once a query needs it (a query that waits for a turn,
+ * runs past its first slice, or has an answer the socket did not take at once).
+ */
+export class QueryExchange {
+  readonly request: IncomingMessage;
+  readonly response: ServerResponse;
+  /** The request's trace span, when tracing is on. */
+  readonly span: Span | undefined;
+  readonly #log: ExchangeLog;
+  readonly #headers: OutgoingHttpHeaders;
+  aborted = false;
+  closed = false;
+  #onEnd: (() => void) | undefined;
+  #onAbort: (() => void) | undefined;
+  #watching = false;
+
+  /** `headers`: the fields every answer carries (copied: the exchange adds its own). */
+  constructor(
+    request: IncomingMessage,
+    response: ServerResponse,
+    headers: OutgoingHttpHeaders,
+    log: ExchangeLog,
+    span?: Span,
+  ) {
+    this.request = request;
+    this.response = response;
+    this.#headers = { ...headers };
+    this.#log = log;
+    this.span = span;
+  }
+
+  /**
+   * Takes a Fastify request over: Fastify sends nothing more for it, and the fields its hooks
+   * set (the version, CORS, rate limits) go out with the exchange's answer.
+   */
+  static takenFrom(request: FastifyRequest, reply: FastifyReply): QueryExchange {
+    reply.hijack();
+    const headers = reply.getHeaders() as OutgoingHttpHeaders;
+    return new QueryExchange(request.raw, reply.raw, headers, request.log, requestSpan(request));
+  }
+
+  /** Sets a field of the answer. */
+  header(name: string, value: string | number): this {
+    this.#headers[name.toLowerCase()] = value;
+    return this;
+  }
+
+  /** Ends the exchange with `status` and `body` (none: an empty answer, as a 304's). */
+  send(status: number, body?: Buffer | string, contentType = 'application/json; charset=utf-8') {
+    const headers = this.#headers;
+    if (body !== undefined) {
+      headers['content-type'] = contentType;
+      headers['content-length'] = Buffer.byteLength(body);
+    }
+    this.response.writeHead(status, headers);
+    this.response.end(body);
+  }
+
+  /** Answers `status` with a stream's bytes (an answer of many chunks, an event stream). */
+  sendStream(status: number, stream: Readable, contentType: string): void {
+    this.#headers['content-type'] = contentType;
+    this.response.writeHead(status, this.#headers);
+    // Either side failing or closing ends the other: a client gone stops the stream.
+    pipeline(stream, this.response, () => {});
+  }
+
+  /** Answers an error in the envelope every route uses; a 5xx is logged, its cause never sent. */
+  fail(error: unknown): void {
+    // Too late for an answer of its own: the connection is cut, so the client sees it failed.
+    if (this.response.headersSent) {
+      this.destroy();
+      return;
+    }
+    const { status, body } = errorResponse(error);
+    if (status >= 500) {
+      const id = this.request.headers['x-request-id'];
+      this.#log.error({ err: error, ...(id ? { reqId: id } : {}) }, 'request failed');
+    }
+    this.span?.setAttribute('error.type', errorType(error));
+    this.send(status, JSON.stringify(body));
+  }
+
+  /** Ends the exchange without an answer (nobody is left to read one). */
+  destroy(): void {
+    this.response.destroy();
+  }
+
+  /** From now on, a client gone before the answer is out cancels the query. */
+  watch(onAbort?: () => void): void {
+    this.#onAbort = onAbort;
+    this.#listen();
+  }
+
+  /** Runs `release` once the response is out or the connection gone. */
+  onEnd(release: () => void): void {
+    this.#onEnd = release;
+    this.#listen();
+  }
+
+  #listen(): void {
+    if (this.#watching) return;
+    this.#watching = true;
+    const response = this.response;
+    response.once('close', () => {
+      this.closed = true;
+      if (!response.writableFinished) {
+        this.aborted = true;
+        this.#onAbort?.();
+      }
+      this.#onEnd?.();
+    });
+  }
+}

@@ -1,0 +1,63 @@
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { parse } from 'node:querystring';
+import type { ApiKeyVerifier } from './api-keys.ts';
+import { keyRefusal } from './key-refusal.ts';
+import { type ExchangeLog, QueryExchange } from './query-exchange.ts';
+import { missingQuery, type QueryRoutes } from './query-route.ts';
+import { rateLimitCheck } from './rate-limit-check.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+
+/** A `node:http` request listener. */
+type Listener = (request: IncomingMessage, response: ServerResponse) => void;
+
+export interface QueryListenerOptions {
+  readonly keys: ApiKeyVerifier;
+  readonly rateLimiter?: RateLimiter | undefined;
+  readonly routes: QueryRoutes;
+  /** The fields every answer carries (the version, CORS). */
+  readonly headers: OutgoingHttpHeaders;
+  readonly log: ExchangeLog;
+  /** True once the server is closing: Fastify then answers 503 to every new request. */
+  readonly closing: () => boolean;
+}
+
+const PATH = '/query';
+const QUESTION_MARK = 63;
+
+/**
+ * `GET` and `HEAD /query` straight off `node:http`, before Fastify: the request path of the
+ * instance's hottest call, with nothing a bare server does not pay for but the query's own work
+ * (issue 27: Fastify's routing, hooks and reply cost a PK lookup about a third of its CPU). It
+ * does what the Fastify route's hooks do (the key's scope, its rate limit, the version and CORS
+ * fields) and hands the request to the same query route (`QueryRoutes.serveQuery`), which
+ * writes every answer and error the same way for both. Any other request goes to Fastify.
+ */
+export function queryListener(fastify: Listener, options: QueryListenerOptions): Listener {
+  const { keys, routes, headers, log } = options;
+  const rateLimited = options.rateLimiter ? rateLimitCheck(options.rateLimiter) : null;
+  return (request, response) => {
+    const url = request.url ?? '';
+    const method = request.method;
+    if (
+      (method !== 'GET' && method !== 'HEAD') ||
+      !url.startsWith(PATH) ||
+      (url.length > PATH.length && url.charCodeAt(PATH.length) !== QUESTION_MARK) ||
+      options.closing()
+    ) {
+      fastify(request, response);
+      return;
+    }
+    const exchange = new QueryExchange(request, response, headers, log);
+    const key = keys.identify(request.headers.authorization);
+    const refusal =
+      keyRefusal(key?.scope ?? null, 'query') ??
+      (rateLimited && key ? rateLimited(key.keyId, exchange) : null);
+    // Refused after the bytes at hand are parsed, as the Fastify routes refuse.
+    if (refusal) queueMicrotask(() => exchange.fail(refusal));
+    else {
+      const text = parse(url.slice(PATH.length + 1)).q;
+      if (typeof text === 'string') routes.serveQuery(text, exchange, true);
+      else exchange.fail(missingQuery());
+    }
+  };
+}
