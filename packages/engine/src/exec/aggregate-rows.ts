@@ -4,6 +4,7 @@ import { isNullAt, readComparable } from '../storage/column-reader.ts';
 import type { Comparable } from '../storage/comparable.ts';
 import type { TableSnapshot } from '../storage/generation.ts';
 import { CHUNK_BITS, CHUNK_ROWS, type Chunk, OFFSET_MASK } from '../storage/table-data.ts';
+import { zoneMap } from '../storage/zone-map.ts';
 import {
   type Decimal,
   divideFloor,
@@ -180,6 +181,19 @@ export class Aggregator {
     } else this.#addText(group, a, value);
   }
 
+  /**
+   * Adds one non-NULL value of a DECIMAL chunk stored as units (storage/decimal-units.ts): its
+   * units, already the integer an exact sum adds, or the source text kept instead.
+   */
+  #accumulateUnits(group: Group, a: number, value: number | string): void {
+    if (typeof value === 'string') {
+      this.#accumulate(group, a, value);
+      return;
+    }
+    group.nonNull[a] = (group.nonNull[a] as number) + 1;
+    if (this.#factors[a] !== COUNT_ONLY) this.#addUnits(group, a, value);
+  }
+
   /** The double part would reach 2^53: it moves to the exact part, with `units`. */
   #spill(group: Group, a: number, units: number): void {
     const unitScale = (this.#scope.rules[a] as SumRule).unitScale;
@@ -223,8 +237,11 @@ export class Aggregator {
     for (let a = 0; a < this.#aggregates.length; a++) {
       const column = (this.#aggregates[a] as PlanAggregate).column;
       if (column === null) continue;
-      const value = summandAt(chunk.columns[column.index] as ColumnChunk, offset);
-      if (value !== null) this.#accumulate(group, a, value);
+      const values = chunk.columns[column.index] as ColumnChunk;
+      const value = summandAt(values, offset);
+      if (value === null) continue;
+      if (values.kind === 'decimal') this.#accumulateUnits(group, a, value);
+      else this.#accumulate(group, a, value);
     }
   }
 
@@ -242,6 +259,10 @@ export class Aggregator {
         ? null
         : summandReader(chunk.columns[aggregate.column.index] as ColumnChunk),
     );
+    const inUnits = this.#aggregates.map(
+      (aggregate) =>
+        aggregate.column !== null && chunk.columns[aggregate.column.index]?.kind === 'decimal',
+    );
     let added = 0;
     for (let offset = 0; offset < chunk.length; offset++) {
       // `getBit` of storage/bitmap.ts written out: in a per-row scan the call costs ~10%.
@@ -255,7 +276,9 @@ export class Aggregator {
         const reader = readers[a];
         if (reader === null || reader === undefined) continue;
         const value = reader(offset);
-        if (value !== null) this.#accumulate(group, a, value);
+        if (value === null) continue;
+        if (inUnits[a]) this.#accumulateUnits(group, a, value);
+        else this.#accumulate(group, a, value);
       }
     }
     this.#scope.rows += added;
@@ -263,10 +286,12 @@ export class Aggregator {
 
   /**
    * `addChunk` column at a time, when the key is absent or one dictionary column and every
-   * aggregate is a COUNT or an exact integer sum of 32-bit values: one pass gives each row its
+   * aggregate is a COUNT, an exact integer sum of 32-bit values, or an exact sum of a DECIMAL's
+   * units that a double holds (`unitsSumExactly`): one pass gives each row its
    * slot (its dictionary code, or the NULL key's slot), then each aggregate's column is summed
    * per slot in typed arrays, and each slot's totals go to its group once. A chunk's integer
-   * sum stays below 2^47, exact in a double, so the totals are those of adding row by row.
+   * sum stays below 2^47, its units' sum below 2^53, exact in a double, so the totals are those
+   * of adding row by row.
    * False, having added nothing, for other chunks.
    */
   #addChunkBySlot(
@@ -282,7 +307,9 @@ export class Aggregator {
       const column = (aggregates[a] as PlanAggregate).column;
       if (column === null || this.#factors[a] === COUNT_ONLY) continue;
       const rule = (this.#scope.rules[a] as SumRule).kind;
-      if (rule !== 'integer' || chunk.columns[column.index]?.kind !== 'int32') return false;
+      const values = chunk.columns[column.index] as ColumnChunk;
+      if (rule === 'integer' && values.kind === 'int32') continue;
+      if (rule !== 'scaled' || !unitsSumExactly(values)) return false;
     }
     const dictionary = key?.kind === 'dict' ? key.dictionary : null;
     const slots = dictionary === null ? 1 : dictionary.length + 1;
@@ -340,12 +367,17 @@ export class Aggregator {
       }
       const nulls = values.nulls;
       const data =
-        values.kind === 'int32' && this.#factors[a] !== COUNT_ONLY ? values.values : null;
+        (values.kind === 'int32' || values.kind === 'decimal') && this.#factors[a] !== COUNT_ONLY
+          ? values.values
+          : null;
       const sum = data === null ? null : new Float64Array(slots);
       const nonNull = nulls === null ? counts : new Float64Array(slots);
       if (direct && nulls === null && sum !== null) {
-        if (codes !== null) sumByCode(codes, data!, sum, length);
-        else sum[0] = sumAll(data!, length);
+        if (data instanceof Int32Array) {
+          if (codes !== null) sumByCode(codes, data, sum, length);
+          else sum[0] = sumAll(data, length);
+        } else if (codes !== null) sumUnitsByCode(codes, data!, sum, length);
+        else sum[0] = sumAllUnits(data!, length);
       } else if (sum !== null || nonNull !== counts) {
         for (let offset = 0; offset < length; offset++) {
           const slot = slotOf[offset]!;
@@ -385,7 +417,10 @@ export class Aggregator {
     return true;
   }
 
-  /** Adds integer `units` (below 2^50) to an exact sum, as `#accumulate` does for one value. */
+  /**
+   * Adds integer `units` (a safe integer) to an exact sum, as `#accumulate` does for one value.
+   * A double sum past 2^53 may be rounded, but only ever to a value past 2^53: it then spills.
+   */
   #addUnits(group: Group, a: number, units: number): void {
     const sum = group.sums[a]! + units;
     if (sum < TWO_53 && sum > -TWO_53) group.sums[a] = sum;
@@ -425,6 +460,35 @@ export class Aggregator {
   }
 }
 
+/**
+ * Whether a chunk's DECIMAL units add exactly in a double, whatever rows a slot takes: they are
+ * all units (no source text) and the chunk's largest magnitude times its rows stays below 2^53.
+ */
+function unitsSumExactly(column: ColumnChunk): boolean {
+  if (column.kind !== 'decimal' || column.exact !== null) return false;
+  const zone = zoneMap(column);
+  if (zone === null) return false;
+  const largest = Math.max(Math.abs(zone.min), Math.abs(zone.max));
+  return zone.min > zone.max || largest * column.values.length < TWO_53;
+}
+
+/** `sumByCode` of a DECIMAL's units (see `unitsSumExactly`). */
+function sumUnitsByCode(
+  codes: Uint16Array,
+  data: Float64Array,
+  sums: Float64Array,
+  length: number,
+): void {
+  for (let offset = 0; offset < length; offset++) sums[codes[offset]!]! += data[offset]!;
+}
+
+/** `sumAll` of a DECIMAL's units (see `unitsSumExactly`). */
+function sumAllUnits(data: Float64Array, length: number): number {
+  let total = 0;
+  for (let offset = 0; offset < length; offset++) total += data[offset]!;
+  return total;
+}
+
 /** Adds each of the first `length` values to its code's sum. */
 function sumByCode(codes: Uint16Array, data: Int32Array, sums: Float64Array, length: number): void {
   for (let offset = 0; offset < length; offset++) sums[codes[offset]!]! += data[offset]!;
@@ -438,8 +502,8 @@ function sumAll(data: Int32Array, length: number): number {
 }
 
 /**
- * The value at `offset` as a sum needs it (null for NULL): the stored double, or the source text
- * kept beside it when the double does not carry every digit (column-chunk `exact`).
+ * The value at `offset` as a sum needs it (null for NULL): the stored double (a DECIMAL's units),
+ * or the source text kept beside it when the double does not carry every digit (`exact`).
  */
 function summandAt(column: ColumnChunk, offset: number): number | string | null {
   if (isNullAt(column, offset)) return null;
@@ -447,6 +511,7 @@ function summandAt(column: ColumnChunk, offset: number): number | string | null 
     case 'int32':
       return column.values[offset] as number;
     case 'float64':
+    case 'decimal':
       return column.exact?.get(offset) ?? (column.values[offset] as number);
     default:
       // Only COUNT reads other columns, and it counts without looking.
@@ -457,7 +522,10 @@ function summandAt(column: ColumnChunk, offset: number): number | string | null 
 /** `summandAt` for one chunk: straight from the typed array when no value has source text. */
 function summandReader(column: ColumnChunk): (offset: number) => number | string | null {
   const nulls = column.nulls;
-  if (column.kind === 'int32' || (column.kind === 'float64' && column.exact === null)) {
+  if (
+    column.kind === 'int32' ||
+    ((column.kind === 'float64' || column.kind === 'decimal') && column.exact === null)
+  ) {
     const values = column.values;
     if (nulls === null) return (offset) => values[offset] as number;
     // `getBit` of storage/bitmap.ts written out: in a per-row scan the call costs ~10%.

@@ -3,6 +3,7 @@ import { bitmapBytes, getBit, setBit } from './bitmap.ts';
 import { parseCivilDate } from './civil-date.ts';
 import type { ColumnChunk } from './column-chunk.ts';
 import { numericComparable } from './comparable.ts';
+import { storedUnits, unitScaleOf } from './decimal-units.ts';
 import { ExactTexts } from './exact-texts.ts';
 import { sharedBufferCopy, sharedCopy } from './shared-arrays.ts';
 
@@ -10,9 +11,10 @@ import { sharedBufferCopy, sharedCopy } from './shared-arrays.ts';
 export const MAX_DICTIONARY = 4096;
 const encoder = new TextEncoder();
 
-type Mode = 'int32' | 'float64' | 'bool' | 'dict' | 'bytes';
+type Mode = 'int32' | 'float64' | 'decimal' | 'bool' | 'dict' | 'bytes';
 
-function initialMode(type: ColumnType): Mode {
+function initialMode(type: ColumnType, scale: number | undefined): Mode {
+  if (unitScaleOf(type, scale) !== undefined) return 'decimal';
   switch (type) {
     case 'int':
     case 'date':
@@ -71,7 +73,7 @@ export class ColumnBuilder {
   constructor(type: ColumnType, scale?: number) {
     this.type = type;
     this.scale = scale;
-    this.#mode = initialMode(type);
+    this.#mode = initialMode(type, scale);
   }
 
   get length(): number {
@@ -97,7 +99,8 @@ export class ColumnBuilder {
         return;
       case 'bigint':
       case 'decimal':
-        this.#appendExactNumber(row, String(value));
+        if (this.#mode === 'decimal') this.#appendUnits(row, String(value));
+        else this.#appendExactNumber(row, String(value));
         return;
       case 'date': {
         const days = parseCivilDate(String(value));
@@ -134,6 +137,7 @@ export class ColumnBuilder {
         this.#int32 = grow(this.#int32, row + 1);
         return;
       case 'float64':
+      case 'decimal':
         this.#float64 = grow(this.#float64, row + 1);
         return;
       case 'bool':
@@ -173,6 +177,17 @@ export class ColumnBuilder {
     // Kept when the double would print other digits, or compares as another integer (past
     // 2^53, `String` may print the source digits of a double that is not that integer).
     if (needsExactText(value, text, this.type, this.scale)) {
+      if (!this.#exact) this.#exact = new Map();
+      this.#exact.set(row, text);
+    }
+  }
+
+  /** A DECIMAL as its units (decimal-units.ts); its text kept when the units do not say it all. */
+  #appendUnits(row: number, text: string): void {
+    const scale = this.scale as number;
+    const units = storedUnits(text, scale);
+    this.#appendFloat(row, units);
+    if (Number.isNaN(units)) {
       if (!this.#exact) this.#exact = new Map();
       this.#exact.set(row, text);
     }
@@ -239,6 +254,14 @@ export class ColumnBuilder {
         return {
           kind: 'float64',
           values: sharedCopy(grow(this.#float64, n), n),
+          exact: this.#exact && ExactTexts.of(this.#exact),
+          nulls,
+        };
+      case 'decimal':
+        return {
+          kind: 'decimal',
+          values: sharedCopy(grow(this.#float64, n), n),
+          scale: this.scale as number,
           exact: this.#exact && ExactTexts.of(this.#exact),
           nulls,
         };
