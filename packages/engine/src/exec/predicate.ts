@@ -73,6 +73,23 @@ export interface CodeTest {
 
 const codeTests = new WeakMap<OffsetTest, CodeTest>();
 
+/** A DECIMAL chunk's test as data: a row passes when `low ≤ values[offset] ≤ high`. */
+export interface UnitsRangeTest {
+  readonly values: Float64Array;
+  readonly low: number;
+  readonly high: number;
+}
+
+const unitsRangeTests = new WeakMap<OffsetTest, UnitsRangeTest>();
+
+/**
+ * The units and bounds behind `test` when it compares one DECIMAL chunk without NULLs or texts
+ * (`unitsTest`), so a hot loop can compare them itself instead of calling the test per row.
+ */
+export function unitsRangeOf(test: OffsetTest): UnitsRangeTest | undefined {
+  return unitsRangeTests.get(test);
+}
+
 /**
  * The codes and per-code verdicts behind `test` when it tests one dictionary chunk without
  * NULLs, so a hot loop can look codes up itself instead of calling the test per row.
@@ -219,9 +236,12 @@ function unitsTest(
   if (nulls !== null)
     return (offset) =>
       notNull(offset) && (values[offset] as number) >= low && (values[offset] as number) <= high;
-  if (high === Number.POSITIVE_INFINITY) return (offset) => (values[offset] as number) >= low;
-  if (low === Number.NEGATIVE_INFINITY) return (offset) => (values[offset] as number) <= high;
-  return (offset) => (values[offset] as number) >= low && (values[offset] as number) <= high;
+  let test: OffsetTest;
+  if (high === Number.POSITIVE_INFINITY) test = (offset) => (values[offset] as number) >= low;
+  else if (low === Number.NEGATIVE_INFINITY) test = (offset) => (values[offset] as number) <= high;
+  else test = (offset) => (values[offset] as number) >= low && (values[offset] as number) <= high;
+  unitsRangeTests.set(test, { values, low, high });
+  return test;
 }
 
 /**
