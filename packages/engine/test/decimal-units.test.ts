@@ -168,6 +168,7 @@ const caseArb = (precisions: readonly number[]) =>
         .array(fc.option(decimalArb(digits, scale), { freq: 6 }), { minLength: 1, maxLength: 40 })
         .chain((values) =>
           fc.record({
+            digits: fc.constant(digits),
             scale: fc.constant(scale),
             chunkRows: fc.constant(chunkRows),
             values: fc.constant(values),
@@ -184,7 +185,7 @@ function ids(answer: { data: { id: number }[] }): number[] {
 describe('DECIMAL stored as units', () => {
   it('filters exactly on literals of any scale, within units, past 2^53 and mixed', () => {
     fc.assert(
-      fc.property(caseArb(DIGITS), ({ scale, chunkRows, values, literal, operator }) => {
+      fc.property(caseArb(DIGITS), ({ digits, scale, chunkRows, values, literal, operator }) => {
         const run = load(scale, values, chunkRows);
         const expected = values.flatMap((value, id) =>
           value !== null && passes(value, operator, literal) ? [id] : [],
@@ -198,9 +199,30 @@ describe('DECIMAL stored as units', () => {
           value !== null && compare(value, low) >= 0 && compare(value, high) <= 0 ? [id] : [],
         );
         expect(ids(run(`t (v BETWEEN ${low} AND ${high}) { id } LIMIT 1000`))).toEqual(between);
+        // IN compares values kept as text by their doubles, as before units: p ≤ 15 here.
+        if (digits > 15) return;
+        const equal = values.flatMap((value, id) =>
+          value !== null && (compare(value, literal) === 0 || compare(value, high) === 0)
+            ? [id]
+            : [],
+        );
+        expect(ids(run(`t (v IN (${literal}, ${high})) { id } LIMIT 1000`))).toEqual(equal);
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('binds literals with more digits than a double holds exactly', () => {
+    const run = load(2, ['12.50', '12.51', null], 1000);
+    const match = (filter: string) => ids(run(`t (${filter}) { id }`));
+    expect(match('v = 12.500000000000000001')).toEqual([]);
+    expect(match('v IN (12.500000000000000001)')).toEqual([]);
+    expect(match('v > 12.500000000000000001')).toEqual([1]);
+    expect(match('v >= 12.500000000000000001')).toEqual([1]);
+    expect(match('v <= 12.509999999999999999')).toEqual([0]);
+    expect(match('v != 12.500000000000000001')).toEqual([0, 1]);
+    expect(match('v BETWEEN 12.499999999999999999 AND 12.5')).toEqual([0]);
+    expect(match('v IN (12.5, 12.510)')).toEqual([0, 1]);
   });
 
   // Values kept as text (units past 2^53) sort by their doubles, as before units: p ≤ 15 here.

@@ -69,6 +69,12 @@ export function compareRange(
   }
 }
 
+/** Whether a number literal is a whole number of units at `scale` (true for no finite decimal). */
+export function wholeUnits(text: string, scale: number): boolean {
+  const bounds = unitBounds(text, scale);
+  return bounds === null || bounds.floor === bounds.ceil;
+}
+
 /** `units BETWEEN low AND high` as a range; null when a literal is no finite number. */
 export function betweenRange(lowText: string, highText: string, scale: number): UnitRange | null {
   const low = unitBounds(lowText, scale);

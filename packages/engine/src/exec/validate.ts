@@ -28,6 +28,7 @@ import type {
   PlanSubQuery,
   QueryPlan,
 } from './plan.ts';
+import { wholeUnits } from './unit-range.ts';
 
 export interface ValidateOptions {
   /** LIMIT when the query has none (spec: 1000). */
@@ -149,8 +150,13 @@ export function valueLeaf(
     }
     case 'in': {
       const values = new Set<Comparable>();
+      const scale = unitScaleOf(column.type, column.scale);
       for (const literal of condition.values) {
-        const value = literalValue(column, resolve(literal));
+        const resolved = resolve(literal);
+        const value = literalValue(column, resolved);
+        // A DECIMAL equals no literal between two of its units (exec/unit-range.ts).
+        if (scale !== undefined && resolved.kind === 'number' && !wholeUnits(resolved.text, scale))
+          continue;
         if (value !== null) values.add(value);
       }
       return { kind: 'in', column, values };
