@@ -212,6 +212,12 @@ describe('DECIMAL stored as units', () => {
     );
   });
 
+  it('stores a negative scale (PostgreSQL 15) as whole units', () => {
+    const run = load(-2, ['1200', '-300', null], 1000);
+    expect(run.raw('t { v } LIMIT 3')).toContain('"data":[{"v":1200},{"v":-300},{"v":null}]');
+    expect(run.raw('t (v > 0) { SUM(v) }')).toContain('"sum_v":1200}');
+  });
+
   it('binds literals with more digits than a double holds exactly', () => {
     const run = load(2, ['12.50', '12.51', null], 1000);
     const match = (filter: string) => ids(run(`t (${filter}) { id }`));

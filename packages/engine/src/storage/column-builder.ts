@@ -13,8 +13,7 @@ const encoder = new TextEncoder();
 
 type Mode = 'int32' | 'float64' | 'decimal' | 'bool' | 'dict' | 'bytes';
 
-function initialMode(type: ColumnType, scale: number | undefined): Mode {
-  if (unitScaleOf(type, scale) !== undefined) return 'decimal';
+function initialMode(type: ColumnType): Mode {
   switch (type) {
     case 'int':
     case 'date':
@@ -56,6 +55,8 @@ function grow<T extends Int32Array | Float64Array | Uint8Array | Uint16Array | U
 export class ColumnBuilder {
   readonly type: ColumnType;
   readonly scale: number | undefined;
+  /** The scale of a DECIMAL's units (decimal-units.ts); undefined for other columns. */
+  readonly #unitScale: number | undefined;
   #mode: Mode;
   #length = 0;
   #nulls: Uint8Array | null = null;
@@ -73,7 +74,8 @@ export class ColumnBuilder {
   constructor(type: ColumnType, scale?: number) {
     this.type = type;
     this.scale = scale;
-    this.#mode = initialMode(type, scale);
+    this.#unitScale = unitScaleOf(type, scale);
+    this.#mode = this.#unitScale === undefined ? initialMode(type) : 'decimal';
   }
 
   get length(): number {
@@ -184,8 +186,7 @@ export class ColumnBuilder {
 
   /** A DECIMAL as its units (decimal-units.ts); its text kept when the units do not say it all. */
   #appendUnits(row: number, text: string): void {
-    const scale = this.scale as number;
-    const units = storedUnits(text, scale);
+    const units = storedUnits(text, this.#unitScale as number);
     this.#appendFloat(row, units);
     if (Number.isNaN(units)) {
       if (!this.#exact) this.#exact = new Map();
@@ -261,7 +262,7 @@ export class ColumnBuilder {
         return {
           kind: 'decimal',
           values: sharedCopy(grow(this.#float64, n), n),
-          scale: this.scale as number,
+          scale: this.#unitScale as number,
           exact: this.#exact && ExactTexts.of(this.#exact),
           nulls,
         };

@@ -19,12 +19,13 @@ export const MAX_UNIT_SCALE = 22;
 export const POWERS_OF_TEN = Float64Array.from({ length: MAX_UNIT_SCALE + 1 }, (_, i) => 10 ** i);
 
 /**
- * The scale of the units a column of this type and declared scale is stored in; undefined for
- * every other column (not a DECIMAL, an unconstrained NUMERIC, or a scale out of 0..22).
+ * The scale of the units a column of this type and declared scale is stored in (0 for
+ * PostgreSQL's negative scales, whose values are integers); undefined for every other column
+ * (not a DECIMAL, an unconstrained NUMERIC, or a scale past 22).
  */
 export function unitScaleOf(type: ColumnType, scale: number | undefined): number | undefined {
   if (type !== 'decimal' || scale === undefined) return undefined;
-  return Number.isInteger(scale) && scale >= 0 && scale <= MAX_UNIT_SCALE ? scale : undefined;
+  return Number.isInteger(scale) && scale <= MAX_UNIT_SCALE ? Math.max(0, scale) : undefined;
 }
 
 const CANONICAL = /^-?\d+(?:\.\d+)?$/;
