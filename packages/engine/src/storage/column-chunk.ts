@@ -24,9 +24,10 @@ export interface Int32Chunk extends ChunkBase {
 }
 
 /**
- * Doubles: floats, wider integers, decimals without a declared scale, timestamps (epoch ms), times (seconds). `exact`
- * holds the source text of the few values a double cannot carry digit for digit (BIGINT past
- * 2^53, DECIMAL with more digits than a double keeps), keyed by row offset.
+ * Doubles: floats, wider integers, timestamps (epoch ms), times (seconds), and decimals without
+ * a declared scale (or one past 22; the others are `DecimalChunk`s). `exact` holds the source
+ * text of the few values a double cannot carry digit for digit (BIGINT past 2^53, a NUMERIC
+ * with more digits than a double keeps), keyed by row offset.
  */
 export interface Float64Chunk extends ChunkBase {
   readonly kind: 'float64';
