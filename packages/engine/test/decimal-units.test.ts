@@ -264,7 +264,13 @@ describe('DECIMAL stored as units', () => {
     };
     const small = Array.from({ length: 100 }, (_, i) => `${i}.${String(i % 100).padStart(2, '0')}`);
     const big = '9999999999999999.99';
-    for (const values of [small, [...small, big, big, '-0.01', null, '123456789012345678.90']]) {
+    // Units just below 2^53: each a double, their sum not.
+    const widest = Array.from({ length: 5 }, () => '90071992547409.91');
+    for (const values of [
+      small,
+      [...small, big, big, '-0.01', null, '123456789012345678.90'],
+      [...small, ...widest],
+    ]) {
       const positive = values.filter((v) => v !== null && !v.startsWith('-'));
       for (const chunkRows of [8, 1000]) {
         const { raw } = load(2, values, chunkRows);
