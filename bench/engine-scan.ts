@@ -1,5 +1,6 @@
 /**
- * Engine time of issue 17's scan and embed queries (b), (c), (d) on an in-memory generation,
+ * Engine time of issue 17's scan and embed queries (b), (c), (d), and issue 27's DECIMAL ones (e),
+ * (f), (g), on an in-memory generation,
  * against DuckDB on one thread over the same rows: a quick loop for engine work, no database.
  *
  *   node --expose-gc bench/engine-scan.ts [--fact-rows N] [--dim-rows N] [--runs R] [--no-duckdb]
@@ -22,7 +23,7 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '40' },
     'no-duckdb': { type: 'boolean', default: false },
     'duckdb-storage': { type: 'string', default: 'file' },
-    only: { type: 'string', default: 'b,c,d' },
+    only: { type: 'string', default: 'b,c,d,e,f,g' },
   },
 });
 const factRows = Number(args['fact-rows']);
@@ -65,6 +66,26 @@ const scenarios: Scenario[] = [
     name: '(c) COUNT/SUM by status',
     replix: ['fact { status COUNT(*) SUM(qty) }'],
     sql: ['SELECT status, COUNT(*), SUM(qty) FROM fact GROUP BY status'],
+  },
+  {
+    key: 'e',
+    name: '(e) filter + ORDER BY DECIMAL + LIMIT 50',
+    replix: CATEGORIES.map((c) => `fact (category = '${c}') { * } ORDER BY price DESC LIMIT 50`),
+    sql: CATEGORIES.map(
+      (c) => `SELECT * FROM fact WHERE category = '${c}' ORDER BY price DESC, id LIMIT 50`,
+    ),
+  },
+  {
+    key: 'f',
+    name: '(f) COUNT/SUM(DECIMAL) by status',
+    replix: ['fact { status COUNT(*) SUM(price) }'],
+    sql: ['SELECT status, COUNT(*), SUM(price) FROM fact GROUP BY status'],
+  },
+  {
+    key: 'g',
+    name: '(g) DECIMAL filter + COUNT/AVG',
+    replix: ['fact (price > 99000.50) { COUNT(*) AVG(price) }'],
+    sql: ['SELECT COUNT(*), AVG(price) FROM fact WHERE price > 99000.50'],
   },
   {
     key: 'd',

@@ -73,6 +73,9 @@ function residentBytes(pid: number): number {
   return match ? Number(match[1]) * 1024 : Number.NaN;
 }
 
+/** (g)'s DECIMAL filter: about 1% of the prices (0.00 … 99999.99) are above it. */
+const PRICE_FLOOR = '99000.50';
+
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
@@ -145,6 +148,16 @@ try {
       ),
     ],
     ['c', await duckTimes(['SELECT status, COUNT(*), SUM(qty) FROM fact GROUP BY status'])],
+    [
+      'e',
+      await duckTimes(
+        CATEGORIES.map(
+          (c) => `SELECT * FROM fact WHERE category = '${c}' ORDER BY price DESC, id LIMIT 50`,
+        ),
+      ),
+    ],
+    ['f', await duckTimes(['SELECT status, COUNT(*), SUM(price) FROM fact GROUP BY status'])],
+    ['g', await duckTimes([`SELECT COUNT(*), AVG(price) FROM fact WHERE price > ${PRICE_FLOOR}`])],
   ]);
   duck.close();
 
@@ -225,6 +238,29 @@ try {
       name: '(c) COUNT/SUM by status, 1M rows',
       replix: [q('fact { status COUNT(*) SUM(qty) }')],
       sql: ['/c'],
+      goalVsA: 5,
+    },
+    {
+      key: 'e',
+      name: '(e) filter + ORDER BY DECIMAL + LIMIT 50',
+      replix: CATEGORIES.map((c) =>
+        q(`fact (category = '${c}') { * } ORDER BY price DESC LIMIT 50`),
+      ),
+      sql: CATEGORIES.map((c) => `/e?category=${c}`),
+      goalVsA: 5,
+    },
+    {
+      key: 'f',
+      name: '(f) COUNT/SUM(DECIMAL) by status, 1M rows',
+      replix: [q('fact { status COUNT(*) SUM(price) }')],
+      sql: ['/f'],
+      goalVsA: 5,
+    },
+    {
+      key: 'g',
+      name: '(g) DECIMAL filter + COUNT/AVG',
+      replix: [q(`fact (price > ${PRICE_FLOOR}) { COUNT(*) AVG(price) }`)],
+      sql: [`/g?floor=${PRICE_FLOOR}`],
       goalVsA: 5,
     },
     {

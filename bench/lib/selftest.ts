@@ -39,6 +39,9 @@ const scenarios: Array<{ name: string; paths: string[] }> = [
   { name: 'b: filter+sort', paths: CATEGORIES.map((c) => `/b?category=${c}`) },
   { name: 'c: group by', paths: ['/c'] },
   { name: 'd: parent+children', paths: ids(64, dimRows, 2).map((id) => `/d?id=${id}`) },
+  { name: 'e: filter+sort decimal', paths: CATEGORIES.map((c) => `/e?category=${c}`) },
+  { name: 'f: group by, sum decimal', paths: ['/f'] },
+  { name: 'g: decimal filter', paths: ['/g?floor=99000.50'] },
 ];
 
 const problems: string[] = [];
@@ -81,6 +84,14 @@ try {
   expect(parent.fact?.length === factRows / dimRows, `/d has ${parent.fact?.length} children`);
   const page = (await getJson(`${sql.url}/b?category=books`)) as unknown[];
   expect(page.length === Math.min(50, factRows), `/b returned ${page.length} rows`);
+  const byPrice = (await getJson(`${sql.url}/e?category=books`)) as unknown[];
+  expect(byPrice.length === Math.min(50, factRows), `/e returned ${byPrice.length} rows`);
+  const sums = (await getJson(`${sql.url}/f`)) as Array<{ count: number }>;
+  const summed = sums.reduce((sum, group) => sum + group.count, 0);
+  expect(summed === factRows, `/f counts ${summed} rows`);
+  const [above] = (await getJson(`${sql.url}/g?floor=0`)) as Array<{ count: number }>;
+  const counted = above?.count ?? 0;
+  expect(counted > 0 && counted <= factRows, `/g counts ${counted} rows above 0`);
 
   const rows: Array<Record<string, string | number>> = [];
   for (const scenario of scenarios) {

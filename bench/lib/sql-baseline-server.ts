@@ -68,6 +68,37 @@ app.get('/c', async (_request, reply) => {
   return reply.send(rows);
 });
 
+// (e) as (b), sorted by a DECIMAL(12,2) column.
+app.get<{ Querystring: { category?: string } }>('/e', async (request, reply) => {
+  const category = request.query.category;
+  if (!category) return reply.code(400).send({ error: 'category is required' });
+  const [rows] = await pool.query(
+    'SELECT * FROM fact WHERE category = ? ORDER BY price DESC LIMIT 50',
+    [category],
+  );
+  return reply.send(rows);
+});
+
+// (f) as (c), summing a DECIMAL(12,2) column.
+app.get('/f', async (_request, reply) => {
+  const [rows] = await pool.query(
+    'SELECT status, COUNT(*) AS count, SUM(price) AS sum_price FROM fact GROUP BY status',
+  );
+  return reply.send(rows);
+});
+
+// (g) a filter on a DECIMAL(12,2) column, counted and averaged.
+app.get<{ Querystring: { floor?: string } }>('/g', async (request, reply) => {
+  const floor = request.query.floor;
+  if (!floor || !/^\d+(\.\d+)?$/.test(floor))
+    return reply.code(400).send({ error: 'floor must be a decimal' });
+  const [rows] = await pool.query(
+    'SELECT COUNT(*) AS count, AVG(price) AS avg_price FROM fact WHERE price > ?',
+    [floor],
+  );
+  return reply.send(rows);
+});
+
 // (d) a parent row with its children embedded, the way a user would: two queries.
 app.get<IdQuery>('/d', async (request, reply) => {
   const id = idParam(request.query.id, reply);

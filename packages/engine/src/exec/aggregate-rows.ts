@@ -4,6 +4,7 @@ import { isNullAt, readComparable } from '../storage/column-reader.ts';
 import type { Comparable } from '../storage/comparable.ts';
 import type { TableSnapshot } from '../storage/generation.ts';
 import { CHUNK_BITS, CHUNK_ROWS, type Chunk, OFFSET_MASK } from '../storage/table-data.ts';
+import { zoneMap } from '../storage/zone-map.ts';
 import {
   type Decimal,
   divideFloor,
@@ -15,7 +16,7 @@ import {
   rescale,
 } from './exact-decimal.ts';
 import type { PlanAggregate, PlanSubQuery } from './plan.ts';
-import { ALWAYS, NEVER } from './predicate.ts';
+import { ALWAYS, NEVER, unitsRangeOf } from './predicate.ts';
 import { type SumRule, sumRule } from './sum-rule.ts';
 
 /** What the groups of one aggregation share: how each aggregate adds, and its widest scale. */
@@ -71,11 +72,16 @@ function compositePart(value: Comparable | null): string {
   return `${typeof value}:${String(value)};`;
 }
 
+/**
+ * `#addChunkBySlot`'s scratch arrays: each counted row's slot and, when not every row counts,
+ * its offset. One pair for the thread: a chunk is added in one synchronous call, never
+ * interleaved with another query's, and 512 KB allocated per query cost more in GC than a scan.
+ */
+const scratch = { slots: new Uint32Array(CHUNK_ROWS), picked: new Uint32Array(CHUNK_ROWS) };
+
 const TWO_53 = 2 ** 53;
 const COUNT_ONLY = 0;
 const FLOAT_SUM = -1;
-/** A row `#addChunkBySlot` leaves out (deleted, or failing the filter). */
-const NO_SLOT = 0xffff_ffff;
 
 function factorOf(rule: SumRule): number {
   switch (rule.kind) {
@@ -110,8 +116,6 @@ export class Aggregator {
   // NULL is a key of its own; several key columns join into text that no two rows share.
   readonly #groups = new Map<Comparable | null, Group>();
   readonly #ordered: Group[] = [];
-  /** Each row's slot in `#addChunkBySlot`, reused chunk after chunk. */
-  #slots: Uint32Array | null = null;
 
   constructor(snapshot: TableSnapshot, sub: PlanSubQuery) {
     this.#snapshot = snapshot;
@@ -180,6 +184,19 @@ export class Aggregator {
     } else this.#addText(group, a, value);
   }
 
+  /**
+   * Adds one non-NULL value of a DECIMAL chunk stored as units (storage/decimal-units.ts): its
+   * units, already the integer an exact sum adds, or the source text kept instead.
+   */
+  #accumulateUnits(group: Group, a: number, value: number | string): void {
+    if (typeof value === 'string') {
+      this.#accumulate(group, a, value);
+      return;
+    }
+    group.nonNull[a] = (group.nonNull[a] as number) + 1;
+    if (this.#factors[a] !== COUNT_ONLY) this.#addUnits(group, a, value);
+  }
+
   /** The double part would reach 2^53: it moves to the exact part, with `units`. */
   #spill(group: Group, a: number, units: number): void {
     const unitScale = (this.#scope.rules[a] as SumRule).unitScale;
@@ -223,8 +240,11 @@ export class Aggregator {
     for (let a = 0; a < this.#aggregates.length; a++) {
       const column = (this.#aggregates[a] as PlanAggregate).column;
       if (column === null) continue;
-      const value = summandAt(chunk.columns[column.index] as ColumnChunk, offset);
-      if (value !== null) this.#accumulate(group, a, value);
+      const values = chunk.columns[column.index] as ColumnChunk;
+      const value = summandAt(values, offset);
+      if (value === null) continue;
+      if (values.kind === 'decimal') this.#accumulateUnits(group, a, value);
+      else this.#accumulate(group, a, value);
     }
   }
 
@@ -242,6 +262,10 @@ export class Aggregator {
         ? null
         : summandReader(chunk.columns[aggregate.column.index] as ColumnChunk),
     );
+    const inUnits = this.#aggregates.map(
+      (aggregate) =>
+        aggregate.column !== null && chunk.columns[aggregate.column.index]?.kind === 'decimal',
+    );
     let added = 0;
     for (let offset = 0; offset < chunk.length; offset++) {
       // `getBit` of storage/bitmap.ts written out: in a per-row scan the call costs ~10%.
@@ -255,7 +279,9 @@ export class Aggregator {
         const reader = readers[a];
         if (reader === null || reader === undefined) continue;
         const value = reader(offset);
-        if (value !== null) this.#accumulate(group, a, value);
+        if (value === null) continue;
+        if (inUnits[a]) this.#accumulateUnits(group, a, value);
+        else this.#accumulate(group, a, value);
       }
     }
     this.#scope.rows += added;
@@ -263,10 +289,12 @@ export class Aggregator {
 
   /**
    * `addChunk` column at a time, when the key is absent or one dictionary column and every
-   * aggregate is a COUNT or an exact integer sum of 32-bit values: one pass gives each row its
+   * aggregate is a COUNT, an exact integer sum of 32-bit values, or an exact sum of a DECIMAL's
+   * units that a double holds (`unitsSumExactly`): one pass gives each row its
    * slot (its dictionary code, or the NULL key's slot), then each aggregate's column is summed
    * per slot in typed arrays, and each slot's totals go to its group once. A chunk's integer
-   * sum stays below 2^47, exact in a double, so the totals are those of adding row by row.
+   * sum stays below 2^47, its units' sum below 2^53, exact in a double, so the totals are those
+   * of adding row by row.
    * False, having added nothing, for other chunks.
    */
   #addChunkBySlot(
@@ -282,12 +310,14 @@ export class Aggregator {
       const column = (aggregates[a] as PlanAggregate).column;
       if (column === null || this.#factors[a] === COUNT_ONLY) continue;
       const rule = (this.#scope.rules[a] as SumRule).kind;
-      if (rule !== 'integer' || chunk.columns[column.index]?.kind !== 'int32') return false;
+      const values = chunk.columns[column.index] as ColumnChunk;
+      if (rule === 'integer' && values.kind === 'int32') continue;
+      if (rule !== 'scaled' || !unitsSumExactly(values)) return false;
     }
     const dictionary = key?.kind === 'dict' ? key.dictionary : null;
     const slots = dictionary === null ? 1 : dictionary.length + 1;
     const nullSlot = slots - 1;
-    const slotOf = this.#slotScratch();
+    const slotOf = scratch.slots;
     const counts = new Float64Array(slots);
     const firstOffset = new Int32Array(slots);
     const deleted = chunk.deleted;
@@ -296,6 +326,9 @@ export class Aggregator {
     const length = chunk.length;
     // Every row counts, under its own code: the tightest loops below read the codes as slots.
     const direct = deleted === null && test === undefined && keyNulls === null;
+    // Without `picked`, every row counts: row i is at offset i.
+    let picked: Uint32Array | null = null;
+    let selected = length;
     if (direct && codes !== null) {
       for (let offset = 0; offset < length; offset++) {
         const code = codes[offset]!;
@@ -307,23 +340,26 @@ export class Aggregator {
       slotOf.fill(0, 0, length);
       counts[0] = length;
     } else {
-      for (let offset = 0; offset < length; offset++) {
-        // `getBit` of storage/bitmap.ts written out: in a per-row scan the call costs ~10%.
-        if (
-          (deleted !== null && (deleted[offset >>> 3]! & (1 << (offset & 7))) !== 0) ||
-          (test !== undefined && !test(offset))
-        ) {
-          slotOf[offset] = NO_SLOT;
-          continue;
-        }
+      // The rows that count, listed once (`picked`, their slots in `slotOf`): a selective
+      // filter leaves the loops below few rows to visit.
+      picked = scratch.picked;
+      // A DECIMAL range test is compared in a loop of its own, not called per row.
+      const range = test === undefined || deleted !== null ? undefined : unitsRangeOf(test);
+      selected =
+        range === undefined
+          ? pickRows(length, deleted, test, picked)
+          : pickRange(range.values, range.low, range.high, length, picked);
+      for (let i = 0; i < selected; i++) {
+        const offset = picked[i]!;
         let slot = 0;
         if (codes !== null) {
+          // `getBit` of storage/bitmap.ts written out: in a per-row scan the call costs ~10%.
           slot =
             keyNulls !== null && (keyNulls[offset >>> 3]! & (1 << (offset & 7))) !== 0
               ? nullSlot
               : codes[offset]!;
         }
-        slotOf[offset] = slot;
+        slotOf[i] = slot;
         if (counts[slot] === 0) firstOffset[slot] = offset;
         counts[slot]!++;
       }
@@ -340,16 +376,21 @@ export class Aggregator {
       }
       const nulls = values.nulls;
       const data =
-        values.kind === 'int32' && this.#factors[a] !== COUNT_ONLY ? values.values : null;
+        (values.kind === 'int32' || values.kind === 'decimal') && this.#factors[a] !== COUNT_ONLY
+          ? values.values
+          : null;
       const sum = data === null ? null : new Float64Array(slots);
       const nonNull = nulls === null ? counts : new Float64Array(slots);
       if (direct && nulls === null && sum !== null) {
-        if (codes !== null) sumByCode(codes, data!, sum, length);
-        else sum[0] = sumAll(data!, length);
+        if (data instanceof Int32Array) {
+          if (codes !== null) sumByCode(codes, data, sum, length);
+          else sum[0] = sumAll(data, length);
+        } else if (codes !== null) sumUnitsByCode(codes, data!, sum, length);
+        else sum[0] = sumAllUnits(data!, length);
       } else if (sum !== null || nonNull !== counts) {
-        for (let offset = 0; offset < length; offset++) {
-          const slot = slotOf[offset]!;
-          if (slot === NO_SLOT) continue;
+        for (let i = 0; i < selected; i++) {
+          const offset = picked === null ? i : picked[i]!;
+          const slot = slotOf[i]!;
           if (nulls !== null) {
             if ((nulls[offset >>> 3]! & (1 << (offset & 7))) !== 0) continue;
             nonNull[slot]!++;
@@ -385,16 +426,14 @@ export class Aggregator {
     return true;
   }
 
-  /** Adds integer `units` (below 2^50) to an exact sum, as `#accumulate` does for one value. */
+  /**
+   * Adds integer `units` (a safe integer) to an exact sum, as `#accumulate` does for one value.
+   * A double sum past 2^53 may be rounded, but only ever to a value past 2^53: it then spills.
+   */
   #addUnits(group: Group, a: number, units: number): void {
     const sum = group.sums[a]! + units;
     if (sum < TWO_53 && sum > -TWO_53) group.sums[a] = sum;
     else this.#spill(group, a, units);
-  }
-
-  #slotScratch(): Uint32Array {
-    this.#slots ??= new Uint32Array(CHUNK_ROWS);
-    return this.#slots;
   }
 
   /** Resolves a row of `chunk` to its group, by dictionary code where the key allows it. */
@@ -425,6 +464,68 @@ export class Aggregator {
   }
 }
 
+/** Lists in `picked` the offsets of the first `length` rows live and passing `test`; how many. */
+function pickRows(
+  length: number,
+  deleted: Uint8Array | null,
+  test: ((offset: number) => boolean) | undefined,
+  picked: Uint32Array,
+): number {
+  let count = 0;
+  for (let offset = 0; offset < length; offset++) {
+    // `getBit` of storage/bitmap.ts written out: in a per-row scan the call costs ~10%.
+    if (deleted !== null && (deleted[offset >>> 3]! & (1 << (offset & 7))) !== 0) continue;
+    if (test !== undefined && !test(offset)) continue;
+    picked[count++] = offset;
+  }
+  return count;
+}
+
+/** `pickRows` for a DECIMAL range test (predicate.ts `unitsRangeOf`) of a chunk with no deletes. */
+function pickRange(
+  values: Float64Array,
+  low: number,
+  high: number,
+  length: number,
+  picked: Uint32Array,
+): number {
+  let count = 0;
+  for (let offset = 0; offset < length; offset++) {
+    const value = values[offset]!;
+    if (value >= low && value <= high) picked[count++] = offset;
+  }
+  return count;
+}
+
+/**
+ * Whether a chunk's DECIMAL units add exactly in a double, whatever rows a slot takes: they are
+ * all units (no source text) and the chunk's largest magnitude times its rows stays below 2^53.
+ */
+function unitsSumExactly(column: ColumnChunk): boolean {
+  if (column.kind !== 'decimal' || column.exact !== null) return false;
+  const zone = zoneMap(column);
+  if (zone === null) return false;
+  const largest = Math.max(Math.abs(zone.min), Math.abs(zone.max));
+  return zone.min > zone.max || largest * column.values.length < TWO_53;
+}
+
+/** `sumByCode` of a DECIMAL's units (see `unitsSumExactly`). */
+function sumUnitsByCode(
+  codes: Uint16Array,
+  data: Float64Array,
+  sums: Float64Array,
+  length: number,
+): void {
+  for (let offset = 0; offset < length; offset++) sums[codes[offset]!]! += data[offset]!;
+}
+
+/** `sumAll` of a DECIMAL's units (see `unitsSumExactly`). */
+function sumAllUnits(data: Float64Array, length: number): number {
+  let total = 0;
+  for (let offset = 0; offset < length; offset++) total += data[offset]!;
+  return total;
+}
+
 /** Adds each of the first `length` values to its code's sum. */
 function sumByCode(codes: Uint16Array, data: Int32Array, sums: Float64Array, length: number): void {
   for (let offset = 0; offset < length; offset++) sums[codes[offset]!]! += data[offset]!;
@@ -438,8 +539,8 @@ function sumAll(data: Int32Array, length: number): number {
 }
 
 /**
- * The value at `offset` as a sum needs it (null for NULL): the stored double, or the source text
- * kept beside it when the double does not carry every digit (column-chunk `exact`).
+ * The value at `offset` as a sum needs it (null for NULL): the stored double (a DECIMAL's units),
+ * or the source text kept beside it when the double does not carry every digit (`exact`).
  */
 function summandAt(column: ColumnChunk, offset: number): number | string | null {
   if (isNullAt(column, offset)) return null;
@@ -447,6 +548,7 @@ function summandAt(column: ColumnChunk, offset: number): number | string | null 
     case 'int32':
       return column.values[offset] as number;
     case 'float64':
+    case 'decimal':
       return column.exact?.get(offset) ?? (column.values[offset] as number);
     default:
       // Only COUNT reads other columns, and it counts without looking.
@@ -457,7 +559,10 @@ function summandAt(column: ColumnChunk, offset: number): number | string | null 
 /** `summandAt` for one chunk: straight from the typed array when no value has source text. */
 function summandReader(column: ColumnChunk): (offset: number) => number | string | null {
   const nulls = column.nulls;
-  if (column.kind === 'int32' || (column.kind === 'float64' && column.exact === null)) {
+  if (
+    column.kind === 'int32' ||
+    ((column.kind === 'float64' || column.kind === 'decimal') && column.exact === null)
+  ) {
     const values = column.values;
     if (nulls === null) return (offset) => values[offset] as number;
     // `getBit` of storage/bitmap.ts written out: in a per-row scan the call costs ~10%.

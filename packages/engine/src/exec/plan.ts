@@ -10,6 +10,8 @@ export type PlanFilter =
       readonly operator: CompareOperator;
       /** Null for a comparison with NULL, which matches no row (SQL semantics). */
       readonly value: Comparable | null;
+      /** The number literal's text, for a DECIMAL stored as units (exec/unit-range.ts). */
+      readonly exact?: string;
     }
   | {
       readonly kind: 'like';
@@ -27,6 +29,8 @@ export type PlanFilter =
       readonly column: CompiledColumn;
       readonly low: Comparable | null;
       readonly high: Comparable | null;
+      /** The number literals' texts, for a DECIMAL stored as units (exec/unit-range.ts). */
+      readonly exact?: readonly [string, string];
     }
   | { readonly kind: 'and' | 'or'; readonly operands: readonly PlanFilter[] }
   /** A row matches when a related row (for to-many: at least one) matches `filter`. */

@@ -85,8 +85,10 @@ export function* scanTopK(
     if (test === NEVER) continue;
     if (test === ALWAYS) test = undefined;
     const values = chunk.columns[column]!;
-    if (values.kind !== 'int32' && (values.kind !== 'float64' || values.exact !== null))
+    // A DECIMAL stored as units sorts by its units, in the order of its values.
+    if (values.kind !== 'int32' && values.kind !== 'float64' && values.kind !== 'decimal')
       return null;
+    if (values.kind !== 'int32' && values.exact !== null) return null;
     const zone = zoneMap(values);
     // No zone means a NaN; an infinite bound, an infinite value (a chunk of NULLs has
     // min > max, which is fine).

@@ -1,3 +1,4 @@
+import { MAX_UNIT_SCALE } from '../storage/decimal-units.ts';
 import type { PlanAggregate } from './plan.ts';
 
 /**
@@ -6,7 +7,8 @@ import type { PlanAggregate } from './plan.ts';
  * - `float`: as doubles (FLOAT, DOUBLE, TIME), as the sources do;
  * - `integer`: exactly (INT, BIGINT), as integers in a double while they stay below 2^53;
  * - `scaled`: exactly (DECIMAL with a declared scale of at most 22), as integer counts of
- *   10^-scale in a double while they stay below 2^53;
+ *   10^-scale in a double while they stay below 2^53: the units a DECIMAL chunk stores
+ *   (storage/decimal-units.ts), added as they are;
  * - `decimal`: exactly (unconstrained NUMERIC, or a larger scale), integer values in a double
  *   while they can, every other value as a bigint.
  *
@@ -25,9 +27,6 @@ export type SumRule =
     }
   | { readonly kind: 'decimal'; readonly unitScale: 0; readonly outputScale: number | undefined };
 
-/** Above 10^22, powers of ten are no longer exact doubles. */
-const MAX_FAST_SCALE = 22;
-
 export function sumRule(aggregate: PlanAggregate): SumRule {
   const column = aggregate.column;
   if (aggregate.fn === 'COUNT' || column === null) return { kind: 'count', unitScale: 0 };
@@ -38,7 +37,7 @@ export function sumRule(aggregate: PlanAggregate): SumRule {
     case 'decimal': {
       // PostgreSQL 15 allows a negative scale: its values are integers.
       const scale = column.scale === undefined ? undefined : Math.max(0, column.scale);
-      if (scale === undefined || scale > MAX_FAST_SCALE) {
+      if (scale === undefined || scale > MAX_UNIT_SCALE) {
         return { kind: 'decimal', unitScale: 0, outputScale: scale };
       }
       return { kind: 'scaled', unitScale: scale, outputScale: scale, factor: 10 ** scale };

@@ -15,6 +15,7 @@ import type {
   CompiledTable,
 } from '../schema/compiled-schema.ts';
 import type { Comparable } from '../storage/comparable.ts';
+import { unitScaleOf } from '../storage/decimal-units.ts';
 import { checkQueryLimits } from './check-query-limits.ts';
 import { distinctSorts } from './distinct-sorts.ts';
 import { compileLike } from './like-pattern.ts';
@@ -27,6 +28,7 @@ import type {
   PlanSubQuery,
   QueryPlan,
 } from './plan.ts';
+import { wholeUnits } from './unit-range.ts';
 
 export interface ValidateOptions {
   /** LIMIT when the query has none (spec: 1000). */
@@ -140,29 +142,44 @@ export function valueLeaf(
   resolve: ResolveLiteral = asWritten,
 ): PlanFilter {
   switch (condition.kind) {
-    case 'compare':
-      return {
-        kind: 'compare',
-        column,
-        operator: condition.operator,
-        value: literalValue(column, resolve(condition.value)),
-      };
+    case 'compare': {
+      const literal = resolve(condition.value);
+      const value = literalValue(column, literal);
+      const leaf = { kind: 'compare', column, operator: condition.operator, value } as const;
+      return inUnits(column) && literal.kind === 'number' ? { ...leaf, exact: literal.text } : leaf;
+    }
     case 'in': {
       const values = new Set<Comparable>();
+      const scale = unitScaleOf(column.type, column.scale);
       for (const literal of condition.values) {
-        const value = literalValue(column, resolve(literal));
+        const resolved = resolve(literal);
+        const value = literalValue(column, resolved);
+        // A DECIMAL equals no literal between two of its units (exec/unit-range.ts).
+        if (scale !== undefined && resolved.kind === 'number' && !wholeUnits(resolved.text, scale))
+          continue;
         if (value !== null) values.add(value);
       }
       return { kind: 'in', column, values };
     }
-    case 'between':
-      return {
+    case 'between': {
+      const low = resolve(condition.low);
+      const high = resolve(condition.high);
+      const leaf = {
         kind: 'between',
         column,
-        low: literalValue(column, resolve(condition.low)),
-        high: literalValue(column, resolve(condition.high)),
-      };
+        low: literalValue(column, low),
+        high: literalValue(column, high),
+      } as const;
+      return inUnits(column) && low.kind === 'number' && high.kind === 'number'
+        ? { ...leaf, exact: [low.text, high.text] }
+        : leaf;
+    }
   }
+}
+
+/** Whether the column is a DECIMAL stored as units, whose comparisons read literals' texts. */
+function inUnits(column: CompiledColumn): boolean {
+  return unitScaleOf(column.type, column.scale) !== undefined;
 }
 
 class Validator {

@@ -3,6 +3,7 @@ import { civilFromDays, timestampDigits, timestampText } from '../storage/civil-
 import { formatStoredNumber } from '../storage/column-builder.ts';
 import type { ColumnChunk, DictChunk } from '../storage/column-chunk.ts';
 import { isNullAt } from '../storage/column-reader.ts';
+import { formatUnits } from '../storage/decimal-units.ts';
 
 /** JSON text of each dictionary entry, computed once per chunk. */
 const quotedDictionaries = new WeakMap<DictChunk, string[]>();
@@ -54,6 +55,8 @@ export function valueJson(column: CompiledColumn, chunk: ColumnChunk, offset: nu
           return numberJson(value);
       }
     }
+    case 'decimal':
+      return chunk.exact?.get(offset) ?? formatUnits(chunk.values[offset] as number, chunk.scale);
     case 'bool':
       return chunk.values[offset] === 1 ? 'true' : 'false';
     case 'dict':

@@ -3,6 +3,7 @@ import { bitmapBytes, getBit, setBit } from './bitmap.ts';
 import { parseCivilDate } from './civil-date.ts';
 import type { ColumnChunk } from './column-chunk.ts';
 import { numericComparable } from './comparable.ts';
+import { storedUnits, unitScaleOf } from './decimal-units.ts';
 import { ExactTexts } from './exact-texts.ts';
 import { sharedBufferCopy, sharedCopy } from './shared-arrays.ts';
 
@@ -10,7 +11,7 @@ import { sharedBufferCopy, sharedCopy } from './shared-arrays.ts';
 export const MAX_DICTIONARY = 4096;
 const encoder = new TextEncoder();
 
-type Mode = 'int32' | 'float64' | 'bool' | 'dict' | 'bytes';
+type Mode = 'int32' | 'float64' | 'decimal' | 'bool' | 'dict' | 'bytes';
 
 function initialMode(type: ColumnType): Mode {
   switch (type) {
@@ -54,6 +55,8 @@ function grow<T extends Int32Array | Float64Array | Uint8Array | Uint16Array | U
 export class ColumnBuilder {
   readonly type: ColumnType;
   readonly scale: number | undefined;
+  /** The scale of a DECIMAL's units (decimal-units.ts); undefined for other columns. */
+  readonly #unitScale: number | undefined;
   #mode: Mode;
   #length = 0;
   #nulls: Uint8Array | null = null;
@@ -71,7 +74,8 @@ export class ColumnBuilder {
   constructor(type: ColumnType, scale?: number) {
     this.type = type;
     this.scale = scale;
-    this.#mode = initialMode(type);
+    this.#unitScale = unitScaleOf(type, scale);
+    this.#mode = this.#unitScale === undefined ? initialMode(type) : 'decimal';
   }
 
   get length(): number {
@@ -97,7 +101,8 @@ export class ColumnBuilder {
         return;
       case 'bigint':
       case 'decimal':
-        this.#appendExactNumber(row, String(value));
+        if (this.#mode === 'decimal') this.#appendUnits(row, String(value));
+        else this.#appendExactNumber(row, String(value));
         return;
       case 'date': {
         const days = parseCivilDate(String(value));
@@ -134,6 +139,7 @@ export class ColumnBuilder {
         this.#int32 = grow(this.#int32, row + 1);
         return;
       case 'float64':
+      case 'decimal':
         this.#float64 = grow(this.#float64, row + 1);
         return;
       case 'bool':
@@ -173,6 +179,16 @@ export class ColumnBuilder {
     // Kept when the double would print other digits, or compares as another integer (past
     // 2^53, `String` may print the source digits of a double that is not that integer).
     if (needsExactText(value, text, this.type, this.scale)) {
+      if (!this.#exact) this.#exact = new Map();
+      this.#exact.set(row, text);
+    }
+  }
+
+  /** A DECIMAL as its units (decimal-units.ts); its text kept when the units do not say it all. */
+  #appendUnits(row: number, text: string): void {
+    const units = storedUnits(text, this.#unitScale as number);
+    this.#appendFloat(row, units);
+    if (Number.isNaN(units)) {
       if (!this.#exact) this.#exact = new Map();
       this.#exact.set(row, text);
     }
@@ -239,6 +255,14 @@ export class ColumnBuilder {
         return {
           kind: 'float64',
           values: sharedCopy(grow(this.#float64, n), n),
+          exact: this.#exact && ExactTexts.of(this.#exact),
+          nulls,
+        };
+      case 'decimal':
+        return {
+          kind: 'decimal',
+          values: sharedCopy(grow(this.#float64, n), n),
+          scale: this.#unitScale as number,
           exact: this.#exact && ExactTexts.of(this.#exact),
           nulls,
         };

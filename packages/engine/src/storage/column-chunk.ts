@@ -4,7 +4,13 @@ import type { ExactTexts } from './exact-texts.ts';
  * One column's values for the rows of one chunk, in the most compact form the values allow.
  * Chunks are immutable once built; a later generation replaces a chunk, never edits it.
  */
-export type ColumnChunk = Int32Chunk | Float64Chunk | BoolChunk | DictChunk | BytesChunk;
+export type ColumnChunk =
+  | Int32Chunk
+  | Float64Chunk
+  | DecimalChunk
+  | BoolChunk
+  | DictChunk
+  | BytesChunk;
 
 interface ChunkBase {
   /** Null bitmap (bit set = NULL); null when the chunk has no NULL. */
@@ -18,13 +24,26 @@ export interface Int32Chunk extends ChunkBase {
 }
 
 /**
- * Doubles: floats, wider integers, decimals, timestamps (epoch ms), times (seconds). `exact`
- * holds the source text of the few values a double cannot carry digit for digit (BIGINT past
- * 2^53, DECIMAL with more digits than a double keeps), keyed by row offset.
+ * Doubles: floats, wider integers, timestamps (epoch ms), times (seconds), and decimals without
+ * a declared scale (or one past 22; the others are `DecimalChunk`s). `exact` holds the source
+ * text of the few values a double cannot carry digit for digit (BIGINT past 2^53, a NUMERIC
+ * with more digits than a double keeps), keyed by row offset.
  */
 export interface Float64Chunk extends ChunkBase {
   readonly kind: 'float64';
   readonly values: Float64Array;
+  readonly exact: ExactTexts | null;
+}
+
+/**
+ * A DECIMAL with a declared scale as scaled integers (storage/decimal-units.ts): `values[i]` is
+ * the row's count of 10^-scale units, a safe integer; NaN for the rows whose source text
+ * `exact` holds instead (units past 2^53, or a text other than the units' canonical one).
+ */
+export interface DecimalChunk extends ChunkBase {
+  readonly kind: 'decimal';
+  readonly values: Float64Array;
+  readonly scale: number;
   readonly exact: ExactTexts | null;
 }
 
@@ -58,7 +77,8 @@ export function chunkByteSize(chunk: ColumnChunk): number {
     case 'int32':
     case 'bool':
       return chunk.values.byteLength + nulls;
-    case 'float64': {
+    case 'float64':
+    case 'decimal': {
       const exact = chunk.exact?.byteSize ?? 0;
       return chunk.values.byteLength + nulls + exact;
     }

@@ -3,6 +3,7 @@ import { civilFromDays } from './civil-date.ts';
 import { formatStoredNumber } from './column-builder.ts';
 import type { ColumnChunk } from './column-chunk.ts';
 import { type Comparable, numericComparable } from './comparable.ts';
+import { formatUnits, unitsValue } from './decimal-units.ts';
 
 // `getBit` of storage/bitmap.ts written out: in a per-row scan the call costs ~10%.
 export function isNullAt(chunk: ColumnChunk, offset: number): boolean {
@@ -22,6 +23,14 @@ export function readComparable(chunk: ColumnChunk, offset: number): Comparable |
     case 'float64': {
       const exact = chunk.exact === null ? undefined : chunk.exact.get(offset);
       return exact === undefined ? (chunk.values[offset] as number) : numericComparable(exact);
+    }
+    case 'decimal': {
+      // The value's double, as `numericComparable` gives it from the text: filters and sorts
+      // that read the units themselves compare exactly (predicate.ts, scan-top-k.ts).
+      const exact = chunk.exact === null ? undefined : chunk.exact.get(offset);
+      return exact === undefined
+        ? unitsValue(chunk.values[offset] as number, chunk.scale)
+        : numericComparable(exact);
     }
     case 'bool':
       return chunk.values[offset] === 1;
@@ -57,6 +66,8 @@ export function readCanonical(
         ? formatStoredNumber(value, type, scale)
         : value;
     }
+    case 'decimal':
+      return chunk.exact?.get(offset) ?? formatUnits(chunk.values[offset] as number, chunk.scale);
     case 'bool':
       return chunk.values[offset] === 1;
     case 'dict':

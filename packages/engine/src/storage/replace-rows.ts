@@ -4,6 +4,7 @@ import { parseCivilDate } from './civil-date.ts';
 import { ColumnBuilder, MAX_DICTIONARY, needsExactText } from './column-builder.ts';
 import type { BytesChunk, ColumnChunk } from './column-chunk.ts';
 import { readCanonical } from './column-reader.ts';
+import { storedUnits } from './decimal-units.ts';
 import { ExactTexts } from './exact-texts.ts';
 import { sharedArray, sharedBuffer, sharedCopy } from './shared-arrays.ts';
 
@@ -148,6 +149,29 @@ export function replaceColumnValues(
       return {
         kind: 'float64',
         values: next,
+        exact: exact === null ? chunk.exact : ExactTexts.of(exact),
+        nulls: withNulls(chunk.nulls, length, values),
+      };
+    }
+    case 'decimal': {
+      const next = sharedCopy(chunk.values);
+      let exact: Map<number, string> | null = null;
+      for (const [offset, value] of values) {
+        if (value === null || value === undefined) continue;
+        const text = String(value);
+        const units = storedUnits(text, chunk.scale);
+        const keep = Number.isNaN(units);
+        next[offset] = units;
+        if (keep || (exact ?? chunk.exact)?.has(offset)) {
+          exact ??= new Map(chunk.exact ?? []);
+          if (keep) exact.set(offset, text);
+          else exact.delete(offset);
+        }
+      }
+      return {
+        kind: 'decimal',
+        values: next,
+        scale: chunk.scale,
         exact: exact === null ? chunk.exact : ExactTexts.of(exact),
         nulls: withNulls(chunk.nulls, length, values),
       };

@@ -15,8 +15,10 @@ function sameColumn(a: ColumnChunk, b: ColumnChunk): boolean {
     case 'int32':
     case 'bool':
       return sameBytes(a.values, (b as typeof a).values);
-    case 'float64': {
+    case 'float64':
+    case 'decimal': {
       const other = b as typeof a;
+      if (a.kind === 'decimal' && a.scale !== (other as typeof a).scale) return false;
       if (!sameBytes(a.values, other.values) || (a.exact?.size ?? 0) !== (other.exact?.size ?? 0))
         return false;
       for (const [offset, text] of a.exact ?? [])

@@ -1,5 +1,5 @@
 import type { CompiledSchema } from '../schema/compiled-schema.ts';
-import type { ColumnChunk, Float64Chunk } from './column-chunk.ts';
+import type { ColumnChunk, DecimalChunk, Float64Chunk } from './column-chunk.ts';
 import { ExactTexts, type SharedExactTexts } from './exact-texts.ts';
 import { Generation, type TableSnapshot } from './generation.ts';
 import { KeyIndex, type SharedKeyIndex } from './key-index.ts';
@@ -25,9 +25,12 @@ export interface SharedChunk extends Omit<Chunk, 'columns'> {
   readonly columns: readonly SharedColumn[];
 }
 
+type WithSharedTexts<T> = Omit<T, 'exact'> & { readonly exact: SharedExactTexts | null };
+
 type SharedColumn =
-  | Exclude<ColumnChunk, Float64Chunk>
-  | (Omit<Float64Chunk, 'exact'> & { readonly exact: SharedExactTexts | null });
+  | Exclude<ColumnChunk, Float64Chunk | DecimalChunk>
+  | WithSharedTexts<Float64Chunk>
+  | WithSharedTexts<DecimalChunk>;
 
 interface SharedTable {
   readonly name: string;
@@ -55,7 +58,7 @@ export function exportGeneration(generation: Generation): SharedGeneration {
 }
 
 function toSharedColumn(column: ColumnChunk): SharedColumn {
-  if (column.kind !== 'float64') return column;
+  if (column.kind !== 'float64' && column.kind !== 'decimal') return column;
   return { ...column, exact: column.exact === null ? null : column.exact.toShared() };
 }
 
@@ -64,7 +67,7 @@ function toSharedColumn(column: ColumnChunk): SharedColumn {
  * again (a structured clone turns a Buffer into a plain Uint8Array).
  */
 function fromSharedColumn(column: SharedColumn): ColumnChunk {
-  if (column.kind === 'float64')
+  if (column.kind === 'float64' || column.kind === 'decimal')
     return { ...column, exact: column.exact === null ? null : new ExactTexts(column.exact) };
   if (column.kind !== 'bytes' || Buffer.isBuffer(column.bytes)) return column;
   const bytes = column.bytes as Uint8Array;

@@ -1,7 +1,8 @@
 import type { ColumnChunk } from './column-chunk.ts';
 
 /**
- * The smallest and largest non-NULL value of one numeric column chunk, over every row it holds
+ * The smallest and largest non-NULL value of one numeric column chunk (a DECIMAL stored as units:
+ * in units), over every row it holds
  * (deleted ones too: a bound, not an exact range). A chunk with no non-NULL value has
  * `min` +Infinity and `max` -Infinity. Scans use it to skip chunks no row of which can pass a
  * comparison, or enter a top-K.
@@ -29,7 +30,8 @@ export function zoneMap(chunk: ColumnChunk): ZoneMap | null {
 }
 
 function computeZoneMap(chunk: ColumnChunk): ZoneMap | null {
-  if (chunk.kind !== 'int32' && (chunk.kind !== 'float64' || chunk.exact !== null)) return null;
+  if (chunk.kind !== 'int32' && chunk.kind !== 'float64' && chunk.kind !== 'decimal') return null;
+  if (chunk.kind !== 'int32' && chunk.exact !== null) return null;
   const values = chunk.values;
   const nulls = chunk.nulls;
   let min = Number.POSITIVE_INFINITY;
