@@ -23,7 +23,7 @@ import type { QueryBudget, Work } from './query-budget.ts';
 import { relatedRows } from './relations.ts';
 import { scanTopK } from './scan-top-k.ts';
 import { compareSortValues, topK, topKByScore } from './sort-rows.ts';
-import { writeValue } from './value-writer.ts';
+import { type ValueWriter, valueWriter, writeValue } from './value-writer.ts';
 
 /** Compares two rows of a page by one sort key, by their positions in the page. */
 interface SortKeys {
@@ -63,6 +63,8 @@ function valueAt(snapshot: TableSnapshot, rowId: number, column: number): Compar
 interface RowLayout {
   /** Per output, the UTF-8 before its value: `{"key":` for the first, `,"key":` after. */
   readonly prefixBytes: readonly Buffer[];
+  /** Per output, the writer of its column's values (`writeValue` for other outputs). */
+  readonly writers: readonly ValueWriter[];
   /** True when every output is a column. */
   readonly flat: boolean;
 }
@@ -81,11 +83,51 @@ function rowLayout(sub: PlanSubQuery): RowLayout {
       prefixBytes: outputs.map((output, i) =>
         Buffer.from(`${i === 0 ? '{' : ','}${keyPrefix(output.key)}`, 'utf8'),
       ),
+      writers: outputs.map((output) =>
+        output.kind === 'column' ? valueWriter(output.column) : writeValue,
+      ),
       flat: outputs.every((output) => output.kind === 'column'),
     };
     ROW_LAYOUTS.set(outputs, layout);
   }
   return layout;
+}
+
+/** Pages up to this many rows are read ahead by `touchRows`. */
+const TOUCHED_ROWS = 64;
+
+/** Where `touchRows` adds what it reads, so the reads are not optimised away. */
+let touched = 0;
+
+/**
+ * Reads the stored values a page's rows will be written from, column by column, before they
+ * are written row by row: rows scattered over a big table each miss the CPU caches, and reads
+ * with nothing between them wait for their misses together instead of one after another.
+ */
+function touchRows(snapshot: TableSnapshot, sub: PlanSubQuery, rows: readonly number[]): void {
+  const chunks = snapshot.data.chunks;
+  let sum = 0;
+  for (const output of sub.outputs) {
+    if (output.kind !== 'column') continue;
+    const index = output.column.index;
+    for (let i = 0; i < rows.length; i++) {
+      const rowId = rows[i] as number;
+      const chunk = (chunks[rowId >>> CHUNK_BITS] as Chunk).columns[index] as ColumnChunk;
+      const offset = rowId & OFFSET_MASK;
+      if (chunk.nulls !== null) sum += chunk.nulls[offset >>> 3] as number;
+      switch (chunk.kind) {
+        case 'dict':
+          sum += chunk.codes[offset] as number;
+          break;
+        case 'bytes':
+          sum += chunk.bytes[chunk.offsets[offset] as number] ?? 0;
+          break;
+        default:
+          sum += chunk.values[offset] as number;
+      }
+    }
+  }
+  touched = sum;
 }
 
 /** Rows scanned between two looks at the query's budget and time slice. */
@@ -532,6 +574,8 @@ export class Executor {
   *#rowsJson(snapshot: TableSnapshot, sub: PlanSubQuery, rows: readonly number[]): Work<void> {
     const out = this.#out;
     const layout = rowLayout(sub);
+    if (layout.flat && rows.length > 1 && rows.length <= TOUCHED_ROWS)
+      touchRows(snapshot, sub, rows);
     out.byte(0x5b);
     for (let i = 0; i < rows.length; i++) {
       if (i > 0) out.byte(0x2c);
@@ -551,10 +595,11 @@ export class Executor {
     const offset = rowId & OFFSET_MASK;
     const outputs = sub.outputs;
     const prefixes = layout.prefixBytes;
+    const writers = layout.writers;
     for (let i = 0; i < outputs.length; i++) {
       const column = (outputs[i] as Extract<PlanOutput, { kind: 'column' }>).column;
       out.bytes(prefixes[i] as Buffer);
-      writeValue(out, column, columns[column.index] as ColumnChunk, offset);
+      (writers[i] as ValueWriter)(out, column, columns[column.index] as ColumnChunk, offset);
     }
     if (outputs.length === 0) out.byte(0x7b);
     out.byte(0x7d);
@@ -565,12 +610,14 @@ export class Executor {
     const chunk = snapshot.data.chunks[rowId >>> CHUNK_BITS] as Chunk;
     const offset = rowId & OFFSET_MASK;
     const outputs = sub.outputs;
-    const prefixes = rowLayout(sub).prefixBytes;
+    const layout = rowLayout(sub);
+    const prefixes = layout.prefixBytes;
     for (let i = 0; i < outputs.length; i++) {
       const output = outputs[i]!;
       out.bytes(prefixes[i] as Buffer);
       if (output.kind === 'column') {
-        writeValue(out, output.column, chunk.columns[output.column.index] as ColumnChunk, offset);
+        const write = layout.writers[i] as ValueWriter;
+        write(out, output.column, chunk.columns[output.column.index] as ColumnChunk, offset);
       } else if (output.kind === 'relation') {
         yield* this.#relationJson(snapshot, output, rowId);
       }

@@ -16,29 +16,53 @@ const SMALL = 1_000_000_000;
 const SCALED_LIMIT = 2 ** 50;
 const POWERS = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
+/** "00" to "99", two bytes each: digits are written two at a time. */
+const PAIRS = Uint8Array.from({ length: 200 }, (_, i) =>
+  i % 2 === 0 ? 0x30 + Math.floor(i / 20) : 0x30 + (((i - 1) / 2) % 10),
+);
+
 /** Writes the digits of a non-negative integer below 2^53 at `at`; returns the end. */
 export function writeDigits(target: Uint8Array, at: number, value: number): number {
-  if (value < SMALL) return writeSmall(target, at, value | 0);
+  if (value < SMALL) return writePadded(target, at, value, digitCount(value));
   const high = Math.floor(value / SMALL);
-  const end = writeSmall(target, at, high);
+  const end = writePadded(target, at, high, digitCount(high));
   return writePadded(target, end, value - high * SMALL, 9);
 }
 
-function writeSmall(target: Uint8Array, at: number, value: number): number {
-  let digits = 1;
-  for (let rest = value; rest >= 10; rest = (rest / 10) | 0) digits++;
-  return writePadded(target, at, value, digits);
+/** Digits of a non-negative integer below 10^9. */
+function digitCount(value: number): number {
+  if (value < 10_000) return value < 10 ? 1 : value < 100 ? 2 : value < 1000 ? 3 : 4;
+  if (value < 1_000_000) return value < 100_000 ? 5 : 6;
+  return value < 10_000_000 ? 7 : value < 100_000_000 ? 8 : 9;
 }
 
-/** `value` in exactly `digits` digits, zeros in front. */
-function writePadded(target: Uint8Array, at: number, value: number, digits: number): number {
+/** `value` (an integer below 2^53) in exactly `digits` digits, zeros in front. */
+export function writePadded(target: Uint8Array, at: number, value: number, digits: number): number {
   let rest = value;
-  for (let i = at + digits - 1; i >= at; i--) {
-    const next = Math.floor(rest / 10);
-    target[i] = 0x30 + (rest - next * 10);
+  let i = at + digits;
+  // Eight digits at a time while the rest is past 32-bit arithmetic.
+  while (rest >= SMALL) {
+    const high = Math.floor(rest / 100_000_000);
+    writeInt(target, i - 8, rest - high * 100_000_000, i);
+    i -= 8;
+    rest = high;
+  }
+  writeInt(target, at, rest | 0, i);
+  return at + digits;
+}
+
+/** Fills `target[from, end)` with the low digits of `value` (below 2^31), zeros in front. */
+function writeInt(target: Uint8Array, from: number, value: number, end: number): void {
+  let rest = value;
+  let i = end;
+  while (i - from >= 2) {
+    const next = (rest / 100) | 0;
+    const pair = (rest - next * 100) << 1;
+    target[--i] = PAIRS[pair + 1] as number;
+    target[--i] = PAIRS[pair] as number;
     rest = next;
   }
-  return at + digits;
+  if (i > from) target[--i] = 0x30 + (rest % 10);
 }
 
 /**

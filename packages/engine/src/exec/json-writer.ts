@@ -1,5 +1,5 @@
 import { EngineError } from '../errors.ts';
-import { MAX_NUMBER_BYTES, writeDigits, writeNumber } from './json-number.ts';
+import { MAX_NUMBER_BYTES, writeDigits, writeNumber, writePadded } from './json-number.ts';
 
 /** Bytes gathered before they become a chunk: big enough to amortise, small enough to stream. */
 const CHUNK_BYTES = 32 * 1024;
@@ -105,14 +105,23 @@ export class JsonWriter {
     else this.#at = end;
   }
 
-  /** An integer in [0, 2^53) in `digits` digits or more, zeros in front (dates, clocks). */
-  digits(value: number, digits: number): void {
+  /** An integer of 32 bits (an int32 column's value) as `String(value)` writes it. */
+  int32(value: number): void {
     if (this.#at + MAX_NUMBER_BYTES > CHUNK_BYTES) this.#flush();
     const scratch = this.#scratch;
-    for (let width = 10, shown = 1; shown < digits; width *= 10, shown++) {
-      if (value < width) scratch[this.#at++] = 0x30;
+    let at = this.#at;
+    let magnitude = value;
+    if (value < 0) {
+      scratch[at++] = 0x2d;
+      magnitude = -value;
     }
-    this.#at = writeDigits(scratch, this.#at, value);
+    this.#at = writeDigits(scratch, at, magnitude);
+  }
+
+  /** An integer in [0, 10^digits) in exactly `digits` digits, zeros in front (clocks). */
+  padded(value: number, digits: number): void {
+    if (this.#at + MAX_NUMBER_BYTES > CHUNK_BYTES) this.#flush();
+    this.#at = writePadded(this.#scratch, this.#at, value, digits);
   }
 
   /**
