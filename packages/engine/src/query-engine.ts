@@ -160,7 +160,7 @@ export class QueryEngine {
           ? `,"next_cursor":${JSON.stringify(result.nextCursor)}`
           : '';
       out.write(
-        `,"meta":{"table":${JSON.stringify(plan.table.name)},"query":${JSON.stringify(plan.echo)},` +
+        `,"meta":{"table":${JSON.stringify(plan.table.name)},"query":${plan.echoJson},` +
           `"pagination":{"count":${result.count},"total_matched":${result.totalMatched},` +
           `"has_more":${result.hasMore},"limit":${result.limit}${cursor}},` +
           `"timing_ms":${timingMs},"snapshot":{"swap_count":${meta.swapCount},"age_ms":${Math.round(meta.ageMs)}},` +
