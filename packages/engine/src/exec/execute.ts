@@ -167,12 +167,32 @@ export class Executor {
       const groups = yield* this.#aggregateAll(snapshot, plan);
       return yield* this.#grouped(snapshot, plan, groups);
     }
+    const looked = this.#lookedUp(snapshot, plan);
+    if (looked !== null)
+      return yield* this.#pageAnswer(snapshot, plan, looked.page, looked.matched);
     const scanned = yield* this.#scanPage(snapshot, plan);
     if (scanned !== null) return scanned;
     const matched = yield* this.#matchingRows(snapshot, plan.filter, null);
     if (plan.after !== null) return yield* this.#afterPage(snapshot, plan, matched, plan.after);
     const page = yield* this.#page(snapshot, plan, matched);
     return yield* this.#pageAnswer(snapshot, plan, page, matched.length);
+  }
+
+  /**
+   * The page of a plan whose filter an index answers whole (= or IN on an indexed column) and
+   * that neither sorts, groups nor pages with AFTER: a PK lookup, found without the general
+   * path's passes (what `#matchingRows` and `#page` would give). Null for any other plan, or
+   * more rows than a scan block (the general path then ticks the budget over them).
+   */
+  #lookedUp(snapshot: TableSnapshot, plan: QueryPlan): { page: number[]; matched: number } | null {
+    const filter = plan.filter;
+    if (filter === null || !answersWhole(filter)) return null;
+    if (plan.orderBy.length > 0 || plan.after !== null) return null;
+    const rows = indexCandidates(snapshot, filter);
+    if (rows === null || rows.length > SCAN_BLOCK_ROWS) return null;
+    const end = plan.limit === null ? rows.length : Math.min(rows.length, plan.offset + plan.limit);
+    this.#budget.expectRows(Math.max(0, end - plan.offset));
+    return { page: rows.slice(plan.offset, end), matched: rows.length };
   }
 
   /** Writes the page's rows; the result says what it is a page of (`totalMatched` rows). */
@@ -629,7 +649,9 @@ export class Executor {
     const related = relatedRows(this.#generation, snapshot, output.relation, rowId);
     const target = this.#generation.table(output.relation.target);
     const sub = output.sub;
-    const matched = yield* this.#matchingRows(target, sub.filter, related);
+    // Without a filter the related rows are the matched ones (no pass over them).
+    const matched =
+      sub.filter === null ? related : yield* this.#matchingRows(target, sub.filter, related);
     if (output.relation.kind === 'forward') {
       const only = matched[0];
       if (only === undefined) this.#out.write('null');
