@@ -131,9 +131,16 @@ export function bindTemplate(template: PlanTemplate, literals: readonly ShapeLit
     const index = indexOf(template.starts, literal.span.start);
     return index < 0 ? literal : (literals[index] as ShapeLiteral);
   };
-  const bound = new Map<PlanFilter, PlanFilter>();
-  for (const slot of slots) bound.set(slot.leaf, valueLeaf(slot.column, slot.condition, resolve));
-  const sub = bindSub(plan, bound);
+  const only = slots.length === 1 ? (slots[0] as LiteralSlot) : undefined;
+  let sub: QueryPlan;
+  // A filter of one condition (a lookup): its leaf is the plan's filter, nothing to look for.
+  if (only !== undefined && only.leaf === plan.filter) {
+    sub = { ...plan, filter: valueLeaf(only.column, only.condition, resolve) };
+  } else {
+    const bound = new Map<PlanFilter, PlanFilter>();
+    for (const slot of slots) bound.set(slot.leaf, valueLeaf(slot.column, slot.condition, resolve));
+    sub = bindSub(plan, bound);
+  }
   if (template.echo !== null) {
     const { filter, json } = renderedEcho(template.echo, literals);
     return { ...sub, after: plan.after, echo: { ...plan.echo, filter }, echoJson: json };
