@@ -1,8 +1,9 @@
 /**
  * Engine microseconds of issue 27's two fast paths on an in-memory generation of the bench
  * dataset (bench/lib/memory-dataset.ts): the PK lookup `fact (id = N) { id qty amount }` and the
- * embed `dim (id = N) { * fact { * } }` (a parent and its ~10 children), every query a new id
- * (a new text, decoded from bytes as a request body is). Per scenario: `plan` + `answer` as a
+ * embed `dim (id = N) { * fact { * } }` (a parent and its ~10 children), every query a new text
+ * (decoded from bytes as a request body is) of an id drawn at random: from the whole table (rows
+ * scattered over it miss the CPU caches) or from bench:engine's 200 (`-hot`: they stay cached). Per scenario: `plan` + `answer` as a
  * server calls them (CPU µs per query, and the `meta.timing_ms` the answers report), and the
  * parts alone: `queryShape`, `plan` on a warm cache, `answer` on a ready plan. With `--profile`,
  * a CPU profile of the timed loops, the functions with the most self time.
@@ -28,7 +29,7 @@ const { values: args } = parseArgs({
     batch: { type: 'string', default: '2000' },
     batches: { type: 'string', default: '15' },
     profile: { type: 'boolean', default: false },
-    only: { type: 'string', default: 'lookup,embed' },
+    only: { type: 'string', default: 'lookup,embed,lookup-hot,embed-hot' },
   },
 });
 const factRows = Number(args['fact-rows']);
@@ -49,29 +50,35 @@ const meta = { swapCount: 3, ageMs: 12.4, version: 'bench' };
 
 interface Scenario {
   readonly name: string;
-  /** The query text for a random id. */
+  /** The query text for an id. */
   readonly text: (id: number) => string;
-  readonly ids: number;
+  /** The ids drawn from at random. */
+  readonly ids: (index: number) => number;
+  readonly idCount: number;
 }
 
-const scenarios: Scenario[] = [
+/** bench:engine's 200 ids (bench/engine.ts), whose rows stay in the CPU caches. */
+const hotIds = Array.from({ length: 200 }, (_, i) => 1 + ((i * 4999) % factRows));
+const lookup = (id: number) => `fact (id = ${id}) { id qty amount }`;
+const embed = (id: number) => `dim (id = ${id}) { * fact { * } }`;
+const allScenarios: Scenario[] = [
+  { name: 'lookup', text: lookup, ids: (i) => i + 1, idCount: factRows },
+  { name: 'embed', text: embed, ids: (i) => i + 1, idCount: dimRows },
+  { name: 'lookup-hot', text: lookup, ids: (i) => hotIds[i] as number, idCount: hotIds.length },
   {
-    name: 'lookup',
-    text: (id: number) => `fact (id = ${id}) { id qty amount }`,
-    ids: factRows,
+    name: 'embed-hot',
+    text: embed,
+    ids: (i) => 1 + ((hotIds[i] as number) % dimRows),
+    idCount: hotIds.length,
   },
-  {
-    name: 'embed',
-    text: (id: number) => `dim (id = ${id}) { * fact { * } }`,
-    ids: dimRows,
-  },
-].filter((scenario) => args.only.split(',').includes(scenario.name));
+];
+const scenarios = allScenarios.filter((scenario) => args.only.split(',').includes(scenario.name));
 
 /** `count` texts of random ids, flat strings decoded from bytes as a request body is. */
 function texts(scenario: Scenario, count: number, seed: number): string[] {
   const random = mulberry32(seed);
   return Array.from({ length: count }, () => {
-    const text = scenario.text(1 + Math.floor(random() * scenario.ids));
+    const text = scenario.text(scenario.ids(Math.floor(random() * scenario.idCount)));
     return Buffer.from(text, 'utf8').toString('utf8');
   });
 }
@@ -146,6 +153,7 @@ for (const scenario of scenarios) {
   const timingUs = await reportedTiming(pool);
   rows.push({
     query: example.replace(/\d+/, 'N'),
+    ids: scenario.name.endsWith('hot') ? "bench:engine's 200" : 'random',
     'shape µs': shapeUs,
     'plan µs': planUs,
     'answer µs': answerUs,
