@@ -96,8 +96,8 @@ function rowLayout(sub: PlanSubQuery): RowLayout {
 /** Pages up to this many rows are read ahead by `touchRows`. */
 const TOUCHED_ROWS = 64;
 
-/** Where `touchRows` adds what it reads, so the reads are not optimised away. */
-let touched = 0;
+/** Where `touchRows` leaves the sum of what it reads, so the reads are not optimised away. */
+const touched = new Float64Array(1);
 
 /**
  * Reads the stored values a page's rows will be written from, column by column, before they
@@ -127,7 +127,7 @@ function touchRows(snapshot: TableSnapshot, sub: PlanSubQuery, rows: readonly nu
       }
     }
   }
-  touched = sum;
+  touched[0] = sum;
 }
 
 /** Rows scanned between two looks at the query's budget and time slice. */
