@@ -143,7 +143,8 @@ function writeNumeric(
     else out.int32(chunk.values[offset] as number);
     return;
   }
-  if (chunk.kind === 'float64' && chunk.exact === null) {
+  // A BIGINT past 2^53 keeps its text beside the double (`exact`): that one is written as kept.
+  if (chunk.kind === 'float64' && (chunk.exact === null || !chunk.exact.has(offset))) {
     const value = chunk.values[offset] as number;
     if (isNullAt(chunk, offset) || !Number.isFinite(value)) out.bytes(NULL);
     else out.number(value);
