@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { EngineError } from './errors.ts';
 import { Executor, type QueryResult } from './exec/execute.ts';
 import { JsonWriter, type QueryAnswer } from './exec/json-writer.ts';
+import { type ResponseMeta, writeMeta } from './exec/meta-json.ts';
 import type { QueryPlan } from './exec/plan.ts';
 import { bindTemplate, makeTemplate, type PlanTemplate } from './exec/plan-template.ts';
 import {
@@ -17,12 +18,7 @@ import { templateBytes } from './exec/template-bytes.ts';
 import type { CompiledSchema } from './schema/compiled-schema.ts';
 import type { Generation } from './storage/generation.ts';
 
-/** What identifies the snapshot a response was served from (`meta.snapshot`, `meta.version`). */
-export interface ResponseMeta {
-  readonly version: string;
-  readonly swapCount: number;
-  readonly ageMs: number;
-}
+export type { ResponseMeta } from './exec/meta-json.ts';
 
 /** The LIMIT of a query without one (docs/instance-api.md). */
 export const DEFAULT_LIMIT = 1000;
@@ -157,17 +153,7 @@ export class QueryEngine {
     const work = new Executor(generation, budget, out).run(plan);
     const finish = (result: QueryResult): QueryAnswer => {
       const timingMs = Math.round((performance.now() - started) * 1000) / 1000;
-      const cursor =
-        result.nextCursor !== undefined
-          ? `,"next_cursor":${JSON.stringify(result.nextCursor)}`
-          : '';
-      out.write(
-        `,"meta":{"table":${JSON.stringify(plan.table.name)},"query":${JSON.stringify(plan.echo)},` +
-          `"pagination":{"count":${result.count},"total_matched":${result.totalMatched},` +
-          `"has_more":${result.hasMore},"limit":${result.limit}${cursor}},` +
-          `"timing_ms":${timingMs},"snapshot":{"swap_count":${meta.swapCount},"age_ms":${Math.round(meta.ageMs)}},` +
-          `"version":${JSON.stringify(meta.version)}}}`,
-      );
+      writeMeta(out, plan, result, timingMs, meta);
       return out.finish(timingMs, result.count);
     };
     return { budget, work, finish };

@@ -253,6 +253,20 @@ describe('plans cached by shape', () => {
     expect(first.echo).toEqual({ fields: ['id', 'name'], filter: 'id = 1' });
   });
 
+  it('echoes the bound values in meta.query, whatever they hold', () => {
+    const engine = new QueryEngine(schema);
+    const texts = [
+      "customers (name = 'x' AND country IN ('a', 'b') OR id BETWEEN 1 AND 9) { id }",
+      "customers (name = 'it''s' AND country IN ('\u0000', '\"') OR id BETWEEN -1 AND 2e3) { id }",
+      "customers (name = 'é😀\\' AND country IN ('', '--') OR id BETWEEN 0.5 AND 7) { id }",
+      'customers ("na\u0000me" = \'a\') { id }',
+      'customers ("na\u0000me" = \'b\') { id }',
+      "customers (name LIKE 'a\u0000%' AND id = 1) { id }",
+      "customers (name LIKE 'a\u0000%' AND id = 2) { id }",
+    ];
+    for (const text of texts) expect(outcome(engine, text)).toEqual(cold(text));
+  });
+
   it('answers with the new values, in data and in meta.query', () => {
     const engine = new QueryEngine(schema);
     outcome(engine, "customers (country = 'UK' AND id IN (1, 2)) { id }");

@@ -1,5 +1,7 @@
+import { mulberry32 } from '@replix/testkit/mulberry32';
 import { describe, expect, it } from 'vitest';
 import { type Literal, parseQuery, queryShape } from '../src/index.ts';
+import { lexedShape } from '../src/query-shape.ts';
 
 function key(text: string): string | undefined {
   return queryShape(text)?.key;
@@ -115,5 +117,99 @@ describe('queryShape', () => {
       expect(skeleton(parseQuery(b as string))).toEqual(skeleton(parseQuery(a as string)));
       expect(queryShape(b as string)?.literals).toEqual(literalsOf(parseQuery(b as string)));
     }
+  });
+});
+
+describe('the one-pass scan of a shape', () => {
+  /** Pieces of query text, the lexer's edge cases among them. */
+  const PIECES = [
+    'fact',
+    ' ',
+    ' ',
+    '\n',
+    '\t',
+    '\r',
+    '\u000b',
+    '\ufeff',
+    '(',
+    ')',
+    '{',
+    '}',
+    ',',
+    '*',
+    '@',
+    '.',
+    '...',
+    '=',
+    '<',
+    '<=',
+    '<>',
+    '>',
+    '>=',
+    '!=',
+    '!',
+    '-',
+    '--',
+    '-- note\n',
+    '"',
+    '""',
+    '"na""me"',
+    '"x"',
+    "'",
+    "''",
+    "'it''s'",
+    "'abc'",
+    "'é😀'",
+    '12',
+    '-3',
+    '1.5',
+    '1.',
+    '2e10',
+    '3E+2',
+    '4e-',
+    '5x',
+    '6.7.8',
+    'LIKE',
+    'like',
+    'ILike',
+    'limit',
+    'OFFSET',
+    'after',
+    'AFTERX',
+    'lim',
+    'id',
+    '_a1',
+    'é',
+    '#',
+    '?',
+    'AND',
+    'OR',
+    'IN',
+    'IS',
+    'NULL',
+    'true',
+    'ORDER',
+    'BY',
+    'DESC',
+  ];
+
+  it('gives what the lexer gives, for any text made of its tokens and errors', () => {
+    const random = mulberry32(27);
+    for (let run = 0; run < 20_000; run++) {
+      let text = '';
+      const count = Math.floor(random() * 16);
+      for (let i = 0; i < count; i++) text += PIECES[Math.floor(random() * PIECES.length)];
+      const maxTokens = random() < 0.1 ? Math.floor(random() * 6) : undefined;
+      expect(queryShape(text, maxTokens), text).toEqual(lexedShape(text, maxTokens));
+    }
+  });
+
+  it('reads the texts clients send again and again', () => {
+    const text =
+      "fact (id = 123 AND note LIKE 'x%' AND day = '2024-01-02') { id qty amount } LIMIT 5";
+    expect(queryShape(text)).toEqual(lexedShape(text));
+    expect(queryShape(text)?.key).toBe(
+      "fact (id = ?n AND note LIKE 'x%' AND day = ?s) { id qty amount } LIMIT 5",
+    );
   });
 });

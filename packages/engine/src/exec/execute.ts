@@ -23,7 +23,7 @@ import type { QueryBudget, Work } from './query-budget.ts';
 import { relatedRows } from './relations.ts';
 import { scanTopK } from './scan-top-k.ts';
 import { compareSortValues, topK, topKByScore } from './sort-rows.ts';
-import { valueJson } from './value-json.ts';
+import { type ValueWriter, valueWriter, writeValue } from './value-writer.ts';
 
 /** Compares two rows of a page by one sort key, by their positions in the page. */
 interface SortKeys {
@@ -61,24 +61,73 @@ function valueAt(snapshot: TableSnapshot, rowId: number, column: number): Compar
 
 /** How a selection's rows are written, worked out once per plan. */
 interface RowLayout {
-  /** Per output, the text before its value: `{"key":` for the first, `,"key":` after. */
-  readonly prefixes: readonly string[];
+  /** Per output, the UTF-8 before its value: `{"key":` for the first, `,"key":` after. */
+  readonly prefixBytes: readonly Buffer[];
+  /** Per output, the writer of its column's values (`writeValue` for other outputs). */
+  readonly writers: readonly ValueWriter[];
   /** True when every output is a column. */
   readonly flat: boolean;
 }
 
-const ROW_LAYOUTS = new WeakMap<PlanSubQuery, RowLayout>();
+/**
+ * By the selection's outputs: a plan bound from a cached template is a new object per query,
+ * but keeps its template's outputs array (plan-template.ts), so the layout is made once.
+ */
+const ROW_LAYOUTS = new WeakMap<readonly PlanOutput[], RowLayout>();
 
 function rowLayout(sub: PlanSubQuery): RowLayout {
-  let layout = ROW_LAYOUTS.get(sub);
+  const outputs = sub.outputs;
+  let layout = ROW_LAYOUTS.get(outputs);
   if (layout === undefined) {
     layout = {
-      prefixes: sub.outputs.map((output, i) => `${i === 0 ? '{' : ','}${keyPrefix(output.key)}`),
-      flat: sub.outputs.every((output) => output.kind === 'column'),
+      prefixBytes: outputs.map((output, i) =>
+        Buffer.from(`${i === 0 ? '{' : ','}${keyPrefix(output.key)}`, 'utf8'),
+      ),
+      writers: outputs.map((output) =>
+        output.kind === 'column' ? valueWriter(output.column) : writeValue,
+      ),
+      flat: outputs.every((output) => output.kind === 'column'),
     };
-    ROW_LAYOUTS.set(sub, layout);
+    ROW_LAYOUTS.set(outputs, layout);
   }
   return layout;
+}
+
+/** Pages up to this many rows are read ahead by `touchRows`. */
+const TOUCHED_ROWS = 64;
+
+/** Where `touchRows` leaves the sum of what it reads, so the reads are not optimised away. */
+const touched = new Float64Array(1);
+
+/**
+ * Reads the stored values a page's rows will be written from, column by column, before they
+ * are written row by row: rows scattered over a big table each miss the CPU caches, and reads
+ * with nothing between them wait for their misses together instead of one after another.
+ */
+function touchRows(snapshot: TableSnapshot, sub: PlanSubQuery, rows: readonly number[]): void {
+  const chunks = snapshot.data.chunks;
+  let sum = 0;
+  for (const output of sub.outputs) {
+    if (output.kind !== 'column') continue;
+    const index = output.column.index;
+    for (let i = 0; i < rows.length; i++) {
+      const rowId = rows[i] as number;
+      const chunk = (chunks[rowId >>> CHUNK_BITS] as Chunk).columns[index] as ColumnChunk;
+      const offset = rowId & OFFSET_MASK;
+      if (chunk.nulls !== null) sum += chunk.nulls[offset >>> 3] as number;
+      switch (chunk.kind) {
+        case 'dict':
+          sum += chunk.codes[offset] as number;
+          break;
+        case 'bytes':
+          sum += chunk.bytes[chunk.offsets[offset] as number] ?? 0;
+          break;
+        default:
+          sum += chunk.values[offset] as number;
+      }
+    }
+  }
+  touched[0] = sum;
 }
 
 /** Rows scanned between two looks at the query's budget and time slice. */
@@ -97,10 +146,13 @@ export class Executor {
   readonly #generation: Generation;
   readonly #budget: QueryBudget;
   readonly #out: JsonWriter;
-  /** The key sets of the query's relation filters, each computed once (a semi-join). */
-  readonly #semiJoins = new Map<PlanFilter, ReadonlySet<Key>>();
+  /**
+   * The key sets of the query's relation filters, each computed once (a semi-join); made on
+   * first use, as is `#rowFilters`: a lookup answered by an index needs neither.
+   */
+  #semiJoins: Map<PlanFilter, ReadonlySet<Key>> | null = null;
   /** Compiled filters, reused for every parent row of a nested selection. */
-  readonly #rowFilters = new Map<PlanFilter, RowFilter>();
+  #rowFilters: Map<PlanFilter, RowFilter> | null = null;
 
   constructor(generation: Generation, budget: QueryBudget, out: JsonWriter) {
     this.#generation = generation;
@@ -115,12 +167,32 @@ export class Executor {
       const groups = yield* this.#aggregateAll(snapshot, plan);
       return yield* this.#grouped(snapshot, plan, groups);
     }
+    const looked = this.#lookedUp(snapshot, plan);
+    if (looked !== null)
+      return yield* this.#pageAnswer(snapshot, plan, looked.page, looked.matched);
     const scanned = yield* this.#scanPage(snapshot, plan);
     if (scanned !== null) return scanned;
     const matched = yield* this.#matchingRows(snapshot, plan.filter, null);
     if (plan.after !== null) return yield* this.#afterPage(snapshot, plan, matched, plan.after);
     const page = yield* this.#page(snapshot, plan, matched);
     return yield* this.#pageAnswer(snapshot, plan, page, matched.length);
+  }
+
+  /**
+   * The page of a plan whose filter an index answers whole (= or IN on an indexed column) and
+   * that neither sorts, groups nor pages with AFTER: a PK lookup, found without the general
+   * path's passes (what `#matchingRows` and `#page` would give). Null for any other plan, or
+   * more rows than a scan block (the general path then ticks the budget over them).
+   */
+  #lookedUp(snapshot: TableSnapshot, plan: QueryPlan): { page: number[]; matched: number } | null {
+    const filter = plan.filter;
+    if (filter === null || !answersWhole(filter)) return null;
+    if (plan.orderBy.length > 0 || plan.after !== null) return null;
+    const rows = indexCandidates(snapshot, filter);
+    if (rows === null || rows.length > SCAN_BLOCK_ROWS) return null;
+    const end = plan.limit === null ? rows.length : Math.min(rows.length, plan.offset + plan.limit);
+    this.#budget.expectRows(Math.max(0, end - plan.offset));
+    return { page: rows.slice(plan.offset, end), matched: rows.length };
   }
 
   /** Writes the page's rows; the result says what it is a page of (`totalMatched` rows). */
@@ -167,11 +239,17 @@ export class Executor {
     return yield* this.#pageAnswer(snapshot, plan, found.rows.slice(plan.offset), found.matched);
   }
 
+  #semiJoinKeys(): Map<PlanFilter, ReadonlySet<Key>> {
+    if (this.#semiJoins === null) this.#semiJoins = new Map();
+    return this.#semiJoins;
+  }
+
   *#rowFilter(snapshot: TableSnapshot, filter: PlanFilter): Work<RowFilter> {
+    if (this.#rowFilters === null) this.#rowFilters = new Map();
     let rowFilter = this.#rowFilters.get(filter);
     if (rowFilter === undefined) {
       yield* this.#prepareSemiJoins(filter);
-      rowFilter = new RowFilter(snapshot, filter, this.#semiJoins);
+      rowFilter = new RowFilter(snapshot, filter, this.#semiJoinKeys());
       this.#rowFilters.set(filter, rowFilter);
     }
     return rowFilter;
@@ -187,7 +265,8 @@ export class Executor {
       for (const operand of filter.operands) yield* this.#prepareSemiJoins(operand);
       return;
     }
-    if (filter.kind !== 'related' || this.#semiJoins.has(filter)) return;
+    const semiJoins = this.#semiJoinKeys();
+    if (filter.kind !== 'related' || semiJoins.has(filter)) return;
     const target = this.#generation.table(filter.target.name);
     const keys = new Set<Key>();
     const joinColumns = filter.relation.targetColumns;
@@ -196,7 +275,7 @@ export class Executor {
       const key = rowKey(chunk.columns, joinColumns, rowId & OFFSET_MASK);
       if (key !== null) keys.add(key);
     });
-    this.#semiJoins.set(filter, keys);
+    semiJoins.set(filter, keys);
   }
 
   /** Row ids matching `filter`, from `candidates` or, without them, from an index or a scan. */
@@ -222,8 +301,14 @@ export class Executor {
     candidates: readonly number[] | null,
     visit: (rowId: number) => void,
   ): Work<void> {
-    const filterRows = filter ? yield* this.#rowFilter(snapshot, filter) : null;
-    const from = candidates ?? (filter ? indexCandidates(snapshot, filter) : null);
+    const indexed =
+      candidates === null && filter !== null ? indexCandidates(snapshot, filter) : null;
+    const from = candidates ?? indexed;
+    // An index that answers the whole filter (= or IN on its column) leaves nothing to test.
+    const filterRows =
+      filter === null || (indexed !== null && answersWhole(filter))
+        ? null
+        : yield* this.#rowFilter(snapshot, filter);
     if (from) {
       for (let i = 0; i < from.length; i++) {
         const rowId = from[i] as number;
@@ -491,12 +576,11 @@ export class Executor {
         if (group.firstRow < 0) out.write('null');
         else {
           const chunk = snapshot.data.chunks[group.firstRow >>> CHUNK_BITS] as Chunk;
-          out.write(
-            valueJson(
-              output.column,
-              chunk.columns[output.column.index] as ColumnChunk,
-              group.firstRow & OFFSET_MASK,
-            ),
+          writeValue(
+            out,
+            output.column,
+            chunk.columns[output.column.index] as ColumnChunk,
+            group.firstRow & OFFSET_MASK,
           );
         }
       } else if (output.kind === 'aggregate') {
@@ -510,16 +594,18 @@ export class Executor {
   *#rowsJson(snapshot: TableSnapshot, sub: PlanSubQuery, rows: readonly number[]): Work<void> {
     const out = this.#out;
     const layout = rowLayout(sub);
-    out.write('[');
+    if (layout.flat && rows.length > 1 && rows.length <= TOUCHED_ROWS)
+      touchRows(snapshot, sub, rows);
+    out.byte(0x5b);
     for (let i = 0; i < rows.length; i++) {
-      if (i > 0) out.write(',');
+      if (i > 0) out.byte(0x2c);
       this.#budget.addRows(1);
       // Rows without relations are written by a plain call: no generator per row.
       if (layout.flat) this.#flatRowJson(snapshot, sub, layout, rows[i] as number);
       else yield* this.#rowJson(snapshot, sub, rows[i] as number);
       if (this.#budget.tick(sub.outputs.length)) yield;
     }
-    out.write(']');
+    out.byte(0x5d);
   }
 
   /** A row of a selection with columns only (`layout.flat`). */
@@ -528,13 +614,15 @@ export class Executor {
     const columns = (snapshot.data.chunks[rowId >>> CHUNK_BITS] as Chunk).columns;
     const offset = rowId & OFFSET_MASK;
     const outputs = sub.outputs;
-    const prefixes = layout.prefixes;
+    const prefixes = layout.prefixBytes;
+    const writers = layout.writers;
     for (let i = 0; i < outputs.length; i++) {
       const column = (outputs[i] as Extract<PlanOutput, { kind: 'column' }>).column;
-      out.write(prefixes[i] as string);
-      out.write(valueJson(column, columns[column.index] as ColumnChunk, offset));
+      out.bytes(prefixes[i] as Buffer);
+      (writers[i] as ValueWriter)(out, column, columns[column.index] as ColumnChunk, offset);
     }
-    out.write(outputs.length === 0 ? '{}' : '}');
+    if (outputs.length === 0) out.byte(0x7b);
+    out.byte(0x7d);
   }
 
   *#rowJson(snapshot: TableSnapshot, sub: PlanSubQuery, rowId: number): Work<void> {
@@ -542,14 +630,14 @@ export class Executor {
     const chunk = snapshot.data.chunks[rowId >>> CHUNK_BITS] as Chunk;
     const offset = rowId & OFFSET_MASK;
     const outputs = sub.outputs;
-    const prefixes = rowLayout(sub).prefixes;
+    const layout = rowLayout(sub);
+    const prefixes = layout.prefixBytes;
     for (let i = 0; i < outputs.length; i++) {
       const output = outputs[i]!;
-      out.write(prefixes[i] as string);
+      out.bytes(prefixes[i] as Buffer);
       if (output.kind === 'column') {
-        out.write(
-          valueJson(output.column, chunk.columns[output.column.index] as ColumnChunk, offset),
-        );
+        const write = layout.writers[i] as ValueWriter;
+        write(out, output.column, chunk.columns[output.column.index] as ColumnChunk, offset);
       } else if (output.kind === 'relation') {
         yield* this.#relationJson(snapshot, output, rowId);
       }
@@ -561,7 +649,9 @@ export class Executor {
     const related = relatedRows(this.#generation, snapshot, output.relation, rowId);
     const target = this.#generation.table(output.relation.target);
     const sub = output.sub;
-    const matched = yield* this.#matchingRows(target, sub.filter, related);
+    // Without a filter the related rows are the matched ones (no pass over them).
+    const matched =
+      sub.filter === null ? related : yield* this.#matchingRows(target, sub.filter, related);
     if (output.relation.kind === 'forward') {
       const only = matched[0];
       if (only === undefined) this.#out.write('null');
@@ -601,13 +691,29 @@ function indexCandidates(snapshot: TableSnapshot, filter: PlanFilter): readonly 
   }
   if (filter.kind !== 'compare' && filter.kind !== 'in') return null;
   if (filter.kind === 'compare' && (filter.operator !== '=' || filter.value === null)) return null;
-  const index = snapshot.indexes.get(indexName([filter.column.index]));
+  const index = snapshot.indexes.get(columnIndexName(filter.column.index));
   if (!index) return null;
   if (filter.kind === 'compare') return index.all(filter.value as Comparable);
   const rows: number[] = [];
   // A loop, not push(...ids): spreading a long id list overflows the call stack.
   for (const value of filter.values) for (const rowId of index.all(value)) rows.push(rowId);
   return rows.sort((a, b) => a - b);
+}
+
+/**
+ * Whether `indexCandidates` of `filter` are exactly its rows: an index holds a row under its
+ * column's value as read for comparisons (NULLs and deleted rows left out), so = or IN on that
+ * column matches the rows found under its values, and no others.
+ */
+function answersWhole(filter: PlanFilter): boolean {
+  return filter.kind === 'compare' || filter.kind === 'in';
+}
+
+/** `indexName([column])` of the first columns, made once. */
+const COLUMN_INDEX_NAMES = Array.from({ length: 64 }, (_, column) => indexName([column]));
+
+function columnIndexName(column: number): string {
+  return COLUMN_INDEX_NAMES[column] ?? indexName([column]);
 }
 
 /** Ties in ORDER BY fall back to the primary key (then row order), so pages are deterministic. */

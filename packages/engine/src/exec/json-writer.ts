@@ -1,7 +1,13 @@
 import { EngineError } from '../errors.ts';
+import { MAX_NUMBER_BYTES, writeDigits, writeNumber, writePadded } from './json-number.ts';
 
-/** Text gathered before it becomes a buffer: big enough to amortise, small enough to stream. */
-const CHUNK_CHARS = 32 * 1024;
+/** Bytes gathered before they become a chunk: big enough to amortise, small enough to stream. */
+const CHUNK_BYTES = 32 * 1024;
+/** Texts up to this long are copied char by char; longer ones by `Buffer.write`. */
+const SHORT_TEXT = 64;
+/** Scratch buffers of finished writers, for the next ones (a query's answer is copied out). */
+const spare: Buffer[] = [];
+const MAX_SPARE = 8;
 
 /** An answer as the buffers it was written in; never one string. */
 export interface QueryAnswer {
@@ -15,28 +21,141 @@ export interface QueryAnswer {
   text(): string;
 }
 
+/** JSON escapes of the bytes below 0x20 and of `"` and `\`, as `JSON.stringify` writes them. */
+const ESCAPES: readonly Uint8Array[] = Array.from({ length: 0x60 }, (_, code) =>
+  Buffer.from(JSON.stringify(String.fromCharCode(code)).slice(1, -1), 'latin1'),
+);
+/** 1 for the bytes `ESCAPES` holds an escape of. */
+const ESCAPED = Uint8Array.from({ length: 256 }, (_, code) =>
+  code < 0x20 || code === 0x22 || code === 0x5c ? 1 : 0,
+);
+
 /**
- * Collects an answer's JSON text in UTF-8 chunks of about 32 KiB, counting bytes as it goes
- * and refusing, with `response_too_large`, the chunk that crosses the byte budget: a huge
- * answer stops being built within one chunk of the limit instead of exhausting the heap.
+ * Collects an answer's JSON as UTF-8 in chunks of about 32 KiB, counting bytes as it goes and
+ * refusing, with `response_too_large`, the chunk that crosses the byte budget: a huge answer
+ * stops being built within one chunk of the limit instead of exhausting the heap. Values are
+ * written as bytes where they can be (`number`, `jsonString`, `bytes`): no string per value.
+ * The bytes gather in a scratch buffer reused by later writers; each chunk is a copy of it.
  */
 export class JsonWriter {
   readonly #maxBytes: number;
   readonly #chunks: Buffer[] = [];
-  #pending = '';
+  #scratch: Buffer;
+  #at = 0;
   #bytes = 0;
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
+    this.#scratch = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
   }
 
+  /** Any text, as UTF-8. */
   write(text: string): void {
-    this.#pending += text;
-    if (this.#pending.length >= CHUNK_CHARS) this.#flush();
+    const length = text.length;
+    if (length > SHORT_TEXT) {
+      this.#writeLong(text);
+      return;
+    }
+    if (this.#at + length * 3 > CHUNK_BYTES) this.#flush();
+    const scratch = this.#scratch;
+    let at = this.#at;
+    for (let i = 0; i < length; i++) {
+      const code = text.charCodeAt(i);
+      if (code >= 0x80) {
+        // From the first non-ASCII character on (a character boundary), by the encoder.
+        at += scratch.write(text.slice(i), at, 'utf8');
+        break;
+      }
+      scratch[at++] = code;
+    }
+    this.#at = at;
+  }
+
+  /** One ASCII character, by its code. */
+  byte(code: number): void {
+    if (this.#at >= CHUNK_BYTES) this.#flush();
+    this.#scratch[this.#at++] = code;
+  }
+
+  /** Bytes already encoded (a precompiled `"key":`, say). */
+  bytes(source: Uint8Array, start = 0, end = source.length): void {
+    const length = end - start;
+    if (this.#at + length > CHUNK_BYTES) {
+      this.#flush();
+      if (length > CHUNK_BYTES) {
+        this.#push(Buffer.from(source.subarray(start, end)));
+        return;
+      }
+    }
+    const scratch = this.#scratch;
+    let at = this.#at;
+    if (length <= SHORT_TEXT) for (let i = start; i < end; i++) scratch[at++] = source[i] as number;
+    else {
+      scratch.set(source.subarray(start, end), at);
+      at += length;
+    }
+    this.#at = at;
+  }
+
+  /** A finite number as `String(value)` writes it. */
+  number(value: number): void {
+    if (this.#at + MAX_NUMBER_BYTES > CHUNK_BYTES) this.#flush();
+    const end = writeNumber(this.#scratch, this.#at, value);
+    if (end < 0) this.write(String(value));
+    else this.#at = end;
+  }
+
+  /** An integer of 32 bits (an int32 column's value) as `String(value)` writes it. */
+  int32(value: number): void {
+    if (this.#at + MAX_NUMBER_BYTES > CHUNK_BYTES) this.#flush();
+    const scratch = this.#scratch;
+    let at = this.#at;
+    let magnitude = value;
+    if (value < 0) {
+      scratch[at++] = 0x2d;
+      magnitude = -value;
+    }
+    this.#at = writeDigits(scratch, at, magnitude);
+  }
+
+  /** An integer in [0, 10^digits) in exactly `digits` digits, zeros in front (clocks). */
+  padded(value: number, digits: number): void {
+    if (this.#at + MAX_NUMBER_BYTES > CHUNK_BYTES) this.#flush();
+    this.#at = writePadded(this.#scratch, this.#at, value, digits);
+  }
+
+  /**
+   * UTF-8 text held as bytes (valid UTF-8: stored text always is) as a JSON string, escaped as
+   * `JSON.stringify` escapes it: only `"`, `\` and the control characters below U+0020.
+   */
+  jsonString(source: Buffer, start: number, end: number): void {
+    // Room for the worst case, every byte a `\u00XX`.
+    const room = (end - start) * 6 + 2;
+    if (this.#at + room > CHUNK_BYTES) {
+      this.#flush();
+      if (room > CHUNK_BYTES) {
+        this.write(JSON.stringify(source.toString('utf8', start, end)));
+        return;
+      }
+    }
+    const scratch = this.#scratch;
+    let at = this.#at;
+    scratch[at++] = 0x22;
+    for (let i = start; i < end; i++) {
+      const code = source[i] as number;
+      if (ESCAPED[code] === 0) scratch[at++] = code;
+      else {
+        const escaped = ESCAPES[code] as Uint8Array;
+        for (let e = 0; e < escaped.length; e++) scratch[at++] = escaped[e] as number;
+      }
+    }
+    scratch[at++] = 0x22;
+    this.#at = at;
   }
 
   finish(timingMs = 0, rows = 0): QueryAnswer {
     this.#flush();
+    spare.length < MAX_SPARE && spare.push(this.#scratch);
     const chunks = this.#chunks;
     return {
       chunks,
@@ -47,10 +166,27 @@ export class JsonWriter {
     };
   }
 
+  #writeLong(text: string): void {
+    const most = text.length * 3;
+    if (this.#at + most > CHUNK_BYTES) {
+      this.#flush();
+      if (most > CHUNK_BYTES) {
+        this.#push(Buffer.from(text, 'utf8'));
+        return;
+      }
+    }
+    this.#at += this.#scratch.write(text, this.#at, 'utf8');
+  }
+
   #flush(): void {
-    if (this.#pending === '') return;
-    const chunk = Buffer.from(this.#pending, 'utf8');
-    this.#pending = '';
+    if (this.#at === 0) return;
+    const chunk = Buffer.allocUnsafe(this.#at);
+    this.#scratch.copy(chunk, 0, 0, this.#at);
+    this.#at = 0;
+    this.#push(chunk);
+  }
+
+  #push(chunk: Buffer): void {
     this.#bytes += chunk.length;
     if (this.#bytes > this.#maxBytes) {
       throw new EngineError(

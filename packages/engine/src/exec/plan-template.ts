@@ -5,6 +5,7 @@ import {
   type LiteralSlot,
   type ResolveLiteral,
   renderCondition,
+  renderLiteral,
   type ValidateOptions,
   validateQuery,
   valueLeaf,
@@ -25,7 +26,27 @@ export interface PlanTemplate {
    * (so a literal's index is found by binary search): 4 bytes a literal, where a map took ~50.
    */
   readonly starts: Int32Array;
+  /** `meta.query.filter` and `meta.query` as text around the lifted literals; null: rendered. */
+  readonly echo: EchoPieces | null;
 }
+
+/**
+ * The filter's text for `meta.query.filter` as the texts between its lifted literals, and the
+ * JSON of `meta.query` as the texts before and after that filter's JSON: binding writes the
+ * literals in between instead of rendering the filter and stringifying the echo again.
+ */
+interface EchoPieces {
+  /** One more than `literals`: text, literal, text, ..., literal, text. */
+  readonly texts: readonly string[];
+  /** Which lifted literal (its index in text order) goes after `texts[i]`. */
+  readonly literals: readonly number[];
+  readonly jsonHead: string;
+  readonly jsonTail: string;
+}
+
+/** Stands for a lifted literal in a filter rendered for `echoPieces`; no name or value has it. */
+const MARK = '\u0000';
+const FILTER_MARKED = `"filter":${JSON.stringify(MARK)}`;
 
 /** Validates `query` (as `validateQuery`) into a template for every query of its shape. */
 export function makeTemplate(
@@ -37,7 +58,64 @@ export function makeTemplate(
   const slots: LiteralSlot[] = [];
   const plan = validateQuery(schema, query, options, slots);
   const starts = Int32Array.from(literals, (literal) => literal.span.start);
-  return { plan, slots, filter: query.filter, starts };
+  const echo = query.filter ? echoPieces(query.filter, plan, starts, literals) : null;
+  return { plan, slots, filter: query.filter, starts, echo };
+}
+
+/**
+ * The echo's pieces, or null when the filter's text cannot be cut at marks (a name holding the
+ * mark): the pieces must give back the template's own echo exactly, or they are not used.
+ */
+function echoPieces(
+  filter: Condition,
+  plan: QueryPlan,
+  starts: Int32Array,
+  literals: readonly ShapeLiteral[],
+): EchoPieces | null {
+  const marked = renderCondition(filter, (literal) => {
+    if (literal.kind !== 'string' && literal.kind !== 'number') return literal;
+    const index = indexOf(starts, literal.span.start);
+    return index < 0
+      ? literal
+      : { kind: 'number', text: `${MARK}${index}${MARK}`, span: literal.span };
+  });
+  const parts = marked.split(MARK);
+  const texts: string[] = [];
+  const order: number[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    if (i % 2 === 0) texts.push(parts[i] as string);
+    else {
+      const index = Number(parts[i]);
+      if (!Number.isInteger(index) || index < 0 || index >= literals.length) return null;
+      order.push(index);
+    }
+  }
+  if (texts.length !== order.length + 1) return null;
+  const json = JSON.stringify({ ...plan.echo, filter: MARK });
+  const at = json.indexOf(FILTER_MARKED);
+  if (at < 0) return null;
+  const pieces: EchoPieces = {
+    texts,
+    literals: order,
+    jsonHead: json.slice(0, at + '"filter":'.length),
+    jsonTail: json.slice(at + FILTER_MARKED.length),
+  };
+  const own = renderedEcho(pieces, literals);
+  return own.filter === plan.echo.filter && own.json === plan.echoJson ? pieces : null;
+}
+
+/** `meta.query.filter` and the JSON of `meta.query` with `literals` in the pieces' places. */
+function renderedEcho(
+  pieces: EchoPieces,
+  literals: readonly ShapeLiteral[],
+): { filter: string; json: string } {
+  const { texts, literals: order } = pieces;
+  let filter = texts[0] as string;
+  for (let i = 0; i < order.length; i++) {
+    filter +=
+      renderLiteral(literals[order[i] as number] as ShapeLiteral) + (texts[i + 1] as string);
+  }
+  return { filter, json: pieces.jsonHead + JSON.stringify(filter) + pieces.jsonTail };
 }
 
 /**
@@ -53,13 +131,24 @@ export function bindTemplate(template: PlanTemplate, literals: readonly ShapeLit
     const index = indexOf(template.starts, literal.span.start);
     return index < 0 ? literal : (literals[index] as ShapeLiteral);
   };
-  const bound = new Map<PlanFilter, PlanFilter>();
-  for (const slot of slots) bound.set(slot.leaf, valueLeaf(slot.column, slot.condition, resolve));
-  const sub = bindSub(plan, bound);
+  const only = slots.length === 1 ? (slots[0] as LiteralSlot) : undefined;
+  let sub: QueryPlan;
+  // A filter of one condition (a lookup): its leaf is the plan's filter, nothing to look for.
+  if (only !== undefined && only.leaf === plan.filter) {
+    sub = { ...plan, filter: valueLeaf(only.column, only.condition, resolve) };
+  } else {
+    const bound = new Map<PlanFilter, PlanFilter>();
+    for (const slot of slots) bound.set(slot.leaf, valueLeaf(slot.column, slot.condition, resolve));
+    sub = bindSub(plan, bound);
+  }
+  if (template.echo !== null) {
+    const { filter, json } = renderedEcho(template.echo, literals);
+    return { ...sub, after: plan.after, echo: { ...plan.echo, filter }, echoJson: json };
+  }
   const echo = template.filter
     ? { ...plan.echo, filter: renderCondition(template.filter, resolve) }
     : plan.echo;
-  return { ...sub, after: plan.after, echo };
+  return { ...sub, after: plan.after, echo, echoJson: JSON.stringify(echo) };
 }
 
 /** The index of `start` in the ascending `starts`, or -1. */

@@ -90,4 +90,6 @@ export interface QueryPlan extends PlanSubQuery {
   readonly after: string | null;
   /** `meta.query`: the parsed parameters the query specified. */
   readonly echo: Readonly<Record<string, unknown>>;
+  /** `JSON.stringify(echo)`, made with the plan (a cached plan's from pieces, see plan-template.ts). */
+  readonly echoJson: string;
 }

@@ -11,11 +11,12 @@ import type { PlanTemplate } from './plan-template.ts';
  */
 const ENTRY_BYTES = 2048;
 /**
- * Per character of the text, counted twice (the text, which a name or literal sliced out of it
- * may keep whole, and the filter rendered again for `meta.query`), and of the shape key: two
- * bytes each, as a string holding any character past U+00FF is stored.
+ * Per character of the text, counted four times (the text, which a name or literal sliced out of
+ * it may keep whole, the filter rendered again for `meta.query`, that as JSON in the echo's
+ * text, and the echo's pieces around the literals), and of the shape key: two bytes each, as a
+ * string holding any character past U+00FF is stored.
  */
-const BYTES_PER_TEXT_CHAR = 4;
+const BYTES_PER_TEXT_CHAR = 8;
 const BYTES_PER_KEY_CHAR = 2;
 /**
  * Per token: the syntax nodes binding keeps (literals, paths, spans), a literal's place, an IN

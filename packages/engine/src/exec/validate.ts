@@ -76,7 +76,7 @@ export type ResolveLiteral = (literal: Literal) => Literal;
 const asWritten: ResolveLiteral = (literal) => literal;
 
 /** Renders a literal back to query text for `meta.query.filter`. */
-function renderLiteral(literal: Literal): string {
+export function renderLiteral(literal: Literal): string {
   switch (literal.kind) {
     case 'string':
       return `'${literal.value.replaceAll("'", "''")}'`;
@@ -580,5 +580,5 @@ export function validateQuery(
   }
   if (query.limit !== null) echo.limit = query.limit;
   if (query.offset !== null) echo.offset = query.offset;
-  return { ...plan, after: query.after, echo };
+  return { ...plan, after: query.after, echo, echoJson: JSON.stringify(echo) };
 }
