@@ -4,6 +4,7 @@ import { parseCivilDate } from './civil-date.ts';
 import type { ColumnChunk } from './column-chunk.ts';
 import { numericComparable } from './comparable.ts';
 import { ExactTexts } from './exact-texts.ts';
+import { isPlainNumberText } from './plain-number-text.ts';
 import { sharedBufferCopy, sharedCopy } from './shared-arrays.ts';
 
 /** Above this many distinct values in a chunk, text is stored flat instead of as a dictionary. */
@@ -295,6 +296,8 @@ export function needsExactText(
   type: ColumnType,
   scale: number | undefined,
 ): boolean {
+  const digits = type === 'bigint' ? 0 : scale;
+  if (digits !== undefined && isPlainNumberText(text, digits)) return false;
   return (
     formatStoredNumber(value, type, scale) !== text || typeof numericComparable(text) === 'bigint'
   );
