@@ -10,6 +10,8 @@ import { sharedBufferCopy, sharedCopy } from './shared-arrays.ts';
 /** Above this many distinct values in a chunk, text is stored flat instead of as a dictionary. */
 export const MAX_DICTIONARY = 4096;
 const encoder = new TextEncoder();
+/** Flat text rows encoded together (see `#flushTexts`). */
+const PENDING_TEXTS = 1024;
 
 type Mode = 'int32' | 'float64' | 'bool' | 'dict' | 'bytes';
 
@@ -68,6 +70,9 @@ export class ColumnBuilder {
   #bytes: Buffer = Buffer.alloc(0);
   #offsets = new Uint32Array(1);
   #byteLength = 0;
+  /** Flat text rows not yet encoded ('' for NULL), from row `#pendingFirst` on: see `#flushTexts`. */
+  #pending: string[] = [];
+  #pendingFirst = 0;
 
   constructor(type: ColumnType, scale?: number) {
     this.type = type;
@@ -144,6 +149,11 @@ export class ColumnBuilder {
         this.#codes = grow(this.#codes, row + 1);
         return;
       case 'bytes':
+        // NULL text is empty text in the flat form (and must queue behind the pending rows).
+        if (this.type !== 'binary') {
+          this.#appendText(row, '');
+          return;
+        }
         this.#offsets = grow(this.#offsets, row + 2);
         this.#offsets[row + 1] = this.#byteLength;
         return;
@@ -196,11 +206,41 @@ export class ColumnBuilder {
       this.#codes[row] = code;
       return;
     }
-    this.#bytes = growBuffer(this.#bytes, this.#byteLength + text.length * 3);
-    const { written } = encoder.encodeInto(text, this.#bytes.subarray(this.#byteLength));
-    this.#byteLength += written;
-    this.#offsets = grow(this.#offsets, row + 2);
-    this.#offsets[row + 1] = this.#byteLength;
+    if (this.#pending.length === 0) this.#pendingFirst = row;
+    this.#pending.push(text);
+    if (this.#pending.length >= PENDING_TEXTS) this.#flushTexts();
+  }
+
+  /**
+   * Encodes the pending rows. Encoding text by text costs a native call each, more than the
+   * copy; joined, a run of ASCII rows (the common case) is one copy, its offsets the lengths.
+   */
+  #flushTexts(): void {
+    const texts = this.#pending;
+    if (texts.length === 0) return;
+    this.#pending = [];
+    const first = this.#pendingFirst;
+    this.#offsets = grow(this.#offsets, first + texts.length + 1);
+    const joined = texts.join('');
+    // One byte per character exactly when every character is ASCII.
+    if (Buffer.byteLength(joined, 'utf8') === joined.length) {
+      this.#bytes = growBuffer(this.#bytes, this.#byteLength + joined.length);
+      this.#bytes.write(joined, this.#byteLength, 'latin1');
+      let end = this.#byteLength;
+      for (let i = 0; i < texts.length; i++) {
+        end += (texts[i] as string).length;
+        this.#offsets[first + i + 1] = end;
+      }
+      this.#byteLength = end;
+      return;
+    }
+    for (let i = 0; i < texts.length; i++) {
+      const text = texts[i] as string;
+      this.#bytes = growBuffer(this.#bytes, this.#byteLength + text.length * 3);
+      const { written } = encoder.encodeInto(text, this.#bytes.subarray(this.#byteLength));
+      this.#byteLength += written;
+      this.#offsets[first + i + 1] = this.#byteLength;
+    }
   }
 
   #appendRaw(row: number, value: Uint8Array): void {
@@ -222,15 +262,13 @@ export class ColumnBuilder {
     this.#codes = new Uint16Array(0);
     for (let i = 0; i < row; i++) {
       const isNull = nulls !== null && getBit(nulls, i);
-      if (isNull) {
-        this.#offsets = grow(this.#offsets, i + 2);
-        this.#offsets[i + 1] = this.#byteLength;
-      } else this.#appendText(i, dictionary[codes[i] as number] as string);
+      this.#appendText(i, isNull ? '' : (dictionary[codes[i] as number] as string));
     }
   }
 
   /** The chunk, its arrays copied to shared memory (see shared-arrays.ts). */
   finish(): ColumnChunk {
+    this.#flushTexts();
     const n = this.#length;
     const nulls = this.#nulls ? sharedCopy(this.#nulls, bitmapBytes(n)) : null;
     switch (this.#mode) {
