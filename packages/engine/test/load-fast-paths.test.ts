@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { ColumnType } from '../src/source-schema.ts';
 import { civilFromDays, daysFromCivil, parseCivilDate } from '../src/storage/civil-date.ts';
-import { formatStoredNumber } from '../src/storage/column-builder.ts';
+import { ColumnBuilder, formatStoredNumber } from '../src/storage/column-builder.ts';
 import { numericComparable } from '../src/storage/comparable.ts';
-import { isPlainNumberText } from '../src/storage/plain-number-text.ts';
+import { isPlainNumberText, plainNumberValue } from '../src/storage/plain-number-text.ts';
 
 /** A seeded generator in [0, 1): the same texts on every run. */
 function seeded(seed: number): () => number {
@@ -21,7 +22,7 @@ function textDiffers(text: string, type: 'bigint' | 'decimal', scale: number | u
   );
 }
 
-describe('isPlainNumberText (the load fast path of exact numbers)', () => {
+describe('plainNumberValue (the load fast path of exact numbers)', () => {
   it('says plain only of texts whose double prints them back, for random texts', () => {
     const random = seeded(27);
     let plain = 0;
@@ -36,6 +37,8 @@ describe('isPlainNumberText (the load fast path of exact numbers)', () => {
       if (!isPlainNumberText(text, scale)) continue;
       plain++;
       expect(textDiffers(text, type, type === 'bigint' ? undefined : scale), text).toBe(false);
+      // The scan's double is the one `Number` parses, bit for bit.
+      expect(Object.is(plainNumberValue(text, scale), Number(text)), text).toBe(true);
     }
     expect(plain).toBeGreaterThan(10_000);
   });
@@ -92,5 +95,36 @@ describe('parseCivilDate', () => {
       expect(parseCivilDate(text), text).toBeUndefined();
     expect(parseCivilDate('-001-03-01')).toBe(daysFromCivil(-1, 3, 1));
     expect(parseCivilDate('10000-01-01')).toBe(daysFromCivil(10000, 1, 1));
+  });
+});
+
+describe('ColumnBuilder.appendColumn', () => {
+  /** The chunk `append` builds value by value, and the one `appendColumn` builds in batches. */
+  function both(type: ColumnType, values: readonly unknown[], scale?: number) {
+    const one = new ColumnBuilder(type, scale);
+    for (const value of values) one.append(value);
+    const batched = new ColumnBuilder(type, scale);
+    const rows = values.map((value) => ['other', value]);
+    for (let start = 0; start < rows.length; start += 7)
+      batched.appendColumn(rows, 1, start, Math.min(rows.length, start + 7));
+    expect(batched.length).toBe(values.length);
+    return { one: one.finish(), batched: batched.finish() };
+  }
+
+  it('builds the chunk append builds, for numbers, NULLs and a column widened mid-batch', () => {
+    const cases: [ColumnType, unknown[], number?][] = [
+      ['int', [1, null, -5, 2 ** 31 - 1, undefined, 7, 2 ** 31, 3, null, 1.5, 4]],
+      ['int', Array.from({ length: 40 }, (_, i) => (i % 5 === 0 ? null : i * 1000))],
+      ['float', [1.5, null, -0, Number.NaN, 1e300, undefined, 3]],
+      ['timestamp', [1_700_000_000_000_000, null, 0, -86_400_000_000]],
+      ['bigint', ['1', null, '9007199254740993', '-17', '007']],
+      ['decimal', ['12.50', null, '-0.00', '123456789012345678.90', '0.05'], 2],
+      ['date', ['2024-02-29', null, '2023-02-29', '0001-01-01']],
+      ['string', ['a', null, 'ünï', '']],
+    ];
+    for (const [type, values, scale] of cases) {
+      const { one, batched } = both(type, values, scale);
+      expect(batched, `${type} ${JSON.stringify(values)}`).toEqual(one);
+    }
   });
 });
