@@ -1,7 +1,7 @@
 /**
  * One measurement of bench/load.ts in a process of its own, so each starts as cold as an
- * instance's first load (no JIT warmed by the previous one): either mysql2 streaming the tables
- * to nowhere, or a snapshot load on `threads` threads. Prints `{"ms": …, "cpuMs": …}`: the wall
+ * instance's first load (no JIT warmed by the previous one): either the bare driver streaming the
+ * tables to nowhere (mysql2, or pg for a PostgreSQL URL), or a snapshot load on `threads` threads. Prints `{"ms": …, "cpuMs": …}`: the wall
  * time, and the process's CPU time (user + system, every thread), which other work on a shared
  * machine disturbs less. Module loading is not counted.
  *
@@ -11,6 +11,7 @@ import { compileSchema, parseSchemaConfig } from '@replix/engine';
 import { loadSnapshot } from '@replix/instance';
 import { connectorFromUrl } from '@replix/sources';
 import { timeMysqlStream } from './mysql-stream-baseline.ts';
+import { timePgStream } from './pg-stream-baseline.ts';
 
 const [url, mode, threads] = process.argv.slice(2);
 if (!url || (mode !== 'stream' && mode !== 'load'))
@@ -21,7 +22,8 @@ const cpuMs = () => {
   return (user + system) / 1000;
 };
 if (mode === 'stream') {
-  const { ms } = await timeMysqlStream(url, ['dim', 'fact']);
+  const stream = url.startsWith('postgres') ? timePgStream : timeMysqlStream;
+  const { ms } = await stream(url, ['dim', 'fact']);
   process.stdout.write(`${JSON.stringify({ ms, cpuMs: cpuMs() })}\n`);
 } else {
   const connector = connectorFromUrl(url);
