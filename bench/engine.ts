@@ -403,6 +403,14 @@ try {
       ratio: fmt(threadMemoryRatio),
     },
     {
+      // What each thread beside the main one adds: its own V8 heap and native memory; the
+      // snapshot's arrays are shared, not copied (storage/shared-arrays.ts).
+      measure: 'resident memory per extra query thread',
+      replix: `${fmt((multiRss - singleRss) / Math.max(1, threads - 1) / 1e6, 1)} MB`,
+      baseline: `${fmt(singleRss / 1e6, 1)} MB (1 thread)`,
+      ratio: fmt((multiRss - singleRss) / Math.max(1, threads - 1) / singleRss),
+    },
+    {
       measure: 'next generation after 1,000 changes (median ms)',
       replix: fmt(median(generationMs)),
       baseline: '-',

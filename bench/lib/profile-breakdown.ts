@@ -16,10 +16,18 @@ const PARTS: readonly [string, (url: string, fn: string) => boolean][] = [
   ['mysql2: packet parsing', (url) => url.includes('/mysql2/')],
   ['pg: row parsing', (url) => /\/(pg|pg-protocol|pg-types|postgres-array)\//.test(url)],
   ['sources: canonical conversion', (url) => url.includes('/packages/sources/')],
-  ['engine: index building', (url) => /storage\/(key-index|row-key|table-loader)\.ts/.test(url)],
+  [
+    'engine: index building',
+    (url, fn) =>
+      /storage\/(key-index|key-table|row-key)\.ts/.test(url) ||
+      (url.includes('storage/table-loader') && fn === 'buildIndexes'),
+  ],
   [
     'engine: column building',
-    (url) => /storage\/(column-builder|civil-date|comparable|bitmap)/.test(url),
+    (url) =>
+      /storage\/(table-loader|column-builder|civil-date|comparable|bitmap|plain-number-text|exact-texts)/.test(
+        url,
+      ),
   ],
   ['engine: other', (url) => url.includes('/packages/engine/')],
   ['instance: loader', (url) => url.includes('/packages/instance/')],

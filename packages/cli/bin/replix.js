@@ -12,6 +12,11 @@ if (major < 24) {
 // Node keeps the compiled (and type-stripped) modules in its compile cache under the system's
 // temporary directory: every later start of `replix` (and of each instance it runs) skips that.
 const { enableCompileCache } = await import('node:module');
-enableCompileCache?.();
+const cache = enableCompileCache?.();
+// A cache enabled by this call is this thread's alone; named in the environment it is also every
+// worker thread's (query threads, load workers), which then never load Node's TypeScript
+// stripper, a WebAssembly module of some 30 MB resident per thread (see compile-cache.ts).
+if (cache?.directory && process.env.NODE_COMPILE_CACHE === undefined)
+  process.env.NODE_COMPILE_CACHE = cache.directory;
 const { main } = await import('../src/main.ts');
 process.exitCode = await main(process.argv);

@@ -114,6 +114,22 @@ describe('text columns', () => {
     expect(isNullAt(chunk, values.length - 3)).toBe(true);
   });
 
+  it('keep flat text exact over runs of ASCII, multibyte text and NULLs, a chunk long', () => {
+    // Runs of a few thousand rows: flat text is encoded a run of rows at a time, ASCII-only
+    // runs in one copy, others text by text; every mix must read back the same.
+    const values: (string | null)[] = distinct(4097, 'first ');
+    for (let i = 0; values.length < CHUNK_ROWS; i++) {
+      const run = Math.floor(i / 1500) % 4;
+      if (i % 7 === 0) values.push(null);
+      else if (run === 1 && i % 3 === 0) values.push(`ünïcödé ${i} 😀 日本`);
+      else if (run === 3) values.push(i % 2 === 0 ? '' : `\u0000 tab\t ${i}`);
+      else values.push(`ascii ${i}`);
+    }
+    const chunk = build('string', values);
+    expect(chunk.kind).toBe('bytes');
+    expect(canonical(chunk, 'string')).toEqual(values);
+  });
+
   it('JSON columns switch the same way and keep their text', () => {
     const values = distinct(5000).map((v) => `{"k":"${v}"}`);
     const chunk = build('json', values);

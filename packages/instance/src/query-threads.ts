@@ -3,7 +3,9 @@ import { exportGeneration, type Generation } from '@replix/engine';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { AllowedKeyIds, ApiKeyVerifier } from './api-keys.ts';
+import { shareCompileCache } from './compile-cache.ts';
 import { InstanceError } from './errors.ts';
+import { queryThreadYoungMb } from './instance-memory.ts';
 import type { ThreadMetrics } from './metrics.ts';
 import { PublicationBoard } from './publication-board.ts';
 import { PublishedState } from './published-state.ts';
@@ -151,6 +153,7 @@ export class QueryThreads {
   /** Starts the workers on `port` (the main thread's, already listening); resolves when all listen. */
   async start(port: number): Promise<void> {
     this.#port = port;
+    shareCompileCache();
     for (let thread = 1; thread < this.#options.threads; thread++) this.#spawn(thread);
     const started = this.#slots.filter((slot) => slot !== undefined);
     await Promise.all(
@@ -189,7 +192,10 @@ export class QueryThreads {
       adminKeyIds: [...this.#allowed.adminKeyIds],
       rateLimits: this.#options.rateLimiter?.shared(),
     };
-    const worker = new Worker(THREAD_ENTRY, { workerData: data });
+    const worker = new Worker(THREAD_ENTRY, {
+      workerData: data,
+      resourceLimits: { maxYoungGenerationSizeMb: queryThreadYoungMb() },
+    });
     const holding = new Map<number, () => void>();
     let listened: () => void = () => {};
     const listening = new Promise<void>((resolve) => {

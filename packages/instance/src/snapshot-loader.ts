@@ -7,6 +7,7 @@ import {
 } from '@replix/engine';
 import type { TableData } from '@replix/engine/storage';
 import type { ReplicationPosition, SnapshotReader, SourceConnector } from '@replix/sources';
+import { shareCompileCache } from './compile-cache.ts';
 import { LoadWorkerHandle } from './snapshot-load/load-worker-handle.ts';
 import { readTableData } from './snapshot-load/read-table-data.ts';
 
@@ -123,6 +124,7 @@ export async function loadSnapshot(
 async function startWorkers(engine: string, count: number): Promise<LoadWorkerHandle[]> {
   // SQL Server cannot share a snapshot: its workers would only wait.
   if (count <= 0 || engine === 'mssql') return [];
+  shareCompileCache();
   const started = await Promise.allSettled(
     Array.from({ length: count }, () => LoadWorkerHandle.start(engine)),
   );

@@ -2,7 +2,13 @@ import { parseSchemaConfig } from '@replix/engine';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/config-error.ts';
 import type { InstanceConfig } from '../src/instance-config.ts';
-import { heapFlags, heapIsBounded, memorySizeMb, withMemorySize } from '../src/instance-memory.ts';
+import {
+  heapFlags,
+  heapIsBounded,
+  memorySizeMb,
+  queryThreadYoungMb,
+  withMemorySize,
+} from '../src/instance-memory.ts';
 
 function flagValue(flags: string[], name: string): number {
   const flag = flags.find((f) => f.startsWith(`${name}=`));
@@ -23,6 +29,15 @@ describe('heapFlags', () => {
   it('keep the young generation small on a small instance', () => {
     expect(heapFlags(512)).toEqual(['--max-old-space-size=334', '--max-semi-space-size=8']);
     expect(flagValue(heapFlags(65_536), '--max-semi-space-size')).toBe(32);
+  });
+});
+
+describe('queryThreadYoungMb', () => {
+  it("gives a query thread three 8 MB semi-spaces, or the instance's own when smaller", () => {
+    expect(queryThreadYoungMb([])).toBe(24);
+    expect(queryThreadYoungMb(heapFlags(65_536))).toBe(24);
+    expect(queryThreadYoungMb(heapFlags(256))).toBe(12);
+    expect(queryThreadYoungMb(['--max-semi-space-size=1'])).toBe(3);
   });
 });
 

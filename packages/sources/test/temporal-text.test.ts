@@ -25,6 +25,29 @@ function utcMicros(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, us = 
 }
 
 describe('parseTimestampText', () => {
+  it('reads MySQL text of every fraction length like the wall clock it names (fixed positions)', () => {
+    const pad = (n: number, width: number) => String(n).padStart(width, '0');
+    for (let i = 0; i < 5000; i++) {
+      const y = 1 + ((i * 7919) % 9999);
+      const mo = 1 + (i % 12);
+      const d = 1 + (i % 28);
+      const [h, mi, s] = [i % 24, (i * 7) % 60, (i * 13) % 60];
+      const digits = i % 7;
+      const fraction = (i * 104_729) % 10 ** digits;
+      const text = `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)} ${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}${digits > 0 ? `.${pad(fraction, digits)}` : ''}`;
+      const expected =
+        (Date.UTC(2000, mo - 1, d, h, mi, s) +
+          (daysFromCivil(y, mo, d) - daysFromCivil(2000, mo, d)) * 86_400_000) *
+          1000 +
+        fraction * 10 ** (6 - digits);
+      expect(parseTimestampText(text), text).toBe(expected);
+    }
+    expect(parseTimestampText('2024-00-10 00:00:00')).toBeNull();
+    expect(parseTimestampText('0000-00-00 00:00:00.000')).toBeNull();
+    expect(() => parseTimestampText('2024-06-01 12:34:5x')).toThrow();
+    expect(() => parseTimestampText('2024-06-01 12:34:56.1x')).toThrow();
+  });
+
   it('reads a wall clock as UTC epoch microseconds', () => {
     expect(parseTimestampText('1970-01-01 00:00:00')).toBe(0);
     expect(parseTimestampText('2024-06-01 12:34:56')).toBe(utcMicros(2024, 6, 1, 12, 34, 56));

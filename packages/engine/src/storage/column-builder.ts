@@ -5,11 +5,14 @@ import type { ColumnChunk } from './column-chunk.ts';
 import { numericComparable } from './comparable.ts';
 import { storedUnits, unitScaleOf } from './decimal-units.ts';
 import { ExactTexts } from './exact-texts.ts';
+import { isPlainNumberText, plainNumberValue } from './plain-number-text.ts';
 import { sharedBufferCopy, sharedCopy } from './shared-arrays.ts';
 
 /** Above this many distinct values in a chunk, text is stored flat instead of as a dictionary. */
 export const MAX_DICTIONARY = 4096;
 const encoder = new TextEncoder();
+/** Flat text rows encoded together (see `#flushTexts`). */
+const PENDING_TEXTS = 1024;
 
 type Mode = 'int32' | 'float64' | 'decimal' | 'bool' | 'dict' | 'bytes';
 
@@ -70,6 +73,9 @@ export class ColumnBuilder {
   #bytes: Buffer = Buffer.alloc(0);
   #offsets = new Uint32Array(1);
   #byteLength = 0;
+  /** Flat text rows not yet encoded ('' for NULL), from row `#pendingFirst` on: see `#flushTexts`. */
+  #pending: string[] = [];
+  #pendingFirst = 0;
 
   constructor(type: ColumnType, scale?: number) {
     this.type = type;
@@ -80,6 +86,47 @@ export class ColumnBuilder {
 
   get length(): number {
     return this.#length;
+  }
+
+  /**
+   * Appends `rows[start, end)[column]`, as a load does: a column of a batch at a time. Number
+   * columns take loops of their own over an array grown once: through `append`, whose code V8
+   * compiles for every type's values, a number costs several times more.
+   */
+  appendColumn(
+    rows: readonly (readonly unknown[])[],
+    column: number,
+    start: number,
+    end: number,
+  ): void {
+    let r = start;
+    if (this.type === 'float' || this.type === 'timestamp' || this.type === 'time') {
+      const first = this.#length;
+      const values = grow(this.#float64, first + end - start);
+      this.#float64 = values;
+      for (; r < end; r++) {
+        const value = (rows[r] as readonly unknown[])[column];
+        const row = first + r - start;
+        if (value === null || value === undefined) this.#markNull(row);
+        else values[row] = Number(value);
+      }
+      this.#length = first + end - start;
+      return;
+    }
+    if (this.type === 'int' && this.#mode === 'int32') {
+      const first = this.#length;
+      const values = grow(this.#int32, first + end - start);
+      this.#int32 = values;
+      for (; r < end; r++) {
+        const value = (rows[r] as readonly unknown[])[column];
+        const row = first + r - start;
+        if (value === null || value === undefined) this.#markNull(row);
+        else if (typeof value === 'number' && (value | 0) === value) values[row] = value;
+        else break; // past 32 bits (or not a number): `append` widens the column
+        this.#length = row + 1;
+      }
+    }
+    for (; r < end; r++) this.append((rows[r] as readonly unknown[])[column]);
   }
 
   append(value: unknown): void {
@@ -149,6 +196,11 @@ export class ColumnBuilder {
         this.#codes = grow(this.#codes, row + 1);
         return;
       case 'bytes':
+        // NULL text is empty text in the flat form (and must queue behind the pending rows).
+        if (this.type !== 'binary') {
+          this.#appendText(row, '');
+          return;
+        }
         this.#offsets = grow(this.#offsets, row + 2);
         this.#offsets[row + 1] = this.#byteLength;
         return;
@@ -174,6 +226,13 @@ export class ColumnBuilder {
   }
 
   #appendExactNumber(row: number, text: string): void {
+    // Most values: a char-code scan gives the double and proves the text needs no keeping.
+    const digits = this.type === 'bigint' ? 0 : this.scale;
+    const plain = digits === undefined ? Number.NaN : plainNumberValue(text, digits);
+    if (!Number.isNaN(plain)) {
+      this.#appendFloat(row, plain);
+      return;
+    }
     const value = Number(text);
     this.#appendFloat(row, value);
     // Kept when the double would print other digits, or compares as another integer (past
@@ -211,11 +270,41 @@ export class ColumnBuilder {
       this.#codes[row] = code;
       return;
     }
-    this.#bytes = growBuffer(this.#bytes, this.#byteLength + text.length * 3);
-    const { written } = encoder.encodeInto(text, this.#bytes.subarray(this.#byteLength));
-    this.#byteLength += written;
-    this.#offsets = grow(this.#offsets, row + 2);
-    this.#offsets[row + 1] = this.#byteLength;
+    if (this.#pending.length === 0) this.#pendingFirst = row;
+    this.#pending.push(text);
+    if (this.#pending.length >= PENDING_TEXTS) this.#flushTexts();
+  }
+
+  /**
+   * Encodes the pending rows. Encoding text by text costs a native call each, more than the
+   * copy; joined, a run of ASCII rows (the common case) is one copy, its offsets the lengths.
+   */
+  #flushTexts(): void {
+    const texts = this.#pending;
+    if (texts.length === 0) return;
+    this.#pending = [];
+    const first = this.#pendingFirst;
+    this.#offsets = grow(this.#offsets, first + texts.length + 1);
+    const joined = texts.join('');
+    // One byte per character exactly when every character is ASCII.
+    if (Buffer.byteLength(joined, 'utf8') === joined.length) {
+      this.#bytes = growBuffer(this.#bytes, this.#byteLength + joined.length);
+      this.#bytes.write(joined, this.#byteLength, 'latin1');
+      let end = this.#byteLength;
+      for (let i = 0; i < texts.length; i++) {
+        end += (texts[i] as string).length;
+        this.#offsets[first + i + 1] = end;
+      }
+      this.#byteLength = end;
+      return;
+    }
+    for (let i = 0; i < texts.length; i++) {
+      const text = texts[i] as string;
+      this.#bytes = growBuffer(this.#bytes, this.#byteLength + text.length * 3);
+      const { written } = encoder.encodeInto(text, this.#bytes.subarray(this.#byteLength));
+      this.#byteLength += written;
+      this.#offsets[first + i + 1] = this.#byteLength;
+    }
   }
 
   #appendRaw(row: number, value: Uint8Array): void {
@@ -237,15 +326,13 @@ export class ColumnBuilder {
     this.#codes = new Uint16Array(0);
     for (let i = 0; i < row; i++) {
       const isNull = nulls !== null && getBit(nulls, i);
-      if (isNull) {
-        this.#offsets = grow(this.#offsets, i + 2);
-        this.#offsets[i + 1] = this.#byteLength;
-      } else this.#appendText(i, dictionary[codes[i] as number] as string);
+      this.#appendText(i, isNull ? '' : (dictionary[codes[i] as number] as string));
     }
   }
 
   /** The chunk, its arrays copied to shared memory (see shared-arrays.ts). */
   finish(): ColumnChunk {
+    this.#flushTexts();
     const n = this.#length;
     const nulls = this.#nulls ? sharedCopy(this.#nulls, bitmapBytes(n)) : null;
     switch (this.#mode) {
@@ -319,6 +406,8 @@ export function needsExactText(
   type: ColumnType,
   scale: number | undefined,
 ): boolean {
+  const digits = type === 'bigint' ? 0 : scale;
+  if (digits !== undefined && isPlainNumberText(text, digits)) return false;
   return (
     formatStoredNumber(value, type, scale) !== text || typeof numericComparable(text) === 'bigint'
   );

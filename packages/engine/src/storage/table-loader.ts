@@ -37,11 +37,8 @@ export class TableLoader {
       const filled = this.#builders[0]?.length ?? 0;
       const take = Math.min(rows.length - start, this.#chunkRows - filled);
       // Column at a time: one builder's state stays hot in cache across the batch.
-      for (let c = 0; c < this.#builders.length; c++) {
-        const builder = this.#builders[c] as ColumnBuilder;
-        for (let r = start; r < start + take; r++)
-          builder.append((rows[r] as readonly unknown[])[c]);
-      }
+      for (let c = 0; c < this.#builders.length; c++)
+        (this.#builders[c] as ColumnBuilder).appendColumn(rows, c, start, start + take);
       start += take;
       this.#rows += take;
       if (filled + take === this.#chunkRows) this.#seal();
