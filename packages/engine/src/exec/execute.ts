@@ -54,6 +54,23 @@ function keyPrefix(key: string): string {
   return prefix;
 }
 
+const PREFIX_BYTES = new Map<string, Buffer>();
+
+/**
+ * `{"key":` or `,"key":` as UTF-8, made once per distinct key and shared by every row layout
+ * that writes it: a layout per cached plan holding its own buffers would hold one per output,
+ * thousands for `...` on a wide table, beyond what the plan cache counts.
+ */
+function prefixBytes(opening: '{' | ',', key: string): Buffer {
+  const text = opening + keyPrefix(key);
+  let bytes = PREFIX_BYTES.get(text);
+  if (bytes === undefined) {
+    bytes = Buffer.from(text, 'utf8');
+    if (PREFIX_BYTES.size < 20_000) PREFIX_BYTES.set(text, bytes);
+  }
+  return bytes;
+}
+
 function valueAt(snapshot: TableSnapshot, rowId: number, column: number): Comparable | null {
   const chunk = snapshot.data.chunks[rowId >>> CHUNK_BITS] as Chunk;
   return readComparable(chunk.columns[column] as ColumnChunk, rowId & OFFSET_MASK);
@@ -80,9 +97,7 @@ function rowLayout(sub: PlanSubQuery): RowLayout {
   let layout = ROW_LAYOUTS.get(outputs);
   if (layout === undefined) {
     layout = {
-      prefixBytes: outputs.map((output, i) =>
-        Buffer.from(`${i === 0 ? '{' : ','}${keyPrefix(output.key)}`, 'utf8'),
-      ),
+      prefixBytes: outputs.map((output, i) => prefixBytes(i === 0 ? '{' : ',', output.key)),
       writers: outputs.map((output) =>
         output.kind === 'column' ? valueWriter(output.column) : writeValue,
       ),

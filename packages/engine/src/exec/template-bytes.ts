@@ -25,8 +25,11 @@ const BYTES_PER_KEY_CHAR = 2;
 const BYTES_PER_TOKEN = 125;
 /** Per condition: its syntax node, plan leaf and literal slot (about 450 measured). */
 const BYTES_PER_CONDITION = 500;
-/** Per plan output, sort key or aggregate: `...` on a wide table makes thousands (57 measured). */
-const BYTES_PER_OUTPUT = 80;
+/**
+ * Per plan output, sort key or aggregate: `...` on a wide table makes thousands (57 measured),
+ * and the row layout made for the plan's outputs once it runs holds two slots more each.
+ */
+const BYTES_PER_OUTPUT = 100;
 /** Per nested selection, besides its outputs: its plan node and arrays (about 350 measured). */
 const BYTES_PER_SELECTION = 500;
 /** Per LIKE pattern character: its compiled matcher's segments and pieces (75 measured). */
