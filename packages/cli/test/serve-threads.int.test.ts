@@ -34,11 +34,12 @@ describe('replix serve --threads', () => {
 
   beforeAll(async () => {
     const db = await testMariaDb().createDatabase(
-      'CREATE TABLE t (id INT PRIMARY KEY, label VARCHAR(200), n INT)',
+      'CREATE TABLE t (id INT PRIMARY KEY, label VARCHAR(420), n INT)',
     );
-    // Rows enough that the snapshot (about 110 MB) outweighs a thread's own heap and code.
+    // Rows enough that the snapshot (about 250 MB) clearly outweighs a thread's own heap and code
+    // (40-140 MB on a busy machine, by when V8 last collected): a copy would add all of it.
     await db.exec(
-      "INSERT INTO t SELECT seq, CONCAT(REPEAT('x', 150), seq), seq % 97 FROM seq_1_to_600000",
+      "INSERT INTO t SELECT seq, CONCAT(REPEAT('x', 400), seq), seq % 97 FROM seq_1_to_600000",
     );
     sourceUrl = db.url;
     drop = () => db.drop();
