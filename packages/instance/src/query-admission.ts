@@ -22,6 +22,35 @@ export interface QueryAdmissionOptions {
   readonly workingMemoryBytes: () => number;
 }
 
+/** Keys with no query running are dropped from the count once there are more than this. */
+const IDLE_KEYS_SWEPT_AT = 1024;
+
+/** One admitted query: an object, not a closure per query. */
+class Admitted implements Admission {
+  readonly #gate: QueryAdmission;
+  readonly #bytes: number;
+  readonly #key: string;
+  #released = false;
+
+  constructor(gate: QueryAdmission, bytes: number, key: string) {
+    this.#gate = gate;
+    this.#bytes = bytes;
+    this.#key = key;
+  }
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#gate.returnAdmission(this.#bytes, this.#key);
+  }
+}
+
+/** What one key's running queries hold. */
+interface KeyHolding {
+  running: number;
+  bytes: number;
+}
+
 interface Waiter {
   readonly bytes: number;
   readonly admit: () => void;
@@ -34,16 +63,20 @@ interface Waiter {
  * unbounded work. Waiters queue per key, each key's in arrival order, and the keys take turns
  * (round robin): one key's burst delays that key's own queries, and another key's waits for
  * one query of each key ahead of it at most. The key whose turn it is waits until its query
- * fits, holding up the others meanwhile, so a big query is never starved by small ones. A
- * query estimated bigger than the whole working memory still runs, alone, rather than waiting
- * for memory that never comes.
+ * fits, holding up the others meanwhile, so a big query is never starved by small ones. One
+ * key's queries hold at most `maxRunningPerKey` slots and the same share of the working memory
+ * (a key at either bound lets the next keys' waiters in), so another key's query finds room at
+ * once however long one key's burst runs. A query estimated bigger than the whole working
+ * memory still runs, alone, rather than waiting for memory that never comes.
  */
 export class QueryAdmission {
   readonly #options: QueryAdmissionOptions;
   readonly #maxQueuedPerKey: number;
   readonly #maxRunningPerKey: number;
-  /** Queries running now by key (keys with none are left out). */
-  readonly #runningByKey = new Map<string, number>();
+  /** The share of working memory one key's queries may hold: as of the running slots. */
+  readonly #keyShare: number;
+  /** What each key's queries hold now (a key with none may stay, at zero; see `returnAdmission`). */
+  readonly #byKey = new Map<string, KeyHolding>();
   /** Keys with waiters in the order of their next turn (a Map keeps insertion order). */
   readonly #queues = new Map<string, Waiter[]>();
   #queued = 0;
@@ -64,6 +97,7 @@ export class QueryAdmission {
     this.#options = options;
     this.#maxQueuedPerKey = perKey;
     this.#maxRunningPerKey = runningPerKey;
+    this.#keyShare = runningPerKey / options.maxConcurrent;
   }
 
   /** Estimated bytes held by the queries running now. */
@@ -154,44 +188,67 @@ export class QueryAdmission {
   }
 
   #fits(bytes: number, key: string): boolean {
-    if (this.#running >= this.#options.maxConcurrent) return false;
-    if ((this.#runningByKey.get(key) ?? 0) >= this.#maxRunningPerKey) return false;
+    if (this.#running >= this.#options.maxConcurrent || this.#keyIsFull(bytes, key)) return false;
     // Alone, any query runs: waiting would not make more memory appear.
     if (this.#running === 0) return true;
     return this.#inFlightBytes + bytes <= this.#options.workingMemoryBytes();
   }
 
+  /**
+   * True when `key`'s queries hold all it may hold: its running slots, or its share of the
+   * working memory (as of the slots) with this query of `bytes` more; its first query runs
+   * whatever its size. What one key may not take is there for the others' queries.
+   */
+  #keyIsFull(bytes: number, key: string): boolean {
+    const holding = this.#byKey.get(key);
+    if (holding === undefined || holding.running === 0) return false;
+    if (holding.running >= this.#maxRunningPerKey) return true;
+    return holding.bytes + bytes > this.#options.workingMemoryBytes() * this.#keyShare;
+  }
+
   #admit(bytes: number, key: string): Admission {
     this.#running += 1;
     this.#inFlightBytes += bytes;
-    this.#runningByKey.set(key, (this.#runningByKey.get(key) ?? 0) + 1);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        this.#running -= 1;
-        this.#inFlightBytes -= bytes;
-        const running = (this.#runningByKey.get(key) ?? 1) - 1;
-        if (running > 0) this.#runningByKey.set(key, running);
-        else this.#runningByKey.delete(key);
-        this.#admitWaiters();
-      },
-    };
+    const holding = this.#byKey.get(key);
+    if (holding === undefined) this.#byKey.set(key, { running: 1, bytes });
+    else {
+      holding.running += 1;
+      holding.bytes += bytes;
+    }
+    return new Admitted(this, bytes, key);
+  }
+
+  /** Gives back what `#admit` took (by `Admitted.release`, once). */
+  returnAdmission(bytes: number, key: string): void {
+    this.#running -= 1;
+    this.#inFlightBytes -= bytes;
+    const byKey = this.#byKey;
+    const holding = byKey.get(key);
+    if (holding !== undefined) {
+      holding.running -= 1;
+      holding.bytes -= bytes;
+    }
+    // A key's entry stays at zero rather than being deleted and made again on every query:
+    // keys are few (the instance's API keys), and a map of many idle ones is swept.
+    if (byKey.size > IDLE_KEYS_SWEPT_AT) {
+      for (const [each, held] of byKey) if (held.running === 0) byKey.delete(each);
+    }
+    this.#admitWaiters();
   }
 
   /**
    * Admits the first waiter of the key whose turn it is while it fits, then moves that key to
    * the back of the turns: one query per key per round. The turn is never skipped for want of
-   * a slot or memory, so the first waiter of the first key is never starved; a key with all
-   * the queries one key may run keeps its turn but lets the next keys' waiters in meanwhile.
+   * a slot or memory, so the first waiter of the first key is never starved; a key holding
+   * all the slots or memory one key may hold keeps its turn but lets the next keys' waiters in
+   * meanwhile.
    */
   #admitWaiters(): void {
     // Most releases find nobody waiting: no iterator for them.
     if (this.#queued === 0) return;
     for (const [key, queue] of this.#queues) {
-      if ((this.#runningByKey.get(key) ?? 0) >= this.#maxRunningPerKey) continue;
       const next = queue[0] as Waiter;
+      if (this.#keyIsFull(next.bytes, key)) continue;
       if (!this.#fits(next.bytes, key)) return;
       queue.shift();
       this.#queued -= 1;

@@ -25,24 +25,31 @@ export class QueryExchange {
   /** The request's trace span, when tracing is on. */
   readonly span: Span | undefined;
   readonly #log: ExchangeLog;
-  readonly #headers: OutgoingHttpHeaders;
+  /**
+   * The answer's fields as name, value, name, value…: what `writeHead` takes with the least
+   * work (no object to walk); names as the callers give them, set once each (`header`).
+   */
+  readonly #fields: (string | number)[];
   aborted = false;
   closed = false;
   #onEnd: (() => void) | undefined;
   #onAbort: (() => void) | undefined;
   #watching = false;
 
-  /** `headers`: the fields every answer carries (copied: the exchange adds its own). */
+  /**
+   * `fields`: those every answer carries, as name, value, name, value… (copied: the exchange
+   * adds its own; see `fieldList`).
+   */
   constructor(
     request: IncomingMessage,
     response: ServerResponse,
-    headers: OutgoingHttpHeaders,
+    fields: readonly (string | number)[],
     log: ExchangeLog,
     span?: Span,
   ) {
     this.request = request;
     this.response = response;
-    this.#headers = { ...headers };
+    this.#fields = fields.slice();
     this.#log = log;
     this.span = span;
   }
@@ -53,31 +60,37 @@ export class QueryExchange {
    */
   static takenFrom(request: FastifyRequest, reply: FastifyReply): QueryExchange {
     reply.hijack();
-    const headers = reply.getHeaders() as OutgoingHttpHeaders;
-    return new QueryExchange(request.raw, reply.raw, headers, request.log, requestSpan(request));
+    const fields = fieldList(reply.getHeaders() as OutgoingHttpHeaders);
+    return new QueryExchange(request.raw, reply.raw, fields, request.log, requestSpan(request));
   }
 
-  /** Sets a field of the answer. */
+  /** Sets a field of the answer (again: its new value replaces the old). */
   header(name: string, value: string | number): this {
-    this.#headers[name.toLowerCase()] = value;
+    const fields = this.#fields;
+    for (let i = 0; i < fields.length; i += 2) {
+      const held = fields[i] as string;
+      if (held.length === name.length && held.toLowerCase() === name.toLowerCase()) {
+        fields[i + 1] = value;
+        return this;
+      }
+    }
+    fields.push(name, value);
     return this;
   }
 
   /** Ends the exchange with `status` and `body` (none: an empty answer, as a 304's). */
   send(status: number, body?: Buffer | string, contentType = 'application/json; charset=utf-8') {
-    const headers = this.#headers;
     if (body !== undefined) {
-      headers['content-type'] = contentType;
-      headers['content-length'] = Buffer.byteLength(body);
+      this.header('content-type', contentType).header('content-length', Buffer.byteLength(body));
     }
-    this.response.writeHead(status, headers);
+    this.response.writeHead(status, this.#fields);
     this.response.end(body);
   }
 
   /** Answers `status` with a stream's bytes (an answer of many chunks, an event stream). */
   sendStream(status: number, stream: Readable, contentType: string): void {
-    this.#headers['content-type'] = contentType;
-    this.response.writeHead(status, this.#headers);
+    this.header('content-type', contentType);
+    this.response.writeHead(status, this.#fields);
     // Either side failing or closing ends the other: a client gone stops the stream.
     pipeline(stream, this.response, () => {});
   }
@@ -128,4 +141,15 @@ export class QueryExchange {
       this.#onEnd?.();
     });
   }
+}
+
+/** Header fields as `writeHead` takes them fastest: name, value, name, value… */
+export function fieldList(headers: OutgoingHttpHeaders): (string | number)[] {
+  const fields: (string | number)[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const each of value) fields.push(name, each);
+    else fields.push(name, value);
+  }
+  return fields;
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { parse } from 'node:querystring';
 import type { ApiKeyVerifier } from './api-keys.ts';
 import { keyRefusal } from './key-refusal.ts';
-import { type ExchangeLog, QueryExchange } from './query-exchange.ts';
+import { type ExchangeLog, fieldList, QueryExchange } from './query-exchange.ts';
 import { missingQuery, type QueryRoutes } from './query-route.ts';
 import { rateLimitCheck } from './rate-limit-check.ts';
 import type { RateLimiter } from './rate-limiter.ts';
@@ -33,7 +33,8 @@ const QUESTION_MARK = 63;
  * writes every answer and error the same way for both. Any other request goes to Fastify.
  */
 export function queryListener(fastify: Listener, options: QueryListenerOptions): Listener {
-  const { keys, routes, headers, log } = options;
+  const { keys, routes, log } = options;
+  const fields = fieldList(options.headers);
   const rateLimited = options.rateLimiter ? rateLimitCheck(options.rateLimiter) : null;
   return (request, response) => {
     const url = request.url ?? '';
@@ -47,7 +48,7 @@ export function queryListener(fastify: Listener, options: QueryListenerOptions):
       fastify(request, response);
       return;
     }
-    const exchange = new QueryExchange(request, response, headers, log);
+    const exchange = new QueryExchange(request, response, fields, log);
     const key = keys.identify(request.headers.authorization);
     const refusal =
       keyRefusal(key?.scope ?? null, 'query') ??
@@ -55,9 +56,28 @@ export function queryListener(fastify: Listener, options: QueryListenerOptions):
     // Refused after the bytes at hand are parsed, as the Fastify routes refuse.
     if (refusal) queueMicrotask(() => exchange.fail(refusal));
     else {
-      const text = parse(url.slice(PATH.length + 1)).q;
+      const text = queryParameter(url.slice(PATH.length + 1));
       if (typeof text === 'string') routes.serveQuery(text, exchange, true);
       else exchange.fail(missingQuery());
     }
   };
+}
+
+const AMPERSAND = '&';
+
+/**
+ * The `q` parameter of a query string as `querystring.parse` reads it (a string, or an array
+ * when given more than once, or undefined), without parsing the usual `q=<query>` alone into an
+ * object: a query of plain characters is taken as it is, an encoded one decoded once.
+ */
+export function queryParameter(search: string): unknown {
+  if (!search.startsWith('q=') || search.includes(AMPERSAND)) return parse(search).q;
+  const value = search.slice(2);
+  if (!value.includes('%') && !value.includes('+')) return value;
+  try {
+    return decodeURIComponent(value.replaceAll('+', ' '));
+  } catch {
+    // Malformed escapes: querystring keeps them as they are.
+    return parse(search).q;
+  }
 }

@@ -328,6 +328,47 @@ describe('QueryAdmission', () => {
       expect(fourth.admission).toBeDefined();
     });
 
+    it("keeps memory one key cannot hold: another key's query runs at once beside its burst", async () => {
+      // Slots are plenty; memory is what one key's burst would take: 3/4 of it at most.
+      const admission = new QueryAdmission({
+        maxConcurrent: 40,
+        maxQueued: 20,
+        maxRunningPerKey: 30,
+        workingMemoryBytes: () => 100 * MB,
+      });
+      const burst = Array.from({ length: 7 }, () => admission.tryAcquire(10 * MB, 'a'));
+      expect(burst.every((admitted) => admitted !== null)).toBe(true);
+      // 70 MB held: an eighth would take key a past its 75 MB, though 30 MB are free.
+      expect(admission.tryAcquire(10 * MB, 'a')).toBeNull();
+      const waiting = track(admission.acquire(10 * MB, never(), 'a'));
+      await settle();
+      expect(waiting.admission).toBeUndefined();
+      // Key b's query is admitted at once, though key a waits ahead of it.
+      const other = track(admission.acquire(10 * MB, never(), 'b'));
+      await settle();
+      expect(other.admission).toBeDefined();
+      expect(admission.inFlightBytes).toBe(80 * MB);
+      // Key a's waiter runs once one of its own queries ends.
+      burst[0]?.release();
+      await settle();
+      expect(waiting.admission).toBeDefined();
+      expect(admission.inFlightBytes).toBe(80 * MB);
+    });
+
+    it("lets a key's first query run whatever its size, as a lone query does", () => {
+      const admission = new QueryAdmission({
+        maxConcurrent: 4,
+        maxQueued: 20,
+        maxRunningPerKey: 2,
+        workingMemoryBytes: () => 100 * MB,
+      });
+      const other = admission.tryAcquire(10 * MB, 'b');
+      // Past key a's share (50 MB), within what is free: its first query runs.
+      expect(admission.tryAcquire(60 * MB, 'a')).not.toBeNull();
+      expect(admission.tryAcquire(1 * MB, 'a')).toBeNull();
+      other?.release();
+    });
+
     it('refuses a key past its share of the queue, while other keys may still wait', async () => {
       const admission = gate(1, 10, 100, 2);
       await admission.acquire(1, never(), 'a');
