@@ -57,7 +57,7 @@ export function queryListener(fastify: Listener, options: QueryListenerOptions):
     if (refusal) queueMicrotask(() => exchange.fail(refusal));
     else {
       const text = queryParameter(url.slice(PATH.length + 1));
-      if (typeof text === 'string') routes.serveQuery(text, exchange, true);
+      if (typeof text === 'string') routes.serveQuery(text, exchange, true, key?.keyId ?? '');
       else exchange.fail(missingQuery());
     }
   };

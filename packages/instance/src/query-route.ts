@@ -94,8 +94,16 @@ type InstanceApp = FastifyInstance<RawServerDefault, IncomingMessage, ServerResp
 /** What the query routes give the server: live queries, and the route itself for the listener. */
 export interface QueryRoutes {
   readonly live: LiveQueries;
-  /** Answers `text` on `exchange` (`cacheable`: a GET, with an ETag and live queries). */
-  readonly serveQuery: (text: string, exchange: QueryExchange, cacheable: boolean) => void;
+  /**
+   * Answers `text` on `exchange` for the key `keyId` (checked by the caller), `cacheable`: a
+   * GET, with an ETag and live queries.
+   */
+  readonly serveQuery: (
+    text: string,
+    exchange: QueryExchange,
+    cacheable: boolean,
+    keyId: string,
+  ) => void;
 }
 
 export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions): QueryRoutes {
@@ -136,7 +144,12 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
    * listener on the exchange (a bare server pays for none of them). A query that waits for a
    * turn, or runs longer, goes on asynchronously and is cancelled if its client leaves.
    */
-  function serveQuery(text: string, exchange: QueryExchange, cacheable: boolean): void {
+  function serveQuery(
+    text: string,
+    exchange: QueryExchange,
+    cacheable: boolean,
+    keyId: string,
+  ): void {
     const started = performance.now();
     try {
       const served = controller.current();
@@ -168,7 +181,6 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
           return;
         }
       }
-      const keyId = options.keys.identify(headers.authorization)?.keyId ?? '';
       // A key whose clients already hold its share waits for them to read: refused before
       // its query costs anything. Most keys hold nothing: one map read.
       if (clientMemory.bytesOf(keyId) > 0 && !clientMemory.keyHasRoom(keyId, 1))
@@ -428,11 +440,15 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     exchange.sendStream(200, stream, 'text/event-stream; charset=utf-8');
   }
 
+  /** The key of a request the route's key check let through. */
+  const keyIdOf = (request: { headers: { authorization?: string | undefined } }) =>
+    options.keys.identify(request.headers.authorization)?.keyId ?? '';
+
   // The routes take their requests over: the answer is written beneath Fastify, the same way
   // as for a request the query listener takes straight off node:http.
   app.post('/query', { config: { auth: 'query' }, logLevel: 'warn' }, (request, reply) => {
     const text = typeof request.body === 'string' ? request.body : '';
-    serveQuery(text, QueryExchange.takenFrom(request, reply), false);
+    serveQuery(text, QueryExchange.takenFrom(request, reply), false, keyIdOf(request));
   });
   app.get<{ Querystring: { q?: string } }>(
     '/query',
@@ -440,7 +456,7 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     (request, reply) => {
       const text = request.query.q;
       if (typeof text !== 'string') throw missingQuery();
-      serveQuery(text, QueryExchange.takenFrom(request, reply), true);
+      serveQuery(text, QueryExchange.takenFrom(request, reply), true, keyIdOf(request));
     },
   );
   return { live, serveQuery };
