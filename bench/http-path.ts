@@ -22,9 +22,9 @@ import { printTable } from './lib/report.ts';
 const { values: args } = parseArgs({
   options: {
     'fact-rows': { type: 'string', default: '100000' },
-    seconds: { type: 'string', default: '4' },
+    seconds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '16' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '6' },
     profile: { type: 'boolean', default: false },
     // bench:engine's level; at info every request writes a line (to a pipe this process reads).
     'log-level': { type: 'string', default: 'warn' },
@@ -263,11 +263,21 @@ try {
     bare: [],
     fastify: [],
   };
+  // Each round measures every server once, in turn, the order reversed every other round
+  // (A B C, C B A, …) so that a drift of the machine's speed weighs on each alike.
+  const measured: Array<[keyof typeof results, () => Promise<Measured>]> = [
+    ['ours', () => measureReplix(replix)],
+    ...(other
+      ? [['before', () => measureReplix(other)] as [keyof typeof results, () => Promise<Measured>]]
+      : []),
+    ['bare', () => measureFixed(bareServer)],
+    ['fastify', () => measureFixed(fastifyServer)],
+  ];
   for (let round = 0; round < rounds; round++) {
-    results.ours.push(round === 0 ? firstOurs : await measureReplix(replix));
-    if (other) results.before.push(await measureReplix(other));
-    results.bare.push(await measureFixed(bareServer));
-    results.fastify.push(await measureFixed(fastifyServer));
+    const order = round % 2 === 0 ? measured : [...measured].reverse();
+    for (const [name, measure] of order) {
+      results[name].push(round === 0 && name === 'ours' ? firstOurs : await measure());
+    }
   }
   const ours = medianResult(results.ours);
   const before = other ? medianResult(results.before) : undefined;
@@ -313,6 +323,15 @@ try {
       met: cpuVsFastify <= 1.3 ? 'yes' : 'NO',
     },
   ]);
+  if (other) {
+    const againstBefore = results.ours.map(
+      (result, i) =>
+        result.cpuMicrosPerRequest / (results.before[i] as Measured).cpuMicrosPerRequest,
+    );
+    log(
+      `CPU per request, this checkout ÷ before: ${median(againstBefore).toFixed(2)} (rounds: ${againstBefore.map((r) => r.toFixed(2)).join(', ')})`,
+    );
+  }
 
   if (args.profile) {
     log('profiling the instance under the same load…');
