@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 // The tests start hundreds of Node processes (control planes, instances, the CLI), which inherit
 // this: with Node's compile cache each compiles (and strips the types of) a module once, not once
 // per process. The cache is keyed by content, so a stale entry is never used.
-process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'replix-test-compile-cache');
+process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'replix-vitest-compile-cache');
 
 export default defineConfig({
   test: {

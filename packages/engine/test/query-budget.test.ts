@@ -1,6 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { EngineError } from '../src/errors.ts';
-import { QueryCancelledError } from '../src/exec/query-budget.ts';
+import {
+  QueryBudget,
+  QueryCancelledError,
+  runCooperatively,
+  type Work,
+} from '../src/exec/query-budget.ts';
 import { QueryEngine } from '../src/query-engine.ts';
 import { compileSchema } from '../src/schema/compile-schema.ts';
 import { parseSchemaConfig } from '../src/schema/schema-config.ts';
@@ -143,6 +148,33 @@ describe('cooperative answers', () => {
     expect(answer).not.toBeInstanceOf(Promise);
     const direct = JSON.parse(engine.execute(generation, text, TEST_META));
     expect(JSON.parse((answer as { text(): string }).text()).data).toEqual(direct.data);
+  });
+
+  it('lets the event loop serve timers every few slices, however many queries are paused', async () => {
+    const limits = { timeoutMs: 60_000, maxRows: 1, maxResponseBytes: 1 };
+    let slices = 0;
+    // Ten slices of busy work (each a full slice by the budget's clock), pausing after each.
+    function* busy(budget: QueryBudget): Work<string> {
+      for (let slice = 0; slice < 10; slice++) {
+        while (!budget.tick(1024)) {}
+        slices++;
+        yield;
+      }
+      return 'done';
+    }
+    const runs = Array.from({ length: 16 }, () => {
+      const budget = new QueryBudget(limits);
+      return runCooperatively(busy(budget), budget, (result) => result);
+    });
+    const seen: number[] = [];
+    const timer = setInterval(() => seen.push(slices), 0);
+    expect(await Promise.all(runs)).toEqual(Array(16).fill('done'));
+    clearInterval(timer);
+    expect(slices).toBe(160);
+    // Slices run between two ticks of the timer: a few (one turn), not one of every query.
+    const between = seen.slice(1).map((count, i) => count - (seen[i] as number));
+    expect(between.length).toBeGreaterThan(10);
+    expect(Math.max(...between)).toBeLessThanOrEqual(4);
   });
 
   it('is cancelled by its abort signal, already aborted or mid-way', async () => {

@@ -137,7 +137,13 @@ describe('per-key rate limits with two query threads', () => {
   }
 
   it("holds one key's limit over both threads, for a key added while they run too", async () => {
-    for (const key of [served.key, addQueryKey(served)]) {
+    // Which thread takes a connection is the kernel's choice: on a busy machine one thread may
+    // take every allowed query of a burst. A burst where both answered some shows the count
+    // is shared; up to three more keys are tried for one.
+    let bothAnswered = false;
+    const keys = [served.key, addQueryKey(served)];
+    for (let attempt = 0; attempt < keys.length; attempt++) {
+      const key = keys[attempt] as string;
       const before = await queriesByThread();
       const answers = await Promise.all(
         Array.from({ length: 60 }, () => freshRequest(served.url, LOOKUP, { key })),
@@ -145,14 +151,16 @@ describe('per-key rate limits with two query threads', () => {
       const statuses = answers.map((answer) => answer.status);
       expect(statuses.filter((status) => status === 200)).toHaveLength(20);
       expect(statuses.filter((status) => status === 429)).toHaveLength(40);
-      // The 20 allowed were answered by both threads: neither counted them alone.
       const after = await queriesByThread();
       const served0 = (after[0] ?? 0) - (before[0] ?? 0);
       const served1 = (after[1] ?? 0) - (before[1] ?? 0);
       expect(served0 + served1).toBe(20);
-      expect(served0).toBeGreaterThan(0);
-      expect(served1).toBeGreaterThan(0);
+      if (served0 > 0 && served1 > 0) bothAnswered = true;
+      if (attempt === keys.length - 1 && !bothAnswered && keys.length < 5)
+        keys.push(addQueryKey(served));
     }
+    // The 20 allowed were answered by both threads in one burst at least: neither counted alone.
+    expect(bothAnswered, 'both threads answered some of one burst').toBe(true);
   });
 });
 

@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const PREFIX = 'replix-test-';
+/** A run folder's name: the prefix and the six characters `mkdtemp` adds (nothing else is swept). */
+const RUN_DIR_NAME = /^replix-test-[A-Za-z0-9]{6}$/;
 const OWNER_FILE = 'owner.pid';
 const SERVER_PID_FILE = 'server.pid';
 /** How long a run folder may lack its owner file before a sweep takes it for stale. */
@@ -59,7 +61,7 @@ export function recordServerPid(dir: string, pid: number): void {
  */
 export function sweepStaleRunDirs(root = tmpdir()): void {
   for (const name of readdirSync(root)) {
-    if (!name.startsWith(PREFIX)) continue;
+    if (!RUN_DIR_NAME.test(name)) continue;
     const dir = join(root, name);
     try {
       const ownerFile = join(dir, OWNER_FILE);

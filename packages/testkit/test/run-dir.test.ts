@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ function exited(child: ReturnType<typeof spawn>): Promise<NodeJS.Signals | null>
 describe('sweepStaleRunDirs', () => {
   it('kills the servers of a run whose owner died and removes its folder', async () => {
     const root = mkdtempSync(join(tmpdir(), 'sweep-'));
-    const runDir = join(root, 'replix-test-dead');
+    const runDir = join(root, 'replix-test-dead00');
     const serverDir = join(runDir, 'mariadb');
     mkdirSync(serverDir, { recursive: true });
     // A stand-in server whose command line names its folder, as a real one does.
@@ -29,12 +29,25 @@ describe('sweepStaleRunDirs', () => {
 
   it('leaves a run alone while its owner lives', () => {
     const root = mkdtempSync(join(tmpdir(), 'sweep-'));
-    const runDir = join(root, 'replix-test-live');
+    const runDir = join(root, 'replix-test-live00');
     mkdirSync(runDir);
     writeFileSync(join(runDir, 'owner.pid'), String(process.pid));
 
     sweepStaleRunDirs(root);
 
     expect(existsSync(runDir)).toBe(true);
+  });
+
+  it('leaves alone a folder that only shares the prefix (a cache other processes write to)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'sweep-'));
+    const other = join(root, 'replix-test-compile-cache');
+    mkdirSync(other);
+    // Ownerless and older than any grace: a run folder like it would be swept.
+    const long = new Date(Date.now() - 3_600_000);
+    utimesSync(other, long, long);
+
+    sweepStaleRunDirs(root);
+
+    expect(existsSync(other)).toBe(true);
   });
 });

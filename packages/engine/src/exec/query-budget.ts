@@ -115,13 +115,56 @@ export function runToEnd<T>(work: Work<T>): T {
   }
 }
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/**
+ * Paused queries take turns: each turn of the event loop runs the slices of those waiting, in
+ * order, until `TURN_MS` have passed, then lets the loop serve I/O again. However many queries
+ * run, a new request waits at most about one turn for its bytes to be read, not one slice of
+ * every running query.
+ */
+const TURN_MS = 4;
+/** Steps waiting for a turn, in order, from `nextStep` on. */
+let waitingSteps: (() => void)[] = [];
+let nextStep = 0;
+let turnScheduled = false;
+
+function takeTurnLater(step: () => void): void {
+  waitingSteps.push(step);
+  if (!turnScheduled) {
+    turnScheduled = true;
+    setImmediate(runTurn);
+  }
+}
+
+function runTurn(): void {
+  const end = performance.now() + TURN_MS;
+  // Only the steps waiting now: one that runs and pauses again waits for a later turn.
+  const last = waitingSteps.length;
+  while (nextStep < last) {
+    const step = waitingSteps[nextStep] as () => void;
+    nextStep += 1;
+    step();
+    if (performance.now() >= end) break;
+  }
+  if (nextStep === waitingSteps.length) {
+    waitingSteps = [];
+    nextStep = 0;
+    turnScheduled = false;
+  } else {
+    // The steps run are dropped from the front now and then, not on every turn.
+    if (nextStep > 1024) {
+      waitingSteps = waitingSteps.slice(nextStep);
+      nextStep = 0;
+    }
+    setImmediate(runTurn);
+  }
+}
 
 /**
- * Runs work, letting the event loop serve other requests each time its slice is used up: a
- * long query costs others at most one slice of latency per turn. Work done within its first
- * slice (most queries) returns `finish` of its result at once, or throws, with no promise and
- * no turn of the event loop; longer work returns a promise of it.
+ * Runs work, letting the event loop serve other requests each time its slice is used up: the
+ * paused queries take turns (`runTurn`), so long queries cost a new request about one turn of
+ * latency each time it waits on I/O. Work done within its first slice (most queries) returns
+ * `finish` of its result at once, or throws, with no promise and no turn of the event loop;
+ * longer work returns a promise of it.
  */
 export function runCooperatively<T, R>(
   work: Work<T>,
@@ -133,15 +176,22 @@ export function runCooperatively<T, R>(
   return resumeCooperatively(work, budget, finish);
 }
 
-async function resumeCooperatively<T, R>(
+function resumeCooperatively<T, R>(
   work: Work<T>,
   budget: QueryBudget,
   finish: (result: T) => R,
 ): Promise<R> {
-  for (;;) {
-    await nextTurn();
-    budget.resumed();
-    const step = work.next();
-    if (step.done) return finish(step.value);
-  }
+  return new Promise<R>((resolve, reject) => {
+    const step = () => {
+      try {
+        budget.resumed();
+        const next = work.next();
+        if (next.done) resolve(finish(next.value));
+        else takeTurnLater(step);
+      } catch (error) {
+        reject(error);
+      }
+    };
+    takeTurnLater(step);
+  });
 }
