@@ -1,5 +1,13 @@
 import { EngineError } from '../errors.ts';
-import { MAX_NUMBER_BYTES, writeDigits, writeNumber, writePadded } from './json-number.ts';
+import {
+  MAX_NUMBER_BYTES,
+  writeCivilDate,
+  writeDigits,
+  writeNumber,
+  writePadded,
+  writeTimestamp,
+  writeUnits,
+} from './json-number.ts';
 
 /** Bytes gathered before they become a chunk: big enough to amortise, small enough to stream. */
 const CHUNK_BYTES = 32 * 1024;
@@ -122,6 +130,36 @@ export class JsonWriter {
   padded(value: number, digits: number): void {
     if (this.#at + MAX_NUMBER_BYTES > CHUNK_BYTES) this.#flush();
     this.#at = writePadded(this.#scratch, this.#at, value, digits);
+  }
+
+  /** A DECIMAL's units at a scale of 0..22 (a safe integer count of 10^-scale), as `formatUnits`. */
+  units(units: number, scale: number): void {
+    if (this.#at + MAX_NUMBER_BYTES > CHUNK_BYTES) this.#flush();
+    this.#at = writeUnits(this.#scratch, this.#at, units, scale);
+  }
+
+  /**
+   * A day number as the JSON string of `civilFromDays`'s text, for the years 0..9999 (see
+   * `writeCivilDate`); false, writing nothing, for another number.
+   */
+  date(days: number): boolean {
+    if (this.#at + MAX_NUMBER_BYTES > CHUNK_BYTES) this.#flush();
+    const end = writeCivilDate(this.#scratch, this.#at, days);
+    if (end < 0) return false;
+    this.#at = end;
+    return true;
+  }
+
+  /**
+   * Epoch microseconds as the JSON string of `timestampText`'s text (see `writeTimestamp`);
+   * false, writing nothing, for a number it does not write.
+   */
+  timestamp(micros: number, fractionDigits: 3 | 6): boolean {
+    if (this.#at + MAX_NUMBER_BYTES > CHUNK_BYTES) this.#flush();
+    const end = writeTimestamp(this.#scratch, this.#at, micros, fractionDigits);
+    if (end < 0) return false;
+    this.#at = end;
+    return true;
   }
 
   /**

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { sharedArray, sharedBuffer } from './shared-arrays.ts';
 
 /** `ExactTexts` as structured-cloneable data over shared memory. */
@@ -19,6 +20,7 @@ export class ExactTexts {
   readonly #offsets: Uint32Array;
   readonly #ends: Uint32Array;
   readonly #bytes: Buffer;
+  #ascii: boolean | undefined;
 
   constructor(shared: SharedExactTexts) {
     this.#offsets = shared.offsets;
@@ -55,6 +57,30 @@ export class ExactTexts {
 
   get size(): number {
     return this.#offsets.length;
+  }
+
+  /** The position of `offset`'s text (for `start`, `end`), or -1 when it has none. */
+  indexOf(offset: number): number {
+    return this.#find(offset);
+  }
+
+  /** The bytes of every text; the one at position i spans `start(i) .. end(i)`. */
+  get bytes(): Buffer {
+    return this.#bytes;
+  }
+
+  start(i: number): number {
+    return i === 0 ? 0 : (this.#ends[i - 1] as number);
+  }
+
+  end(i: number): number {
+    return this.#ends[i] as number;
+  }
+
+  /** Whether every text is ASCII (its latin1 bytes then are its UTF-8), found on first ask. */
+  get ascii(): boolean {
+    if (this.#ascii === undefined) this.#ascii = isAscii(this.#bytes);
+    return this.#ascii;
   }
 
   #find(offset: number): number {
