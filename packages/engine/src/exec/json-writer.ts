@@ -88,6 +88,19 @@ export class JsonWriter {
   /** Bytes already encoded (a precompiled `"key":`, say). */
   bytes(source: Uint8Array, start = 0, end = source.length): void {
     const length = end - start;
+    let at = this.#at;
+    if (length > SHORT_TEXT || at + length > CHUNK_BYTES) {
+      this.#longBytes(source, start, end);
+      return;
+    }
+    // Short (keys, most values): copied byte by byte, in a function small enough to inline.
+    const scratch = this.#scratch;
+    for (let i = start; i < end; i++) scratch[at++] = source[i] as number;
+    this.#at = at;
+  }
+
+  #longBytes(source: Uint8Array, start: number, end: number): void {
+    const length = end - start;
     if (this.#at + length > CHUNK_BYTES) {
       this.#flush();
       if (length > CHUNK_BYTES) {
