@@ -16,7 +16,7 @@ import {
   type Group,
 } from './aggregate-rows.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import type { JsonWriter } from './json-writer.ts';
+import { type JsonWriter, type WordBytes, wordBytes } from './json-writer.ts';
 import type { PlanFilter, PlanOutput, PlanSort, PlanSubQuery, QueryPlan } from './plan.ts';
 import { ALWAYS, NEVER, type OffsetTest, RowFilter } from './predicate.ts';
 import type { QueryBudget, Work } from './query-budget.ts';
@@ -54,18 +54,18 @@ function keyPrefix(key: string): string {
   return prefix;
 }
 
-const PREFIX_BYTES = new Map<string, Buffer>();
+const PREFIX_BYTES = new Map<string, WordBytes>();
 
 /**
  * `{"key":` or `,"key":` as UTF-8, made once per distinct key and shared by every row layout
  * that writes it: a layout per cached plan holding its own buffers would hold one per output,
  * thousands for `...` on a wide table, beyond what the plan cache counts.
  */
-function prefixBytes(opening: '{' | ',', key: string): Buffer {
+function prefixBytes(opening: '{' | ',', key: string): WordBytes {
   const text = opening + keyPrefix(key);
   let bytes = PREFIX_BYTES.get(text);
   if (bytes === undefined) {
-    bytes = Buffer.from(text, 'utf8');
+    bytes = wordBytes(Buffer.from(text, 'utf8'));
     if (PREFIX_BYTES.size < 20_000) PREFIX_BYTES.set(text, bytes);
   }
   return bytes;
@@ -79,7 +79,7 @@ function valueAt(snapshot: TableSnapshot, rowId: number, column: number): Compar
 /** How a selection's rows are written, worked out once per plan. */
 interface RowLayout {
   /** Per output, the UTF-8 before its value: `{"key":` for the first, `,"key":` after. */
-  readonly prefixBytes: readonly Buffer[];
+  readonly prefixBytes: readonly WordBytes[];
   /** Per output, the writer of its column's values (`writeValue` for other outputs). */
   readonly writers: readonly ValueWriter[];
   /** True when every output is a column. */
@@ -716,7 +716,7 @@ export class Executor {
     const writers = layout.writers;
     for (let i = 0; i < outputs.length; i++) {
       const column = (outputs[i] as Extract<PlanOutput, { kind: 'column' }>).column;
-      out.bytes(prefixes[i] as Buffer);
+      out.words(prefixes[i] as WordBytes);
       (writers[i] as ValueWriter)(out, column, columns[column.index] as ColumnChunk, offset);
     }
     if (outputs.length === 0) out.byte(0x7b);
@@ -732,7 +732,7 @@ export class Executor {
     const prefixes = layout.prefixBytes;
     for (let i = 0; i < outputs.length; i++) {
       const output = outputs[i]!;
-      out.bytes(prefixes[i] as Buffer);
+      out.words(prefixes[i] as WordBytes);
       if (output.kind === 'column') {
         const write = layout.writers[i] as ValueWriter;
         write(out, output.column, chunk.columns[output.column.index] as ColumnChunk, offset);

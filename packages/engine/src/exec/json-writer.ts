@@ -29,6 +29,26 @@ export interface QueryAnswer {
   text(): string;
 }
 
+/** Room past a chunk's bytes in the scratch buffer, for the last word of a `words` write. */
+const WORD_SLACK = 4;
+
+/** Bytes as little-endian 32-bit words (zeros past `length`), written by `JsonWriter.words`. */
+export interface WordBytes {
+  readonly words: Int32Array;
+  readonly length: number;
+}
+
+/** `bytes` as `WordBytes`; a run longer than a chunk is refused. */
+export function wordBytes(bytes: Uint8Array): WordBytes {
+  if (bytes.length > CHUNK_BYTES) throw new RangeError(`${bytes.length} bytes: too many for words`);
+  const padded = new Uint8Array(Math.ceil(bytes.length / 4) * 4);
+  padded.set(bytes);
+  const view = new DataView(padded.buffer);
+  const words = new Int32Array(padded.length / 4);
+  for (let i = 0; i < words.length; i++) words[i] = view.getInt32(i * 4, true);
+  return { words, length: bytes.length };
+}
+
 /** JSON escapes of the bytes below 0x20 and of `"` and `\`, as `JSON.stringify` writes them. */
 const ESCAPES: readonly Uint8Array[] = Array.from({ length: 0x60 }, (_, code) =>
   Buffer.from(JSON.stringify(String.fromCharCode(code)).slice(1, -1), 'latin1'),
@@ -48,13 +68,32 @@ const ESCAPED = Uint8Array.from({ length: 256 }, (_, code) =>
 export class JsonWriter {
   readonly #maxBytes: number;
   readonly #chunks: Buffer[] = [];
-  #scratch: Buffer;
+  readonly #scratch: Buffer;
+  /** The scratch buffer's bytes, for writes of 2 and 4 at a time. */
+  readonly #view: DataView;
   #at = 0;
   #bytes = 0;
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
-    this.#scratch = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+    const scratch = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES + WORD_SLACK);
+    this.#scratch = scratch;
+    this.#view = new DataView(scratch.buffer, scratch.byteOffset, scratch.byteLength);
+  }
+
+  /**
+   * Bytes made into words once (`wordBytes`: a key's `,"key":`), written 4 at a time: half the
+   * time of a byte-by-byte copy of a key.
+   */
+  words(source: WordBytes): void {
+    const words = source.words;
+    if (this.#at + source.length > CHUNK_BYTES) this.#flush();
+    const at = this.#at;
+    const view = this.#view;
+    // The last word's zeros past `length` land in the slack past the chunk's end at worst, and
+    // are written over by what follows.
+    for (let i = 0; i < words.length; i++) view.setInt32(at + i * 4, words[i] as number, true);
+    this.#at = at + source.length;
   }
 
   /** Any text, as UTF-8. */
