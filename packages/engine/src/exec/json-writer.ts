@@ -14,7 +14,18 @@ const CHUNK_BYTES = 32 * 1024;
 /** Texts up to this long are copied char by char; longer ones by `Buffer.write`. */
 const SHORT_TEXT = 64;
 /** Scratch buffers of finished writers, for the next ones (a query's answer is copied out). */
-const spare: Buffer[] = [];
+const spare: Scratch[] = [];
+
+/** A scratch buffer, and a view of it for writes of 2 and 4 bytes at a time. */
+interface Scratch {
+  readonly bytes: Buffer;
+  readonly view: DataView;
+}
+
+function newScratch(): Scratch {
+  const bytes = Buffer.allocUnsafeSlow(CHUNK_BYTES + WORD_SLACK);
+  return { bytes, view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+}
 const MAX_SPARE = 8;
 
 /** An answer as the buffers it was written in; never one string. */
@@ -71,14 +82,17 @@ export class JsonWriter {
   readonly #scratch: Buffer;
   /** The scratch buffer's bytes, for writes of 2 and 4 at a time. */
   readonly #view: DataView;
+  /** Both, to be handed back to `spare`. */
+  readonly #held: Scratch;
   #at = 0;
   #bytes = 0;
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
-    const scratch = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES + WORD_SLACK);
-    this.#scratch = scratch;
-    this.#view = new DataView(scratch.buffer, scratch.byteOffset, scratch.byteLength);
+    const scratch = spare.pop() ?? newScratch();
+    this.#held = scratch;
+    this.#scratch = scratch.bytes;
+    this.#view = scratch.view;
   }
 
   /**
@@ -245,7 +259,7 @@ export class JsonWriter {
 
   finish(timingMs = 0, rows = 0): QueryAnswer {
     this.#flush();
-    spare.length < MAX_SPARE && spare.push(this.#scratch);
+    spare.length < MAX_SPARE && spare.push(this.#held);
     const chunks = this.#chunks;
     return {
       chunks,
