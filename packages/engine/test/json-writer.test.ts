@@ -1,4 +1,7 @@
-/** `JsonWriter.words` writes exactly the bytes it was made from, across chunk boundaries. */
+/**
+ * `JsonWriter.words` writes exactly the bytes it was made from, across chunk boundaries, and
+ * `jsonString` escapes text as `JSON.stringify` does, four bytes at a time or one.
+ */
 import { describe, expect, it } from 'vitest';
 import { JsonWriter, wordBytes } from '../src/exec/json-writer.ts';
 
@@ -31,5 +34,47 @@ describe('JsonWriter.words', () => {
     expect(made.length).toBe(6);
     expect(made.words.length).toBe(2);
     expect(wordBytes(new Uint8Array(0))).toEqual({ words: new Int32Array(0), length: 0 });
+  });
+});
+
+describe('JsonWriter.jsonString', () => {
+  it('escapes as JSON.stringify at every position of a word, and keeps UTF-8 as it is', () => {
+    const specials = [
+      '"',
+      '\\',
+      '\n',
+      '\u0000',
+      '\u001f',
+      ' ',
+      '\u007f',
+      'é',
+      '😀',
+      '\u2028',
+      '!',
+      '#',
+      '[',
+      ']',
+    ];
+    const texts: string[] = [
+      '',
+      'a',
+      'abcd',
+      'abcdefgh',
+      'plain ASCII text of some length, no escapes',
+    ];
+    for (const special of specials) {
+      for (let at = 0; at < 9; at++) {
+        texts.push(`${'x'.repeat(at)}${special}${'y'.repeat(9 - at)}`);
+        texts.push(`${'x'.repeat(at)}${special}${special}`);
+      }
+    }
+    texts.push(specials.join('').repeat(7));
+    const out = new JsonWriter(Number.MAX_SAFE_INTEGER);
+    for (const text of texts) {
+      const bytes = Buffer.from(`..${text}..`, 'utf8');
+      out.jsonString(bytes, 2, bytes.length - 2);
+      out.byte(0x2c);
+    }
+    expect(out.finish().text()).toBe(texts.map((text) => `${JSON.stringify(text)},`).join(''));
   });
 });

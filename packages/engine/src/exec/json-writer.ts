@@ -69,6 +69,26 @@ const ESCAPED = Uint8Array.from({ length: 256 }, (_, code) =>
   code < 0x20 || code === 0x22 || code === 0x5c ? 1 : 0,
 );
 
+/** Writes `source[start, end)` at `at`, escaped as `JSON.stringify` does; returns the end. */
+function writeEscaped(
+  scratch: Uint8Array,
+  at: number,
+  source: Uint8Array,
+  start: number,
+  end: number,
+): number {
+  let to = at;
+  for (let i = start; i < end; i++) {
+    const code = source[i] as number;
+    if (ESCAPED[code] === 0) scratch[to++] = code;
+    else {
+      const escaped = ESCAPES[code] as Uint8Array;
+      for (let e = 0; e < escaped.length; e++) scratch[to++] = escaped[e] as number;
+    }
+  }
+  return to;
+}
+
 /**
  * Collects an answer's JSON as UTF-8 in chunks of about 32 KiB, counting bytes as it goes and
  * refusing, with `response_too_large`, the chunk that crosses the byte budget: a huge answer
@@ -243,16 +263,33 @@ export class JsonWriter {
       }
     }
     const scratch = this.#scratch;
+    const view = this.#view;
     let at = this.#at;
     scratch[at++] = 0x22;
-    for (let i = start; i < end; i++) {
-      const code = source[i] as number;
-      if (ESCAPED[code] === 0) scratch[at++] = code;
+    let i = start;
+    // Four bytes at a time while none of them needs an escape: the word's test has no false
+    // negatives (SWAR: a byte below 0x20, or one equal to `"` or `\`, sets its top bit).
+    for (; i + 4 <= end; i += 4) {
+      const word =
+        (source[i] as number) |
+        ((source[i + 1] as number) << 8) |
+        ((source[i + 2] as number) << 16) |
+        ((source[i + 3] as number) << 24);
+      const quote = word ^ 0x22222222;
+      const backslash = word ^ 0x5c5c5c5c;
+      if (
+        (((word - 0x20202020) & ~word) |
+          ((quote - 0x01010101) & ~quote) |
+          ((backslash - 0x01010101) & ~backslash)) &
+        0x80808080
+      )
+        at = writeEscaped(scratch, at, source, i, i + 4);
       else {
-        const escaped = ESCAPES[code] as Uint8Array;
-        for (let e = 0; e < escaped.length; e++) scratch[at++] = escaped[e] as number;
+        view.setInt32(at, word, true);
+        at += 4;
       }
     }
+    at = writeEscaped(scratch, at, source, i, end);
     scratch[at++] = 0x22;
     this.#at = at;
   }
