@@ -740,7 +740,8 @@ export class Executor {
         yield* this.#relationJson(snapshot, output, rowId);
       }
     }
-    out.write(outputs.length === 0 ? '{}' : '}');
+    if (outputs.length === 0) out.byte(0x7b);
+    out.byte(0x7d);
   }
 
   *#relationJson(snapshot: TableSnapshot, output: RelationOutput, rowId: number): Work<void> {
