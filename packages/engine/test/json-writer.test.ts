@@ -29,6 +29,15 @@ describe('JsonWriter.words', () => {
     expect(answer.chunks.length).toBeGreaterThan(3);
   });
 
+  it('writes a run longer than a chunk as a chunk of its own', () => {
+    const long = `,"${'k'.repeat(70_000)}é":`;
+    const out = new JsonWriter(Number.MAX_SAFE_INTEGER);
+    out.byte(0x7b);
+    out.words(wordBytes(Buffer.from(long)));
+    out.byte(0x7d);
+    expect(out.finish().text()).toBe(`{${long}}`);
+  });
+
   it('keeps the length of the bytes, the words padded with zeros', () => {
     const made = wordBytes(Buffer.from(',"ab":'));
     expect(made.length).toBe(6);

@@ -49,15 +49,24 @@ export interface WordBytes {
   readonly length: number;
 }
 
-/** `bytes` as `WordBytes`; a run longer than a chunk is refused. */
+/** `bytes` as `WordBytes`. */
 export function wordBytes(bytes: Uint8Array): WordBytes {
-  if (bytes.length > CHUNK_BYTES) throw new RangeError(`${bytes.length} bytes: too many for words`);
   const padded = new Uint8Array(Math.ceil(bytes.length / 4) * 4);
   padded.set(bytes);
   const view = new DataView(padded.buffer);
   const words = new Int32Array(padded.length / 4);
   for (let i = 0; i < words.length; i++) words[i] = view.getInt32(i * 4, true);
   return { words, length: bytes.length };
+}
+
+/** The bytes `wordBytes` was made from. */
+function wordsToBytes(source: WordBytes): Uint8Array {
+  const bytes = new Uint8Array(source.words.length * 4);
+  const view = new DataView(bytes.buffer);
+  source.words.forEach((word, i) => {
+    view.setInt32(i * 4, word, true);
+  });
+  return bytes.subarray(0, source.length);
 }
 
 /** JSON escapes of the bytes below 0x20 and of `"` and `\`, as `JSON.stringify` writes them. */
@@ -121,7 +130,13 @@ export class JsonWriter {
    */
   words(source: WordBytes): void {
     const words = source.words;
-    if (this.#at + source.length > CHUNK_BYTES) this.#flush();
+    if (this.#at + source.length > CHUNK_BYTES) {
+      this.#flush();
+      if (source.length > CHUNK_BYTES) {
+        this.#push(Buffer.from(wordsToBytes(source)));
+        return;
+      }
+    }
     const at = this.#at;
     const view = this.#view;
     // The last word's zeros past `length` land in the slack past the chunk's end at worst, and
