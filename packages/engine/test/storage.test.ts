@@ -8,6 +8,7 @@ import { ColumnBuilder } from '../src/storage/column-builder.ts';
 import type { ColumnChunk } from '../src/storage/column-chunk.ts';
 import { isNullAt, readCanonical, readComparable } from '../src/storage/column-reader.ts';
 import { canonicalToComparable } from '../src/storage/comparable.ts';
+import { ExactTexts } from '../src/storage/exact-texts.ts';
 import type { Generation } from '../src/storage/generation.ts';
 import { nextGeneration } from '../src/storage/generation-builder.ts';
 import { CHUNK_ROWS } from '../src/storage/table-data.ts';
@@ -247,6 +248,32 @@ describe('exact numbers', () => {
     expect(readComparable(chunk, 4)).toBe(42);
     expect(canonicalToComparable('bigint', '9007199254740993')).toBe(9007199254740993n);
     expect(canonicalToComparable('bigint', '9007199254740992')).toBe(9007199254740992);
+  });
+
+  it('find a kept text by its row offset, among few texts (searched) or many (a bitmap first)', () => {
+    for (const count of [1, 3, 15, 16, 17, 500, 6554]) {
+      const texts = new Map<number, string>();
+      // An odd step walks every offset once: `count` distinct offsets, scattered.
+      for (let k = 0; k < count; k++) {
+        const offset = (k * 40503 + count * 7) & (CHUNK_ROWS - 1);
+        texts.set(offset, `${9007199254740993n + BigInt(offset)}`);
+      }
+      const exact = ExactTexts.of(texts) as ExactTexts;
+      // Every offset's look-up, compared at once (an expect per offset takes seconds).
+      const found: (string | null)[] = [];
+      const expected: (string | null)[] = [];
+      for (let offset = 0; offset < CHUNK_ROWS; offset++) {
+        const i = exact.indexOf(offset);
+        const text = i < 0 ? null : exact.bytes.toString('latin1', exact.start(i), exact.end(i));
+        found.push(exact.has(offset) === i >= 0 ? text : 'has and indexOf disagree');
+        expected.push(texts.get(offset) ?? null);
+      }
+      expect(found).toEqual(expected);
+      for (const [offset, text] of texts) expect(exact.get(offset)).toBe(text);
+      expect(exact.has(CHUNK_ROWS + 8)).toBe(false);
+      expect(exact.ascii).toBe(true);
+    }
+    expect(ExactTexts.of(new Map([[3, '\u00e91']]))?.ascii).toBe(false);
   });
 
   it('keep a BIGINT exactly even when its double prints the same digits', () => {

@@ -16,7 +16,7 @@ import {
   type Group,
 } from './aggregate-rows.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import type { JsonWriter } from './json-writer.ts';
+import { type JsonWriter, type WordBytes, wordBytes } from './json-writer.ts';
 import type { PlanFilter, PlanOutput, PlanSort, PlanSubQuery, QueryPlan } from './plan.ts';
 import { ALWAYS, NEVER, type OffsetTest, RowFilter } from './predicate.ts';
 import type { QueryBudget, Work } from './query-budget.ts';
@@ -54,18 +54,18 @@ function keyPrefix(key: string): string {
   return prefix;
 }
 
-const PREFIX_BYTES = new Map<string, Buffer>();
+const PREFIX_BYTES = new Map<string, WordBytes>();
 
 /**
  * `{"key":` or `,"key":` as UTF-8, made once per distinct key and shared by every row layout
  * that writes it: a layout per cached plan holding its own buffers would hold one per output,
  * thousands for `...` on a wide table, beyond what the plan cache counts.
  */
-function prefixBytes(opening: '{' | ',', key: string): Buffer {
+function prefixBytes(opening: '{' | ',', key: string): WordBytes {
   const text = opening + keyPrefix(key);
   let bytes = PREFIX_BYTES.get(text);
   if (bytes === undefined) {
-    bytes = Buffer.from(text, 'utf8');
+    bytes = wordBytes(Buffer.from(text, 'utf8'));
     if (PREFIX_BYTES.size < 20_000) PREFIX_BYTES.set(text, bytes);
   }
   return bytes;
@@ -79,7 +79,7 @@ function valueAt(snapshot: TableSnapshot, rowId: number, column: number): Compar
 /** How a selection's rows are written, worked out once per plan. */
 interface RowLayout {
   /** Per output, the UTF-8 before its value: `{"key":` for the first, `,"key":` after. */
-  readonly prefixBytes: readonly Buffer[];
+  readonly prefixBytes: readonly WordBytes[];
   /** Per output, the writer of its column's values (`writeValue` for other outputs). */
   readonly writers: readonly ValueWriter[];
   /** True when every output is a column. */
@@ -117,32 +117,115 @@ const touched = new Float64Array(1);
 /**
  * Reads the stored values a page's rows will be written from, column by column, before they
  * are written row by row: rows scattered over a big table each miss the CPU caches, and reads
- * with nothing between them wait for their misses together instead of one after another.
+ * with nothing between them wait for their misses together instead of one after another. A
+ * column's chunks are read by a loop for their kind (a column's chunks are mostly of one), so
+ * each read sees one shape of chunk.
  */
 function touchRows(snapshot: TableSnapshot, sub: PlanSubQuery, rows: readonly number[]): void {
   const chunks = snapshot.data.chunks;
+  const firstChunk = chunks[(rows[0] as number) >>> CHUNK_BITS] as Chunk;
   let sum = 0;
   for (const output of sub.outputs) {
     if (output.kind !== 'column') continue;
     const index = output.column.index;
-    for (let i = 0; i < rows.length; i++) {
-      const rowId = rows[i] as number;
-      const chunk = (chunks[rowId >>> CHUNK_BITS] as Chunk).columns[index] as ColumnChunk;
-      const offset = rowId & OFFSET_MASK;
-      if (chunk.nulls !== null) sum += chunk.nulls[offset >>> 3] as number;
-      switch (chunk.kind) {
-        case 'dict':
-          sum += chunk.codes[offset] as number;
-          break;
-        case 'bytes':
-          sum += chunk.bytes[chunk.offsets[offset] as number] ?? 0;
-          break;
-        default:
-          sum += chunk.values[offset] as number;
-      }
+    switch ((firstChunk.columns[index] as ColumnChunk).kind) {
+      case 'int32':
+        sum += touchInt32s(chunks, index, rows);
+        break;
+      case 'float64':
+      case 'decimal':
+        sum += touchFloat64s(chunks, index, rows);
+        break;
+      case 'dict':
+        sum += touchCodes(chunks, index, rows);
+        break;
+      case 'bytes':
+        sum += touchBytes(chunks, index, rows);
+        break;
+      default:
+        for (let i = 0; i < rows.length; i++) sum += touchValue(chunks, index, rows[i] as number);
     }
   }
   touched[0] = sum;
+}
+
+function touchInt32s(chunks: readonly Chunk[], index: number, rows: readonly number[]): number {
+  let sum = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const rowId = rows[i] as number;
+    const chunk = (chunks[rowId >>> CHUNK_BITS] as Chunk).columns[index] as ColumnChunk;
+    if (chunk.kind !== 'int32') {
+      sum += touchValue(chunks, index, rowId);
+      continue;
+    }
+    const offset = rowId & OFFSET_MASK;
+    if (chunk.nulls !== null) sum += chunk.nulls[offset >>> 3] as number;
+    sum += chunk.values[offset] as number;
+  }
+  return sum;
+}
+
+function touchFloat64s(chunks: readonly Chunk[], index: number, rows: readonly number[]): number {
+  let sum = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const rowId = rows[i] as number;
+    const chunk = (chunks[rowId >>> CHUNK_BITS] as Chunk).columns[index] as ColumnChunk;
+    if (chunk.kind !== 'float64' && chunk.kind !== 'decimal') {
+      sum += touchValue(chunks, index, rowId);
+      continue;
+    }
+    const offset = rowId & OFFSET_MASK;
+    if (chunk.nulls !== null) sum += chunk.nulls[offset >>> 3] as number;
+    sum += chunk.values[offset] as number;
+  }
+  return sum;
+}
+
+function touchCodes(chunks: readonly Chunk[], index: number, rows: readonly number[]): number {
+  let sum = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const rowId = rows[i] as number;
+    const chunk = (chunks[rowId >>> CHUNK_BITS] as Chunk).columns[index] as ColumnChunk;
+    if (chunk.kind !== 'dict') {
+      sum += touchValue(chunks, index, rowId);
+      continue;
+    }
+    const offset = rowId & OFFSET_MASK;
+    if (chunk.nulls !== null) sum += chunk.nulls[offset >>> 3] as number;
+    sum += chunk.codes[offset] as number;
+  }
+  return sum;
+}
+
+function touchBytes(chunks: readonly Chunk[], index: number, rows: readonly number[]): number {
+  let sum = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const rowId = rows[i] as number;
+    const chunk = (chunks[rowId >>> CHUNK_BITS] as Chunk).columns[index] as ColumnChunk;
+    if (chunk.kind !== 'bytes') {
+      sum += touchValue(chunks, index, rowId);
+      continue;
+    }
+    const offset = rowId & OFFSET_MASK;
+    if (chunk.nulls !== null) sum += chunk.nulls[offset >>> 3] as number;
+    sum += chunk.bytes[chunk.offsets[offset] as number] ?? 0;
+  }
+  return sum;
+}
+
+/** One value of any kind of chunk, for the chunks of another kind than a column's first. */
+function touchValue(chunks: readonly Chunk[], index: number, rowId: number): number {
+  const chunk = (chunks[rowId >>> CHUNK_BITS] as Chunk).columns[index] as ColumnChunk;
+  const offset = rowId & OFFSET_MASK;
+  const nulls = chunk.nulls === null ? 0 : (chunk.nulls[offset >>> 3] as number);
+  switch (chunk.kind) {
+    case 'dict':
+      return nulls + (chunk.codes[offset] as number);
+    case 'bytes':
+      return nulls + (chunk.bytes[chunk.offsets[offset] as number] ?? 0);
+    default:
+      return nulls + (chunk.values[offset] as number);
+  }
 }
 
 /** Rows scanned between two looks at the query's budget and time slice. */
@@ -633,7 +716,7 @@ export class Executor {
     const writers = layout.writers;
     for (let i = 0; i < outputs.length; i++) {
       const column = (outputs[i] as Extract<PlanOutput, { kind: 'column' }>).column;
-      out.bytes(prefixes[i] as Buffer);
+      out.words(prefixes[i] as WordBytes);
       (writers[i] as ValueWriter)(out, column, columns[column.index] as ColumnChunk, offset);
     }
     if (outputs.length === 0) out.byte(0x7b);
@@ -649,7 +732,7 @@ export class Executor {
     const prefixes = layout.prefixBytes;
     for (let i = 0; i < outputs.length; i++) {
       const output = outputs[i]!;
-      out.bytes(prefixes[i] as Buffer);
+      out.words(prefixes[i] as WordBytes);
       if (output.kind === 'column') {
         const write = layout.writers[i] as ValueWriter;
         write(out, output.column, chunk.columns[output.column.index] as ColumnChunk, offset);
@@ -657,7 +740,8 @@ export class Executor {
         yield* this.#relationJson(snapshot, output, rowId);
       }
     }
-    out.write(outputs.length === 0 ? '{}' : '}');
+    if (outputs.length === 0) out.byte(0x7b);
+    out.byte(0x7d);
   }
 
   *#relationJson(snapshot: TableSnapshot, output: RelationOutput, rowId: number): Work<void> {

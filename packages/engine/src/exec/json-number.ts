@@ -109,3 +109,110 @@ export function writeNumber(target: Uint8Array, at: number, value: number): numb
   }
   return -1;
 }
+
+/** 10^i for i in 0..22, each exact. */
+const UNIT_POWERS = POWERS;
+
+/**
+ * Writes `formatUnits(units, scale)` (storage/decimal-units.ts) at `at` and returns the end: a
+ * DECIMAL's count of 10^-scale units (a safe integer), scale 0..22, as its digits with the point
+ * `scale` digits from the right, a zero before a point with nothing in front. At most 25 bytes.
+ */
+export function writeUnits(target: Uint8Array, at: number, units: number, scale: number): number {
+  let start = at;
+  let magnitude = units;
+  if (units < 0) {
+    target[start++] = 0x2d;
+    magnitude = -units;
+  }
+  if (scale === 0) return writeDigits(target, start, magnitude);
+  const power = UNIT_POWERS[scale] as number;
+  // Exact: the remainder of two integers, and the quotient of a multiple of `power` by it.
+  const fraction = magnitude % power;
+  const end = writeDigits(target, start, (magnitude - fraction) / power);
+  target[end] = 0x2e;
+  return writePadded(target, end + 1, fraction, scale);
+}
+
+/** Day numbers of 0000-03-01 and 10000-01-01: `writeCivilDate` writes the days in between. */
+const FIRST_WRITTEN_DAY = -719468;
+const END_WRITTEN_DAY = 2932897;
+
+/**
+ * Writes `"YYYY-MM-DD"` (quotes included: `civilFromDays`'s text as a JSON string) for a whole
+ * day number from 0000-03-01 to 9999-12-31 at `at`, and returns the end (12 bytes on); returns
+ * -1, writing nothing, for any other number (its text then has a sign or more digits).
+ */
+export function writeCivilDate(target: Uint8Array, at: number, days: number): number {
+  if (!(days >= FIRST_WRITTEN_DAY && days < END_WRITTEN_DAY) || (days | 0) !== days) return -1;
+  // `civilFromDays` (storage/civil-date.ts) in 32-bit integers: every term is non-negative.
+  const z = days + 719468;
+  const era = (z / 146097) | 0;
+  const dayOfEra = z - era * 146097;
+  const yearOfEra =
+    ((dayOfEra - ((dayOfEra / 1460) | 0) + ((dayOfEra / 36524) | 0) - ((dayOfEra / 146096) | 0)) /
+      365) |
+    0;
+  const dayOfYear = dayOfEra - (365 * yearOfEra + ((yearOfEra / 4) | 0) - ((yearOfEra / 100) | 0));
+  const mp = ((5 * dayOfYear + 2) / 153) | 0;
+  const day = dayOfYear - (((153 * mp + 2) / 5) | 0) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  const century = (year / 100) | 0;
+  target[at] = 0x22;
+  writePair(target, at + 1, century);
+  writePair(target, at + 3, year - century * 100);
+  target[at + 5] = 0x2d;
+  writePair(target, at + 6, month);
+  target[at + 8] = 0x2d;
+  writePair(target, at + 9, day);
+  target[at + 11] = 0x22;
+  return at + 12;
+}
+
+/** Two digits of `value` (0..99) at `at`. */
+function writePair(target: Uint8Array, at: number, value: number): void {
+  target[at] = PAIRS[value << 1] as number;
+  target[at + 1] = PAIRS[(value << 1) + 1] as number;
+}
+
+const MICROS_PER_DAY = 86_400_000_000;
+
+/**
+ * Writes `"…"` around `timestampText(micros, fractionDigits)` (storage/civil-date.ts) at `at`
+ * for a safe integer count of epoch microseconds (the years 1685..2255), and returns the end;
+ * returns -1, writing nothing, for any other number.
+ */
+export function writeTimestamp(
+  target: Uint8Array,
+  at: number,
+  micros: number,
+  fractionDigits: 3 | 6,
+): number {
+  if (!Number.isSafeInteger(micros)) return -1;
+  const days = Math.floor(micros / MICROS_PER_DAY);
+  // Exact: both terms are integers and the difference is below 2^37.
+  const ofDay = micros - days * MICROS_PER_DAY;
+  const seconds = Math.floor(ofDay / 1_000_000);
+  const fraction = ofDay - seconds * 1_000_000;
+  const dateEnd = writeCivilDate(target, at, days);
+  if (dateEnd < 0) return -1;
+  // The date's closing quote becomes the `T`.
+  let i = dateEnd - 1;
+  target[i] = 0x54;
+  const hours = (seconds / 3600) | 0;
+  const minutes = ((seconds / 60) | 0) - hours * 60;
+  writePair(target, i + 1, hours);
+  target[i + 3] = 0x3a;
+  writePair(target, i + 4, minutes);
+  target[i + 6] = 0x3a;
+  writePair(target, i + 7, seconds - hours * 3600 - minutes * 60);
+  target[i + 9] = 0x2e;
+  i =
+    fractionDigits === 6
+      ? writePadded(target, i + 10, fraction, 6)
+      : writePadded(target, i + 10, (fraction / 1000) | 0, 3);
+  target[i] = 0x5a;
+  target[i + 1] = 0x22;
+  return i + 2;
+}

@@ -6,6 +6,18 @@ import { CHUNK_BITS, type Chunk, OFFSET_MASK } from '../storage/table-data.ts';
 
 const NONE: readonly number[] = [];
 
+/** `indexName` of a relation's join columns (arrays of the compiled schema), made once each. */
+const INDEX_NAMES = new WeakMap<readonly number[], string>();
+
+function joinIndexName(columns: readonly number[]): string {
+  let name = INDEX_NAMES.get(columns);
+  if (name === undefined) {
+    name = indexName(columns);
+    INDEX_NAMES.set(columns, name);
+  }
+  return name;
+}
+
 /**
  * Row ids of the rows `relation` reaches from row `rowId` of `from`, through the target
  * table's index on the relation's join columns: one at most for a forward relation, any number
@@ -20,7 +32,9 @@ export function relatedRows(
   const chunk = from.data.chunks[rowId >>> CHUNK_BITS] as Chunk;
   const key = rowKey(chunk.columns, relation.localColumns, rowId & OFFSET_MASK);
   if (key === null) return NONE;
-  const index = generation.table(relation.target).indexes.get(indexName(relation.targetColumns));
+  const index = generation
+    .table(relation.target)
+    .indexes.get(joinIndexName(relation.targetColumns));
   if (!index) return NONE;
   if (relation.kind === 'forward') {
     const target = index.first(key);

@@ -2,6 +2,7 @@ import type { CompiledColumn } from '../schema/compiled-schema.ts';
 import { civilFromDays, timestampDigits } from '../storage/civil-date.ts';
 import type { ColumnChunk, DictChunk } from '../storage/column-chunk.ts';
 import { isNullAt } from '../storage/column-reader.ts';
+import type { ExactTexts } from '../storage/exact-texts.ts';
 import type { JsonWriter } from './json-writer.ts';
 import { valueJson } from './value-json.ts';
 
@@ -43,8 +44,8 @@ function encodedDictionary(chunk: DictChunk, asIs: boolean): EncodedDictionary {
 /**
  * Writes the JSON of one stored value into `out`, the text `valueJson` gives (docs/instance-api.md,
  * "Data types"), as bytes where it can: numbers as digits, text copied from the chunk's UTF-8,
- * dictionary entries from their encoding made once per chunk. The rest (decimals, timestamps,
- * binary) goes through `valueJson`.
+ * dictionary entries from their encoding made once per chunk, decimals from their units. The
+ * rest (kept source texts, timestamps, binary) goes through `valueJson`.
  */
 export function writeValue(
   out: JsonWriter,
@@ -77,6 +78,13 @@ export function writeValue(
         return;
       }
       break;
+    }
+    case 'decimal': {
+      // NaN units: the source text is kept (`exact`), which `valueJson` gives.
+      const units = chunk.values[offset] as number;
+      if (!Number.isSafeInteger(units)) break;
+      out.units(units, chunk.scale);
+      return;
     }
     case 'bool':
       out.bytes(chunk.values[offset] === 1 ? TRUE : FALSE);
@@ -126,7 +134,9 @@ export function valueWriter(column: CompiledColumn): ValueWriter {
     case 'date':
       return writeDateValue;
     case 'timestamp':
-      return writeTimestamp;
+      return writeTimestampValue;
+    case 'decimal':
+      return writeDecimal;
     default:
       return writeValue;
   }
@@ -143,12 +153,54 @@ function writeNumeric(
     else out.int32(chunk.values[offset] as number);
     return;
   }
-  // A BIGINT past 2^53 keeps its text beside the double (`exact`): that one is written as kept.
-  if (chunk.kind === 'float64' && (chunk.exact === null || !chunk.exact.has(offset))) {
+  if (chunk.kind === 'float64') {
+    if (isNullAt(chunk, offset)) {
+      out.bytes(NULL);
+      return;
+    }
+    // A BIGINT past 2^53 keeps its text beside the double (`exact`): that one is written as kept.
+    const exact = chunk.exact;
+    if (exact !== null && column.type === 'bigint' && writeExact(out, exact, offset)) return;
     const value = chunk.values[offset] as number;
-    if (isNullAt(chunk, offset) || !Number.isFinite(value)) out.bytes(NULL);
-    else out.number(value);
+    if (Number.isFinite(value)) out.number(value);
+    else out.bytes(NULL);
     return;
+  }
+  writeValue(out, column, chunk, offset);
+}
+
+/**
+ * Writes the text `exact` keeps for `offset` (a number's source digits, its JSON as it is) and
+ * returns true; false, writing nothing, when it keeps none.
+ */
+function writeExact(out: JsonWriter, exact: ExactTexts, offset: number): boolean {
+  const i = exact.indexOf(offset);
+  if (i < 0) return false;
+  if (exact.ascii) out.bytes(exact.bytes, exact.start(i), exact.end(i));
+  else out.write(exact.bytes.toString('latin1', exact.start(i), exact.end(i)));
+  return true;
+}
+
+/**
+ * A DECIMAL: its units written as digits with the point (`formatUnits`'s text), or the source
+ * text kept for the rows whose units are NaN (see `DecimalChunk`).
+ */
+function writeDecimal(
+  out: JsonWriter,
+  column: CompiledColumn,
+  chunk: ColumnChunk,
+  offset: number,
+): void {
+  if (chunk.kind === 'decimal') {
+    if (isNullAt(chunk, offset)) {
+      out.bytes(NULL);
+      return;
+    }
+    const units = chunk.values[offset] as number;
+    if (Number.isSafeInteger(units)) {
+      out.units(units, chunk.scale);
+      return;
+    }
   }
   writeValue(out, column, chunk, offset);
 }
@@ -195,44 +247,22 @@ function writeDateValue(
   writeValue(out, column, chunk, offset);
 }
 
-const MICROS_PER_DAY = 86_400_000_000;
-
-/** `timestampText` (storage/civil-date.ts) written as bytes, for whole microseconds. */
-function writeTimestamp(
+/** `timestampText` (storage/civil-date.ts) as a JSON string, written as bytes. */
+function writeTimestampValue(
   out: JsonWriter,
   column: CompiledColumn,
   chunk: ColumnChunk,
   offset: number,
 ): void {
-  if (chunk.kind !== 'float64' || isNullAt(chunk, offset)) {
-    writeValue(out, column, chunk, offset);
-    return;
+  if (chunk.kind === 'float64' && !isNullAt(chunk, offset)) {
+    const micros = chunk.values[offset] as number;
+    if (out.timestamp(micros, timestampDigits(column.precision, micros))) return;
   }
-  const micros = chunk.values[offset] as number;
-  if (!Number.isSafeInteger(micros)) {
-    writeValue(out, column, chunk, offset);
-    return;
-  }
-  const days = Math.floor(micros / MICROS_PER_DAY);
-  const ofDay = micros - days * MICROS_PER_DAY;
-  const seconds = Math.floor(ofDay / 1_000_000);
-  const fraction = ofDay - seconds * 1_000_000;
-  out.byte(0x22);
-  out.write(civilFromDays(days));
-  out.byte(0x54);
-  out.padded(Math.floor(seconds / 3600), 2);
-  out.byte(0x3a);
-  out.padded(Math.floor(seconds / 60) % 60, 2);
-  out.byte(0x3a);
-  out.padded(seconds % 60, 2);
-  out.byte(0x2e);
-  if (timestampDigits(column.precision, micros) === 6) out.padded(fraction, 6);
-  else out.padded(Math.floor(fraction / 1000), 3);
-  out.byte(0x5a);
-  out.byte(0x22);
+  writeValue(out, column, chunk, offset);
 }
 
 function writeDate(out: JsonWriter, days: number): void {
+  if (out.date(days)) return;
   out.byte(0x22);
   out.write(civilFromDays(days));
   out.byte(0x22);
