@@ -57,8 +57,12 @@ export class ExactTexts {
     return { offsets: this.#offsets, ends: this.#ends, bytes: this.#bytes };
   }
 
+  /** The texts' bytes, and the bitmap a look-up makes of them (`#presentBits`) as if made. */
   get byteSize(): number {
-    return this.#offsets.byteLength + this.#ends.byteLength + this.#bytes.byteLength;
+    const offsets = this.#offsets;
+    const bitmap =
+      offsets.length < BITS_FROM ? 0 : ((offsets[offsets.length - 1] as number) >>> 3) + 1;
+    return offsets.byteLength + this.#ends.byteLength + this.#bytes.byteLength + bitmap;
   }
 
   get size(): number {
