@@ -1,5 +1,7 @@
-import { type KeyScope, scopeGrants } from './api-keys.ts';
+import { type KeyScope, scopeGrants, type VerifiedKey } from './api-keys.ts';
 import { InstanceError } from './errors.ts';
+import { type HeaderTarget, rateLimitCheck } from './rate-limit-check.ts';
+import type { RateLimiter } from './rate-limiter.ts';
 
 /** Why a request holding a key of scope `held` (null: no valid key) may not call a route. */
 export function keyRefusal(held: KeyScope | null, needed: KeyScope): InstanceError | null {
@@ -16,4 +18,21 @@ export function keyRefusal(held: KeyScope | null, needed: KeyScope): InstanceErr
     );
   }
   return null;
+}
+
+/**
+ * The check of a route that needs a key of scope `needed`, for the key a request holds (null:
+ * none valid): its scope, then, on the query routes, its rate limit, whose fields go on
+ * `target`. The refusal to answer, or null. Rate limits count the query routes' requests, by
+ * key whatever its scope; admin routes (the control plane's health, metrics and actions) are
+ * not counted.
+ */
+export function keyCheckFor(
+  needed: KeyScope,
+  limiter: RateLimiter | undefined,
+): (key: VerifiedKey | null, target: HeaderTarget) => InstanceError | null {
+  const rateLimited = limiter !== undefined && needed === 'query' ? rateLimitCheck(limiter) : null;
+  return (key, target) =>
+    keyRefusal(key?.scope ?? null, needed) ??
+    (rateLimited && key ? rateLimited(key.keyId, target) : null);
 }

@@ -27,7 +27,7 @@ export class QueryExchange {
   readonly #log: ExchangeLog;
   /**
    * The answer's fields as name, value, name, value…: what `writeHead` takes with the least
-   * work (no object to walk); names as the callers give them, set once each (`header`).
+   * work (no object to walk); names in lowercase, set once each (`header`).
    */
   readonly #fields: (string | number)[];
   aborted = false;
@@ -64,12 +64,14 @@ export class QueryExchange {
     return new QueryExchange(request.raw, reply.raw, fields, request.log, requestSpan(request));
   }
 
-  /** Sets a field of the answer (again: its new value replaces the old). */
+  /**
+   * Sets a field of the answer, its name in lowercase as every caller writes it (again: its new
+   * value replaces the old).
+   */
   header(name: string, value: string | number): this {
     const fields = this.#fields;
     for (let i = 0; i < fields.length; i += 2) {
-      const held = fields[i] as string;
-      if (held.length === name.length && held.toLowerCase() === name.toLowerCase()) {
+      if (fields[i] === name) {
         fields[i + 1] = value;
         return this;
       }

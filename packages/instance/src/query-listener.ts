@@ -1,10 +1,9 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { parse } from 'node:querystring';
 import type { ApiKeyVerifier } from './api-keys.ts';
-import { keyRefusal } from './key-refusal.ts';
+import { keyCheckFor } from './key-refusal.ts';
 import { type ExchangeLog, fieldList, QueryExchange } from './query-exchange.ts';
 import { missingQuery, type QueryRoutes } from './query-route.ts';
-import { rateLimitCheck } from './rate-limit-check.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 
 /** A `node:http` request listener. */
@@ -35,7 +34,7 @@ const QUESTION_MARK = 63;
 export function queryListener(fastify: Listener, options: QueryListenerOptions): Listener {
   const { keys, routes, log } = options;
   const fields = fieldList(options.headers);
-  const rateLimited = options.rateLimiter ? rateLimitCheck(options.rateLimiter) : null;
+  const refusalOf = keyCheckFor('query', options.rateLimiter);
   return (request, response) => {
     const url = request.url ?? '';
     const method = request.method;
@@ -50,9 +49,7 @@ export function queryListener(fastify: Listener, options: QueryListenerOptions):
     }
     const exchange = new QueryExchange(request, response, fields, log);
     const key = keys.identify(request.headers.authorization);
-    const refusal =
-      keyRefusal(key?.scope ?? null, 'query') ??
-      (rateLimited && key ? rateLimited(key.keyId, exchange) : null);
+    const refusal = refusalOf(key, exchange);
     // Refused after the bytes at hand are parsed, as the Fastify routes refuse.
     if (refusal) queueMicrotask(() => exchange.fail(refusal));
     else {

@@ -21,7 +21,7 @@ export function rateLimitField(decision: RateLimitDecision): string {
  * reply (kept on an error's answer too); returns the 429 to answer when the key is over its
  * limit. The policy's field never changes: written once, not per request.
  */
-/** What the fields are written on: a Fastify reply, or a query exchange. */
+/** What the fields are written on: a Fastify reply, or a query exchange (names in lowercase). */
 export interface HeaderTarget {
   header(name: string, value: string): unknown;
 }
@@ -33,10 +33,10 @@ export function rateLimitCheck(
   const { quota, windowSeconds } = limiter.policy;
   return (keyId, reply) => {
     const decision = limiter.take(keyId);
-    reply.header('RateLimit-Policy', policyField);
-    reply.header('RateLimit', rateLimitField(decision));
+    reply.header('ratelimit-policy', policyField);
+    reply.header('ratelimit', rateLimitField(decision));
     if (decision.allowed) return null;
-    reply.header('Retry-After', String(decision.resetSeconds));
+    reply.header('retry-after', String(decision.resetSeconds));
     return new InstanceError(
       'too_many_requests',
       `This API key is over its rate limit of ${quota} requests per ${windowSeconds} s; retry after ${decision.resetSeconds} s (Retry-After).`,

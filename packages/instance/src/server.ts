@@ -14,7 +14,7 @@ import { ClientMemory } from './client-memory.ts';
 import { errorResponse, InstanceError } from './errors.ts';
 import { EtagCache } from './etag.ts';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
-import { keyRefusal } from './key-refusal.ts';
+import { keyCheckFor } from './key-refusal.ts';
 import { lazyChildLoggerFactory } from './lazy-child-logger.ts';
 import { registerLiveQueryGauges } from './live-query-metrics.ts';
 import { InstanceMetrics, type ThreadMetrics } from './metrics.ts';
@@ -22,7 +22,6 @@ import { generateOpenApi } from './openapi.ts';
 import type { QueryAdmission } from './query-admission.ts';
 import { queryListener } from './query-listener.ts';
 import { defaultAdmission, registerQueryRoutes } from './query-route.ts';
-import { rateLimitCheck } from './rate-limit-check.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { logRequest } from './request-log.ts';
 import { describeSchema } from './schema-document.ts';
@@ -60,22 +59,15 @@ declare module 'fastify' {
   }
 }
 
-/**
- * The `onRequest` hook of a route that needs a key of scope `needed`. Rate limits count the
- * query routes' requests, by key whatever its scope; admin routes (the control plane's health,
- * metrics and actions) are not counted.
- */
+/** The `onRequest` hook of a route that needs a key of scope `needed` (`keyCheckFor`). */
 function keyCheck(
   keys: ApiKeyVerifier,
   needed: KeyScope,
   limiter: RateLimiter | undefined,
 ): onRequestHookHandler {
-  const rateLimited = limiter !== undefined && needed === 'query' ? rateLimitCheck(limiter) : null;
+  const refusalOf = keyCheckFor(needed, limiter);
   return (request, reply, done) => {
-    const key = keys.identify(request.headers.authorization);
-    const refusal =
-      keyRefusal(key?.scope ?? null, needed) ??
-      (rateLimited && key ? rateLimited(key.keyId, reply) : null);
+    const refusal = refusalOf(keys.identify(request.headers.authorization), reply);
     if (!refusal) return done();
     // Refused after the bytes at hand are parsed: a request the HTTP parser rejects in the
     // same packet (a malformed body) gets the parser's 400, not a 401 it could not follow.
