@@ -127,12 +127,6 @@ const SPACE = 32;
 const COLON = 58;
 const DOT = 46;
 
-/** The digit at `i` of `text`, or NaN. */
-function digitAt(text: string, i: number): number {
-  const digit = text.charCodeAt(i) - ZERO;
-  return digit >= 0 && digit <= 9 ? digit : Number.NaN;
-}
-
 /**
  * `YYYY-MM-DD HH:MM:SS[.f…]` (up to six fraction digits, no offset), read at fixed positions: the
  * shape MySQL prints every DATETIME and TIMESTAMP in, so a snapshot load reads most of its
@@ -152,14 +146,13 @@ function fixedDateTime(text: string): number {
   ) {
     return Number.NaN;
   }
-  const year =
-    digitAt(text, 0) * 1000 + digitAt(text, 1) * 100 + digitAt(text, 2) * 10 + digitAt(text, 3);
-  const month = digitAt(text, 5) * 10 + digitAt(text, 6);
-  const day = digitAt(text, 8) * 10 + digitAt(text, 9);
+  const year = digitsAt(text, 0, 4);
+  const month = digitsAt(text, 5, 7);
+  const day = digitsAt(text, 8, 10);
   if (month === 0 || day === 0) return Number.NaN;
-  const hours = digitAt(text, 11) * 10 + digitAt(text, 12);
-  const minutes = digitAt(text, 14) * 10 + digitAt(text, 15);
-  const seconds = digitAt(text, 17) * 10 + digitAt(text, 18);
+  const hours = digitsAt(text, 11, 13);
+  const minutes = digitsAt(text, 14, 16);
+  const seconds = digitsAt(text, 17, 19);
   const micros = length > 19 ? microsOf(text, 20, length) : 0;
   return epochMicros(
     daysFromCivil(year, month, day),

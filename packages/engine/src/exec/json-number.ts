@@ -110,9 +110,6 @@ export function writeNumber(target: Uint8Array, at: number, value: number): numb
   return -1;
 }
 
-/** 10^i for i in 0..22, each exact. */
-const UNIT_POWERS = POWERS;
-
 /**
  * Writes `formatUnits(units, scale)` (storage/decimal-units.ts) at `at` and returns the end: a
  * DECIMAL's count of 10^-scale units (a safe integer), scale 0..22, as its digits with the point
@@ -126,7 +123,7 @@ export function writeUnits(target: Uint8Array, at: number, units: number, scale:
     magnitude = -units;
   }
   if (scale === 0) return writeDigits(target, start, magnitude);
-  const power = UNIT_POWERS[scale] as number;
+  const power = POWERS[scale] as number;
   // Exact: the remainder of two integers, and the quotient of a multiple of `power` by it.
   const fraction = magnitude % power;
   const end = writeDigits(target, start, (magnitude - fraction) / power);

@@ -203,13 +203,20 @@ function unitsTest(
   range: UnitRange,
   fallback: (x: Comparable) => boolean,
 ): OffsetTest {
+  return zoned(
+    chunk,
+    (min, max) => rangeVerdictUnits(range, min, max),
+    () => unitsRowTest(chunk, range, fallback),
+  );
+}
+
+/** `unitsTest` for a chunk its zone map did not decide: a test per row. */
+function unitsRowTest(
+  chunk: DecimalChunk,
+  range: UnitRange,
+  fallback: (x: Comparable) => boolean,
+): OffsetTest {
   const { low, high, negated } = range;
-  const zone = zoneMap(chunk);
-  if (zone !== null) {
-    const decided = rangeVerdictUnits(range, zone.min, zone.max);
-    if (decided === 'none') return NEVER;
-    if (decided === 'all' && chunk.nulls === null) return ALWAYS;
-  }
   const values = chunk.values;
   const nulls = chunk.nulls;
   const exact = chunk.exact;

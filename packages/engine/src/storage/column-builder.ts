@@ -226,9 +226,9 @@ export class ColumnBuilder {
   }
 
   #appendExactNumber(row: number, text: string): void {
-    // Most values: a char-code scan gives the double and proves the text needs no keeping.
-    const digits = this.type === 'bigint' ? 0 : this.scale;
-    const plain = digits === undefined ? Number.NaN : plainNumberValue(text, digits);
+    // Most BIGINTs: a char-code scan gives the double and proves the text needs no keeping. (A
+    // DECIMAL here has a scale no scan proves, or none: its scaled ones are stored as units.)
+    const plain = this.type === 'bigint' ? plainNumberValue(text, 0) : Number.NaN;
     if (!Number.isNaN(plain)) {
       this.#appendFloat(row, plain);
       return;
@@ -237,7 +237,7 @@ export class ColumnBuilder {
     this.#appendFloat(row, value);
     // Kept when the double would print other digits, or compares as another integer (past
     // 2^53, `String` may print the source digits of a double that is not that integer).
-    if (needsExactText(value, text, this.type, this.scale)) {
+    if (printsOtherwise(value, text, this.type, this.scale)) {
       if (!this.#exact) this.#exact = new Map();
       this.#exact.set(row, text);
     }
@@ -408,6 +408,19 @@ export function needsExactText(
 ): boolean {
   const digits = type === 'bigint' ? 0 : scale;
   if (digits !== undefined && isPlainNumberText(text, digits)) return false;
+  return printsOtherwise(value, text, type, scale);
+}
+
+/**
+ * `needsExactText` without its shortcut: the double prints other digits than `text`, or
+ * `text` compares as an integer past 2^53 (for a text the shortcut already let through).
+ */
+function printsOtherwise(
+  value: number,
+  text: string,
+  type: ColumnType,
+  scale: number | undefined,
+): boolean {
   return (
     formatStoredNumber(value, type, scale) !== text || typeof numericComparable(text) === 'bigint'
   );

@@ -1,10 +1,11 @@
+import { POWERS_OF_TEN } from './decimal-units.ts';
+
 const ZERO = 48;
 const NINE = 57;
 const MINUS = 45;
 const DOT = 46;
 /** Significant digits every double holds and prints back: 10^15 < 2^53. */
 const SAFE_DIGITS = 15;
-const POWERS_OF_TEN = Array.from({ length: SAFE_DIGITS + 1 }, (_, i) => 10 ** i);
 
 /**
  * The value of `text`, a BIGINT or DECIMAL as the source prints it, when its double is certain to

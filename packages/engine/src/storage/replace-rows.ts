@@ -140,11 +140,7 @@ export function replaceColumnValues(
         const number = Number(value);
         next[offset] = number;
         const keep = exactTyped && needsExactText(number, text, column.type, column.scale);
-        if (keep || (exact ?? chunk.exact)?.has(offset)) {
-          exact ??= new Map(chunk.exact ?? []);
-          if (keep) exact.set(offset, text);
-          else exact.delete(offset);
-        }
+        exact = keptTexts(exact, chunk.exact, offset, keep ? text : null);
       }
       return {
         kind: 'float64',
@@ -160,13 +156,8 @@ export function replaceColumnValues(
         if (value === null || value === undefined) continue;
         const text = String(value);
         const units = storedUnits(text, chunk.scale);
-        const keep = Number.isNaN(units);
         next[offset] = units;
-        if (keep || (exact ?? chunk.exact)?.has(offset)) {
-          exact ??= new Map(chunk.exact ?? []);
-          if (keep) exact.set(offset, text);
-          else exact.delete(offset);
-        }
+        exact = keptTexts(exact, chunk.exact, offset, Number.isNaN(units) ? text : null);
       }
       return {
         kind: 'decimal',
@@ -205,4 +196,22 @@ export function replaceColumnValues(
     case 'bytes':
       return replaceBytes(chunk, length, values);
   }
+}
+
+/**
+ * A chunk's kept texts (`before`, the chunk's own) as changed so far (`changed`: null until a
+ * change), with `offset`'s text now `text` (null: none kept): copied into a Map on the first
+ * change, and left alone while nothing changes.
+ */
+function keptTexts(
+  changed: Map<number, string> | null,
+  before: ExactTexts | null,
+  offset: number,
+  text: string | null,
+): Map<number, string> | null {
+  if (text === null && !(changed ?? before)?.has(offset)) return changed;
+  const exact = changed ?? new Map(before ?? []);
+  if (text === null) exact.delete(offset);
+  else exact.set(offset, text);
+  return exact;
 }
