@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it, vi } from 'vitest';
 import { EngineError } from '../src/errors.ts';
 import {
@@ -175,6 +177,34 @@ describe('cooperative answers', () => {
     const between = seen.slice(1).map((count, i) => count - (seen[i] as number));
     expect(between.length).toBeGreaterThan(10);
     expect(Math.max(...between)).toBeLessThanOrEqual(4);
+  });
+
+  it('keeps nothing of a query once it ended, while others still take turns', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const limits = { timeoutMs: 60_000, maxRows: 1, maxResponseBytes: 1 };
+    function* slices(budget: QueryBudget, count: number, held: object): Work<number> {
+      for (let slice = 0; slice < count; slice++) {
+        while (!budget.tick(1024)) {}
+        yield;
+      }
+      return Object.keys(held).length;
+    }
+    const start = (count: number, held: object) => {
+      const budget = new QueryBudget(limits);
+      return runCooperatively(slices(budget, count, held), budget, (result) => result);
+    };
+    // A long query keeps the turns going while a short one, holding a big answer, ends.
+    const long = start(60, {});
+    let big: { answer: Uint8Array } | null = { answer: new Uint8Array(1 << 20) };
+    const gone = new WeakRef(big);
+    expect(await start(2, big)).toBe(1);
+    big = null;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    gc();
+    gc();
+    expect(gone.deref(), 'the ended query is still held').toBeUndefined();
+    expect(await long).toBe(0);
   });
 
   it('is cancelled by its abort signal, already aborted or mid-way', async () => {

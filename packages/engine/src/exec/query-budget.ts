@@ -122,9 +122,8 @@ export function runToEnd<T>(work: Work<T>): T {
  * every running query.
  */
 const TURN_MS = 4;
-/** Steps waiting for a turn, in order, from `nextStep` on. */
+/** Steps waiting for a turn, in order. */
 let waitingSteps: (() => void)[] = [];
-let nextStep = 0;
 let turnScheduled = false;
 
 function takeTurnLater(step: () => void): void {
@@ -137,26 +136,21 @@ function takeTurnLater(step: () => void): void {
 
 function runTurn(): void {
   const end = performance.now() + TURN_MS;
-  // Only the steps waiting now: one that runs and pauses again waits for a later turn.
-  const last = waitingSteps.length;
-  while (nextStep < last) {
-    const step = waitingSteps[nextStep] as () => void;
-    nextStep += 1;
+  // Only the steps waiting now: one that runs and pauses again waits for a later turn. The
+  // turn's list is its own, so a step run (and the query it holds) is not kept once it ran.
+  const turn = waitingSteps;
+  waitingSteps = [];
+  let next = 0;
+  while (next < turn.length) {
+    const step = turn[next] as () => void;
+    next += 1;
     step();
     if (performance.now() >= end) break;
   }
-  if (nextStep === waitingSteps.length) {
-    waitingSteps = [];
-    nextStep = 0;
-    turnScheduled = false;
-  } else {
-    // The steps run are dropped from the front now and then, not on every turn.
-    if (nextStep > 1024) {
-      waitingSteps = waitingSteps.slice(nextStep);
-      nextStep = 0;
-    }
-    setImmediate(runTurn);
-  }
+  // Those the turn did not reach go first next time, before the ones queued meanwhile.
+  if (next < turn.length) waitingSteps = turn.slice(next).concat(waitingSteps);
+  if (waitingSteps.length === 0) turnScheduled = false;
+  else setImmediate(runTurn);
 }
 
 /**
