@@ -9,6 +9,7 @@ export {
   type ExecuteOptions,
   PLAN_CACHE_BYTES,
   PLAN_CACHE_MAX_ENTRY_BYTES,
+  PLAN_TEXT_CACHE_BYTES,
   QueryEngine,
   type ResponseMeta,
 } from './query-engine.ts';

@@ -14,7 +14,8 @@ import {
   runToEnd,
   type Work,
 } from './exec/query-budget.ts';
-import { templateBytes } from './exec/template-bytes.ts';
+import { SeenTexts } from './exec/seen-texts.ts';
+import { boundPlanBytes, templateBytes } from './exec/template-bytes.ts';
 import type { CompiledSchema } from './schema/compiled-schema.ts';
 import type { Generation } from './storage/generation.ts';
 
@@ -31,6 +32,12 @@ export const DEFAULT_LIMIT = 1000;
 export const PLAN_CACHE_BYTES = 16 * 1024 * 1024;
 /** The largest plan kept: a bigger one is planned for its query and not cached. */
 export const PLAN_CACHE_MAX_ENTRY_BYTES = PLAN_CACHE_BYTES / 16;
+/**
+ * Heap bytes the plans kept by exact text may hold (`boundPlanBytes` each). Apart from the
+ * shapes' budget, so a flood of distinct values of one shape (every id of a table, say) turns
+ * over this cache only, never the templates of other shapes.
+ */
+export const PLAN_TEXT_CACHE_BYTES = 8 * 1024 * 1024;
 
 export interface ExecuteOptions {
   /** Lowers the schema config's budgets (an instance size's cap on time, say). */
@@ -51,7 +58,9 @@ export interface ExecuteOptions {
  * success envelope (docs/instance-api.md) as JSON text. Plans depend only on the schema, so they
  * are cached by shape (`queryShape`: the text with its literal values left out): a query that
  * differs from an earlier one only in its values skips parsing and validation, and only has
- * its values converted into the cached plan. Every run is held to the schema config's budgets
+ * its values converted into the cached plan; and the bound plans of texts asked more than once are
+ * kept too, so a query asked again in the same words (a hot page's lookup, a dashboard's
+ * refresh) is not even scanned for its shape. Every run is held to the schema config's budgets
  * (`query.timeout_ms`, `max_rows`, `max_response_bytes`).
  */
 export class QueryEngine {
@@ -62,6 +71,12 @@ export class QueryEngine {
     maxSize: PLAN_CACHE_BYTES,
     sizeCalculation: (entry) => entry.size,
   });
+  /** By exact text: bound plans of texts asked more than once, each counted by `boundPlanBytes`. */
+  readonly #plansByText = new LRUCache<string, { plan: QueryPlan; size: number }>({
+    maxSize: PLAN_TEXT_CACHE_BYTES,
+    sizeCalculation: (entry) => entry.size,
+  });
+  readonly #seenTexts = new SeenTexts();
 
   constructor(schema: CompiledSchema) {
     this.schema = schema;
@@ -79,9 +94,11 @@ export class QueryEngine {
    * Throws `EngineError` (parse errors included, as code `parse_error`).
    */
   plan(text: string): QueryPlan {
+    const known = this.#plansByText.get(text);
+    if (known) return known.plan;
     const shape = queryShape(text);
     const cached = shape && this.#templates.get(shape.key);
-    if (cached) return bindTemplate(cached.template, shape.literals);
+    if (cached) return this.#keep(text, bindTemplate(cached.template, shape.literals), cached.size);
     let query: ReturnType<typeof parseQuery>;
     try {
       query = parseQuery(text);
@@ -99,13 +116,38 @@ export class QueryEngine {
       nestedDefaultLimit: this.schema.config.query.nested_default_limit,
     });
     const size = templateBytes({ text, shape, query, template });
-    if (size <= PLAN_CACHE_MAX_ENTRY_BYTES) this.#templates.set(shape.key, { template, size });
-    return template.plan;
+    if (size > PLAN_CACHE_MAX_ENTRY_BYTES) return template.plan;
+    this.#templates.set(shape.key, { template, size });
+    return this.#keep(text, template.plan, size);
   }
 
-  /** The bytes the cached plans are counted as (at most `PLAN_CACHE_BYTES`), and how many. */
-  get planCache(): { readonly bytes: number; readonly entries: number } {
-    return { bytes: this.#templates.calculatedSize, entries: this.#templates.size };
+  /**
+   * Keeps `plan` for its exact text when the text was asked before (plans are never changed
+   * once made, so one serves every run of its text).
+   */
+  #keep(text: string, plan: QueryPlan, templateSize: number): QueryPlan {
+    if (!this.#seenTexts.seenAgain(text)) return plan;
+    const size = boundPlanBytes(text, templateSize);
+    if (size <= PLAN_CACHE_MAX_ENTRY_BYTES) this.#plansByText.set(text, { plan, size });
+    return plan;
+  }
+
+  /**
+   * The bytes the cached templates are counted as (at most `PLAN_CACHE_BYTES`) and how many;
+   * likewise the plans kept by exact text (at most `PLAN_TEXT_CACHE_BYTES`).
+   */
+  get planCache(): {
+    readonly bytes: number;
+    readonly entries: number;
+    readonly textBytes: number;
+    readonly texts: number;
+  } {
+    return {
+      bytes: this.#templates.calculatedSize,
+      entries: this.#templates.size,
+      textBytes: this.#plansByText.calculatedSize,
+      texts: this.#plansByText.size,
+    };
   }
 
   /**

@@ -6,7 +6,12 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { PLAN_CACHE_BYTES, PLAN_CACHE_MAX_ENTRY_BYTES, QueryEngine } from '../src/query-engine.ts';
+import {
+  PLAN_CACHE_BYTES,
+  PLAN_CACHE_MAX_ENTRY_BYTES,
+  PLAN_TEXT_CACHE_BYTES,
+  QueryEngine,
+} from '../src/query-engine.ts';
 import { KINDS_SCHEMA, measureTemplates, TEMPLATE_KINDS } from './template-kinds.ts';
 
 setFlagsFromString('--expose-gc');
@@ -41,9 +46,12 @@ describe('plan cache memory', () => {
       for (let i = 0; i < FLOOD; i++) {
         engine.plan(make(i));
         expect(engine.planCache.bytes).toBeLessThanOrEqual(PLAN_CACHE_BYTES);
+        expect(engine.planCache.textBytes).toBeLessThanOrEqual(PLAN_TEXT_CACHE_BYTES);
       }
       const held = heapAfterGc() - before;
-      expect(held, `${Math.round(held / 1024)} KiB held`).toBeLessThanOrEqual(PLAN_CACHE_BYTES);
+      expect(held, `${Math.round(held / 1024)} KiB held`).toBeLessThanOrEqual(
+        PLAN_CACHE_BYTES + PLAN_TEXT_CACHE_BYTES,
+      );
       // Keeps the engine alive through the measure.
       expect(engine.planCache.entries).toBeGreaterThanOrEqual(0);
     },
@@ -56,8 +64,54 @@ describe('plan cache memory', () => {
     const { counted } = measureTemplates(like, 1, gc);
     expect(counted).toBeGreaterThan(PLAN_CACHE_MAX_ENTRY_BYTES);
     expect(engine.plan(like(0)).table.name).toBe('c');
-    expect(engine.planCache).toEqual({ bytes: 0, entries: 0 });
+    expect(engine.planCache).toEqual({ bytes: 0, entries: 0, textBytes: 0, texts: 0 });
     engine.plan('c (id = 1) { id }');
-    expect(engine.planCache.entries).toBe(1);
+    expect(engine.planCache).toMatchObject({ entries: 1, texts: 0 });
+    engine.plan('c (id = 1) { id }');
+    expect(engine.planCache).toMatchObject({ entries: 1, texts: 1 });
   });
+
+  it('keeps the plan of a text asked twice, and none of texts asked once', () => {
+    const engine = new QueryEngine(KINDS_SCHEMA);
+    for (let i = 0; i < 10_000; i++) engine.plan(`c (id = ${i}) { id n }`);
+    expect(engine.planCache).toMatchObject({ entries: 1, texts: 0 });
+    const again = engine.plan('c (id = 9999) { id n }');
+    expect(engine.planCache.texts).toBe(1);
+    expect(engine.plan('c (id = 9999) { id n }')).toBe(again);
+    expect(engine.plan('c (id = 9998) { id n }')).not.toBe(again);
+  });
+
+  // The text cache's entries share their template: what one holds beyond it is measured with
+  // the template kept, and each is counted with its template again (it may outlive its entry).
+  const shapes: Record<string, (i: number) => string> = {
+    lookup: (i) => `c (id = ${i} AND v = '${'x'.repeat(i % 50)}') { id n v }`,
+    '100 IN values and a relation': (i) =>
+      `c (id IN (${Array.from({ length: 100 }, (_, k) => i + k).join(', ')}) AND v = '${i}') { id n v p { id name } }`,
+  };
+  it.each(Object.entries(shapes))(
+    'counts a plan kept by its text above what it holds, and keeps a flood within budget: %s',
+    (_shape, lookup) => {
+      const engine = new QueryEngine(KINDS_SCHEMA);
+      // A text's plan is kept when the text is asked a second time.
+      const twice = (text: string) => engine.plan(text) && engine.plan(text);
+      twice(lookup(0));
+      const before = heapAfterGc();
+      const kept = 50;
+      for (let i = 1; i <= kept; i++) twice(lookup(i));
+      const measured = (heapAfterGc() - before) / kept;
+      const { textBytes, texts, bytes } = engine.planCache;
+      expect(texts).toBe(kept + 1);
+      expect(textBytes / texts - bytes).toBeGreaterThanOrEqual(measured);
+      // Distinct values of one shape turn over the text cache, never the shapes' templates.
+      engine.plan('p (id = 1) { id name }');
+      const flood = Math.ceil(PLAN_TEXT_CACHE_BYTES / (textBytes / texts)) + kept;
+      for (let i = 0; i < flood; i++) {
+        twice(lookup(i));
+        expect(engine.planCache.textBytes).toBeLessThanOrEqual(PLAN_TEXT_CACHE_BYTES);
+      }
+      expect(engine.planCache.texts).toBeLessThan(flood);
+      expect(engine.planCache.entries).toBe(2);
+    },
+    30_000,
+  );
 });

@@ -62,6 +62,17 @@ export function templateBytes({ text, shape, query, template }: TemplateSource):
   );
 }
 
+/**
+ * An upper bound of the heap a plan kept for one exact text holds (`QueryEngine`'s text cache),
+ * from its template's count: binding rebuilds at most what the template holds (its leaves,
+ * echo and plan nodes, as many literals as the template's), and the bound plan shares the rest
+ * and keeps it alive after the template's own entry is gone, so the template is counted twice;
+ * the text itself is counted per character as a template's is.
+ */
+export function boundPlanBytes(text: string, templateSize: number): number {
+  return 2 * templateSize + BYTES_PER_TEXT_CHAR * text.length;
+}
+
 /** Outputs, sort keys and aggregates of `sub` and every selection nested in it. */
 function outputCount(sub: PlanSubQuery): number {
   let count = sub.outputs.length + sub.orderBy.length + sub.aggregates.length + sub.groupBy.length;
