@@ -7,7 +7,12 @@
  *
  *   node bench/http-path.ts [--fact-rows N] [--seconds S] [--connections C] [--profile]
  *     [--rounds R] [--log-level warn|info] [--before <other checkout>/packages/cli/bin/replix.js]
- *     [--scenario lookup|embed]
+ *     [--scenario lookup|embed] [--load wrk|autocannon]
+ *
+ * The load comes from `wrk` on CPU 1 with every server on CPU 0 when the machine has wrk
+ * (`apt-get install wrk`), taskset and 2 CPUs (`--load wrk`, the default then): each server
+ * saturated on a core of its own. Else from autocannon in this process (`--load autocannon`),
+ * which shares the servers' cores, so its rounds spread wider.
  *
  * `--scenario embed` measures scenario (d) instead: a `dim` row and its 10 `fact` children, every
  * column of both, the children found through the foreign key's index.
@@ -22,6 +27,7 @@ import { type ChildServer, startChildServer } from './lib/child-server.ts';
 import { createBenchDataset } from './lib/dataset.ts';
 import { measureThroughput, type ThroughputResult } from './lib/http-load.ts';
 import { printTable } from './lib/report.ts';
+import { pinToCpu, runWrk, wrkUsable } from './lib/wrk-load.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,12 +41,20 @@ const { values: args } = parseArgs({
     // Another checkout's `packages/cli/bin/replix.js`, measured in the same run (before/after).
     before: { type: 'string' },
     scenario: { type: 'string', default: 'lookup' },
+    load: { type: 'string' },
   },
 });
 const factRows = Number(args['fact-rows']);
 if (args.scenario !== 'lookup' && args.scenario !== 'embed')
   throw new Error(`--scenario must be lookup or embed, not ${args.scenario}`);
 const embed = args.scenario === 'embed';
+const useWrk = (args.load ?? (wrkUsable() ? 'wrk' : 'autocannon')) === 'wrk';
+if (args.load !== undefined && args.load !== 'wrk' && args.load !== 'autocannon')
+  throw new Error(`--load must be wrk or autocannon, not ${args.load}`);
+if (useWrk && !wrkUsable()) throw new Error('--load wrk needs wrk, taskset and 2 CPUs');
+/** With wrk, where the servers run and where wrk does. */
+const SERVER_CPU = 0;
+const LOAD_CPU = 1;
 const rounds = Number(args.rounds);
 const load = {
   connections: Number(args.connections),
@@ -200,6 +214,7 @@ async function measureWithCpu(
   pid: number,
   target: { url: string; paths: string[]; headers?: Record<string, string> },
 ): Promise<Measured> {
+  if (useWrk) return measureWithWrk(pid, target);
   await measureThroughput({ ...target, ...load, durationSeconds: 1, warmupSeconds: 0 });
   const before = cpuMicros(pid);
   const result = await measureThroughput({ ...target, ...load, warmupSeconds: 0 });
@@ -212,6 +227,39 @@ async function measureWithCpu(
     cpuMicrosPerRequest: (after.user - before.user + system) / requests,
     kernelMicrosPerRequest: system / requests,
   };
+}
+
+/** `measureWithCpu` with wrk on its own CPU (the server pinned to another when it started). */
+async function measureWithWrk(
+  pid: number,
+  target: { url: string; paths: string[]; headers?: Record<string, string> },
+): Promise<Measured> {
+  const options = { ...target, connections: load.connections, cpu: LOAD_CPU };
+  await runWrk({ ...options, durationSeconds: 1 });
+  const before = cpuMicros(pid);
+  const result = await runWrk({ ...options, durationSeconds: load.durationSeconds });
+  const after = cpuMicros(pid);
+  const system = after.system - before.system;
+  return {
+    ...result,
+    bodyBytes: await meanBodyBytes(target),
+    cpuMicrosPerRequest: (after.user - before.user + system) / result.requests,
+    kernelMicrosPerRequest: system / result.requests,
+  };
+}
+
+/** The mean size of the bodies of `paths`, one request each. */
+async function meanBodyBytes(target: {
+  url: string;
+  paths: string[];
+  headers?: Record<string, string>;
+}): Promise<number> {
+  let total = 0;
+  for (const path of target.paths) {
+    const response = await fetch(new URL(path, target.url), { headers: target.headers });
+    total += (await response.arrayBuffer()).byteLength;
+  }
+  return total / target.paths.length;
 }
 
 const servers = await startTestServers();
@@ -240,6 +288,7 @@ try {
       { readyTimeoutMs: 300_000, stopTimeoutMs: 15_000 },
     );
     children.push(child);
+    if (useWrk) pinToCpu(child.pid, SERVER_CPU);
     return child;
   };
   const measureReplix = (child: ChildServer) =>
@@ -248,14 +297,17 @@ try {
       paths,
       headers: { Authorization: `Bearer ${String(child.ready.apiKey)}` },
     });
-  const startFixed = (script: string, bytes: number) =>
-    startChildServer(process.execPath, [
+  const startFixed = async (script: string, bytes: number) => {
+    const child = await startChildServer(process.execPath, [
       script,
       '--bytes',
       String(Math.round(bytes)),
       '--port',
       '0',
     ]);
+    if (useWrk) pinToCpu(child.pid, SERVER_CPU);
+    return child;
+  };
   const measureFixed = (child: ChildServer) =>
     measureWithCpu(child.pid, { url: child.url, paths: ['/'] });
 
@@ -311,7 +363,7 @@ try {
     errors: result.errors,
   });
   printTable(
-    `${embed ? '(d) parent + 10 children' : '(a) PK lookup'} over HTTP, ${load.connections} connections, median of ${rounds} rounds of ${load.durationSeconds} s, body ${Math.round(ours.bodyBytes)} bytes, log level ${args['log-level']}`,
+    `${embed ? '(d) parent + 10 children' : '(a) PK lookup'} over HTTP, ${useWrk ? `wrk on CPU ${LOAD_CPU}, servers on CPU ${SERVER_CPU}` : 'autocannon in this process'}, ${load.connections} connections, median of ${rounds} rounds of ${load.durationSeconds} s, body ${Math.round(ours.bodyBytes)} bytes, log level ${args['log-level']}`,
     [
       row('Replix instance, 1 thread', ours),
       ...(before ? [row(`the same, before: ${args.before}`, before)] : []),
