@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { EngineError } from './errors.ts';
 import { Executor, type QueryResult } from './exec/execute.ts';
 import { JsonWriter, type QueryAnswer } from './exec/json-writer.ts';
-import { type ResponseMeta, writeMeta } from './exec/meta-json.ts';
+import { DATA_OPEN, type ResponseMeta, writeMeta } from './exec/meta-json.ts';
 import type { QueryPlan } from './exec/plan.ts';
 import { bindTemplate, makeTemplate, type PlanTemplate } from './exec/plan-template.ts';
 import {
@@ -194,7 +194,7 @@ export class QueryEngine {
     const limits = options.limits ? lowered(this.limits, options.limits) : this.limits;
     const budget = new QueryBudget(limits, options.signal, options.startedAt);
     const out = new JsonWriter(limits.maxResponseBytes);
-    out.write('{"data":');
+    out.words(DATA_OPEN);
     const executor = new Executor(generation, budget, out);
     const finish = (result: QueryResult): QueryAnswer => {
       const timingMs = Math.round((performance.now() - started) * 1000) / 1000;

@@ -1,5 +1,5 @@
 import type { QueryResult } from './execute.ts';
-import type { JsonWriter } from './json-writer.ts';
+import { type JsonWriter, type WordBytes, wordBytes } from './json-writer.ts';
 import type { QueryPlan } from './plan.ts';
 
 /** What identifies the snapshot a response was served from (`meta.snapshot`, `meta.version`). */
@@ -9,40 +9,54 @@ export interface ResponseMeta {
   readonly ageMs: number;
 }
 
-const ascii = (text: string) => Buffer.from(text, 'latin1');
-const TABLE = ascii(',"meta":{"table":');
-const QUERY = ascii(',"query":');
-const COUNT = ascii(',"pagination":{"count":');
-const TOTAL = ascii(',"total_matched":');
-const HAS_MORE = ascii(',"has_more":');
-const LIMIT = ascii(',"limit":');
-const CURSOR = ascii(',"next_cursor":');
-const TIMING = ascii('},"timing_ms":');
-const SWAPS = ascii(',"snapshot":{"swap_count":');
-const AGE = ascii(',"age_ms":');
-const VERSION = ascii('},"version":');
-const END = ascii('}}');
-const TRUE = ascii('true');
-const FALSE = ascii('false');
-const NULL = ascii('null');
+/** Fixed texts as words (`JsonWriter.words`): copied 4 bytes at a time. */
+const words = (text: string): WordBytes => wordBytes(Buffer.from(text, 'utf8'));
+/** `{"data":`, which every answer starts with. */
+export const DATA_OPEN = words('{"data":');
+const TOTAL = words(',"total_matched":');
+const HAS_MORE_TRUE = words(',"has_more":true,"limit":');
+const HAS_MORE_FALSE = words(',"has_more":false,"limit":');
+const CURSOR = words(',"next_cursor":');
+const TIMING = words('},"timing_ms":');
+const SWAPS = words(',"snapshot":{"swap_count":');
+const AGE = words(',"age_ms":');
+const NULL = words('null');
 
-/** The JSON of the few texts every answer repeats (table names, the version), made once. */
-const quoted = new Map<string, Buffer>();
-const MAX_QUOTED = 1024;
+/**
+ * Per plan, the meta's head up to its first number (`,"meta":{"table":…,"query":…,
+ * "pagination":{"count":`), made on the plan's first answer: a cached plan (by shape or text)
+ * writes it in one copy. Held as long as the plan, and counted with it (template-bytes.ts).
+ */
+const heads = new WeakMap<QueryPlan, WordBytes>();
 
-function quotedBytes(text: string): Buffer {
-  let bytes = quoted.get(text);
-  if (bytes === undefined) {
-    bytes = Buffer.from(JSON.stringify(text), 'utf8');
-    if (quoted.size >= MAX_QUOTED) quoted.clear();
-    quoted.set(text, bytes);
+function headOf(plan: QueryPlan): WordBytes {
+  let head = heads.get(plan);
+  if (head === undefined) {
+    head = words(
+      `,"meta":{"table":${JSON.stringify(plan.table.name)},"query":${plan.echoJson},"pagination":{"count":`,
+    );
+    heads.set(plan, head);
   }
-  return bytes;
+  return head;
+}
+
+/** The meta's tail after `age_ms` for an instance's version (`},"version":"…"}}`), made once. */
+const tails = new Map<string, WordBytes>();
+const MAX_TAILS = 16;
+
+function tailOf(version: string): WordBytes {
+  let tail = tails.get(version);
+  if (tail === undefined) {
+    tail = words(`},"version":${JSON.stringify(version)}}}`);
+    if (tails.size >= MAX_TAILS) tails.clear();
+    tails.set(version, tail);
+  }
+  return tail;
 }
 
 /**
  * Writes the success envelope's `meta` (docs/instance-api.md) after `data`, and closes the
- * envelope: fixed texts as bytes made once, numbers as digits, `meta.query` as the plan made it.
+ * envelope: fixed texts as words made once (the plan's part once per plan), numbers as digits.
  */
 export function writeMeta(
   out: JsonWriter,
@@ -51,30 +65,22 @@ export function writeMeta(
   timingMs: number,
   meta: ResponseMeta,
 ): void {
-  out.bytes(TABLE);
-  out.bytes(quotedBytes(plan.table.name));
-  out.bytes(QUERY);
-  out.write(plan.echoJson);
-  out.bytes(COUNT);
+  out.words(headOf(plan));
   out.number(result.count);
-  out.bytes(TOTAL);
+  out.words(TOTAL);
   out.number(result.totalMatched);
-  out.bytes(HAS_MORE);
-  out.bytes(result.hasMore ? TRUE : FALSE);
-  out.bytes(LIMIT);
-  if (result.limit === null) out.bytes(NULL);
+  out.words(result.hasMore ? HAS_MORE_TRUE : HAS_MORE_FALSE);
+  if (result.limit === null) out.words(NULL);
   else out.number(result.limit);
   if (result.nextCursor !== undefined) {
-    out.bytes(CURSOR);
+    out.words(CURSOR);
     out.write(JSON.stringify(result.nextCursor));
   }
-  out.bytes(TIMING);
+  out.words(TIMING);
   out.number(timingMs);
-  out.bytes(SWAPS);
+  out.words(SWAPS);
   out.number(meta.swapCount);
-  out.bytes(AGE);
+  out.words(AGE);
   out.number(Math.round(meta.ageMs));
-  out.bytes(VERSION);
-  out.bytes(quotedBytes(meta.version));
-  out.bytes(END);
+  out.words(tailOf(meta.version));
 }

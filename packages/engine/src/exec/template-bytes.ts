@@ -14,9 +14,10 @@ const ENTRY_BYTES = 2048;
  * Per character of the text, counted four times (the text, which a name or literal sliced out of
  * it may keep whole, the filter rendered again for `meta.query`, that as JSON in the echo's
  * text, and the echo's pieces around the literals), and of the shape key: two bytes each, as a
- * string holding any character past U+00FF is stored.
+ * string holding any character past U+00FF is stored; and once more as the meta's head in
+ * UTF-8 words, which a plan's first answer makes (meta-json.ts): a byte, up to 3 past U+07FF.
  */
-const BYTES_PER_TEXT_CHAR = 8;
+const BYTES_PER_TEXT_CHAR = 11;
 const BYTES_PER_KEY_CHAR = 2;
 /**
  * Per token: the syntax nodes binding keeps (literals, paths, spans), a literal's place, an IN
