@@ -12,6 +12,7 @@ import {
   type QueryLimits,
   runCooperatively,
   runToEnd,
+  type Work,
 } from './exec/query-budget.ts';
 import { SeenTexts } from './exec/seen-texts.ts';
 import { boundPlanBytes, templateBytes } from './exec/template-bytes.ts';
@@ -163,8 +164,7 @@ export class QueryEngine {
     const plan = this.plan(text);
     const planMs = (options.planMs ?? 0) + performance.now() - started;
     const run = this.#run(generation, plan, meta, { ...options, planMs });
-    const result = run.executor.lookup(plan) ?? runToEnd(run.executor.run(plan));
-    return run.finish(result).text();
+    return run.finish(runToEnd(run.work)).text();
   }
 
   /**
@@ -180,14 +180,11 @@ export class QueryEngine {
     meta: ResponseMeta,
     options: ExecuteOptions = {},
   ): QueryAnswer | Promise<QueryAnswer> {
-    const { budget, executor, finish } = this.#run(generation, plan, meta, options);
-    // A lookup is answered at once, without a generator; anything else runs in slices.
-    const direct = executor.lookup(plan);
-    if (direct !== null) return finish(direct);
-    return runCooperatively(executor.run(plan), budget, finish);
+    const { budget, work, finish } = this.#run(generation, plan, meta, options);
+    return runCooperatively(work, budget, finish);
   }
 
-  /** Sets a query up: its executor, then `finish` writes the meta and ends the answer. */
+  /** Sets a query up: the executor's work, then `finish` writes the meta and ends the answer. */
   #run(generation: Generation, plan: QueryPlan, meta: ResponseMeta, options: ExecuteOptions): Run {
     // meta.timing_ms: the engine's time for this query, planning included.
     const started = performance.now() - (options.planMs ?? 0);
@@ -195,19 +192,19 @@ export class QueryEngine {
     const budget = new QueryBudget(limits, options.signal, options.startedAt);
     const out = new JsonWriter(limits.maxResponseBytes);
     out.words(DATA_OPEN);
-    const executor = new Executor(generation, budget, out);
+    const work = new Executor(generation, budget, out).run(plan);
     const finish = (result: QueryResult): QueryAnswer => {
       const timingMs = Math.round((performance.now() - started) * 1000) / 1000;
       writeMeta(out, plan, result, timingMs, meta);
       return out.finish(timingMs, result.count);
     };
-    return { budget, executor, finish };
+    return { budget, work, finish };
   }
 }
 
 interface Run {
   readonly budget: QueryBudget;
-  readonly executor: Executor;
+  readonly work: Work<QueryResult>;
   readonly finish: (result: QueryResult) => QueryAnswer;
 }
 

@@ -139,23 +139,7 @@ export class Executor {
     this.#out = out;
   }
 
-  /**
-   * Answers a lookup whose page is small and written from columns alone (a PK lookup, an IN
-   * of a few keys) straight away: no generator, since it cannot outlast a time slice (at most
-   * `DIRECT_VALUES` values). Null, having written nothing, for any other plan: `run` answers it.
-   */
-  lookup(plan: QueryPlan): QueryResult | null {
-    if (plan.aggregates.length > 0) return null;
-    const layout = rowLayout(plan);
-    if (!layout.flat) return null;
-    const snapshot = this.#generation.table(plan.table.name);
-    const looked = this.#lookedUp(snapshot, plan);
-    if (looked === null || looked.page.length * plan.outputs.length > DIRECT_VALUES) return null;
-    this.#flatRowsJson(snapshot, plan, layout, looked.page);
-    return pageResult(plan, looked.page.length, looked.matched);
-  }
-
-  /** Runs `plan`, writing its rows as one JSON array (`lookup` first, for a plan it answers). */
+  /** Runs `plan`, writing its rows as one JSON array. */
   *run(plan: QueryPlan): Work<QueryResult> {
     const snapshot = this.#generation.table(plan.table.name);
     if (plan.aggregates.length > 0) {
@@ -198,7 +182,12 @@ export class Executor {
     totalMatched: number,
   ): Work<QueryResult> {
     yield* this.#rowsJson(snapshot, plan, page);
-    return pageResult(plan, page.length, totalMatched);
+    return {
+      count: page.length,
+      totalMatched,
+      hasMore: plan.offset + page.length < totalMatched,
+      limit: plan.limit,
+    };
   }
 
   /**
@@ -598,24 +587,6 @@ export class Executor {
     out.byte(0x5d);
   }
 
-  /** `#rowsJson` of a few rows of a flat selection, in one go (see `lookup`). */
-  #flatRowsJson(
-    snapshot: TableSnapshot,
-    sub: PlanSubQuery,
-    layout: RowLayout,
-    rows: readonly number[],
-  ): void {
-    const out = this.#out;
-    if (rows.length > 1 && rows.length <= TOUCHED_ROWS) touchRows(snapshot, sub, rows);
-    this.#budget.addRows(rows.length);
-    out.byte(0x5b);
-    for (let i = 0; i < rows.length; i++) {
-      if (i > 0) out.byte(0x2c);
-      this.#flatRowJson(snapshot, sub, layout, rows[i] as number);
-    }
-    out.byte(0x5d);
-  }
-
   /** A row of a selection with columns only (`layout.flat`). */
   #flatRowJson(snapshot: TableSnapshot, sub: PlanSubQuery, layout: RowLayout, rowId: number): void {
     const out = this.#out;
@@ -680,19 +651,6 @@ export class Executor {
     }
     yield* this.#rowsJson(target, sub, yield* this.#page(target, sub, matched));
   }
-}
-
-/** Values a lookup writes in one go at most: a few rows, however wide, within a time slice. */
-const DIRECT_VALUES = 1024;
-
-/** What a page of `count` rows out of `totalMatched` is, for the answer's meta. */
-function pageResult(plan: QueryPlan, count: number, totalMatched: number): QueryResult {
-  return {
-    count,
-    totalMatched,
-    hasMore: plan.offset + count < totalMatched,
-    limit: plan.limit,
-  };
 }
 
 function tooManyGroups(maxGroups: number): EngineError {
