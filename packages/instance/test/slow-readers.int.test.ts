@@ -26,10 +26,13 @@ const NON_READERS = 32;
 const ATTACK_MS = 30_000;
 const CHEAP_EVERY_MS = 50;
 /**
- * Generous for a loaded 2-core machine (runs here measured p99 0.5-1 s at a load average of 10,
- * p50 about 25 ms); the bench's goal is 100 ms. Before issue 26 most lookups got 429.
+ * Generous for a loaded 2-core machine: runs here measured p99 0.5-1 s at a load average of 10,
+ * p50 about 25 ms, and 2.3 s in a full CI run on a day this machine ran at half its speed (0.19 s
+ * for this file alone that day). The bench's goal is 100 ms. What this bound catches is a
+ * starved key: before issue 26 most lookups got 429, and a lookup queued behind the 32 unread
+ * answers waits out their send timeouts (5 s each).
  */
-const CHEAP_P99_BOUND_MS = 2000;
+const CHEAP_P99_BOUND_MS = 5000;
 const SEND_TIMEOUT_MS = HTTP_LIMITS.send_timeout_ms;
 /** Long enough after a stall for the instance to have cut it: the timeout, its looks, slack. */
 const CUT_BY_MS = SEND_TIMEOUT_MS + 3000;
