@@ -266,6 +266,13 @@ describe('a control plane crash while redeploying (postgres store)', () => {
     const done = await second.settledRunning(90_000);
     expect(done.liveInstances).toHaveLength(1);
     expect(done.liveInstances).not.toContain(old);
+    // The old instance finishes its queries in flight before it exits: on a slow machine it may
+    // still be exiting when the goal is recorded as done.
+    await eventually(
+      async () => JSON.stringify(instanceProcesses(dataDir)) === JSON.stringify(done.pids),
+      30_000,
+      'the old instance to exit',
+    );
     expect(instanceProcesses(dataDir)).toEqual(done.pids);
     const after = await databaseRow(store.db, seeded.databaseId);
     expect(after.endpoint_url).toBe(before.endpoint_url);
