@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { mariaDbAdmin, startTestServers } from '@replix/testkit';
 import { type ChildServer, startChildServer } from './lib/child-server.ts';
 import { createBenchDataset } from './lib/dataset.ts';
-import { measureThroughput, type ThroughputResult } from './lib/http-load.ts';
+import { meanBodyBytes, measureThroughput, type ThroughputResult } from './lib/http-load.ts';
 import { printTable } from './lib/report.ts';
 import { pinToCpu, runWrk, wrkUsable } from './lib/wrk-load.ts';
 
@@ -246,20 +246,6 @@ async function measureWithWrk(
     cpuMicrosPerRequest: (after.user - before.user + system) / result.requests,
     kernelMicrosPerRequest: system / result.requests,
   };
-}
-
-/** The mean size of the bodies of `paths`, one request each. */
-async function meanBodyBytes(target: {
-  url: string;
-  paths: string[];
-  headers?: Record<string, string>;
-}): Promise<number> {
-  let total = 0;
-  for (const path of target.paths) {
-    const response = await fetch(new URL(path, target.url), { headers: target.headers });
-    total += (await response.arrayBuffer()).byteLength;
-  }
-  return total / target.paths.length;
 }
 
 const servers = await startTestServers();

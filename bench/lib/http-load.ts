@@ -74,7 +74,10 @@ async function settle(options: ThroughputOptions): Promise<void> {
   await response.arrayBuffer();
 }
 
-async function meanBodyBytes(options: ThroughputOptions): Promise<number> {
+/** The mean body size over `options.paths`, one plain request each. */
+export async function meanBodyBytes(
+  options: Pick<ThroughputOptions, 'url' | 'paths' | 'headers' | 'method' | 'body'>,
+): Promise<number> {
   let total = 0;
   for (const path of options.paths) {
     const response = await fetch(new URL(path, options.url), {
