@@ -1,0 +1,204 @@
+/**
+ * Instructions per PK-lookup request over HTTP, the instance's whole main thread (node:http,
+ * the request path, the engine), against the same body served by a bare `node:http` server (B)
+ * and a one-route Fastify app (F), counted by valgrind's callgrind: the figure behind issue 27's
+ * "CPU per request ≤ 1.3× F" that this machine's drifting speed cannot move. User space only:
+ * the kernel's share (the sends) is in `bench:http`'s CPU times, not here.
+ *
+ * Each server runs under callgrind twice, answering `--requests` and five times as many after
+ * the same warm-up; the difference of the two counts, per request, cancels start-up, loading
+ * and warm-up. Node runs with `--single-threaded --predictable` (no concurrent compilation or
+ * GC, whose timing would move a count by far more than a request costs). With `--before`,
+ * another checkout's instance is counted the same way.
+ *
+ *   npm run bench:http-instructions [-- --requests 2000 --before <other checkout>]
+ *
+ * Needs valgrind (Debian's package).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { mariaDbAdmin, startTestServers } from '@replix/testkit';
+import { startChildServer } from './lib/child-server.ts';
+import { createBenchDataset } from './lib/dataset.ts';
+import { printTable } from './lib/report.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    before: { type: 'string' },
+    requests: { type: 'string', default: '2000' },
+    connections: { type: 'string', default: '8' },
+  },
+});
+const requests = Number(args.requests);
+const connections = Number(args.connections);
+/** Requests before counting starts: enough for the hot functions to be optimized. */
+const WARM_UP = 3000;
+const FACT_ROWS = 10_000;
+
+if (spawnSync('valgrind', ['--version'], { stdio: 'ignore' }).error) {
+  throw new Error('bench:http-instructions needs valgrind (apt-get install valgrind)');
+}
+
+interface Target {
+  /** The script and its arguments, run by node under callgrind. */
+  args: string[];
+  env?: Record<string, string>;
+  /** The request paths, taken in turn, and whether they carry the instance's key. */
+  paths: string[];
+  keyed: boolean;
+}
+
+/** Sends `count` GETs over `connections` kept-alive connections; the last body's size. */
+async function sendRequests(
+  url: URL,
+  paths: string[],
+  headers: Record<string, string>,
+  count: number,
+): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+  let bodyBytes = 0;
+  const get = (path: string) =>
+    new Promise<void>((done, fail) => {
+      const sent = request({ host: url.hostname, port: url.port, path, headers, agent }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+        });
+        res.on('end', () => {
+          bodyBytes = bytes;
+          if (res.statusCode === 200) done();
+          else fail(new Error(`${path}: status ${res.statusCode}`));
+        });
+      });
+      sent.on('error', fail);
+      sent.end();
+    });
+  let next = 0;
+  try {
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (next < count) await get(paths[next++ % paths.length] as string);
+      }),
+    );
+  } finally {
+    agent.destroy();
+  }
+  return bodyBytes;
+}
+
+/** The main thread's instructions of one run of `target` answering `count` requests. */
+async function countRun(
+  target: Target,
+  count: number,
+  folder: string,
+): Promise<{ instructions: number; bodyBytes: number }> {
+  const out = join(folder, `callgrind.${Math.random().toString(36).slice(2)}`);
+  const started = performance.now();
+  const server = await startChildServer(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--smc-check=all-non-file',
+      '--separate-threads=yes',
+      `--callgrind-out-file=${out}`,
+      process.execPath,
+      '--single-threaded',
+      '--predictable',
+      ...target.args,
+    ],
+    target.env,
+    { readyTimeoutMs: 600_000, stopTimeoutMs: 120_000 },
+  );
+  const headers: Record<string, string> = target.keyed
+    ? { authorization: `Bearer ${String(server.ready.apiKey)}` }
+    : {};
+  const url = new URL(server.url);
+  await sendRequests(url, target.paths, headers, WARM_UP);
+  const bodyBytes = await sendRequests(url, target.paths, headers, count);
+  await server.stop();
+  const seconds = ((performance.now() - started) / 1000).toFixed(0);
+  process.stderr.write(`  ${count} requests after ${WARM_UP}: ${seconds} s\n`);
+  // With --separate-threads, one file per thread: the main thread's ends in -01.
+  const main = readdirSync(folder).find(
+    (name) => `${join(folder, name)}`.startsWith(out) && name.endsWith('-01'),
+  );
+  if (!main) throw new Error(`callgrind wrote no main-thread file for ${out}`);
+  const summary = /^summary: (\d+)$/m.exec(readFileSync(join(folder, main), 'utf8'));
+  if (!summary) throw new Error(`no summary in ${main}`);
+  return { instructions: Number(summary[1]), bodyBytes };
+}
+
+/** Instructions per request: the difference of a run of `requests` and one of five times as many. */
+async function perRequest(target: Target, folder: string) {
+  const few = await countRun(target, requests, folder);
+  const many = await countRun(target, 5 * requests, folder);
+  return {
+    instructions: (many.instructions - few.instructions) / (4 * requests),
+    bodyBytes: few.bodyBytes,
+  };
+}
+
+const here = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const servers = await startTestServers();
+const folder = mkdtempSync(join(tmpdir(), 'replix-http-instructions-'));
+try {
+  process.stderr.write(`dataset: ${FACT_ROWS} fact rows…\n`);
+  const dataset = await createBenchDataset(mariaDbAdmin(servers.mariadb.url), {
+    factRows: FACT_ROWS,
+    dimRows: FACT_ROWS / 10,
+  });
+  // bench:http's ids and query.
+  const paths = Array.from({ length: 200 }, (_, i) => {
+    const id = 1 + ((i * 4999) % FACT_ROWS);
+    return `/query?q=${encodeURIComponent(`fact (id = ${id}) { id qty amount }`)}`;
+  });
+  const instance = (checkout: string): Target => ({
+    args: [
+      join(checkout, 'packages/cli/bin/replix.js'),
+      'serve',
+      '--source',
+      dataset.database.url,
+      '--port',
+      '0',
+    ],
+    env: { REPLIX_LOG_LEVEL: 'warn', REPLIX_THREADS: '1' },
+    paths,
+    keyed: true,
+  });
+  const checkouts: Array<[string, string]> = [['Replix instance, 1 thread', here]];
+  if (args.before) checkouts.push([`the same, before: ${args.before}`, resolve(args.before)]);
+  const counted: Array<[string, number]> = [];
+  let bodyBytes = 0;
+  for (const [name, checkout] of checkouts) {
+    process.stderr.write(`counting ${name}…\n`);
+    const result = await perRequest(instance(checkout), folder);
+    bodyBytes ||= result.bodyBytes;
+    counted.push([name, result.instructions]);
+  }
+  const fixed = (script: string): Target => ({
+    args: [join(here, 'bench/lib', script), '--bytes', String(bodyBytes), '--port', '0'],
+    paths: ['/'],
+    keyed: false,
+  });
+  process.stderr.write('counting B and F…\n');
+  const bare = (await perRequest(fixed('fixed-body-server.ts'), folder)).instructions;
+  const fastify = (await perRequest(fixed('fastify-fixed-server.ts'), folder)).instructions;
+  counted.push(['B: bare node:http', bare], ['F: one-route Fastify', fastify]);
+  printTable(
+    `Main-thread instructions per PK-lookup request (callgrind; ${requests} vs ${5 * requests} requests after ${WARM_UP} to warm up, ${connections} connections; body ${bodyBytes} bytes; node --single-threaded --predictable)`,
+    counted.map(([server, each]) => ({
+      server,
+      'instructions per request': Math.round(each),
+      '÷ F': (each / fastify).toFixed(2),
+      '÷ B': (each / bare).toFixed(2),
+    })),
+  );
+} finally {
+  rmSync(folder, { recursive: true, force: true });
+  await servers.stop();
+}
