@@ -2,6 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { pipeline, type Readable } from 'node:stream';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { errorResponse } from './errors.ts';
+import { type QueryRequestFields, queryRequestFields } from './request-fields.ts';
 import { requestSpan } from './tracing/request-spans.ts';
 import { errorType, type Span } from './tracing/tracing.ts';
 
@@ -22,6 +23,8 @@ export type ExchangeLog = Pick<FastifyBaseLogger, 'error'>;
 export class QueryExchange {
   readonly request: IncomingMessage;
   readonly response: ServerResponse;
+  /** The request's fields a query reads, from its raw header lines. */
+  readonly requestFields: QueryRequestFields;
   /** The request's trace span, when tracing is on. */
   readonly span: Span | undefined;
   readonly #log: ExchangeLog;
@@ -38,7 +41,7 @@ export class QueryExchange {
 
   /**
    * `fields`: those every answer carries, as name, value, name, value… (copied: the exchange
-   * adds its own; see `fieldList`).
+   * adds its own; see `fieldList`). `requestFields`: the request's, when already read.
    */
   constructor(
     request: IncomingMessage,
@@ -46,9 +49,11 @@ export class QueryExchange {
     fields: readonly (string | number)[],
     log: ExchangeLog,
     span?: Span,
+    requestFields: QueryRequestFields = queryRequestFields(request.rawHeaders),
   ) {
     this.request = request;
     this.response = response;
+    this.requestFields = requestFields;
     this.#fields = fields.slice();
     this.#log = log;
     this.span = span;

@@ -5,6 +5,7 @@ import { keyCheckFor } from './key-refusal.ts';
 import { type ExchangeLog, fieldList, QueryExchange } from './query-exchange.ts';
 import { missingQuery, type QueryRoutes } from './query-route.ts';
 import type { RateLimiter } from './rate-limiter.ts';
+import { queryRequestFields } from './request-fields.ts';
 
 /** A `node:http` request listener. */
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
@@ -13,8 +14,10 @@ export interface QueryListenerOptions {
   readonly keys: ApiKeyVerifier;
   readonly rateLimiter?: RateLimiter | undefined;
   readonly routes: QueryRoutes;
-  /** The fields every answer carries (the version, CORS). */
+  /** The fields every answer carries (the version, `Vary: Origin`). */
   readonly headers: OutgoingHttpHeaders;
+  /** The fields added to the answer of a request with an `Origin` (CORS). */
+  readonly crossOriginHeaders: OutgoingHttpHeaders;
   readonly log: ExchangeLog;
   /** True once the server is closing: Fastify then answers 503 to every new request. */
   readonly closing: () => boolean;
@@ -34,6 +37,7 @@ const QUESTION_MARK = 63;
 export function queryListener(fastify: Listener, options: QueryListenerOptions): Listener {
   const { keys, routes, log } = options;
   const fields = fieldList(options.headers);
+  const crossOriginFields = fieldList({ ...options.headers, ...options.crossOriginHeaders });
   const refusalOf = keyCheckFor('query', options.rateLimiter);
   return (request, response) => {
     const url = request.url ?? '';
@@ -47,8 +51,10 @@ export function queryListener(fastify: Listener, options: QueryListenerOptions):
       fastify(request, response);
       return;
     }
-    const exchange = new QueryExchange(request, response, fields, log);
-    const key = keys.identify(request.headers.authorization);
+    const asked = queryRequestFields(request.rawHeaders);
+    const answerFields = asked.origin === undefined ? fields : crossOriginFields;
+    const exchange = new QueryExchange(request, response, answerFields, log, undefined, asked);
+    const key = keys.identify(asked.authorization);
     const refusal = refusalOf(key, exchange);
     // Refused after the bytes at hand are parsed, as the Fastify routes refuse.
     if (refusal) queueMicrotask(() => exchange.fail(refusal));

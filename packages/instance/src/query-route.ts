@@ -168,15 +168,15 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
       // Parse and validate first: an invalid query costs no ETag and no admission.
       const plan = engine.plan(text);
       const planMs = performance.now() - started;
-      const headers = exchange.request.headers;
-      if (cacheable && headers.accept?.includes('text/event-stream')) {
+      const asked = exchange.requestFields;
+      if (cacheable && asked.accept?.includes('text/event-stream')) {
         subscribe(text, plan, exchange).catch((error: unknown) => failed(error, exchange));
         return;
       }
       if (cacheable) {
         const etag = etags.get(served.generation.id, text);
         exchange.header('etag', etag).header('cache-control', 'private, no-cache');
-        if (ifNoneMatchMatches(headers['if-none-match'], etag)) {
+        if (ifNoneMatchMatches(asked.ifNoneMatch, etag)) {
           exchange.send(304);
           return;
         }
@@ -299,10 +299,10 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     metrics.recordQuery(true, (performance.now() - query.started) / 1000);
     traceQueryAnswer(exchange.span, answer);
     // The engine's time for developer tools and browsers' resource timing (which need
-    // Timing-Allow-Origin to show it across origins): the same figure as meta.timing_ms.
-    exchange
-      .header('server-timing', `engine;dur=${answer.timingMs}`)
-      .header('timing-allow-origin', '*');
+    // Timing-Allow-Origin to show it to a page of another origin): the same figure as
+    // meta.timing_ms.
+    exchange.header('server-timing', `engine;dur=${answer.timingMs}`);
+    if (exchange.requestFields.origin !== undefined) exchange.header('timing-allow-origin', '*');
     // Most answers are one chunk: sent as it is, with no stream to set up per request.
     const { chunks } = answer;
     if (chunks.length === 1) exchange.send(200, chunks[0]);

@@ -185,14 +185,17 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
 
   // Hooks take a callback rather than being async: no promise per hook per request. The
   // version header is set first, so every answer carries it, refusals included (Fastify keeps
-  // headers set before an error when it sends the error's answer).
-  const everyAnswer = {
-    'x-service-version': version,
+  // headers set before an error when it sends the error's answer). The CORS fields go only on
+  // the answers of requests with an `Origin` (every cross-origin request from a browser has
+  // one): `Vary: Origin` on every answer tells caches the two kinds apart.
+  const everyAnswer = { 'x-service-version': version, vary: 'Origin' };
+  const crossOriginHeaders = {
     'access-control-allow-origin': '*',
     'access-control-expose-headers': EXPOSED_HEADERS.join(', '),
   };
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.headers(everyAnswer);
+  const crossOriginAnswer = { ...everyAnswer, ...crossOriginHeaders };
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(request.headers.origin === undefined ? everyAnswer : crossOriginAnswer);
     done();
   });
   // One line per answered request, on the routes that log at info: a query route logs at warn,
@@ -207,7 +210,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
   // Browsers may call the instance from any origin (the dashboard's playground, a customer's
   // web app): keys travel in the Authorization header, never in cookies, so `*` grants nothing
   // a caller does not already hold. A simple request's CORS fields never change: they are
-  // written by the one hook every request runs (below), beside the version. @fastify/cors
+  // written by the one hook every request runs (above), beside the version. @fastify/cors
   // answers preflights only, in a scope of its own: its hook, which works out the same fields
   // afresh for each request, runs for OPTIONS requests alone.
   await app.register(async (preflight) => {
@@ -294,6 +297,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
       rateLimiter: options.rateLimiter,
       routes: queries,
       headers: everyAnswer,
+      crossOriginHeaders,
       log: options.log,
       closing: () => closing,
     });

@@ -139,6 +139,27 @@ describe('instance HTTP contract', () => {
     // A preflight without its fields is no CORS request: refused as before.
     const bare = await fetch(`${served.url}/query`, { method: 'OPTIONS' });
     expect(bare.status).toBe(400);
+    // A request without an Origin (a server's, not a page's) gets no CORS fields; every answer
+    // says it varies by Origin, so no cache hands one kind to the other.
+    const text = 'customers { id } LIMIT 1';
+    const fromServers = [
+      await served.query(text),
+      await fetch(`${served.url}/query`, { method: 'POST', body: text }),
+      await fetch(`${served.url}/nowhere`),
+    ];
+    expect(fromServers.map((response) => response.status)).toEqual([200, 401, 404]);
+    for (const response of fromServers) {
+      expect(response.headers.get('vary')).toBe('Origin');
+      expect(response.headers.get('x-service-version')).toBe(version);
+      for (const field of [
+        'access-control-allow-origin',
+        'access-control-expose-headers',
+        'timing-allow-origin',
+      ])
+        expect(response.headers.get(field), field).toBeNull();
+    }
+    for (const response of [answered, refused, unknown])
+      expect(response.headers.get('vary')).toBe('Origin');
   });
 
   it('answers 400 parse_error with the position', async () => {
@@ -298,6 +319,7 @@ describe('instance HTTP contract', () => {
       'access-control-expose-headers',
       'content-type',
       'timing-allow-origin',
+      'vary',
     ])
       expect(get.headers.get(field), field).toBe(post.headers.get(field));
     expect(get.headers.get('content-length')).toBe(
