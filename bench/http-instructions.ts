@@ -5,9 +5,9 @@
  * "CPU per request ≤ 1.3× F" that this machine's drifting speed cannot move. User space only:
  * the kernel's share (the sends) is in `bench:http`'s CPU times, not here.
  *
- * Each server runs under callgrind twice, answering `--requests` and five times as many after
- * the same warm-up; the difference of the two counts, per request, cancels start-up, loading
- * and warm-up. Node runs with `--single-threaded --predictable` (no concurrent compilation or
+ * Each server runs under callgrind, counting nothing until it has answered a warm-up, then
+ * counting two windows, `--requests` requests and five times as many (`callgrind_control`); the
+ * difference of the two counts, per request, cancels what a window costs whatever its length. Node runs with `--single-threaded --predictable` (no concurrent compilation or
  * GC, whose timing would move a count by far more than a request costs). With `--before`,
  * another checkout's instance is counted the same way.
  *
@@ -91,10 +91,31 @@ async function sendRequests(
   return bodyBytes;
 }
 
-/** The main thread's instructions of one run of `target` answering `count` requests. */
-async function countRun(
+/** Runs `callgrind_control` on the server's process (the server keeps running). */
+function control(pid: number, ...options: string[]): void {
+  const result = spawnSync('callgrind_control', [...options, String(pid)], { encoding: 'utf8' });
+  if (result.status !== 0)
+    throw new Error(`callgrind_control ${options.join(' ')}: ${result.stderr}`);
+}
+
+/** The main thread's instructions in the dump file `name` (one per thread: main's ends in -01). */
+function dumped(folder: string, out: string, dump: number): number {
+  const name = readdirSync(folder).find(
+    (file) => join(folder, file).startsWith(`${out}.${dump}`) && file.endsWith('-01'),
+  );
+  if (!name) throw new Error(`callgrind wrote no main-thread dump ${dump} for ${out}`);
+  const summary = /^summary: (\d+)$/m.exec(readFileSync(join(folder, name), 'utf8'));
+  if (!summary) throw new Error(`no summary in ${name}`);
+  return Number(summary[1]);
+}
+
+/**
+ * Instructions per request of `target`: one run under callgrind, counting nothing until warmed
+ * up, then two counted windows, of `requests` and five times as many; their difference per
+ * request cancels what a window costs whatever its length (the dumps, the first requests).
+ */
+async function perRequest(
   target: Target,
-  count: number,
   folder: string,
 ): Promise<{ instructions: number; bodyBytes: number }> {
   const out = join(folder, `callgrind.${Math.random().toString(36).slice(2)}`);
@@ -105,6 +126,7 @@ async function countRun(
       '--tool=callgrind',
       '--smc-check=all-non-file',
       '--separate-threads=yes',
+      '--instr-atstart=no',
       `--callgrind-out-file=${out}`,
       process.execPath,
       '--single-threaded',
@@ -114,33 +136,26 @@ async function countRun(
     target.env,
     { readyTimeoutMs: 600_000, stopTimeoutMs: 120_000 },
   );
-  const headers: Record<string, string> = target.keyed
-    ? { authorization: `Bearer ${String(server.ready.apiKey)}` }
-    : {};
-  const url = new URL(server.url);
-  await sendRequests(url, target.paths, headers, WARM_UP);
-  const bodyBytes = await sendRequests(url, target.paths, headers, count);
-  await server.stop();
-  const seconds = ((performance.now() - started) / 1000).toFixed(0);
-  process.stderr.write(`  ${count} requests after ${WARM_UP}: ${seconds} s\n`);
-  // With --separate-threads, one file per thread: the main thread's ends in -01.
-  const main = readdirSync(folder).find(
-    (name) => `${join(folder, name)}`.startsWith(out) && name.endsWith('-01'),
-  );
-  if (!main) throw new Error(`callgrind wrote no main-thread file for ${out}`);
-  const summary = /^summary: (\d+)$/m.exec(readFileSync(join(folder, main), 'utf8'));
-  if (!summary) throw new Error(`no summary in ${main}`);
-  return { instructions: Number(summary[1]), bodyBytes };
-}
-
-/** Instructions per request: the difference of a run of `requests` and one of five times as many. */
-async function perRequest(target: Target, folder: string) {
-  const few = await countRun(target, requests, folder);
-  const many = await countRun(target, 5 * requests, folder);
-  return {
-    instructions: (many.instructions - few.instructions) / (4 * requests),
-    bodyBytes: few.bodyBytes,
-  };
+  try {
+    const headers: Record<string, string> = target.keyed
+      ? { authorization: `Bearer ${String(server.ready.apiKey)}` }
+      : {};
+    const url = new URL(server.url);
+    await sendRequests(url, target.paths, headers, WARM_UP);
+    control(server.pid, '--instr=on');
+    control(server.pid, '--zero');
+    const bodyBytes = await sendRequests(url, target.paths, headers, requests);
+    control(server.pid, '--dump=few');
+    await sendRequests(url, target.paths, headers, 5 * requests);
+    control(server.pid, '--dump=many');
+    const few = dumped(folder, out, 1);
+    const many = dumped(folder, out, 2);
+    const seconds = ((performance.now() - started) / 1000).toFixed(0);
+    process.stderr.write(`  counted in ${seconds} s\n`);
+    return { instructions: (many - few) / (4 * requests), bodyBytes };
+  } finally {
+    await server.stop();
+  }
 }
 
 const here = resolve(fileURLToPath(new URL('..', import.meta.url)));
