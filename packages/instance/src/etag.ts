@@ -53,13 +53,6 @@ export class EtagCache {
   readonly #bootId: string;
   #generation = -1;
   readonly #tags: LRUCache<string, string>;
-  /**
-   * The tags of this generation by the plan they were asked with: a hot query's plan is one
-   * object kept by its text (the engine's plan cache), so its tag is found by the object, with
-   * no hashing of the text and no LRU upkeep. The text is kept to check (a plan without literals
-   * serves every text of its shape); an entry goes with its plan.
-   */
-  #byPlan = new WeakMap<object, { readonly query: string; readonly tag: string }>();
 
   constructor(bootId: string, limits: EtagCacheLimits = {}) {
     this.#bootId = bootId;
@@ -71,21 +64,16 @@ export class EtagCache {
     });
   }
 
-  /** The tag of `query` in `generation`; `plan`, the query's plan, finds it again at once. */
-  get(generation: number, query: string, plan?: object): string {
+  get(generation: number, query: string): string {
     if (generation !== this.#generation) {
       this.#generation = generation;
       this.#tags.clear();
-      this.#byPlan = new WeakMap();
     }
-    const known = plan && this.#byPlan.get(plan);
-    if (known && known.query === query) return known.tag;
     let tag = this.#tags.get(query);
     if (tag === undefined) {
       tag = queryEtag(this.#bootId, generation, query);
       this.#tags.set(query, tag);
     }
-    if (plan) this.#byPlan.set(plan, { query, tag });
     return tag;
   }
 

@@ -174,7 +174,7 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         return;
       }
       if (cacheable) {
-        const etag = etags.get(served.generation.id, text, plan);
+        const etag = etags.get(served.generation.id, text);
         exchange.header('etag', etag).header('cache-control', 'private, no-cache');
         if (ifNoneMatchMatches(asked.ifNoneMatch, etag)) {
           exchange.send(304);

@@ -46,20 +46,6 @@ describe('EtagCache', () => {
     expect(cache.size).toBe(1);
   });
 
-  it('finds a tag again by the plan it was asked with, for that text and generation only', () => {
-    const cache = new EtagCache('boot', { maxBytes: 1, maxEntryBytes: 1 });
-    const plan = {};
-    // Nothing fits the LRU here: only the plan keeps a tag, and must keep the right one.
-    expect(cache.get(1, 'p { id }', plan)).toBe(queryEtag('boot', 1, 'p { id }'));
-    expect(cache.size).toBe(0);
-    expect(cache.get(1, 'p { id }', plan)).toBe(queryEtag('boot', 1, 'p { id }'));
-    // A plan without literals serves every text of its shape: each text keeps its own tag.
-    expect(cache.get(1, 'p {id}', plan)).toBe(queryEtag('boot', 1, 'p {id}'));
-    expect(cache.get(1, 'p { id }', plan)).toBe(queryEtag('boot', 1, 'p { id }'));
-    // A new generation: new tags, whatever the plan held.
-    expect(cache.get(2, 'p { id }', plan)).toBe(queryEtag('boot', 2, 'p { id }'));
-  });
-
   it('stays within its byte budget however many distinct queries arrive', () => {
     const maxBytes = 64 * 1024;
     const cache = new EtagCache('boot', { maxBytes });
