@@ -11,7 +11,7 @@
  * GC, whose timing would move a count by far more than a request costs). With `--before`,
  * another checkout's instance is counted the same way.
  *
- *   npm run bench:http-instructions [-- --requests 2000 --before <other checkout>]
+ *   npm run bench:http-instructions [-- --requests 4000 --before <other checkout>]
  *
  * Needs valgrind (Debian's package).
  */
@@ -30,7 +30,7 @@ import { printTable } from './lib/report.ts';
 const { values: args } = parseArgs({
   options: {
     before: { type: 'string' },
-    requests: { type: 'string', default: '2000' },
+    requests: { type: 'string', default: '4000' },
     connections: { type: 'string', default: '8' },
   },
 });
