@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { type Generation, planTables, type QueryAnswer, type QueryPlan } from '@replix/engine';
 import type { ClientMemory, HeldBytes } from './client-memory.ts';
 import { InstanceError } from './errors.ts';
@@ -9,6 +8,7 @@ import {
   isTransient,
   REVOKED,
   resultEvent,
+  resultHash,
   retryEvent,
 } from './live-events.ts';
 import type { ServedSnapshot } from './served-state.ts';
@@ -272,9 +272,9 @@ export class LiveQueries {
     if (!this.#memory.keyHasRoom(subscriber.key, group.eventBytes)) throw keyOverShare();
     const served = this.#current();
     if (!served) throw new InstanceError('service_unavailable', 'The snapshot is not loaded yet.');
-    let body: string | null = null;
+    let answer: QueryAnswer | null = null;
     if (group.generation === null || this.#readsChanged(group, served.generation))
-      body = await this.#evaluate(group, served, subscriber.key);
+      answer = await this.#evaluate(group, served, subscriber.key);
     if (left() || this.#upToDate(group, lastEventId)) {
       subscriber.ready = true;
       return;
@@ -284,7 +284,7 @@ export class LiveQueries {
       resultEvent(
         served.generation.id,
         this.#bootId,
-        body ?? (await this.#run(group.plan, served, group.cancel.signal, subscriber.key)).text(),
+        answer ?? (await this.#run(group.plan, served, group.cancel.signal, subscriber.key)),
       );
     if (!this.#memory.keyHasRoom(subscriber.key, event.length)) {
       throw keyOverShare();
@@ -517,14 +517,14 @@ export class LiveQueries {
 
   /**
    * Evaluates the group against `served` (under its lock, in `key`'s turns at the gate) and
-   * sends a changed result to its subscribers; resolves to the result's body, or null when a
-   * later evaluation failed (its streams were told). A first evaluation's failure rejects: its
+   * sends a changed result to its subscribers; resolves to the answer, or null when a later
+   * evaluation failed (its streams were told). A first evaluation's failure rejects: its
    * requests answer with it.
    */
-  async #evaluate(group: Group, served: ServedSnapshot, key: string): Promise<string | null> {
-    let body: string;
+  async #evaluate(group: Group, served: ServedSnapshot, key: string): Promise<QueryAnswer | null> {
+    let answer: QueryAnswer;
     try {
-      body = (await this.#run(group.plan, served, group.cancel.signal, key)).text();
+      answer = await this.#run(group.plan, served, group.cancel.signal, key);
     } catch (error) {
       if (group.generation === null) {
         if (this.#groups.get(group.text) === group) this.#groups.delete(group.text);
@@ -536,18 +536,18 @@ export class LiveQueries {
       return null;
     }
     group.refusedSince = 0;
-    const hash = contentHash(body);
+    const hash = resultHash(answer.chunks);
     group.generation = served.generation;
-    if (hash === group.hash) return body;
+    if (hash === group.hash) return answer;
     // One buffer for every subscriber: the streams hold references, not copies.
-    const event = resultEvent(served.generation.id, this.#bootId, body);
+    const event = resultEvent(served.generation.id, this.#bootId, answer);
     group.event = event.length <= LIVE_QUERY_LIMITS.maxKeptEventBytes ? event : null;
     group.eventBytes = event.length;
     group.hash = hash;
     group.changedAt = served.generation.id;
     for (const subscriber of group.subscribers)
       if (subscriber.ready) this.#write(group, subscriber, event);
-    return body;
+    return answer;
   }
 
   /**
@@ -613,12 +613,4 @@ function keyOverShare(): InstanceError {
 /** The bytes a held query text counts for. */
 function textCost(text: string): number {
   return Buffer.byteLength(text) * LIVE_QUERY_LIMITS.textBytesFactor;
-}
-
-/** The hash a result is compared by: the envelope without its timing and snapshot fields. */
-export function contentHash(body: string): string {
-  const end = body.lastIndexOf(',"timing_ms":');
-  return createHash('sha256')
-    .update(end < 0 ? body : body.slice(0, end))
-    .digest('base64url');
 }
