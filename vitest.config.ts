@@ -12,6 +12,10 @@ export default defineConfig({
     // Integration tests mostly wait on servers and child processes: two files at a time halve
     // the suite's time on a 2-core machine (Vitest's default there is one).
     maxWorkers: 2,
+    // Test files load as Node loads the code (its own type stripping), not through Vite's module
+    // runner: no esbuild transform per module, and imports several times faster. Nothing here
+    // mocks modules, which is what the runner would be needed for.
+    experimental: { viteModuleRunner: false, nodeLoader: false },
     reporters: ['default', './tools/summary-reporter.ts'],
     projects: [
       {

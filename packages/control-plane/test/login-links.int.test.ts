@@ -111,6 +111,8 @@ describe.each(STORE_KINDS)('the dashboard site on the %s store', (kind) => {
     const asset = await fetch(`${cp.url}${script}`);
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toContain('immutable');
+    // Read to the end: a response left unread holds the connection, and the server's close waits.
+    expect((await asset.text()).length).toBeGreaterThan(0);
     const outside = await fetch(`${cp.url}/assets/..%2f..%2fpackage.json`);
     expect(outside.status).toBe(400);
     expect(((await outside.json()) as { error: string }).error).toBe('validation_failed');
