@@ -1,0 +1,80 @@
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { PGlite } from '@electric-sql/pglite';
+
+/**
+ * A new embedded store begins with PGlite's initdb: seconds of WebAssembly that make the same
+ * files every time. The first store made on a machine keeps those files as an image in the
+ * user's cache folder (`$XDG_CACHE_HOME/replix`, else `~/.cache/replix`), named by PGlite's
+ * version; later new stores start from the image instead (well under a second). Migrations
+ * still run on every store as before: the image is the bare cluster, nothing of ours.
+ *
+ * The folder is the user's own (mode 0700, checked): an image planted by someone else is
+ * never loaded. Any failure to read or keep an image only costs the initdb it would have saved.
+ */
+
+/** Where the image of PGlite's fresh cluster lives, or nothing when there is no such place. */
+function imagePath(): string | undefined {
+  try {
+    const cacheRoot = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+    return join(cacheRoot, 'replix', `pglite-${pgliteVersion()}-fresh-cluster.tar`);
+  } catch {
+    return undefined;
+  }
+}
+
+function pgliteVersion(): string {
+  // The package exports no package.json; it sits beside the dist folder its entry point is in.
+  const entry = fileURLToPath(import.meta.resolve('@electric-sql/pglite'));
+  const manifest = join(dirname(entry), '..', 'package.json');
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+}
+
+/** Whether `folder` is this user's alone: owned by them, nobody else may write or read it. */
+function ownFolder(folder: string): boolean {
+  const stat = statSync(folder);
+  return stat.isDirectory() && stat.uid === process.getuid?.() && (stat.mode & 0o077) === 0;
+}
+
+/** The kept image of a fresh cluster, when there is one this user made. */
+export function freshClusterImage(): Blob | undefined {
+  const path = imagePath();
+  if (!path || !existsSync(path)) return undefined;
+  try {
+    if (!ownFolder(dirname(path)) || statSync(path).uid !== process.getuid?.()) return undefined;
+    return new Blob([readFileSync(path)]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps `pglite`'s files, just made by initdb and not yet touched, as the image. */
+export async function keepFreshClusterImage(pglite: PGlite): Promise<void> {
+  const path = imagePath();
+  if (!path) return;
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    if (!ownFolder(dirname(path))) return;
+    const image = await pglite.dumpDataDir('none');
+    // Written whole under another name first: a reader never sees half an image.
+    const partial = `${path}.${process.pid}.partial`;
+    writeFileSync(partial, new Uint8Array(await image.arrayBuffer()), { mode: 0o600 });
+    renameSync(partial, path);
+  } catch {}
+}
+
+/** Drops an image that failed to load, so the next new store makes a good one. */
+export function dropFreshClusterImage(): void {
+  const path = imagePath();
+  if (path) rmSync(path, { force: true });
+}

@@ -1,0 +1,109 @@
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../src/store/open-store.ts';
+
+// Each test points the cache at a folder of its own (`XDG_CACHE_HOME`), so that what it finds
+// there is what it put there.
+const root = mkdtempSync(join(tmpdir(), 'replix-image-'));
+const savedCacheHome = process.env.XDG_CACHE_HOME;
+let cacheCount = 0;
+
+function newCacheHome(): string {
+  const home = join(root, `cache-${cacheCount++}`);
+  process.env.XDG_CACHE_HOME = home;
+  return home;
+}
+
+function imageFiles(home: string): string[] {
+  try {
+    return readdirSync(join(home, 'replix')).filter((name) => name.endsWith('.tar'));
+  } catch {
+    return [];
+  }
+}
+
+/** Opens a store, proves it migrated and works, and closes it. */
+async function useStore(location: Parameters<typeof openStore>[0]): Promise<void> {
+  const store = await openStore(location);
+  try {
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM accounts`.execute(
+      store.db,
+    );
+    expect(rows).toEqual([{ n: 0 }]);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The cache of the first store of the run, and the name its image was kept under. */
+let firstHome: string;
+let imageName: string;
+
+beforeAll(async () => {
+  firstHome = newCacheHome();
+  await useStore({ inMemory: true });
+  imageName = imageFiles(firstHome)[0] as string;
+}, 120_000);
+
+afterAll(() => {
+  if (savedCacheHome === undefined) delete process.env.XDG_CACHE_HOME;
+  else process.env.XDG_CACHE_HOME = savedCacheHome;
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** A new cache folder holding `content` where the image would be, in a folder of `mode`. */
+function cacheHolding(content: string, mode: number): string {
+  const home = newCacheHome();
+  mkdirSync(join(home, 'replix'), { recursive: true, mode });
+  chmodSync(join(home, 'replix'), mode);
+  const path = join(home, 'replix', imageName);
+  writeFileSync(path, content);
+  return path;
+}
+
+describe('the fresh-cluster image of the embedded store', () => {
+  it('is kept by the first new store, in a folder only its user may read, and used by the next', async () => {
+    expect(imageName).toMatch(/^pglite-\d+\.\d+\.\d+-fresh-cluster\.tar$/);
+    expect(statSync(join(firstHome, 'replix')).mode & 0o777).toBe(0o700);
+    const path = join(firstHome, 'replix', imageName);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const kept = statSync(path).mtimeMs;
+
+    // A new store in a data folder starts from it (and leaves it as it was); opened again, the
+    // store is the one it made.
+    process.env.XDG_CACHE_HOME = firstHome;
+    const dataDir = join(root, 'data');
+    mkdirSync(dataDir);
+    await useStore({ dataDir });
+    expect(statSync(path).mtimeMs).toBe(kept);
+    expect(readFileSync(join(dataDir, 'store', 'PG_VERSION'), 'utf8')).toMatch(/^\d+/);
+    await useStore({ dataDir });
+  }, 120_000);
+
+  it('is replaced when it is damaged, and the store is made without it', async () => {
+    const goodSize = statSync(join(firstHome, 'replix', imageName)).size;
+    const path = cacheHolding('not a tar file at all', 0o700);
+    await useStore({ inMemory: true });
+    expect(statSync(path).size).toBe(goodSize);
+  }, 120_000);
+
+  it('is never taken from a folder others may write', async () => {
+    // A planted image (here, garbage) in a folder anyone may write: it is neither loaded nor
+    // replaced; the store is made the slow way and works.
+    const path = cacheHolding('planted', 0o777);
+    await useStore({ inMemory: true });
+    expect(readFileSync(path, 'utf8')).toBe('planted');
+  }, 120_000);
+});
