@@ -73,7 +73,7 @@ describe('what a command loads before it runs', { timeout: 30_000 }, () => {
     expect(loaded.filter((url) => HEAVY.some((part) => url.includes(part)))).toEqual([]);
   });
 
-  it('`replix serve --source` loads the instance program when it runs one, without OpenTelemetry', async () => {
+  it('`replix serve --source` loads the instance program when it runs one, without OpenTelemetry or SQL Server’s driver', async () => {
     const loaded = await modulesLoadedBy('serve', '--source', 'mysql://u@127.0.0.1:9/db');
     expect(loaded.some((url) => url.endsWith('/packages/instance/src/index.ts'))).toBe(true);
     // Tracing is off by default: no part of the SDK is loaded (the API is: prom-client's).
@@ -82,6 +82,9 @@ describe('what a command loads before it runs', { timeout: 30_000 }, () => {
         url.includes('/node_modules/@opentelemetry/') && !url.includes('/@opentelemetry/api/'),
     );
     expect(sdk).toEqual([]);
+    // A MySQL source: mssql and tedious beneath it are loaded only for a SQL Server one.
+    const sqlServer = loaded.filter((url) => /\/node_modules\/(mssql|tedious)\//.test(url));
+    expect(sqlServer).toEqual([]);
   });
 
   it('`replix serve` loads the OpenTelemetry SDK only with tracing on', async () => {

@@ -1,6 +1,7 @@
 import type { ColumnType, SourceColumn } from '@replix/engine';
 import mssql from 'mssql';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadMssql } from '../src/mssql/mssql-driver.ts';
 import {
   msSqlKeyGroups,
   msSqlRowsWhereClause,
@@ -20,6 +21,9 @@ const columns = [
   col('id', 'int', 'int'),
   col('updated', 'timestamp', 'datetime2(3)'),
 ];
+
+// The driver is loaded as a pool opens; these tests make parameters without one.
+beforeAll(() => loadMssql());
 
 /** The factory behind a parameter's type: `mssql.DateTime2(7)` → `mssql.DateTime2`. */
 function factoryOf(type: unknown): unknown {

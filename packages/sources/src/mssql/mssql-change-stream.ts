@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import mssql from 'mssql';
 import type { ChangeBatch, ChangeStreamRequest } from '../replication.ts';
 import { MsSqlChangePoller } from './mssql-change-poller.ts';
 import {
@@ -8,6 +7,7 @@ import {
   msSqlConfig,
   msSqlTarget,
 } from './mssql-connection-options.ts';
+import { loadMssql } from './mssql-driver.ts';
 import { msSqlErrorFrom } from './mssql-errors.ts';
 import { endMsSqlPool } from './mssql-pool.ts';
 import { MsSqlLsn } from './mssql-position.ts';
@@ -35,7 +35,7 @@ export async function* streamMsSqlChanges(
   if (signal.aborted) return;
   const target = msSqlTarget(options);
   let connection: MsSqlDriverConnection | undefined;
-  const pool = new mssql.ConnectionPool(
+  const pool = new (await loadMssql()).ConnectionPool(
     msSqlConfig(options, {
       maxConnections: 1,
       // A poll over a long backlog may take a while; an abort ends it, not a timer.

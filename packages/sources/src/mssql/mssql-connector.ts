@@ -1,5 +1,5 @@
 import type { SourceSchema } from '@replix/engine';
-import mssql, { type ConnectionPool } from 'mssql';
+import type { ConnectionPool } from 'mssql';
 import type { SnapshotOptions, SnapshotReader, SourceConnector } from '../connector.ts';
 import type {
   ChangeBatch,
@@ -14,6 +14,7 @@ import {
   msSqlConfig,
   msSqlTarget,
 } from './mssql-connection-options.ts';
+import { loadMssql } from './mssql-driver.ts';
 import { msSqlErrorFrom } from './mssql-errors.ts';
 import { introspectMsSql } from './mssql-introspector.ts';
 import { endMsSqlPool } from './mssql-pool.ts';
@@ -48,13 +49,14 @@ export class MsSqlConnector implements SourceConnector {
   /** A small pool for metadata queries, connected on first use; snapshots never borrow from it. */
   #metadataPool(): Promise<ConnectionPool> {
     if (this.#pool === undefined) {
-      const pool = new mssql.ConnectionPool(
-        msSqlConfig(this.#options, { maxConnections: 2, requestTimeout: 120_000 }),
-      );
-      // A pooled connection failing while idle is reported on the pool; unheard, it would crash
-      // the process. The pool replaces the connection, and the next query reconnects.
-      pool.on('error', () => {});
-      const connected = pool.connect();
+      const options = msSqlConfig(this.#options, { maxConnections: 2, requestTimeout: 120_000 });
+      const connected = loadMssql().then((driver) => {
+        const pool = new driver.ConnectionPool(options);
+        // A pooled connection failing while idle is reported on the pool; unheard, it would
+        // crash the process. The pool replaces the connection, and the next query reconnects.
+        pool.on('error', () => {});
+        return pool.connect();
+      });
       this.#pool = connected;
       // A failed connect leaves nothing worth keeping: the next call tries afresh.
       connected.catch(() => {

@@ -1,4 +1,5 @@
-import mssql, { type ConnectionPool, type ISqlType, type Transaction } from 'mssql';
+import type { ConnectionPool, ISqlType, Transaction } from 'mssql';
+import { loadedMssql } from './mssql-driver.ts';
 import type { MsSqlLsn } from './mssql-position.ts';
 
 /** A metadata row, by column name. */
@@ -12,16 +13,16 @@ export interface MsSqlParameter {
 
 /** An identifier as a parameter; sysname is nvarchar(128). */
 export function nameParameter(name: string, value: string): MsSqlParameter {
-  return { name, type: mssql.NVarChar(128), value };
+  return { name, type: loadedMssql().NVarChar(128), value };
 }
 
 /** An LSN as a parameter; SQL Server converts varbinary(10) to the functions' binary(10). */
 export function lsnParameter(name: string, lsn: MsSqlLsn): MsSqlParameter {
-  return { name, type: mssql.VarBinary(10), value: lsn.bytes };
+  return { name, type: loadedMssql().VarBinary(10), value: lsn.bytes };
 }
 
 export function intParameter(name: string, value: number): MsSqlParameter {
-  return { name, type: mssql.Int, value };
+  return { name, type: loadedMssql().Int, value };
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { SourceColumn } from '@replix/engine';
-import mssql, { type ConnectionPool } from 'mssql';
+import type { ConnectionPool } from 'mssql';
 import { KEYS_PER_QUERY, type RowsRequest, whereFlagColumn } from '../rows-request.ts';
 import { timeParameterText } from '../temporal-parameter.ts';
+import { loadedMssql } from './mssql-driver.ts';
 import { type MsSqlParameter, msSqlArrayRows } from './mssql-query.ts';
 import { msSqlSelectSql, quoteMsSqlIdentifier } from './mssql-sql.ts';
 import { msSqlBaseType, msSqlRowConverter } from './mssql-types.ts';
@@ -37,36 +38,37 @@ export function msSqlValueParameter(
   value: unknown,
 ): MsSqlParameter {
   const base = column === undefined ? '' : msSqlBaseType(column.sourceType);
-  if (value === null || value === undefined) return { name, type: mssql.NVarChar(1), value: null };
+  const types = loadedMssql();
+  if (value === null || value === undefined) return { name, type: types.NVarChar(1), value: null };
   switch (column?.type) {
     case 'timestamp': {
       const date = microsDate(Number(value));
-      if (base === 'datetime') return { name, type: mssql.DateTime, value: date };
-      if (base === 'smalldatetime') return { name, type: mssql.SmallDateTime, value: date };
-      if (base === 'datetimeoffset') return { name, type: mssql.DateTimeOffset(7), value: date };
-      return { name, type: mssql.DateTime2(7), value: date };
+      if (base === 'datetime') return { name, type: types.DateTime, value: date };
+      if (base === 'smalldatetime') return { name, type: types.SmallDateTime, value: date };
+      if (base === 'datetimeoffset') return { name, type: types.DateTimeOffset(7), value: date };
+      return { name, type: types.DateTime2(7), value: date };
     }
     case 'time':
-      return { name, type: mssql.VarChar(16), value: timeParameterText(Number(value)) };
+      return { name, type: types.VarChar(16), value: timeParameterText(Number(value)) };
     case 'date':
     case 'bigint':
     case 'decimal':
-      return { name, type: mssql.VarChar(50), value: String(value) };
+      return { name, type: types.VarChar(50), value: String(value) };
     case 'int':
-      return { name, type: mssql.Int, value };
+      return { name, type: types.Int, value };
     case 'float':
-      return { name, type: mssql.Float, value };
+      return { name, type: types.Float, value };
     case 'boolean':
-      return { name, type: mssql.Bit, value };
+      return { name, type: types.Bit, value };
     case 'binary':
-      return { name, type: mssql.VarBinary(mssql.MAX), value };
+      return { name, type: types.VarBinary(types.MAX), value };
     default: {
       const text = String(value);
-      if (base === 'uniqueidentifier') return { name, type: mssql.UniqueIdentifier, value: text };
+      if (base === 'uniqueidentifier') return { name, type: types.UniqueIdentifier, value: text };
       if (VARCHAR_TYPES.has(base)) {
-        return { name, type: mssql.VarChar(text.length <= 8000 ? 8000 : mssql.MAX), value: text };
+        return { name, type: types.VarChar(text.length <= 8000 ? 8000 : types.MAX), value: text };
       }
-      return { name, type: mssql.NVarChar(text.length <= 4000 ? 4000 : mssql.MAX), value: text };
+      return { name, type: types.NVarChar(text.length <= 4000 ? 4000 : types.MAX), value: text };
     }
   }
 }

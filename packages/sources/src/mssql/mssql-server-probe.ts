@@ -1,4 +1,3 @@
-import mssql from 'mssql';
 import type { ChangeLogReadiness, ServerProbe } from '../server-probe.ts';
 import { optional, timed } from '../server-probe.ts';
 import type { SourceTlsMode } from '../source-dialect.ts';
@@ -7,6 +6,7 @@ import {
   msSqlConfig,
   msSqlTarget,
 } from './mssql-connection-options.ts';
+import { loadMssql } from './mssql-driver.ts';
 import { msSqlErrorFrom } from './mssql-errors.ts';
 import { endMsSqlPool } from './mssql-pool.ts';
 import { msSqlQuery } from './mssql-query.ts';
@@ -64,7 +64,7 @@ export const msSqlServerProbe: ServerProbe = {
       database: target.database ?? 'master',
       ...msSqlTlsOptions(target.tls?.mode),
     };
-    const pool = new mssql.ConnectionPool(
+    const pool = new (await loadMssql()).ConnectionPool(
       msSqlConfig(options, { maxConnections: 1, requestTimeout: 30_000 }),
     );
     pool.on('error', () => {});

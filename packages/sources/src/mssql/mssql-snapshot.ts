@@ -1,4 +1,4 @@
-import mssql, { type ConnectionPool, type Request, type Transaction } from 'mssql';
+import type { ConnectionPool, Request, Transaction } from 'mssql';
 import type { SnapshotOptions, SnapshotReader, TableReadRequest } from '../connector.ts';
 import { ReplicationError, SourceError, type SourceTarget } from '../errors.ts';
 import { checkReadRequest, checkSnapshotState, type SnapshotReadState } from '../read-request.ts';
@@ -9,6 +9,7 @@ import {
   msSqlConfig,
   msSqlTarget,
 } from './mssql-connection-options.ts';
+import { loadMssql } from './mssql-driver.ts';
 import { msSqlErrorFrom } from './mssql-errors.ts';
 import { endMsSqlPool, settlesWithin } from './mssql-pool.ts';
 import { MsSqlLsn } from './mssql-position.ts';
@@ -225,7 +226,8 @@ export async function openMsSqlSnapshot(
 ): Promise<MsSqlSnapshotReader> {
   const target = msSqlTarget(options);
   let connection: MsSqlDriverConnection | undefined;
-  const pool = new mssql.ConnectionPool(
+  const driver = await loadMssql();
+  const pool = new driver.ConnectionPool(
     msSqlConfig(options, {
       maxConnections: 1,
       // A read stays open, paused, for as long as the consumer takes over a batch.
@@ -244,11 +246,11 @@ export async function openMsSqlSnapshot(
     const [database] = await msSqlQuery(pool, SNAPSHOT_ISOLATION_SQL);
     const isolation: MsSqlSnapshotIsolation =
       database?.snapshot_isolation_state === 1 ? 'snapshot' : 'repeatable read';
-    transaction = new mssql.Transaction(pool);
+    transaction = new driver.Transaction(pool);
     await transaction.begin(
       isolation === 'snapshot'
-        ? mssql.ISOLATION_LEVEL.SNAPSHOT
-        : mssql.ISOLATION_LEVEL.REPEATABLE_READ,
+        ? driver.ISOLATION_LEVEL.SNAPSHOT
+        : driver.ISOLATION_LEVEL.REPEATABLE_READ,
     );
     const position = snapshotOptions.withPosition ? await snapshotPosition(transaction) : null;
     return new MsSqlSnapshotReader({
