@@ -13,4 +13,5 @@ export {
   type RunningControlPlane,
   startControlPlane,
 } from './start-control-plane.ts';
+export { createPglite } from './store/fresh-cluster-image.ts';
 export { openStore } from './store/open-store.ts';

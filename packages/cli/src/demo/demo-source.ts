@@ -1,5 +1,5 @@
-import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { createPglite } from '@replix/control-plane';
 import { DEMO_DATASET_SQL } from './demo-dataset.ts';
 
 export interface DemoSource {
@@ -13,7 +13,8 @@ export interface DemoSource {
  * Postgres wire protocol on a loopback port, so the demo needs nothing but Node installed.
  */
 export async function startDemoSource(listenPort = 0): Promise<DemoSource> {
-  const db = await PGlite.create();
+  // A fresh in-memory cluster, from the image the embedded store keeps (no initdb each start).
+  const db = await createPglite(undefined);
   await db.exec(DEMO_DATASET_SQL);
   const server = new PGLiteSocketServer({
     db,

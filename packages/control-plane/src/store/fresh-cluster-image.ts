@@ -10,7 +10,7 @@ import {
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { PGlite } from '@electric-sql/pglite';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 
 /**
  * A new embedded store begins with PGlite's initdb: seconds of WebAssembly that make the same
@@ -47,7 +47,7 @@ function ownFolder(folder: string): boolean {
 }
 
 /** The kept image of a fresh cluster, when there is one this user made. */
-export function freshClusterImage(): Blob | undefined {
+function freshClusterImage(): Blob | undefined {
   const path = imagePath();
   if (!path || !existsSync(path)) return undefined;
   try {
@@ -59,7 +59,7 @@ export function freshClusterImage(): Blob | undefined {
 }
 
 /** Keeps `pglite`'s files, just made by initdb and not yet touched, as the image. */
-export async function keepFreshClusterImage(pglite: PGlite): Promise<void> {
+async function keepFreshClusterImage(pglite: PGlite): Promise<void> {
   const path = imagePath();
   if (!path) return;
   try {
@@ -74,7 +74,31 @@ export async function keepFreshClusterImage(pglite: PGlite): Promise<void> {
 }
 
 /** Drops an image that failed to load, so the next new store makes a good one. */
-export function dropFreshClusterImage(): void {
+function dropFreshClusterImage(): void {
   const path = imagePath();
   if (path) rmSync(path, { force: true });
+}
+
+/**
+ * PGlite in `folder` (in memory without one). A new cluster starts from the kept image, or
+ * is made by initdb and kept as the image for the next.
+ */
+export async function createPglite(
+  folder: string | undefined,
+  options: PGliteOptions = {},
+): Promise<PGlite> {
+  const fresh = folder === undefined || !existsSync(join(folder, 'PG_VERSION'));
+  const image = fresh ? freshClusterImage() : undefined;
+  if (image) {
+    try {
+      return await PGlite.create(folder, { ...options, loadDataDir: image });
+    } catch {
+      // A damaged image: forget it, and make this new cluster the slow way.
+      dropFreshClusterImage();
+      if (folder) rmSync(folder, { recursive: true, force: true });
+    }
+  }
+  const pglite = await PGlite.create(folder, options);
+  if (fresh) await keepFreshClusterImage(pglite);
+  return pglite;
 }

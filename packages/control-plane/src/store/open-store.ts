@@ -1,14 +1,9 @@
-import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { lockDataFolder } from './data-folder-lock.ts';
-import {
-  dropFreshClusterImage,
-  freshClusterImage,
-  keepFreshClusterImage,
-} from './fresh-cluster-image.ts';
+import { createPglite } from './fresh-cluster-image.ts';
 import { migrateToLatest } from './migrations.ts';
 import type { Store } from './schema.ts';
 
@@ -32,26 +27,6 @@ export interface OpenStore {
 // Counts and bigint ids read as numbers in the JSON we serve; they stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (text) => Number(text));
 
-const PGLITE_PARSERS = { 20: (text: string) => Number(text) };
-
-/** Opens PGlite in `folder` (in memory without one); a new cluster starts from the kept image. */
-async function openPglite(folder: string | undefined): Promise<PGlite> {
-  const fresh = folder === undefined || !existsSync(join(folder, 'PG_VERSION'));
-  const image = fresh ? freshClusterImage() : undefined;
-  if (image) {
-    try {
-      return await PGlite.create(folder, { parsers: PGLITE_PARSERS, loadDataDir: image });
-    } catch {
-      // A damaged image: forget it, and make this new cluster the slow way.
-      dropFreshClusterImage();
-      if (folder) rmSync(folder, { recursive: true, force: true });
-    }
-  }
-  const pglite = await PGlite.create(folder, { parsers: PGLITE_PARSERS });
-  if (fresh) await keepFreshClusterImage(pglite);
-  return pglite;
-}
-
 /** Opens the store (PostgreSQL server or embedded PGlite) and migrates it to the latest schema. */
 export async function openStore(location: StoreLocation): Promise<OpenStore> {
   if (location.databaseUrl) {
@@ -74,7 +49,7 @@ export async function openStore(location: StoreLocation): Promise<OpenStore> {
   }
   let pglite: PGlite;
   try {
-    pglite = await openPglite(folder);
+    pglite = await createPglite(folder, { parsers: { 20: (text: string) => Number(text) } });
   } catch (error) {
     unlock();
     throw error;
