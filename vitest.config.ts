@@ -23,12 +23,15 @@ export default defineConfig({
           name: 'unit',
           include: ['packages/*/test/**/*.test.ts', 'tools/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
+          // Unit tests restore what they change (environment, timers): they share their worker
+          // processes instead of starting one per file, which took a third of their time.
+          isolate: false,
         },
       },
       {
         test: {
           name: 'integration',
-          include: ['packages/*/test/**/*.int.test.ts'],
+          include: ['packages/*/test/**/*.int.test.ts', 'tools/**/*.int.test.ts'],
           globalSetup: ['packages/testkit/src/global-setup.ts', 'tools/ensure-dashboard.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
