@@ -46,10 +46,9 @@ function ownFolder(folder: string): boolean {
   return stat.isDirectory() && stat.uid === process.getuid?.() && (stat.mode & 0o077) === 0;
 }
 
-/** The kept image of a fresh cluster, when there is one this user made. */
-function freshClusterImage(): Blob | undefined {
-  const path = imagePath();
-  if (!path || !existsSync(path)) return undefined;
+/** The kept image at `path`, when there is one this user made. */
+function freshClusterImage(path: string): Blob | undefined {
+  if (!existsSync(path)) return undefined;
   try {
     if (!ownFolder(dirname(path)) || statSync(path).uid !== process.getuid?.()) return undefined;
     return new Blob([readFileSync(path)]);
@@ -58,10 +57,8 @@ function freshClusterImage(): Blob | undefined {
   }
 }
 
-/** Keeps `pglite`'s files, just made by initdb and not yet touched, as the image. */
-async function keepFreshClusterImage(pglite: PGlite): Promise<void> {
-  const path = imagePath();
-  if (!path) return;
+/** Keeps `pglite`'s files, just made by initdb and not yet touched, as the image at `path`. */
+async function keepFreshClusterImage(pglite: PGlite, path: string): Promise<void> {
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     if (!ownFolder(dirname(path))) return;
@@ -73,12 +70,6 @@ async function keepFreshClusterImage(pglite: PGlite): Promise<void> {
   } catch {}
 }
 
-/** Drops an image that failed to load, so the next new store makes a good one. */
-function dropFreshClusterImage(): void {
-  const path = imagePath();
-  if (path) rmSync(path, { force: true });
-}
-
 /**
  * PGlite in `folder` (in memory without one). A new cluster starts from the kept image, or
  * is made by initdb and kept as the image for the next.
@@ -88,17 +79,19 @@ export async function createPglite(
   options: PGliteOptions = {},
 ): Promise<PGlite> {
   const fresh = folder === undefined || !existsSync(join(folder, 'PG_VERSION'));
-  const image = fresh ? freshClusterImage() : undefined;
-  if (image) {
+  const path = fresh ? imagePath() : undefined;
+  const image = path ? freshClusterImage(path) : undefined;
+  if (path && image) {
     try {
       return await PGlite.create(folder, { ...options, loadDataDir: image });
     } catch {
-      // A damaged image: forget it, and make this new cluster the slow way.
-      dropFreshClusterImage();
+      // A damaged image: drop it (the next new store keeps a good one), and make this new
+      // cluster the slow way.
+      rmSync(path, { force: true });
       if (folder) rmSync(folder, { recursive: true, force: true });
     }
   }
   const pglite = await PGlite.create(folder, options);
-  if (fresh) await keepFreshClusterImage(pglite);
+  if (path) await keepFreshClusterImage(pglite, path);
   return pglite;
 }
