@@ -7,16 +7,19 @@
  *
  * Each server runs under callgrind, counting nothing until it has answered a warm-up, then
  * counting two windows, `--requests` requests and five times as many (`callgrind_control`); the
- * difference of the two counts, per request, cancels what a window costs whatever its length. Node runs with `--single-threaded --predictable` (no concurrent compilation or
- * GC, whose timing would move a count by far more than a request costs). With `--before`,
- * another checkout's instance is counted the same way.
+ * difference of the two counts, per request, cancels what a window costs whatever its length.
+ * Node runs with `--single-threaded --predictable` (no concurrent compilation or GC, whose timing
+ * would move a count by far more than a request costs), and V8's optimizing compilers are not
+ * counted: what is left is a warm server's steady state. With `--before`, another checkout's
+ * instance is counted the same way. `--keep <folder>` keeps the dumps and V8's maps of its
+ * compiled code (`/tmp/perf-<pid>.map`), for `callgrind_annotate`.
  *
- *   npm run bench:http-instructions [-- --requests 4000 --before <other checkout>]
+ *   npm run bench:http-instructions [-- --requests 4000 --before <other checkout>] [--keep dir]
  *
  * Needs valgrind (Debian's package).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -32,10 +35,20 @@ const { values: args } = parseArgs({
     before: { type: 'string' },
     requests: { type: 'string', default: '4000' },
     connections: { type: 'string', default: '8' },
+    // Keeps the callgrind dumps (and V8's perf maps of JIT code) in this folder, for reading.
+    keep: { type: 'string' },
   },
 });
 const requests = Number(args.requests);
 const connections = Number(args.connections);
+/**
+ * V8's entries into its optimizing compilers (Turbofan, Maglev), as callgrind names them; their
+ * inclusive counts are taken out of each window's. A server still tiers its code up tens of
+ * thousands of requests after any warm-up this bench can afford under valgrind (on the main
+ * thread here: --single-threaded), and how much it compiles in a window moves the count by a
+ * third or more; a long-running server compiles nothing.
+ */
+const OPTIMIZING_COMPILERS = /::Runtime_Optimize(Turbofan|Maglev)Eager\(/;
 /** Requests before counting starts: enough for the hot functions to be optimized. */
 const WARM_UP = 3000;
 const FACT_ROWS = 10_000;
@@ -106,7 +119,23 @@ function dumped(folder: string, out: string, dump: number): number {
   if (!name) throw new Error(`callgrind wrote no main-thread dump ${dump} for ${out}`);
   const summary = /^summary: (\d+)$/m.exec(readFileSync(join(folder, name), 'utf8'));
   if (!summary) throw new Error(`no summary in ${name}`);
-  return Number(summary[1]);
+  return Number(summary[1]) - compiling(join(folder, name));
+}
+
+/** The instructions a dump counts inside V8's optimizing compilers (`OPTIMIZING_COMPILERS`). */
+function compiling(file: string): number {
+  const result = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (result.status !== 0) throw new Error(`callgrind_annotate ${file}: ${result.stderr}`);
+  let instructions = 0;
+  for (const line of result.stdout.split('\n')) {
+    if (!OPTIMIZING_COMPILERS.test(line)) continue;
+    const count = /^\s*([\d,]+)/.exec(line);
+    if (count) instructions += Number((count[1] as string).replaceAll(',', ''));
+  }
+  return instructions;
 }
 
 /**
@@ -129,6 +158,7 @@ async function perRequest(
       '--instr-atstart=no',
       `--callgrind-out-file=${out}`,
       process.execPath,
+      ...(args.keep ? ['--perf-basic-prof'] : []),
       '--single-threaded',
       '--predictable',
       ...target.args,
@@ -152,6 +182,8 @@ async function perRequest(
     const many = dumped(folder, out, 2);
     const seconds = ((performance.now() - started) / 1000).toFixed(0);
     process.stderr.write(`  counted in ${seconds} s\n`);
+    if (args.keep)
+      process.stderr.write(`  kept: ${out}.2-01, JIT code in /tmp/perf-${server.pid}.map\n`);
     return { instructions: (many - few) / (4 * requests), bodyBytes };
   } finally {
     await server.stop();
@@ -160,7 +192,10 @@ async function perRequest(
 
 const here = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const servers = await startTestServers();
-const folder = mkdtempSync(join(tmpdir(), 'replix-http-instructions-'));
+const folder = args.keep
+  ? resolve(args.keep)
+  : mkdtempSync(join(tmpdir(), 'replix-http-instructions-'));
+if (args.keep) mkdirSync(folder, { recursive: true });
 try {
   process.stderr.write(`dataset: ${FACT_ROWS} fact rows…\n`);
   const dataset = await createBenchDataset(mariaDbAdmin(servers.mariadb.url), {
@@ -214,6 +249,6 @@ try {
     })),
   );
 } finally {
-  rmSync(folder, { recursive: true, force: true });
+  if (!args.keep) rmSync(folder, { recursive: true, force: true });
   await servers.stop();
 }

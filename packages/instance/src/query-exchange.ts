@@ -3,6 +3,7 @@ import { pipeline, type Readable } from 'node:stream';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { errorResponse } from './errors.ts';
 import { type QueryRequestFields, queryRequestFields } from './request-fields.ts';
+import { endWithHead } from './response-head.ts';
 import { requestSpan } from './tracing/request-spans.ts';
 import { errorType, type Span } from './tracing/tracing.ts';
 
@@ -12,9 +13,10 @@ export type ExchangeLog = Pick<FastifyBaseLogger, 'error'>;
 /**
  * One query request and its response, written beneath the framework: the query route reads
  * the request's headers and writes its answer (or its error, in the one envelope every route
- * uses, `errorResponse`) with one `writeHead` and one `end`. It is made by the query listener
- * for `GET /query` straight off `node:http` (`query-listener.ts`), or from a Fastify request the
- * route took over (`POST /query`; any query request while tracing is on): the route is the same.
+ * uses, `errorResponse`) in one write where it can (`endWithHead`), else with one `writeHead`
+ * and one `end`. It is made by the query listener for `GET /query` straight off `node:http`
+ * (`query-listener.ts`), or from a Fastify request the route took over (`POST /query`; any query
+ * request while tracing is on): the route is the same.
  *
  * It is also the query's cancel signal: `aborted` turns true when the client leaves before the
  * answer is out. It listens for that only once a query needs it (a query that waits for a turn,
@@ -89,6 +91,8 @@ export class QueryExchange {
   send(status: number, body?: Buffer | string, contentType = 'application/json; charset=utf-8') {
     if (body !== undefined) {
       this.header('content-type', contentType).header('content-length', Buffer.byteLength(body));
+      // Head and body in one write where the answer is plain; else Node's own way.
+      if (endWithHead(this.response, status, this.#fields, body)) return;
     }
     this.response.writeHead(status, this.#fields);
     this.response.end(body);
