@@ -6,12 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { JsonWriter, wordBytes } from '../src/exec/json-writer.ts';
 
 describe('JsonWriter.words', () => {
-  it('writes keys of every length at every alignment, over several chunks', () => {
-    const texts = Array.from({ length: 41 }, (_, n) => `,"${'kéy'.repeat(n).slice(0, n)}":`);
+  it('writes texts of every length at every alignment, over several chunks', () => {
+    // Up to about 130 bytes: short ones go word by word, long ones (a meta head) in one copy.
+    const texts = Array.from({ length: 100 }, (_, n) => `,"${'kéy'.repeat(n).slice(0, n)}":`);
     const words = texts.map((text) => wordBytes(Buffer.from(text, 'utf8')));
     const out = new JsonWriter(Number.MAX_SAFE_INTEGER);
     const expected: string[] = [];
-    // About 150 KB: the writes cross the 32 KiB chunks at every offset of a word.
+    // About 400 KB: the writes cross the 32 KiB chunks at every offset of a word.
     for (let round = 0; round < 400; round++) {
       for (let i = 0; i < texts.length; i++) {
         out.words(words[i]!);
@@ -42,7 +43,12 @@ describe('JsonWriter.words', () => {
     const made = wordBytes(Buffer.from(',"ab":'));
     expect(made.length).toBe(6);
     expect(made.words.length).toBe(2);
-    expect(wordBytes(new Uint8Array(0))).toEqual({ words: new Int32Array(0), length: 0 });
+    expect([...made.bytes]).toEqual([...Buffer.from(',"ab":')]);
+    expect(wordBytes(new Uint8Array(0))).toEqual({
+      words: new Int32Array(0),
+      length: 0,
+      bytes: new Uint8Array(0),
+    });
   });
 });
 

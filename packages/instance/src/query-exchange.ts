@@ -3,7 +3,7 @@ import { pipeline, type Readable } from 'node:stream';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { errorResponse } from './errors.ts';
 import { type QueryRequestFields, queryRequestFields } from './request-fields.ts';
-import { endWithHead } from './response-head.ts';
+import { endWithHead, type FixedFields, fixedFields, NO_FIXED_FIELDS } from './response-head.ts';
 import { requestSpan } from './tracing/request-spans.ts';
 import { errorType, type Span } from './tracing/tracing.ts';
 
@@ -30,11 +30,13 @@ export class QueryExchange {
   /** The request's trace span, when tracing is on. */
   readonly span: Span | undefined;
   readonly #log: ExchangeLog;
+  /** The fields every answer of its kind carries, joined once (`fixedFields`). */
+  #fixed: FixedFields;
   /**
-   * The answer's fields as name, value, name, value…: what `writeHead` takes with the least
-   * work (no object to walk); names in lowercase, set once each (`header`).
+   * The answer's own fields as name, value, name, value… (what `writeHead` takes with the
+   * least work: no object to walk); names in lowercase, set once each (`header`).
    */
-  readonly #fields: (string | number)[];
+  readonly #fields: (string | number)[] = [];
   aborted = false;
   closed = false;
   #onEnd: (() => void) | undefined;
@@ -42,13 +44,13 @@ export class QueryExchange {
   #watching = false;
 
   /**
-   * `fields`: those every answer carries, as name, value, name, value… (copied: the exchange
-   * adds its own; see `fieldList`). `requestFields`: the request's, when already read.
+   * `fixed`: the fields every answer carries (the exchange adds its own). `requestFields`: the
+   * request's, when already read.
    */
   constructor(
     request: IncomingMessage,
     response: ServerResponse,
-    fields: readonly (string | number)[],
+    fixed: FixedFields,
     log: ExchangeLog,
     span?: Span,
     requestFields: QueryRequestFields = queryRequestFields(request.rawHeaders),
@@ -56,7 +58,7 @@ export class QueryExchange {
     this.request = request;
     this.response = response;
     this.requestFields = requestFields;
-    this.#fields = fields.slice();
+    this.#fixed = fixed;
     this.#log = log;
     this.span = span;
   }
@@ -67,7 +69,7 @@ export class QueryExchange {
    */
   static takenFrom(request: FastifyRequest, reply: FastifyReply): QueryExchange {
     reply.hijack();
-    const fields = fieldList(reply.getHeaders() as OutgoingHttpHeaders);
+    const fields = fixedFields(fieldList(reply.getHeaders() as OutgoingHttpHeaders));
     return new QueryExchange(request.raw, reply.raw, fields, request.log, requestSpan(request));
   }
 
@@ -76,6 +78,11 @@ export class QueryExchange {
    * value replaces the old).
    */
   header(name: string, value: string | number): this {
+    // A fixed field set again (none is, today): the fixed ones become the answer's own.
+    if (this.#fixed.names.has(name)) {
+      this.#fields.unshift(...this.#fixed.list);
+      this.#fixed = NO_FIXED_FIELDS;
+    }
     const fields = this.#fields;
     for (let i = 0; i < fields.length; i += 2) {
       if (fields[i] === name) {
@@ -92,18 +99,24 @@ export class QueryExchange {
     if (body !== undefined) {
       this.header('content-type', contentType).header('content-length', Buffer.byteLength(body));
       // Head and body in one write where the answer is plain; else Node's own way.
-      if (endWithHead(this.response, status, this.#fields, body)) return;
+      if (endWithHead(this.response, status, this.#fixed, this.#fields, body)) return;
     }
-    this.response.writeHead(status, this.#fields);
+    this.response.writeHead(status, this.#allFields());
     this.response.end(body);
   }
 
   /** Answers `status` with a stream's bytes (an answer of many chunks, an event stream). */
   sendStream(status: number, stream: Readable, contentType: string): void {
     this.header('content-type', contentType);
-    this.response.writeHead(status, this.#fields);
+    this.response.writeHead(status, this.#allFields());
     // Either side failing or closing ends the other: a client gone stops the stream.
     pipeline(stream, this.response, () => {});
+  }
+
+  /** The fixed fields, then the answer's own. */
+  #allFields(): (string | number)[] {
+    const fixed = this.#fixed.list;
+    return fixed.length === 0 ? this.#fields : [...fixed, ...this.#fields];
   }
 
   /** Answers an error in the envelope every route uses; a 5xx is logged, its cause never sent. */

@@ -6,6 +6,7 @@ import { type ExchangeLog, fieldList, QueryExchange } from './query-exchange.ts'
 import { missingQuery, type QueryRoutes } from './query-route.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { queryRequestFields } from './request-fields.ts';
+import { fixedFields } from './response-head.ts';
 
 /** A `node:http` request listener. */
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
@@ -36,8 +37,10 @@ const QUESTION_MARK = 63;
  */
 export function queryListener(fastify: Listener, options: QueryListenerOptions): Listener {
   const { keys, routes, log } = options;
-  const fields = fieldList(options.headers);
-  const crossOriginFields = fieldList({ ...options.headers, ...options.crossOriginHeaders });
+  const fields = fixedFields(fieldList(options.headers));
+  const crossOriginFields = fixedFields(
+    fieldList({ ...options.headers, ...options.crossOriginHeaders }),
+  );
   const refusalOf = keyCheckFor('query', options.rateLimiter);
   return (request, response) => {
     const url = request.url ?? '';

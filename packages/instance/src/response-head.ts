@@ -115,19 +115,85 @@ function currentDateLine(): string {
 }
 
 /**
- * Ends `response` with `status`, `fields` (name, value, name, value…; a `content-length` among
- * them, matching `body`) and `body` in one write; false, having written nothing, when the
- * answer is not one it writes (see above).
+ * Fields every answer of one kind carries (the version, `Vary`, the CORS fields), as name,
+ * value, name, value…: checked and joined once, so `endWithHead` copies their lines whole.
+ */
+export interface FixedFields {
+  readonly list: readonly (string | number)[];
+  readonly names: ReadonlySet<string>;
+  /** `name: value\r\n` each; undefined when one is not plain (those answers take writeHead). */
+  readonly lines: string | undefined;
+}
+
+/** `list` as `FixedFields`. */
+export function fixedFields(list: readonly (string | number)[]): FixedFields {
+  const names = new Set<string>();
+  let lines: string | undefined = '';
+  for (let i = 0; i + 1 < list.length; i += 2) {
+    const name = list[i] as string;
+    const value = list[i + 1] as string | number;
+    names.add(name);
+    if (lines !== undefined && plainField(name, value)) lines += `${name}: ${value}\r\n`;
+    else lines = undefined;
+  }
+  return { list: list.slice(), names, lines };
+}
+
+/** None: an answer whose fields are all its own. */
+export const NO_FIXED_FIELDS = fixedFields([]);
+
+/** Whether a field other than Content-Length goes out as it is, as Node would write it. */
+function plainField(name: string, value: string | number): boolean {
+  return (
+    isPlainName(name) && (typeof value === 'string' ? isPlainValue(value) : Number.isFinite(value))
+  );
+}
+
+/** `HTTP/1.1 <status> <text>\r\n` by status, made on first use. */
+const statusLines = new Map<number, string>();
+
+function statusLine(status: number): string | undefined {
+  let line = statusLines.get(status);
+  if (line === undefined) {
+    const message = STATUS_CODES[status];
+    if (message === undefined) return undefined;
+    line = `HTTP/1.1 ${status} ${message}\r\n`;
+    statusLines.set(status, line);
+  }
+  return line;
+}
+
+/** The last `Keep-Alive` line made, and what it was made for (one server: always the same). */
+let keepAliveLine = '';
+let keepAliveFor = -1;
+let keepAliveMax: number | undefined;
+
+function keepAliveField(timeoutMs: number, perSocket: number | undefined): string {
+  if (timeoutMs !== keepAliveFor || perSocket !== keepAliveMax) {
+    const max = perSocket !== undefined && ~~perSocket > 0 ? `, max=${perSocket}` : '';
+    keepAliveLine = `Keep-Alive: timeout=${Math.floor(timeoutMs / 1000)}${max}\r\n`;
+    keepAliveFor = timeoutMs;
+    keepAliveMax = perSocket;
+  }
+  return keepAliveLine;
+}
+
+/**
+ * Ends `response` with `status`, the `fixed` fields, then `fields` (name, value, name, value…;
+ * a `content-length` among them, matching `body`), and `body`, in one write; false, having
+ * written nothing, when the answer is not one it writes (see above).
  */
 export function endWithHead(
   response: ServerResponse,
   status: number,
+  fixed: FixedFields,
   fields: readonly (string | number)[],
   body: Buffer | string,
 ): boolean {
   const internal = response as unknown as ResponseInternals & Record<symbol, unknown>;
   if (
     !headWriterWorks ||
+    fixed.lines === undefined ||
     internal._header !== null ||
     !internal._hasBody ||
     internal._expect_continue ||
@@ -135,10 +201,10 @@ export function endWithHead(
     internal[OUT_HEADERS as symbol] !== null
   )
     return false;
-  const message = STATUS_CODES[status];
-  if (message === undefined) return false;
+  const line = statusLine(status);
+  if (line === undefined) return false;
   const bodyBytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-  let head = `HTTP/1.1 ${status} ${message}\r\n`;
+  let head = line + fixed.lines;
   let lengthGiven = false;
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const name = fields[i] as string;
@@ -146,8 +212,7 @@ export function endWithHead(
     if (name === CONTENT_LENGTH) {
       if (value !== bodyBytes || lengthGiven) return false;
       lengthGiven = true;
-    } else if (!isPlainName(name)) return false;
-    if (typeof value === 'string' ? !isPlainValue(value) : !Number.isFinite(value)) return false;
+    } else if (!plainField(name, value)) return false;
     head += `${name}: ${value}\r\n`;
   }
   if (!lengthGiven) return false;
@@ -155,25 +220,19 @@ export function endWithHead(
   // Node's keep-alive rule for an answer with a Content-Length (`_storeHeader`): at the last
   // request a socket may carry it says close but leaves the closing to the client.
   if (!internal.shouldKeepAlive) {
-    head += 'Connection: close\r\n';
+    head += 'Connection: close\r\n\r\n';
     internal._last = true;
-  } else if (internal.maxRequestsOnConnectionReached) head += 'Connection: close\r\n';
-  else {
-    head += 'Connection: keep-alive\r\n';
-    if (internal._keepAliveTimeout && internal._defaultKeepAlive) {
-      const perSocket = internal._maxRequestsPerSocket;
-      const max = perSocket !== undefined && ~~perSocket > 0 ? `, max=${perSocket}` : '';
-      head += `Keep-Alive: timeout=${Math.floor(internal._keepAliveTimeout / 1000)}${max}\r\n`;
-    }
-  }
-  head += '\r\n';
+  } else if (internal.maxRequestsOnConnectionReached) head += 'Connection: close\r\n\r\n';
+  else if (internal._keepAliveTimeout && internal._defaultKeepAlive) {
+    head += `Connection: keep-alive\r\n${keepAliveField(internal._keepAliveTimeout, internal._maxRequestsPerSocket)}\r\n`;
+  } else head += 'Connection: keep-alive\r\n\r\n';
   const headBytes = head.length;
   const bytes = Buffer.allocUnsafe(headBytes + bodyBytes);
   bytes.write(head, 0, 'latin1');
   if (typeof body === 'string') bytes.write(body, headBytes, 'utf8');
   else body.copy(bytes, headBytes);
   response.statusCode = status;
-  response.statusMessage = message;
+  response.statusMessage = STATUS_CODES[status] as string;
   internal._contentLength = bodyBytes;
   internal._header = head;
   // The head is in the buffer: `end` must not send it again.

@@ -43,10 +43,14 @@ export interface QueryAnswer {
 /** Room past a chunk's bytes in the scratch buffer, for the last word of a `words` write. */
 const WORD_SLACK = 4;
 
-/** Bytes as little-endian 32-bit words (zeros past `length`), written by `JsonWriter.words`. */
+/**
+ * Bytes as little-endian 32-bit words (zeros past `length`), written by `JsonWriter.words`, and
+ * as they are, for a text too long to be worth copying word by word.
+ */
 export interface WordBytes {
   readonly words: Int32Array;
   readonly length: number;
+  readonly bytes: Uint8Array;
 }
 
 /** `bytes` as `WordBytes`. */
@@ -56,17 +60,7 @@ export function wordBytes(bytes: Uint8Array): WordBytes {
   const view = new DataView(padded.buffer);
   const words = new Int32Array(padded.length / 4);
   for (let i = 0; i < words.length; i++) words[i] = view.getInt32(i * 4, true);
-  return { words, length: bytes.length };
-}
-
-/** The bytes `wordBytes` was made from. */
-function wordsToBytes(source: WordBytes): Uint8Array {
-  const bytes = new Uint8Array(source.words.length * 4);
-  const view = new DataView(bytes.buffer);
-  source.words.forEach((word, i) => {
-    view.setInt32(i * 4, word, true);
-  });
-  return bytes.subarray(0, source.length);
+  return { words, length: bytes.length, bytes: padded.subarray(0, bytes.length) };
 }
 
 /** JSON escapes of the bytes below 0x20 and of `"` and `\`, as `JSON.stringify` writes them. */
@@ -133,11 +127,18 @@ export class JsonWriter {
     if (this.#at + source.length > CHUNK_BYTES) {
       this.#flush();
       if (source.length > CHUNK_BYTES) {
-        this.#push(Buffer.from(wordsToBytes(source)));
+        this.#push(Buffer.from(source.bytes));
         return;
       }
     }
     const at = this.#at;
+    // A long text (a plan's meta head) in one copy: past about 16 words, the copy's fixed cost
+    // is less than the words'.
+    if (source.length > SHORT_TEXT) {
+      this.#scratch.set(source.bytes, at);
+      this.#at = at + source.length;
+      return;
+    }
     const view = this.#view;
     // The last word's zeros past `length` land in the slack past the chunk's end at worst, and
     // are written over by what follows.
