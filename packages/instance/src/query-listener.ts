@@ -72,6 +72,32 @@ export function queryListener(fastify: Listener, options: QueryListenerOptions):
 const AMPERSAND = '&';
 
 /**
+ * Encoded `q` values decoded lately, and their texts: a hot query is decoded once, and its text,
+ * then the same string each time, keeps the hash the plan and ETag caches look it up by. Bounded
+ * by the characters of both (two bytes each at most), emptied when full: a flood of distinct
+ * queries costs what it cost without it.
+ */
+export const DECODED_TEXTS_MAX_CHARS = 256 * 1024;
+const decodedTexts = new Map<string, string>();
+let decodedChars = 0;
+
+function remember(encoded: string, text: string): void {
+  const chars = encoded.length + text.length;
+  if (chars > DECODED_TEXTS_MAX_CHARS) return;
+  if (decodedChars + chars > DECODED_TEXTS_MAX_CHARS) {
+    decodedTexts.clear();
+    decodedChars = 0;
+  }
+  decodedTexts.set(encoded, text);
+  decodedChars += chars;
+}
+
+/** The characters the decoded texts hold now (tests). */
+export function decodedTextChars(): number {
+  return decodedChars;
+}
+
+/**
  * The `q` parameter of a query string as `querystring.parse` reads it (a string, or an array
  * when given more than once, or undefined), without parsing the usual `q=<query>` alone into an
  * object: a query of plain characters is taken as it is, an encoded one decoded once.
@@ -79,9 +105,13 @@ const AMPERSAND = '&';
 export function queryParameter(search: string): unknown {
   if (!search.startsWith('q=') || search.includes(AMPERSAND)) return parse(search).q;
   const value = search.slice(2);
+  const known = decodedTexts.get(value);
+  if (known !== undefined) return known;
   if (!value.includes('%') && !value.includes('+')) return value;
   try {
-    return decodeURIComponent(value.replaceAll('+', ' '));
+    const text = decodeURIComponent(value.replaceAll('+', ' '));
+    remember(value, text);
+    return text;
   } catch {
     // Malformed escapes: querystring keeps them as they are.
     return parse(search).q;

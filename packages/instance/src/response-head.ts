@@ -226,17 +226,17 @@ export function endWithHead(
   else if (internal._keepAliveTimeout && internal._defaultKeepAlive) {
     head += `Connection: keep-alive\r\n${keepAliveField(internal._keepAliveTimeout, internal._maxRequestsPerSocket)}\r\n`;
   } else head += 'Connection: keep-alive\r\n\r\n';
-  const headBytes = head.length;
-  const bytes = Buffer.allocUnsafe(headBytes + bodyBytes);
-  bytes.write(head, 0, 'latin1');
-  if (typeof body === 'string') bytes.write(body, headBytes, 'utf8');
-  else body.copy(bytes, headBytes);
   response.statusCode = status;
   response.statusMessage = STATUS_CODES[status] as string;
   internal._contentLength = bodyBytes;
   internal._header = head;
-  // The head is in the buffer: `end` must not send it again.
+  // The head goes out with the body: `end` must not send it again.
   internal._headerSent = true;
-  response.end(bytes);
+  // One string of one byte a character, written as Latin-1: the body's bytes go out as they
+  // are, and Node writes a short string from its stack, with no buffer made for it.
+  response.end(
+    head + (typeof body === 'string' ? Buffer.from(body) : body).toString('latin1'),
+    'latin1',
+  );
   return true;
 }

@@ -1,6 +1,10 @@
 import { parse } from 'node:querystring';
 import { describe, expect, it } from 'vitest';
-import { queryParameter } from '../src/query-listener.ts';
+import {
+  DECODED_TEXTS_MAX_CHARS,
+  decodedTextChars,
+  queryParameter,
+} from '../src/query-listener.ts';
 
 describe('queryParameter', () => {
   const searches = [
@@ -45,5 +49,24 @@ describe('queryParameter', () => {
       for (let c = 0; c < length; c++) search += alphabet[next() % alphabet.length];
       expect(queryParameter(search), search).toEqual(parse(search).q);
     }
+  });
+
+  it('decodes a query asked again once: the same text, within a bounded memory', () => {
+    const search = `q=${encodeURIComponent('fact (id = 12345) { id qty }')}`;
+    const first = queryParameter(search);
+    expect(first).toBe('fact (id = 12345) { id qty }');
+    expect(queryParameter(`${search}`.slice(0))).toBe(first);
+    // A flood of distinct queries: the texts kept stay within their bound, and each is right.
+    for (let i = 0; i < 20_000; i++) {
+      const text = `fact (id = ${i}) { id qty amount ${'x'.repeat(i % 50)} }`;
+      expect(queryParameter(`q=${encodeURIComponent(text)}`)).toBe(text);
+      expect(decodedTextChars()).toBeLessThanOrEqual(DECODED_TEXTS_MAX_CHARS);
+    }
+    expect(decodedTextChars()).toBeGreaterThan(0);
+    // A value over the bound alone is decoded every time, never kept.
+    const huge = 'é'.repeat(DECODED_TEXTS_MAX_CHARS);
+    const before = decodedTextChars();
+    expect(queryParameter(`q=${encodeURIComponent(huge)}`)).toBe(huge);
+    expect(decodedTextChars()).toBe(before);
   });
 });
