@@ -7,7 +7,10 @@
  *
  *   node bench/http-path.ts [--fact-rows N] [--seconds S] [--connections C] [--profile]
  *     [--rounds R] [--log-level warn|info] [--before <other checkout>/packages/cli/bin/replix.js]
- *     [--scenario lookup|embed] [--load wrk|autocannon]
+ *     [--scenario lookup|embed] [--load wrk|autocannon] [--warm-up-seconds 12]
+ *
+ * Every server first takes `--warm-up-seconds` of the same load, unmeasured: the figures are a
+ * long-running server's, whose code V8 has optimized throughout.
  *
  * The load comes from `wrk` on CPU 1 with every server on CPU 0 when the machine has wrk
  * (`apt-get install wrk`), taskset and 2 CPUs (`--load wrk`, the default then): each server
@@ -35,6 +38,9 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '16' },
     rounds: { type: 'string', default: '6' },
+    // Load each server takes before the rounds: a long-running server's code is all optimized,
+    // and the instance's, larger than B's or F's, takes longer to get there.
+    'warm-up-seconds': { type: 'string', default: '12' },
     profile: { type: 'boolean', default: false },
     // bench:engine's level; at info every request writes a line (to a pipe this process reads).
     'log-level': { type: 'string', default: 'warn' },
@@ -56,6 +62,7 @@ if (useWrk && !wrkUsable()) throw new Error('--load wrk needs wrk, taskset and 2
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
 const rounds = Number(args.rounds);
+const warmUpSeconds = Number(args['warm-up-seconds']);
 const load = {
   connections: Number(args.connections),
   durationSeconds: Number(args.seconds),
@@ -303,9 +310,10 @@ try {
   log(`measuring the instance, B (node:http) and F (Fastify) at its body size, ${rounds} rounds…`);
   const replix = await startReplix([]);
   const other = args.before ? await startReplix([], args.before) : undefined;
-  const firstOurs = await measureReplix(replix);
-  const bareServer = await startFixed(bareScript, firstOurs.bodyBytes);
-  const fastifyServer = await startFixed(fastifyScript, firstOurs.bodyBytes);
+  // One run for the answer's size, which B and F then serve.
+  const sizing = await measureReplix(replix);
+  const bareServer = await startFixed(bareScript, sizing.bodyBytes);
+  const fastifyServer = await startFixed(fastifyScript, sizing.bodyBytes);
   const results: Record<'ours' | 'before' | 'bare' | 'fastify', Measured[]> = {
     ours: [],
     before: [],
@@ -322,11 +330,14 @@ try {
     ['bare', () => measureFixed(bareServer)],
     ['fastify', () => measureFixed(fastifyServer)],
   ];
+  log(`warming every server up: ${warmUpSeconds} s of load each…`);
+  for (const [, measure] of measured) {
+    for (let seconds = 0; seconds < warmUpSeconds; seconds += load.durationSeconds + 1)
+      await measure();
+  }
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? measured : [...measured].reverse();
-    for (const [name, measure] of order) {
-      results[name].push(round === 0 && name === 'ours' ? firstOurs : await measure());
-    }
+    for (const [name, measure] of order) results[name].push(await measure());
   }
   const ours = medianResult(results.ours);
   const before = other ? medianResult(results.before) : undefined;

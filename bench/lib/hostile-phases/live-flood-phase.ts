@@ -23,7 +23,7 @@ export function liveFloodPhase(source: TestDatabase, floods = 60): HostilePhase 
         outcomes: {
           'flood streams opened': result.floodOpened,
           "other key's updates": result.updates,
-          [`flood query alone, ms`]: Math.round(result.floodQueryMs),
+          'flood query alone, ms': Math.round(result.floodQueryMs),
         },
         goals: [
           {
