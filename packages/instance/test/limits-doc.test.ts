@@ -10,6 +10,7 @@ import { CLIENT_MEMORY_KEY_MIN_BYTES, CLIENT_MEMORY_KEY_SHARE } from '../src/cli
 import { HTTP_LIMITS } from '../src/http-limits.ts';
 import { INSTANCE_VARIABLE_SCHEMAS } from '../src/instance-config.ts';
 import { LIVE_QUERY_LIMITS } from '../src/live-queries.ts';
+import { DECODED_TEXTS_MAX_CHARS } from '../src/query-listener.ts';
 import { QUERY_CONCURRENCY } from '../src/query-route.ts';
 
 const doc = readFileSync(new URL('../../../docs/limits.md', import.meta.url), 'utf8');
@@ -82,6 +83,10 @@ describe('docs/limits.md', () => {
     const mib = (bytes: number) => `${bytes / 1024 / 1024} MiB`;
     expect(row('Query plan cache')).toContain(`| ${mib(PLAN_CACHE_BYTES)} of heap,`);
     expect(row('Query plan cache')).toContain(`a plan over ${mib(PLAN_CACHE_MAX_ENTRY_BYTES)}`);
+  });
+
+  it('gives the bound of the decoded query texts', () => {
+    expect(row('Decoded query texts')).toContain(`| ${plain(DECODED_TEXTS_MAX_CHARS)} characters`);
   });
 
   it('gives the live-query limits', () => {
