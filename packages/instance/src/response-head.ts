@@ -1,12 +1,13 @@
 import { ServerResponse, STATUS_CODES } from 'node:http';
 
 /**
- * A small answer's head and body written as one buffer in one socket write, beneath
- * `ServerResponse` (issue 27). `writeHead` checks every field's name and value against Node's
- * rules, lowercases each name to look for the few it manages, joins the head field by field, and
- * `end` then writes head and body as two chunks (a `writev`): a fifth of a PK lookup's CPU, and
- * more than all of one-route Fastify's. Here the head is joined once, checked with one pass over
- * its values, and goes out with the body in the same buffer.
+ * A small answer's head and body in one socket write, beneath `ServerResponse` (issue 27).
+ * `writeHead` checks every field's name and value against Node's rules on every answer,
+ * lowercases each name to look for the few it manages and joins the head field by field, and
+ * `end` then writes head and body as two chunks (a `writev`): 9% of a PK lookup's instructions
+ * went there beyond what this writer spends. Here the fields every answer carries are checked
+ * and joined once (`fixedFields`), an answer's own values are checked unless seen lately, and
+ * head and body go out as one string of one byte a character.
  *
  * It writes what `writeHead` + `end` would write, byte for byte (`response-head.test.ts` checks
  * both side by side): the status line, the fields, `Date`, and `Connection`/`Keep-Alive` by
