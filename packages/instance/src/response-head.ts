@@ -1,4 +1,4 @@
-import { ServerResponse, STATUS_CODES } from 'node:http';
+import { ServerResponse, STATUS_CODES, validateHeaderName, validateHeaderValue } from 'node:http';
 
 /**
  * A small answer's head and body in one socket write, beneath `ServerResponse` (issue 27).
@@ -40,19 +40,22 @@ interface ResponseInternals {
   sendDate: boolean;
 }
 
+/** A response to a GET never sent, to read what a fresh `ServerResponse` holds. */
+const PROBE = new ServerResponse({
+  method: 'GET',
+  httpVersionMajor: 1,
+  httpVersionMinor: 1,
+} as never) as unknown as ResponseInternals & Record<symbol, unknown>;
+
 /** The symbol under which a response keeps fields set on it (`setHeader`), when Node has one. */
-const OUT_HEADERS = Object.getOwnPropertySymbols(
-  new ServerResponse({ method: 'GET', httpVersionMajor: 1, httpVersionMinor: 1 } as never),
-).find((symbol) => symbol.description === 'kOutHeaders');
+const OUT_HEADERS = Object.getOwnPropertySymbols(PROBE).find(
+  (symbol) => symbol.description === 'kOutHeaders',
+);
 
 /** Whether this Node's `ServerResponse` has every field the writer relies on. */
 export const headWriterWorks = ((): boolean => {
   if (!OUT_HEADERS) return false;
-  const response = new ServerResponse({
-    method: 'GET',
-    httpVersionMajor: 1,
-    httpVersionMinor: 1,
-  } as never) as unknown as ResponseInternals & Record<symbol, unknown>;
+  const response = PROBE;
   return (
     response._header === null &&
     response._headerSent === false &&
@@ -80,15 +83,14 @@ const NODE_MANAGED = new Set([
 ]);
 /** The one field Node manages that the writer takes, as the number of the body's bytes. */
 const CONTENT_LENGTH = 'content-length';
-/** A token (RFC 9110), as Node checks field names. */
-const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
 /** Names seen to be tokens and not Node's own; written by our code, so a handful. */
 const plainNames = new Set<string>();
 const MAX_PLAIN_NAMES = 256;
 
 function isPlainName(name: string): boolean {
   if (plainNames.has(name)) return true;
-  if (!TOKEN.test(name) || NODE_MANAGED.has(name.toLowerCase())) return false;
+  if (!nodeTakes(() => validateHeaderName(name)) || NODE_MANAGED.has(name.toLowerCase()))
+    return false;
   if (plainNames.size < MAX_PLAIN_NAMES) plainNames.add(name);
   return true;
 }
@@ -102,16 +104,23 @@ function isPlainName(name: string): boolean {
 const plainValues = new Set<string>();
 const MAX_PLAIN_VALUES = 1024;
 
-/** Whether Node would take `value` as a field value: tab, printable ASCII, or 0x80-0xff. */
+/** Whether Node would take `value` as a field value (its own check, the strict one). */
 function isPlainValue(value: string): boolean {
   if (plainValues.has(value)) return true;
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if ((code < 0x20 && code !== 0x09) || code === 0x7f || code > 0xff) return false;
-  }
+  if (!nodeTakes(() => validateHeaderValue('x', value))) return false;
   if (plainValues.size >= MAX_PLAIN_VALUES) plainValues.clear();
   plainValues.add(value);
   return true;
+}
+
+/** Whether Node's check `check` passes (it throws when not). */
+function nodeTakes(check: () => void): boolean {
+  try {
+    check();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 let dateLine = '';
