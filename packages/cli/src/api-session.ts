@@ -1,5 +1,6 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import process from 'node:process';
 import { type Client, createReplixClient, ReplixApiError } from '@replix/client';
 import { dataDirOf } from '@replix/control-plane/config';
 import { ConfigError } from '@replix/instance/config';

@@ -1,3 +1,4 @@
+import process from 'node:process';
 import type { runBuildJob } from '@replix/control-plane';
 import { ConfigError } from '@replix/instance/config';
 import type { Command } from 'commander';

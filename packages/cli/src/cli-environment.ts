@@ -1,3 +1,4 @@
+import process from 'node:process';
 import { CONTROL_PLANE_VARIABLES } from '@replix/control-plane/config';
 import { decodeEnvironment } from '@replix/instance/config';
 import { type StaticDecode, Type } from 'typebox';

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import process from 'node:process';
 import {
   deleteV1ConnectionsById,
   getV1Connections,

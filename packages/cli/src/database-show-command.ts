@@ -1,3 +1,4 @@
+import process from 'node:process';
 import { type Client, getV1Databases, getV1DatabasesByIdInstance, unwrap } from '@replix/client';
 import type { Command } from 'commander';
 import { apiAction, apiClient, CommandFailure, printFields, printJson } from './api-session.ts';

@@ -1,3 +1,4 @@
+import process from 'node:process';
 import {
   deleteV1DatabasesByDbIdApiKeysByKeyId,
   getV1DatabasesByDbIdApiKeys,

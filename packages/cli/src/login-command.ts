@@ -1,3 +1,4 @@
+import process from 'node:process';
 import { BuiltInIssuer } from '@replix/control-plane/config';
 import type { Command } from 'commander';
 import { apiAction, CommandFailure, defaultApiUrl, saveCredentials } from './api-session.ts';

@@ -1,3 +1,4 @@
+import process from 'node:process';
 import { BuiltInIssuer, LOGIN_LINK_TTL_SECONDS } from '@replix/control-plane/config';
 import type { Command } from 'commander';
 import { controlPlaneConfigOrExit } from './control-plane-commands.ts';

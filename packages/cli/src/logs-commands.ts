@@ -1,3 +1,4 @@
+import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type Client,

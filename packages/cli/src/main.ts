@@ -1,3 +1,4 @@
+import process from 'node:process';
 import { ConfigError } from '@replix/instance/config';
 import { CommanderError } from 'commander';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';

@@ -1,3 +1,4 @@
+import process from 'node:process';
 import { type QueryResult, ReplixClient, ReplixError } from '@replix/sdk';
 import { type Command, CommanderError } from 'commander';
 import { cliEnvironment } from './cli-environment.ts';

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import process from 'node:process';
 import { pathToFileURL } from 'node:url';
 import type { RunningInstance, runArtifact } from '@replix/instance';
 import { ARTIFACT_FILES, ConfigError, memorySizeMb } from '@replix/instance/config';

@@ -1,3 +1,4 @@
+import process from 'node:process';
 import { Writable } from 'node:stream';
 import { serviceLogger } from '@replix/instance';
 import type { Logger } from 'pino';

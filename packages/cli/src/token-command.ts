@@ -1,3 +1,4 @@
+import process from 'node:process';
 import { BuiltInIssuer } from '@replix/control-plane/config';
 import type { Command } from 'commander';
 import { cliEnvironment } from './cli-environment.ts';

@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import process from 'node:process';
 import { ReplixClient, ReplixError } from '@replix/sdk';
 import { generateTypes } from '@replix/sdk/typegen';
 import { type Command, CommanderError } from 'commander';

@@ -1,7 +1,9 @@
+import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import process from 'node:process';
 import {
   ConfigError,
   decodeEnvironment,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import process from 'node:process';
 import { serviceLogger } from '@replix/instance';
 import { startTracing } from '@replix/instance/tracing';
 import type { Logger } from 'pino';

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { parseQuery, QueryParseError, QueryTooComplexError, queryShape } from '@replix/query';
 import { LRUCache } from 'lru-cache';
 import { EngineError } from './errors.ts';

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { INSTANCE_ERRORS, type InstanceErrorCode } from './errors.ts';

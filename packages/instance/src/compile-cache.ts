@@ -1,4 +1,5 @@
 import { flushCompileCache } from 'node:module';
+import process from 'node:process';
 
 /**
  * Writes this process's compile cache out before worker threads start, so that they find every

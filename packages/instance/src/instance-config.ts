@@ -1,4 +1,6 @@
+import type { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
+import process from 'node:process';
 import { parseSchemaConfig, type SchemaConfig } from '@replix/engine';
 import { parseSourceUrl, schemaConfigWhereProblems } from '@replix/sources';
 import { type StaticDecode, Type } from 'typebox';

@@ -1,3 +1,4 @@
+import process from 'node:process';
 import { ConfigError } from './config/config-error.ts';
 import type { InstanceConfig } from './instance-config.ts';
 

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { QueryAnswer } from '@replix/engine';
 import { errorResponse, InstanceError } from './errors.ts';

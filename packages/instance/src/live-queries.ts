@@ -1,3 +1,5 @@
+import { Buffer } from 'node:buffer';
+import { performance } from 'node:perf_hooks';
 import { type Generation, planTables, type QueryAnswer, type QueryPlan } from '@replix/engine';
 import type { ClientMemory, HeldBytes } from './client-memory.ts';
 import { InstanceError } from './errors.ts';

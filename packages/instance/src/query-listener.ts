@@ -62,7 +62,7 @@ export function queryListener(fastify: Listener, options: QueryListenerOptions):
     // Refused after the bytes at hand are parsed, as the Fastify routes refuse.
     if (refusal) queueMicrotask(() => exchange.fail(refusal));
     else {
-      const text = queryParameter(url.slice(PATH.length + 1));
+      const text = queryParameter(url, PATH.length + 1);
       if (typeof text === 'string') routes.serveQuery(text, exchange, true, key?.keyId ?? '');
       else exchange.fail(missingQuery());
     }
@@ -72,23 +72,25 @@ export function queryListener(fastify: Listener, options: QueryListenerOptions):
 const AMPERSAND = '&';
 
 /**
- * Encoded `q` values decoded lately, and their texts: a hot query is decoded once, and its text,
- * then the same string each time, keeps the hash the plan and ETag caches look it up by. Bounded
- * by the characters of both (two bytes each at most), emptied when full: a flood of distinct
- * queries costs what it cost without it.
+ * Request targets (`/query?q=…`) whose `q` was read lately, and its text: a hot query is decoded
+ * once, and its text, then the same string each time, keeps the hash the plan and ETag caches
+ * look it up by. Keyed by the whole target, the string Node made for the request (hashing a
+ * slice of it would read it character by character). Bounded by the characters of both (two
+ * bytes each at most), emptied when full: a flood of distinct queries costs what it cost
+ * without it.
  */
 export const DECODED_TEXTS_MAX_CHARS = 256 * 1024;
 const decodedTexts = new Map<string, string>();
 let decodedChars = 0;
 
-function remember(encoded: string, text: string): void {
-  const chars = encoded.length + text.length;
+function remember(target: string, text: string): void {
+  const chars = target.length + text.length;
   if (chars > DECODED_TEXTS_MAX_CHARS) return;
   if (decodedChars + chars > DECODED_TEXTS_MAX_CHARS) {
     decodedTexts.clear();
     decodedChars = 0;
   }
-  decodedTexts.set(encoded, text);
+  decodedTexts.set(target, text);
   decodedChars += chars;
 }
 
@@ -98,19 +100,23 @@ export function decodedTextChars(): number {
 }
 
 /**
- * The `q` parameter of a query string as `querystring.parse` reads it (a string, or an array
- * when given more than once, or undefined), without parsing the usual `q=<query>` alone into an
- * object: a query of plain characters is taken as it is, an encoded one decoded once.
+ * The `q` parameter of the query string that starts at `searchStart` in `target`, as
+ * `querystring.parse` reads it (a string, or an array when given more than once, or
+ * undefined), without parsing the usual `q=<query>` alone into an object: a query of plain
+ * characters is taken as it is, an encoded one decoded once.
  */
-export function queryParameter(search: string): unknown {
+export function queryParameter(target: string, searchStart: number): unknown {
+  const known = decodedTexts.get(target);
+  if (known !== undefined) return known;
+  const search = target.slice(searchStart);
   if (!search.startsWith('q=') || search.includes(AMPERSAND)) return parse(search).q;
   const value = search.slice(2);
-  const known = decodedTexts.get(value);
-  if (known !== undefined) return known;
-  if (!value.includes('%') && !value.includes('+')) return value;
   try {
-    const text = decodeURIComponent(value.replaceAll('+', ' '));
-    remember(value, text);
+    const text =
+      value.includes('%') || value.includes('+')
+        ? decodeURIComponent(value.replaceAll('+', ' '))
+        : value;
+    remember(target, text);
     return text;
   } catch {
     // Malformed escapes: querystring keeps them as they are.

@@ -1,4 +1,6 @@
+import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { PassThrough, Readable } from 'node:stream';
 import {
   EngineError,

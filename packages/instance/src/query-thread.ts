@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { MessagePort } from 'node:worker_threads';
 import { compileSchema, importGeneration } from '@replix/engine';
 import type { MetricObjectWithValues, MetricValue, Registry } from 'prom-client';

@@ -1,3 +1,4 @@
+import process from 'node:process';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { exportGeneration, type Generation } from '@replix/engine';
 import type { Logger } from 'pino';

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 /**
  * Per-key rate limits (docs/limits.md, "Rate limits"): GCRA, the token bucket written as one
  * number per key, its theoretical arrival time (TAT). A key may send `quota` requests at once

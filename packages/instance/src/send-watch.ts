@@ -6,6 +6,7 @@
  * would wait behind the bytes nobody reads), which frees everything its response held.
  */
 import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 
 /** A connection cut because its send stalled, for the owner's log line and metric. */
 export interface StalledSend {

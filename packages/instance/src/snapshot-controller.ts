@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import {
   type CompiledSchema,

@@ -1,4 +1,5 @@
 import { renameSync, writeFileSync } from 'node:fs';
+import process from 'node:process';
 import { compileSchema } from '@replix/engine';
 import { connectorFromUrl } from '@replix/sources';
 import type { Logger } from 'pino';

@@ -33,7 +33,7 @@ describe('queryParameter', () => {
   ];
 
   it.each(searches)('reads %j as querystring.parse does', (search) => {
-    expect(queryParameter(search)).toEqual(parse(search).q);
+    expect(queryParameter(search, 0)).toEqual(parse(search).q);
   });
 
   it('agrees with querystring.parse on random strings of the characters that matter', () => {
@@ -47,26 +47,29 @@ describe('queryParameter', () => {
       let search = next() % 3 === 0 ? '' : 'q=';
       const length = next() % 12;
       for (let c = 0; c < length; c++) search += alphabet[next() % alphabet.length];
-      expect(queryParameter(search), search).toEqual(parse(search).q);
+      expect(queryParameter(search, 0), search).toEqual(parse(search).q);
     }
   });
 
   it('decodes a query asked again once: the same text, within a bounded memory', () => {
     const search = `q=${encodeURIComponent('fact (id = 12345) { id qty }')}`;
-    const first = queryParameter(search);
+    const first = queryParameter(search, 0);
     expect(first).toBe('fact (id = 12345) { id qty }');
-    expect(queryParameter(`${search}`.slice(0))).toBe(first);
+    expect(queryParameter(`${search}`.slice(0), 0)).toBe(first);
+    // A whole request target, its query string after the path.
+    expect(queryParameter(`/query?${search}`, 7)).toBe('fact (id = 12345) { id qty }');
+    expect(queryParameter('/query?q=one&q=two', 7)).toEqual(['one', 'two']);
     // A flood of distinct queries: the texts kept stay within their bound, and each is right.
     for (let i = 0; i < 20_000; i++) {
       const text = `fact (id = ${i}) { id qty amount ${'x'.repeat(i % 50)} }`;
-      expect(queryParameter(`q=${encodeURIComponent(text)}`)).toBe(text);
+      expect(queryParameter(`q=${encodeURIComponent(text)}`, 0)).toBe(text);
       expect(decodedTextChars()).toBeLessThanOrEqual(DECODED_TEXTS_MAX_CHARS);
     }
     expect(decodedTextChars()).toBeGreaterThan(0);
     // A value over the bound alone is decoded every time, never kept.
     const huge = 'é'.repeat(DECODED_TEXTS_MAX_CHARS);
     const before = decodedTextChars();
-    expect(queryParameter(`q=${encodeURIComponent(huge)}`)).toBe(huge);
+    expect(queryParameter(`q=${encodeURIComponent(huge)}`, 0)).toBe(huge);
     expect(decodedTextChars()).toBe(before);
   });
 });

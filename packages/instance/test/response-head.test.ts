@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse, validateHeaderValue } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -7,6 +7,7 @@ import {
   type FixedFields,
   fixedFields,
   headWriterWorks,
+  isPlainValue,
 } from '../src/response-head.ts';
 
 /** What each test's server answers: its status, fields (fixed ones first) and body. */
@@ -227,6 +228,26 @@ describe('endWithHead', () => {
     expect((refusal as { code?: string }).code).toBe('ERR_INVALID_CHAR');
     expect(text).toMatch(/^HTTP\/1\.1 500 /);
     expect(text).not.toContain('set-cookie');
+  });
+
+  it('takes as a field value exactly what Node takes, character by character', () => {
+    const nodeTakes = (value: string) => {
+      try {
+        validateHeaderValue('x', value);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let code = 0; code <= 0x1ff; code++) {
+      const char = String.fromCharCode(code);
+      for (const value of [char, `a${char}`, `engine;dur=1.5${char}x`])
+        expect(isPlainValue(value), `0x${code.toString(16)} in ${JSON.stringify(value)}`).toBe(
+          nodeTakes(value),
+        );
+    }
+    for (const value of ['', '"H5ebGv1iYnieCPVXMAGPFZvV70y"', 'a\r\nset-cookie: b', '€', 'é\t'])
+      expect(isPlainValue(value), JSON.stringify(value)).toBe(nodeTakes(value));
   });
 
   it('leaves a response alone once fields are set on it, or its head is out', async () => {

@@ -1,3 +1,4 @@
+import process from 'node:process';
 import type { SourceBackend } from './connector.ts';
 import type { SourceTls } from './source-tls.ts';
 

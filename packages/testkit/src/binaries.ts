@@ -1,5 +1,6 @@
 import { accessSync, constants, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import process from 'node:process';
 
 /** Thrown when a database server binary is not installed; names the Debian packages to add. */
 export class MissingBinaryError extends Error {

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';

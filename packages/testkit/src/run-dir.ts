@@ -10,6 +10,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import process from 'node:process';
 
 const PREFIX = 'replix-test-';
 /** A run folder's name: the prefix and the six characters `mkdtemp` adds (nothing else is swept). */

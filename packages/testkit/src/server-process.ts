@@ -1,3 +1,4 @@
+import type { Buffer } from 'node:buffer';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

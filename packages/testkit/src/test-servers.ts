@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
 import type { DatabaseServer } from './database-server.ts';
 import { startMariaDb } from './mariadb-server.ts';
 import { startPostgres } from './postgres-server.ts';

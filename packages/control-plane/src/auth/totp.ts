@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';

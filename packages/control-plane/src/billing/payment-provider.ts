@@ -1,3 +1,4 @@
+import type { Buffer } from 'node:buffer';
 import type { CheckoutPlan } from '../domain/plans.ts';
 import type { BillingProviderName } from './billing-config.ts';
 

@@ -1,3 +1,4 @@
+import type { Buffer } from 'node:buffer';
 import Stripe from 'stripe';
 import type { StripeSettings } from './billing-config.ts';
 import {

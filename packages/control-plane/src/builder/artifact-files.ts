@@ -1,3 +1,4 @@
+import type { Buffer } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ARTIFACT_FILES } from '@replix/instance';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import process from 'node:process';
 import { decodeEnvironment, type Environment } from '@replix/instance/config';
 import type { Logger } from 'pino';
 import { type StaticDecode, Type } from 'typebox';

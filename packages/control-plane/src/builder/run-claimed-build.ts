@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../secret-box.ts';
 import type { StoreDb } from '../store/open-store.ts';

@@ -1,3 +1,4 @@
+import type { Buffer } from 'node:buffer';
 import { deriveApiKey } from '@replix/instance';
 import { withTraceHeaders } from '@replix/instance/tracing';
 

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { open, stat } from 'node:fs/promises';
 import type { LogChunk } from './driver.ts';
 

@@ -11,6 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { heapFlags } from '@replix/instance/config';
 import { withTraceHeaders } from '@replix/instance/tracing';

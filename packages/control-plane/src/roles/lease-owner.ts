@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import process from 'node:process';
 import { processRuns } from '../drivers/process-identity.ts';
 
 /**

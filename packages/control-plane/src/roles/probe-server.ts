@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PROBE_PATHS, type ProbeAnswer, type ProcessProbes } from './process-probes.ts';

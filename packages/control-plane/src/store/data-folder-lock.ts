@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import process from 'node:process';
 
 export class DataFolderLockedError extends Error {
   constructor(folder: string, pid: number) {

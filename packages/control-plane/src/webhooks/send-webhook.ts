@@ -1,7 +1,9 @@
+import { Buffer } from 'node:buffer';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import type { WebhookTarget } from './resolve-webhook-target.ts';
 
 export interface WebhookRequest {

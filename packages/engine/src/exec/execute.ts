@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { EngineError } from '../errors.ts';
 import type { CompiledRelation, CompiledTable } from '../schema/compiled-schema.ts';
 import type { ColumnChunk } from '../storage/column-chunk.ts';

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { EngineError } from '../errors.ts';
 import {
   MAX_NUMBER_BYTES,

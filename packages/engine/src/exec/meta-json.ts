@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { QueryResult } from './execute.ts';
 import { type JsonWriter, type WordBytes, wordBytes } from './json-writer.ts';
 import type { QueryPlan } from './plan.ts';

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { EngineError } from '../errors.ts';
 
 /** What one query may spend (schema config `query.*`; docs/limits.md). */

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { CompiledColumn } from '../schema/compiled-schema.ts';
 import { civilFromDays, timestampDigits } from '../storage/civil-date.ts';
 import type { ColumnChunk, DictChunk } from '../storage/column-chunk.ts';

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { ColumnType } from '../source-schema.ts';
 import { bitmapBytes, getBit, setBit } from './bitmap.ts';
 import { parseCivilDate } from './civil-date.ts';

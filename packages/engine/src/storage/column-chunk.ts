@@ -1,3 +1,4 @@
+import type { Buffer } from 'node:buffer';
 import type { ExactTexts } from './exact-texts.ts';
 
 /**

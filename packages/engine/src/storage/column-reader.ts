@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { ColumnType } from '../source-schema.ts';
 import { civilFromDays } from './civil-date.ts';
 import { formatStoredNumber } from './column-builder.ts';

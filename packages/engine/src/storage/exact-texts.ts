@@ -1,4 +1,4 @@
-import { isAscii } from 'node:buffer';
+import { Buffer, isAscii } from 'node:buffer';
 import { sharedArray, sharedBuffer } from './shared-arrays.ts';
 
 /** Texts from which a look-up reads a bitmap first (`#presentBits`); fewer are searched. */

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { sharedArray, sharedCopy } from './shared-arrays.ts';
 
 /** An index key: the column's value, or for several columns their values joined. */

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { CompiledColumn } from '../schema/compiled-schema.ts';
 import { bitmapBytes, clearBit, setBit } from './bitmap.ts';
 import { parseCivilDate } from './civil-date.ts';

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { ColumnChunk } from './column-chunk.ts';
 import type { Generation } from './generation.ts';
 import type { Chunk } from './table-data.ts';

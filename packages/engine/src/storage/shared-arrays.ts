@@ -1,3 +1,5 @@
+import { Buffer } from 'node:buffer';
+
 /**
  * Typed arrays over `SharedArrayBuffer`s: a structured clone to a worker thread shares their
  * memory instead of copying it, so every thread reads one copy of the snapshot. Every array a

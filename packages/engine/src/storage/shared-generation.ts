@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { CompiledSchema } from '../schema/compiled-schema.ts';
 import type { ColumnChunk, DecimalChunk, Float64Chunk } from './column-chunk.ts';
 import { ExactTexts, type SharedExactTexts } from './exact-texts.ts';

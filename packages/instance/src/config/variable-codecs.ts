@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { Type } from 'typebox';
 import type { VariableOptions } from './decode-environment.ts';
 

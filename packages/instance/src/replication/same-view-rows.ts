@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { type CompiledTable, forEachRowKeyed, type Generation } from '@replix/engine';
 
 function sameValue(a: unknown, b: unknown): boolean {

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { CompiledTable, RowChange } from '@replix/engine';
 import { SourceError } from '@replix/sources';
 import type { Logger } from 'pino';

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { ColumnType, SourceColumn } from '@replix/engine';
 import { SourceError } from '../errors.ts';
 import { type RowConverter, rowConverter, type ValueConverter } from '../row-converter.ts';

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { SourceColumn } from '@replix/engine';
 import type { ValueConverter } from '../row-converter.ts';
 import { parseDateText, parseTimestampText, parseTimeText } from '../temporal-text.ts';

@@ -1,3 +1,4 @@
+import type { Buffer } from 'node:buffer';
 import { ReplicationError } from '../errors.ts';
 import { Lsn } from './postgres-position.ts';
 

@@ -1,3 +1,4 @@
+import type { Buffer } from 'node:buffer';
 import { ReplicationError } from '../errors.ts';
 import type { ReplicationPosition } from '../replication.ts';
 

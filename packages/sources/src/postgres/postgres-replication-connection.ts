@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import pg from 'pg';
 import type { TlsNegotiation } from '../source-tls.ts';
 import type { PostgresConnectorOptions } from './postgres-connection-options.ts';

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { API_RESOURCES, type ApiResource, groupVersion, resourceByPath } from './api-resources.ts';

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { JsonObject, StoredObject } from './object-store.ts';
 
 /** A container the kubelet cannot start with its configuration as it is (a missing Secret key). */

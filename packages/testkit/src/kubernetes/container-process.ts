@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import process from 'node:process';
 import type { Readable } from 'node:stream';
 
 export interface ContainerLaunch {

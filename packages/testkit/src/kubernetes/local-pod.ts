@@ -1,5 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { resourceByKind } from './api-resources.ts';
 import {

@@ -1,3 +1,4 @@
+import type { Buffer } from 'node:buffer';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { secretOrConfigMapBytes } from './container-env.ts';

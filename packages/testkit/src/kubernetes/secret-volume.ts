@@ -1,5 +1,7 @@
+import type { Buffer } from 'node:buffer';
 import { chmod, mkdir, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import process from 'node:process';
 
 /**
  * Writes `files` into a secret volume's folder the way the kubelet does, so that a reader

@@ -1,3 +1,4 @@
+import type { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
 
 /** Runs a database command-line client with `input` on stdin, failing with the end of its output. */

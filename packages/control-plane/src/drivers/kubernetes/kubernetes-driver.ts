@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { request as httpRequest } from 'node:http';
 import type { Logger } from 'pino';
 import { unroutedMessage } from '../../reconciler/endpoint-messages.ts';

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 /** The metadata Replix sets on the objects it applies. */
 export interface ObjectMeta {
   name: string;

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 /**
  * The `readLogs` token of the Kubernetes driver. Logs come from several sources (each pod's
  * log, and the instance's events as infra lines), so the token holds, per source, the

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { FastifyRequest } from 'fastify';
 import type { ApiServer } from '../../api/api-server.ts';
 import { ErrorResponse, errorResponses } from '../../api/common-schemas.ts';

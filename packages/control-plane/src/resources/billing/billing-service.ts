@@ -1,3 +1,4 @@
+import type { Buffer } from 'node:buffer';
 /** Plans and payments: the billing page's figures, checkout, overage, provider webhooks. */
 import type { Logger } from 'pino';
 import { iso } from '../../api/common-schemas.ts';
