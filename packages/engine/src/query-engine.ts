@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import { EngineError } from './errors.ts';
 import { Executor, type QueryResult } from './exec/execute.ts';
 import { JsonWriter, type QueryAnswer } from './exec/json-writer.ts';
-import { DATA_OPEN, type ResponseMeta, writeMeta } from './exec/meta-json.ts';
+import { DATA_OPEN, keepMetaHead, type ResponseMeta, writeMeta } from './exec/meta-json.ts';
 import type { QueryPlan } from './exec/plan.ts';
 import { bindTemplate, makeTemplate, type PlanTemplate } from './exec/plan-template.ts';
 import {
@@ -129,7 +129,11 @@ export class QueryEngine {
   #keep(text: string, plan: QueryPlan, templateSize: number): QueryPlan {
     if (!this.#seenTexts.seenAgain(text)) return plan;
     const size = boundPlanBytes(text, templateSize);
-    if (size <= PLAN_CACHE_MAX_ENTRY_BYTES) this.#plansByText.set(text, { plan, size });
+    if (size <= PLAN_CACHE_MAX_ENTRY_BYTES) {
+      this.#plansByText.set(text, { plan, size });
+      // Its answers' meta head in one copy from now on.
+      keepMetaHead(plan);
+    }
     return plan;
   }
 

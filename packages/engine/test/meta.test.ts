@@ -182,3 +182,24 @@ describe('meta: table, timing, snapshot, version', () => {
     ]);
   });
 });
+
+describe('meta head: a plan kept for its text and one answering once write the same bytes', () => {
+  const snapshot = { version: '1.2.3-abc', swapCount: 7, ageMs: 5.6 };
+  const untimed = (body: string) => body.replace(/"timing_ms":[0-9.e-]+/, '"timing_ms":0');
+
+  it.each([
+    'orders (id = 1) { id }',
+    "orders (status = 'pâid ✓' OR id = 2) { id status }",
+    `orders (status = '${'long literal '.repeat(8)}' OR id BETWEEN 1 AND 3) { id } LIMIT 5`,
+  ])('%s', (text) => {
+    const engine = new QueryEngine(schema);
+    // The first answer's plan is not kept; asked again, the text's plan is, with its head.
+    const answers = [1, 2, 3].map(() => untimed(engine.execute(generation, text, snapshot)));
+    expect(engine.planCache.texts).toBe(1);
+    expect(answers[1]).toBe(answers[0]);
+    expect(answers[2]).toBe(answers[0]);
+    // And the same bytes as a fresh engine's, whose plan is made anew.
+    expect(untimed(new QueryEngine(schema).execute(generation, text, snapshot))).toBe(answers[0]);
+    expect(JSON.parse(answers[0] as string).meta.table).toBe('orders');
+  });
+});

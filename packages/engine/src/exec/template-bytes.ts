@@ -15,7 +15,8 @@ const ENTRY_BYTES = 2048;
  * it may keep whole, the filter rendered again for `meta.query`, that as JSON in the echo's
  * text, and the echo's pieces around the literals), and of the shape key: two bytes each, as a
  * string holding any character past U+00FF is stored; and once more as the meta's head in
- * UTF-8 words, which a plan's first answer makes (meta-json.ts): a byte, up to 3 past U+07FF.
+ * UTF-8 words, made when the plan is kept for its text (meta-json.ts): a byte, up to 3 past
+ * U+07FF.
  */
 const BYTES_PER_TEXT_CHAR = 11;
 const BYTES_PER_KEY_CHAR = 2;
