@@ -29,6 +29,7 @@ import { mariaDbAdmin, startTestServers } from '@replix/testkit';
 import { type ChildServer, startChildServer } from './lib/child-server.ts';
 import { createBenchDataset } from './lib/dataset.ts';
 import { meanBodyBytes, measureThroughput, type ThroughputResult } from './lib/http-load.ts';
+import { median } from './lib/median.ts';
 import { printTable } from './lib/report.ts';
 import { pinToCpu, runWrk, wrkUsable } from './lib/wrk-load.ts';
 
@@ -188,14 +189,6 @@ function cpuMicros(pid: number): { user: number; system: number } {
 }
 
 type Measured = ThroughputResult & { cpuMicrosPerRequest: number; kernelMicrosPerRequest: number };
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
 
 /** A server's rounds as one result: the median of each figure. */
 function medianResult(runs: readonly Measured[]): Measured {

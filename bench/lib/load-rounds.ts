@@ -8,6 +8,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { median } from './median.ts';
 import { timeMysqlStream } from './mysql-stream-baseline.ts';
 import { timePgStream } from './pg-stream-baseline.ts';
 
@@ -64,11 +65,5 @@ export function medianRoundRatio(
   figure: (timed: Timed) => number,
 ): number {
   const loads = rounds.loads[threadIndex] ?? [];
-  const ratios = loads
-    .map((load, round) => figure(load) / figure(rounds.stream[round] as Timed))
-    .sort((a, b) => a - b);
-  const middle = ratios.length >> 1;
-  return ratios.length % 2 === 1
-    ? (ratios[middle] as number)
-    : ((ratios[middle - 1] as number) + (ratios[middle] as number)) / 2;
+  return median(loads.map((load, round) => figure(load) / figure(rounds.stream[round] as Timed)));
 }

@@ -90,8 +90,12 @@ const MAX_PLAIN_NAMES = 256;
 
 function isPlainName(name: string): boolean {
   if (plainNames.has(name)) return true;
-  if (!nodeTakes(() => validateHeaderName(name)) || NODE_MANAGED.has(name.toLowerCase()))
+  try {
+    validateHeaderName(name);
+  } catch {
     return false;
+  }
+  if (NODE_MANAGED.has(name.toLowerCase())) return false;
   if (plainNames.size < MAX_PLAIN_NAMES) plainNames.add(name);
   return true;
 }
@@ -111,16 +115,6 @@ export function isPlainValue(value: string): boolean {
     if (code < 0x20 ? code !== TAB : code === DEL || code > 0xff) return false;
   }
   return true;
-}
-
-/** Whether Node's check `check` passes (it throws when not). */
-function nodeTakes(check: () => void): boolean {
-  try {
-    check();
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 let dateLine = '';
