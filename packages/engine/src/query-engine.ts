@@ -192,9 +192,10 @@ export class QueryEngine {
   /** Sets a query up: the executor's work, then `finish` writes the meta and ends the answer. */
   #run(generation: Generation, plan: QueryPlan, meta: ResponseMeta, options: ExecuteOptions): Run {
     // meta.timing_ms: the engine's time for this query, planning included.
-    const started = performance.now() - (options.planMs ?? 0);
+    const now = performance.now();
+    const started = now - (options.planMs ?? 0);
     const limits = options.limits ? lowered(this.limits, options.limits) : this.limits;
-    const budget = new QueryBudget(limits, options.signal, options.startedAt);
+    const budget = new QueryBudget(limits, options.signal, options.startedAt, now);
     const out = new JsonWriter(limits.maxResponseBytes);
     out.words(DATA_OPEN);
     const work = new Executor(generation, budget, out).run(plan);

@@ -117,17 +117,25 @@ export function isPlainValue(value: string): boolean {
   return true;
 }
 
-let dateLine = '';
-let dateUntil = 0;
+/** `Date: …\r\n` for this second, or undefined once the second is over. */
+let dateLine: string | undefined;
 
-/** `Date: …\r\n` for now, made once a second (Node caches its own the same way). */
+/**
+ * `Date: …\r\n` for now, made once a second and dropped by a timer at the second's end, as Node
+ * caches its own (`utcDate`): an answer reads no clock for it (`Date.now()` is a call into V8's
+ * runtime, ~0.15 µs a request on this machine).
+ */
 function currentDateLine(): string {
-  const now = Date.now();
-  if (now >= dateUntil) {
+  if (dateLine === undefined) {
+    const now = Date.now();
     dateLine = `Date: ${new Date(now).toUTCString()}\r\n`;
-    dateUntil = now - (now % 1000) + 1000;
+    setTimeout(forgetDateLine, 1000 - (now % 1000)).unref();
   }
   return dateLine;
+}
+
+function forgetDateLine(): void {
+  dateLine = undefined;
 }
 
 /**

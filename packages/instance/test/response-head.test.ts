@@ -127,6 +127,26 @@ describe('endWithHead', () => {
     expect(direct.closed).toBe(false);
   });
 
+  it('dates each answer by the second it is written in', async () => {
+    const body = Buffer.from('{}');
+    const { port } = await serve({ status: 200, fields: JSON_FIELDS(body), body });
+    const dateOf = (text: string) => Date.parse(/\r\nDate: ([^\r]*)\r\n/.exec(text)?.[1] ?? '');
+    const dates: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const before = Math.floor(Date.now() / 1000) * 1000;
+      const { text } = await exchange(port, GET.replace('PATH', '/direct'), 20);
+      const after = Date.now();
+      const date = dateOf(text);
+      // The cached line is this second's: never older, never ahead of the clock.
+      expect(date).toBeGreaterThanOrEqual(before);
+      expect(date).toBeLessThanOrEqual(after);
+      dates.push(date);
+      await new Promise((done) => setTimeout(done, 600));
+    }
+    // 1.2 s or more apart: the first and last answers carry different seconds.
+    expect(dates[2]).toBeGreaterThan(dates[0] as number);
+  });
+
   it('writes a text body as UTF-8, and an error status, as Node does', async () => {
     const body = '{"error":{"code":"bad_request","message":"é ✓"}}';
     const { port, wrote } = await serve({ status: 400, fields: JSON_FIELDS(body), body });
