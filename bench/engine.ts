@@ -8,7 +8,9 @@
  * The instance runs twice: with 1 thread and with N (`--threads`, 2 by default). The load
  * generator (autocannon) runs in this process on the same machine, so with N as large as the
  * machine's cores the instance and the load generator compete for them: the N-thread figure
- * is a floor, not what N dedicated cores give.
+ * is a floor, not what N dedicated cores give. Engine time under load is sampled with wrk on
+ * CPU 1 and the instance pinned to CPU 0 when the machine has wrk (`apt-get install wrk`), as
+ * bench:http measures; else with autocannon.
  *
  * The snapshot load is measured against mysql2 streaming the same rows in `--load-rounds`
  * alternating rounds, each run in a fresh process (bench/lib/load-rounds.ts, as bench:load); the
@@ -38,6 +40,7 @@ import { DuckDbBaseline, FACT_COLUMNS } from './lib/duckdb-baseline.ts';
 import { measureThroughput, type ThroughputResult } from './lib/http-load.ts';
 import { measureLoadRounds, medianRoundRatio } from './lib/load-rounds.ts';
 import { printTable } from './lib/report.ts';
+import { allCpus, pinToCpu, runWrk, wrkUsable } from './lib/wrk-load.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -54,6 +57,10 @@ const dimRows = Number(args['dim-rows']);
 const seconds = Number(args.seconds);
 const connections = Number(args.connections);
 const threads = Number(args.threads);
+/** Engine time under load: wrk on CPU 1 beside the sampler, the instance on CPU 0, when usable. */
+const underLoadWithWrk = wrkUsable();
+const SERVER_CPU = 0;
+const LOAD_CPU = 1;
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (npm run bench:engine does)');
 
@@ -307,6 +314,60 @@ try {
     },
   ];
 
+  /**
+   * `meta.timing_ms` of sequential requests sent while 2 s of load run on `child`, in a run of
+   * its own so the sampler's requests take nothing from the req/s figures. With wrk (2 CPUs,
+   * `apt-get install wrk`) the instance runs on CPU 0 and wrk and the sampler on CPU 1, as in
+   * bench:http: with autocannon in this process, load generator and instance share both cores,
+   * and a lookup's few microseconds count the scheduler's preemptions and migrations (6 µs
+   * read so, 1 µs pinned). Without wrk, autocannon.
+   */
+  async function timingsUnderLoad(child: ChildServer, paths: string[]): Promise<number[]> {
+    const timings: number[] = [];
+    let loadDone = false;
+    const pinned = underLoadWithWrk;
+    if (pinned) {
+      pinToCpu(child.pid, SERVER_CPU);
+      pinToCpu(process.pid, LOAD_CPU);
+    }
+    try {
+      const loadRun = (
+        pinned
+          ? runWrk({
+              url: child.url,
+              paths,
+              headers: authOf(child),
+              connections,
+              durationSeconds: 2,
+              cpu: LOAD_CPU,
+            })
+          : measureThroughput({
+              url: child.url,
+              paths,
+              headers: authOf(child),
+              ...load,
+              durationSeconds: 2,
+              warmupSeconds: 0,
+            })
+      ).finally(() => {
+        loadDone = true;
+      });
+      for (let i = 0; !loadDone; i++) {
+        const path = paths[i % paths.length] as string;
+        const response = await fetch(child.url + path, { headers: authOf(child) });
+        const body = (await response.json()) as { meta: { timing_ms: number } };
+        timings.push(body.meta.timing_ms);
+      }
+      await loadRun;
+    } finally {
+      if (pinned) {
+        pinToCpu(child.pid, allCpus());
+        pinToCpu(process.pid, allCpus());
+      }
+    }
+    return timings;
+  }
+
   const rows: Record<string, string | number>[] = [];
   const timingRows: Record<string, string | number>[] = [];
   const engineMs = new Map<string, number>();
@@ -332,26 +393,7 @@ try {
     // The same figure under load: sampled by one client beside the load generator. An idle
     // instance's lookups run cold (this machine's caches are another process's by the time the
     // next sequential request comes); a busy one is what users meet.
-    const loaded: number[] = [];
-    let loadDone = false;
-    // A run of its own, so the sampler's requests take nothing from the req/s figures.
-    const loadRun = measureThroughput({
-      url: single.url,
-      paths: scenario.replix,
-      headers: authOf(single),
-      ...load,
-      durationSeconds: 2,
-      warmupSeconds: 0,
-    }).finally(() => {
-      loadDone = true;
-    });
-    for (let i = 0; !loadDone; i++) {
-      const path = scenario.replix[i % scenario.replix.length] as string;
-      const response = await fetch(single.url + path, { headers: authOf(single) });
-      const body = (await response.json()) as { meta: { timing_ms: number } };
-      loaded.push(body.meta.timing_ms);
-    }
-    await loadRun;
+    const loaded = await timingsUnderLoad(single, scenario.replix);
     const oursLoaded = median(loaded);
     timingRows.push({
       scenario: scenario.name,
@@ -459,7 +501,7 @@ try {
     rows,
   );
   printTable(
-    'Engine time per query, median ms (Replix: meta.timing_ms, parse to JSON written; DuckDB: one thread, the same rows, result read into JS)',
+    `Engine time per query, median ms (Replix: meta.timing_ms, parse to JSON written; under load: ${underLoadWithWrk ? 'wrk and the sampler on CPU 1, the instance on CPU 0' : 'autocannon in this process'}; DuckDB: one thread, the same rows, result read into JS)`,
     timingRows,
   );
   printTable(

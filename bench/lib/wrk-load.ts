@@ -45,11 +45,19 @@ export function wrkUsable(): boolean {
   return availableParallelism() >= 2 && found('wrk') && found('taskset');
 }
 
-/** Moves every thread of `pid` onto `cpu` (children started later keep their own). */
-export function pinToCpu(pid: number, cpu: number): void {
-  execFileSync('taskset', ['--all-tasks', '--pid', '--cpu-list', String(cpu), String(pid)], {
+/**
+ * Moves every thread of `pid` onto `cpus` (a CPU's number, or a `taskset` list such as `0-1`);
+ * children started later keep their own.
+ */
+export function pinToCpu(pid: number, cpus: number | string): void {
+  execFileSync('taskset', ['--all-tasks', '--pid', '--cpu-list', String(cpus), String(pid)], {
     stdio: 'ignore',
   });
+}
+
+/** Every CPU of the machine, as a `taskset` list: what `pinToCpu` undoes a pin with. */
+export function allCpus(): string {
+  return `0-${availableParallelism() - 1}`;
 }
 
 // Paths from the file named by WRK_PATHS, one per line; the headers as `name: value` lines
