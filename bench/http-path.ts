@@ -1,8 +1,10 @@
 /**
  * Where an instance's request time goes, for issue 17's "HTTP path close to node:http": the
- * PK lookup of scenario (a) against the same body served by a bare `node:http` server (B) and
- * by a one-route Fastify app (F, the framework's own floor), measured in one run with the same
- * load settings. With `--profile` the instance runs again under `--cpu-prof` and its self time
+ * PK lookup of scenario (a) against the same body served by a bare `node:http` server (B), by
+ * a one-route Fastify app (F, the framework's own floor) and by bench:engine's baseline A (a
+ * Fastify + mysql2 server asking MariaDB the same, bench/lib/sql-baseline-server.ts, with
+ * MariaDB on the servers' CPU: A's CPU figures are both processes'), measured in one run with
+ * the same load settings. With `--profile` the instance runs again under `--cpu-prof` and its self time
  * is printed by area (HTTP stack, Fastify, logging, metrics, engine, …).
  *
  *   node bench/http-path.ts [--fact-rows N] [--seconds S] [--connections C] [--profile]
@@ -73,6 +75,7 @@ const load = {
 const replixBin = fileURLToPath(new URL('../packages/cli/bin/replix.js', import.meta.url));
 const bareScript = fileURLToPath(new URL('./lib/fixed-body-server.ts', import.meta.url));
 const fastifyScript = fileURLToPath(new URL('./lib/fastify-fixed-server.ts', import.meta.url));
+const sqlScript = fileURLToPath(new URL('./lib/sql-baseline-server.ts', import.meta.url));
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
 interface ProfileNode {
@@ -181,11 +184,20 @@ function summariseProfile(
     }));
 }
 
-/** A process's user and system (kernel) CPU time so far (Linux `/proc/<pid>/stat`), in µs. */
-function cpuMicros(pid: number): { user: number; system: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  // utime and stime are fields 14 and 15, in clock ticks (100 per second on Linux).
-  return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
+/**
+ * The user and system (kernel) CPU time so far of processes together (Linux
+ * `/proc/<pid>/stat`), in µs: a server's, or baseline A's with its database's.
+ */
+function cpuMicros(pids: readonly number[]): { user: number; system: number } {
+  let user = 0;
+  let system = 0;
+  for (const pid of pids) {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // utime and stime are fields 14 and 15, in clock ticks (100 per second on Linux).
+    user += Number(fields[11]) * 10_000;
+    system += Number(fields[12]) * 10_000;
+  }
+  return { user, system };
 }
 
 type Measured = ThroughputResult & { cpuMicrosPerRequest: number; kernelMicrosPerRequest: number };
@@ -211,14 +223,14 @@ function medianResult(runs: readonly Measured[]): Measured {
  * generator (and other work), CPU per request is the steadier figure of the two.
  */
 async function measureWithCpu(
-  pid: number,
+  pids: readonly number[],
   target: { url: string; paths: string[]; headers?: Record<string, string> },
 ): Promise<Measured> {
-  if (useWrk) return measureWithWrk(pid, target);
+  if (useWrk) return measureWithWrk(pids, target);
   await measureThroughput({ ...target, ...load, durationSeconds: 1, warmupSeconds: 0 });
-  const before = cpuMicros(pid);
+  const before = cpuMicros(pids);
   const result = await measureThroughput({ ...target, ...load, warmupSeconds: 0 });
-  const after = cpuMicros(pid);
+  const after = cpuMicros(pids);
   // The run, one request per path for the body size, and one to settle.
   const requests = result.requestsPerSecond * load.durationSeconds + target.paths.length + 1;
   const system = after.system - before.system;
@@ -231,14 +243,14 @@ async function measureWithCpu(
 
 /** `measureWithCpu` with wrk on its own CPU (the server pinned to another when it started). */
 async function measureWithWrk(
-  pid: number,
+  pids: readonly number[],
   target: { url: string; paths: string[]; headers?: Record<string, string> },
 ): Promise<Measured> {
   const options = { ...target, connections: load.connections, cpu: LOAD_CPU };
   await runWrk({ ...options, durationSeconds: 1 });
-  const before = cpuMicros(pid);
+  const before = cpuMicros(pids);
   const result = await runWrk({ ...options, durationSeconds: load.durationSeconds });
-  const after = cpuMicros(pid);
+  const after = cpuMicros(pids);
   const system = after.system - before.system;
   return {
     ...result,
@@ -278,7 +290,7 @@ try {
     return child;
   };
   const measureReplix = (child: ChildServer) =>
-    measureWithCpu(child.pid, {
+    measureWithCpu([child.pid], {
       url: child.url,
       paths,
       headers: { Authorization: `Bearer ${String(child.ready.apiKey)}` },
@@ -295,7 +307,31 @@ try {
     return child;
   };
   const measureFixed = (child: ChildServer) =>
-    measureWithCpu(child.pid, { url: child.url, paths: ['/'] });
+    measureWithCpu([child.pid], { url: child.url, paths: ['/'] });
+  // Baseline A, what a user would build instead (bench/lib/sql-baseline-server.ts), with the
+  // MariaDB it asks on its CPU: the system answering is the server and its database, as the
+  // instance answers alone. Its CPU figures are both processes'.
+  const mariaDbPid = Number(readFileSync(join(servers.mariadb.dir, 'mysqld.pid'), 'utf8'));
+  const startSql = async () => {
+    const child = await startChildServer(process.execPath, [
+      sqlScript,
+      '--url',
+      url,
+      '--port',
+      '0',
+    ]);
+    children.push(child);
+    if (useWrk) {
+      pinToCpu(child.pid, SERVER_CPU);
+      pinToCpu(mariaDbPid, SERVER_CPU);
+    }
+    return child;
+  };
+  const sqlPaths = embed
+    ? ids.map((id) => `/d?id=${1 + (id % dimRows)}`)
+    : ids.map((id) => `/a?id=${id}`);
+  const measureSql = (child: ChildServer) =>
+    measureWithCpu([child.pid, mariaDbPid], { url: child.url, paths: sqlPaths });
 
   // Every server runs for the whole bench and is measured once per round, in turn: this
   // machine's speed drifts by tens of percent from minute to minute (other work, CPU boost), so
@@ -307,11 +343,13 @@ try {
   const sizing = await measureReplix(replix);
   const bareServer = await startFixed(bareScript, sizing.bodyBytes);
   const fastifyServer = await startFixed(fastifyScript, sizing.bodyBytes);
-  const results: Record<'ours' | 'before' | 'bare' | 'fastify', Measured[]> = {
+  const sqlServer = await startSql();
+  const results: Record<'ours' | 'before' | 'bare' | 'fastify' | 'sql', Measured[]> = {
     ours: [],
     before: [],
     bare: [],
     fastify: [],
+    sql: [],
   };
   // Each round measures every server once, in turn, the order reversed every other round
   // (A B C, C B A, …) so that a drift of the machine's speed weighs on each alike.
@@ -322,6 +360,7 @@ try {
       : []),
     ['bare', () => measureFixed(bareServer)],
     ['fastify', () => measureFixed(fastifyServer)],
+    ['sql', () => measureSql(sqlServer)],
   ];
   log(`warming every server up: ${warmUpSeconds} s of load each…`);
   for (const [, measure] of measured) {
@@ -336,7 +375,8 @@ try {
   const before = other ? medianResult(results.before) : undefined;
   const bare = medianResult(results.bare);
   const fastify = medianResult(results.fastify);
-  for (const child of [replix, bareServer, fastifyServer, ...(other ? [other] : [])])
+  const sql = medianResult(results.sql);
+  for (const child of [replix, bareServer, fastifyServer, sqlServer, ...(other ? [other] : [])])
     await child.stop();
 
   const row = (name: string, result: Measured) => ({
@@ -359,6 +399,7 @@ try {
       ...(before ? [row(`the same, before: ${args.before}`, before)] : []),
       row('B: bare node:http', bare),
       row('F: one-route Fastify', fastify),
+      row('A: Fastify + mysql2, with MariaDB', sql),
     ],
   );
 
@@ -368,15 +409,53 @@ try {
       result.cpuMicrosPerRequest / (results.fastify[i] as Measured).cpuMicrosPerRequest,
   );
   const cpuVsFastify = median(roundRatios);
-  // Issue 27 sets this goal for the lookup; the embed's goal is against A, in bench:engine.
-  printTable(embed ? 'The embed against F (no goal)' : 'Goals (issue 27)', [
-    {
-      goal: `CPU per ${embed ? 'embed' : 'PK-lookup'} request / one-route Fastify (F)`,
-      measured: `${cpuVsFastify.toFixed(2)} (rounds: ${roundRatios.map((r) => r.toFixed(2)).join(', ')})`,
-      target: embed ? '' : '<= 1.3',
-      met: embed ? '' : cpuVsFastify <= 1.3 ? 'yes' : 'NO',
-    },
-  ]);
+  /** The instance's req/s over another server's in each round, and their median. */
+  const throughputAgainst = (other: Measured[]) => {
+    const ratios = results.ours.map(
+      (result, i) => result.requestsPerSecond / (other[i] as Measured).requestsPerSecond,
+    );
+    return { ratio: median(ratios), rounds: ratios };
+  };
+  const goalRow = (
+    goal: string,
+    { ratio, rounds }: { ratio: number; rounds: number[] },
+    target?: { atMost?: number; atLeast?: number },
+  ) => ({
+    goal,
+    measured: `${ratio.toFixed(2)} (rounds: ${rounds.map((r) => r.toFixed(2)).join(', ')})`,
+    target: target?.atMost ? `<= ${target.atMost}` : target?.atLeast ? `>= ${target.atLeast}` : '',
+    met:
+      target === undefined
+        ? ''
+        : (target.atMost === undefined || ratio <= target.atMost) &&
+            (target.atLeast === undefined || ratio >= target.atLeast)
+          ? 'yes'
+          : 'NO',
+  });
+  // Issue 27's goals: for the lookup CPU against F and req/s against A and B; for the embed,
+  // req/s against A (bench:engine reads both with autocannon, sharing the cores).
+  printTable(
+    'Goals (issue 27)',
+    embed
+      ? [
+          goalRow('CPU per embed request / one-route Fastify (F), no goal', {
+            ratio: cpuVsFastify,
+            rounds: roundRatios,
+          }),
+          goalRow('(d) parent + 10 children, req/s / A', throughputAgainst(results.sql), {
+            atLeast: 5,
+          }),
+        ]
+      : [
+          goalRow(
+            'CPU per PK-lookup request / one-route Fastify (F)',
+            { ratio: cpuVsFastify, rounds: roundRatios },
+            { atMost: 1.3 },
+          ),
+          goalRow('(a) PK lookup, req/s / A', throughputAgainst(results.sql), { atLeast: 3 }),
+          goalRow('(a) PK lookup, req/s / B', throughputAgainst(results.bare), { atLeast: 0.8 }),
+        ],
+  );
   if (other) {
     const againstBefore = results.ours.map(
       (result, i) =>
