@@ -40,7 +40,7 @@ import { DuckDbBaseline, FACT_COLUMNS } from './lib/duckdb-baseline.ts';
 import { measureThroughput, type ThroughputResult } from './lib/http-load.ts';
 import { measureLoadRounds, medianRoundRatio } from './lib/load-rounds.ts';
 import { printTable } from './lib/report.ts';
-import { allCpus, pinToCpu, runWrk, wrkUsable } from './lib/wrk-load.ts';
+import { allCpus, LOAD_CPU, pinToCpu, runWrk, SERVER_CPU, wrkUsable } from './lib/wrk-load.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -59,8 +59,6 @@ const connections = Number(args.connections);
 const threads = Number(args.threads);
 /** Engine time under load: wrk on CPU 1 beside the sampler, the instance on CPU 0, when usable. */
 const underLoadWithWrk = wrkUsable();
-const SERVER_CPU = 0;
-const LOAD_CPU = 1;
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc (npm run bench:engine does)');
 
@@ -319,20 +317,19 @@ try {
    * its own so the sampler's requests take nothing from the req/s figures. With wrk (2 CPUs,
    * `apt-get install wrk`) the instance runs on CPU 0 and wrk and the sampler on CPU 1, as in
    * bench:http: with autocannon in this process, load generator and instance share both cores,
-   * and a lookup's few microseconds count the scheduler's preemptions and migrations (6 µs
-   * read so, 1 µs pinned). Without wrk, autocannon.
+   * and a lookup's few microseconds count the scheduler's preemptions and migrations (one
+   * build read 6 µs so, 1 to 2 µs pinned). Without wrk, autocannon.
    */
   async function timingsUnderLoad(child: ChildServer, paths: string[]): Promise<number[]> {
     const timings: number[] = [];
     let loadDone = false;
-    const pinned = underLoadWithWrk;
-    if (pinned) {
+    if (underLoadWithWrk) {
       pinToCpu(child.pid, SERVER_CPU);
       pinToCpu(process.pid, LOAD_CPU);
     }
     try {
       const loadRun = (
-        pinned
+        underLoadWithWrk
           ? runWrk({
               url: child.url,
               paths,
@@ -360,7 +357,7 @@ try {
       }
       await loadRun;
     } finally {
-      if (pinned) {
+      if (underLoadWithWrk) {
         pinToCpu(child.pid, allCpus());
         pinToCpu(process.pid, allCpus());
       }

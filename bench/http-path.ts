@@ -33,7 +33,7 @@ import { createBenchDataset } from './lib/dataset.ts';
 import { meanBodyBytes, measureThroughput, type ThroughputResult } from './lib/http-load.ts';
 import { median } from './lib/median.ts';
 import { printTable } from './lib/report.ts';
-import { pinToCpu, runWrk, wrkUsable } from './lib/wrk-load.ts';
+import { LOAD_CPU, pinToCpu, runWrk, SERVER_CPU, wrkUsable } from './lib/wrk-load.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -61,9 +61,6 @@ const useWrk = (args.load ?? (wrkUsable() ? 'wrk' : 'autocannon')) === 'wrk';
 if (args.load !== undefined && args.load !== 'wrk' && args.load !== 'autocannon')
   throw new Error(`--load must be wrk or autocannon, not ${args.load}`);
 if (useWrk && !wrkUsable()) throw new Error('--load wrk needs wrk, taskset and 2 CPUs');
-/** With wrk, where the servers run and where wrk does. */
-const SERVER_CPU = 0;
-const LOAD_CPU = 1;
 const rounds = Number(args.rounds);
 const warmUpSeconds = Number(args['warm-up-seconds']);
 const load = {
@@ -403,32 +400,33 @@ try {
     ],
   );
 
-  // The goal's ratio in each round (the servers measured moments apart), and their median.
-  const roundRatios = results.ours.map(
-    (result, i) =>
-      result.cpuMicrosPerRequest / (results.fastify[i] as Measured).cpuMicrosPerRequest,
-  );
-  const cpuVsFastify = median(roundRatios);
-  /** The instance's req/s over another server's in each round, and their median. */
-  const throughputAgainst = (other: Measured[]) => {
-    const ratios = results.ours.map(
-      (result, i) => result.requestsPerSecond / (other[i] as Measured).requestsPerSecond,
-    );
-    return { ratio: median(ratios), rounds: ratios };
+  /**
+   * The instance's `figure` over another server's in each round (the servers measured moments
+   * apart), their median, and how they read.
+   */
+  const perRound = (theirs: Measured[], figure: (result: Measured) => number) => {
+    const rounds = results.ours.map((result, i) => figure(result) / figure(theirs[i] as Measured));
+    const ratio = median(rounds);
+    return {
+      ratio,
+      text: `${ratio.toFixed(2)} (rounds: ${rounds.map((r) => r.toFixed(2)).join(', ')})`,
+    };
   };
+  const cpu = (result: Measured) => result.cpuMicrosPerRequest;
+  const throughput = (result: Measured) => result.requestsPerSecond;
   const goalRow = (
     goal: string,
-    { ratio, rounds }: { ratio: number; rounds: number[] },
-    target?: { atMost?: number; atLeast?: number },
+    { ratio, text }: { ratio: number; text: string },
+    sense?: 'atLeast' | 'atMost',
+    target?: number,
   ) => ({
     goal,
-    measured: `${ratio.toFixed(2)} (rounds: ${rounds.map((r) => r.toFixed(2)).join(', ')})`,
-    target: target?.atMost ? `<= ${target.atMost}` : target?.atLeast ? `>= ${target.atLeast}` : '',
+    measured: text,
+    target: sense === undefined ? '' : `${sense === 'atLeast' ? '>=' : '<='} ${target}`,
     met:
-      target === undefined
+      sense === undefined || target === undefined
         ? ''
-        : (target.atMost === undefined || ratio <= target.atMost) &&
-            (target.atLeast === undefined || ratio >= target.atLeast)
+        : (sense === 'atLeast' ? ratio >= target : ratio <= target)
           ? 'yes'
           : 'NO',
   });
@@ -438,33 +436,29 @@ try {
     'Goals (issue 27)',
     embed
       ? [
-          goalRow('CPU per embed request / one-route Fastify (F), no goal', {
-            ratio: cpuVsFastify,
-            rounds: roundRatios,
-          }),
-          goalRow('(d) parent + 10 children, req/s / A', throughputAgainst(results.sql), {
-            atLeast: 5,
-          }),
+          goalRow(
+            'CPU per embed request / one-route Fastify (F), no goal',
+            perRound(results.fastify, cpu),
+          ),
+          goalRow(
+            '(d) parent + 10 children, req/s / A',
+            perRound(results.sql, throughput),
+            'atLeast',
+            5,
+          ),
         ]
       : [
           goalRow(
             'CPU per PK-lookup request / one-route Fastify (F)',
-            { ratio: cpuVsFastify, rounds: roundRatios },
-            { atMost: 1.3 },
+            perRound(results.fastify, cpu),
+            'atMost',
+            1.3,
           ),
-          goalRow('(a) PK lookup, req/s / A', throughputAgainst(results.sql), { atLeast: 3 }),
-          goalRow('(a) PK lookup, req/s / B', throughputAgainst(results.bare), { atLeast: 0.8 }),
+          goalRow('(a) PK lookup, req/s / A', perRound(results.sql, throughput), 'atLeast', 3),
+          goalRow('(a) PK lookup, req/s / B', perRound(results.bare, throughput), 'atLeast', 0.8),
         ],
   );
-  if (other) {
-    const againstBefore = results.ours.map(
-      (result, i) =>
-        result.cpuMicrosPerRequest / (results.before[i] as Measured).cpuMicrosPerRequest,
-    );
-    log(
-      `CPU per request, this checkout ÷ before: ${median(againstBefore).toFixed(2)} (rounds: ${againstBefore.map((r) => r.toFixed(2)).join(', ')})`,
-    );
-  }
+  if (other) log(`CPU per request, this checkout ÷ before: ${perRound(results.before, cpu).text}`);
 
   if (args.profile) {
     log('profiling the instance under the same load…');

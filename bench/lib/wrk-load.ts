@@ -38,6 +38,10 @@ export interface WrkResult {
   bytesPerResponse: number;
 }
 
+/** Where the servers run, pinned, and where wrk (and a sampler beside it) does. */
+export const SERVER_CPU = 0;
+export const LOAD_CPU = 1;
+
 /** Whether `wrk` and `taskset` are on this machine and there are 2 CPUs to split. */
 export function wrkUsable(): boolean {
   const found = (command: string) =>
