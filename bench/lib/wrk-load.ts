@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { meanBodyBytes, type ThroughputOptions, type ThroughputResult } from './http-load.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -141,5 +142,32 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
     };
   } finally {
     rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `measureThroughput`'s figures from wrk: with `pinned` processes (a server, and the database
+ * it asks), those run on `SERVER_CPU` for the warm-up and the run, wrk on `LOAD_CPU`, and every
+ * CPU is theirs again after; with none, wrk and the server share every CPU.
+ */
+export async function wrkThroughput(
+  options: ThroughputOptions,
+  pinned: readonly number[],
+): Promise<ThroughputResult> {
+  const target = {
+    url: options.url,
+    paths: options.paths,
+    headers: options.headers,
+    connections: options.connections ?? 10,
+    ...(pinned.length > 0 ? { cpu: LOAD_CPU } : {}),
+  };
+  for (const pid of pinned) pinToCpu(pid, SERVER_CPU);
+  try {
+    const warmupSeconds = options.warmupSeconds ?? 1;
+    if (warmupSeconds > 0) await runWrk({ ...target, durationSeconds: warmupSeconds });
+    const result = await runWrk({ ...target, durationSeconds: options.durationSeconds ?? 5 });
+    return { ...result, bodyBytes: await meanBodyBytes(options) };
+  } finally {
+    for (const pid of pinned) pinToCpu(pid, allCpus());
   }
 }
