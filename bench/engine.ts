@@ -35,6 +35,7 @@ import {
   type RowChange,
 } from '@replix/engine';
 import { loadSnapshot, sourceColumnsOf } from '@replix/instance';
+import { INSTANCE_MALLOC_ENVIRONMENT } from '@replix/instance/config';
 import { connectorFromUrl } from '@replix/sources';
 import { mariaDbAdmin, startTestServers } from '@replix/testkit';
 import { mulberry32 } from '@replix/testkit/mulberry32';
@@ -251,7 +252,12 @@ try {
     const child = await startChildServer(
       process.execPath,
       [replixBin, 'serve', '--source', url, '--port', '0'],
-      { REPLIX_LOG_LEVEL: 'warn', REPLIX_THREADS: String(threadCount) },
+      // Started as the drivers start an instance (launchEnvironment): malloc on huge pages.
+      {
+        REPLIX_LOG_LEVEL: 'warn',
+        REPLIX_THREADS: String(threadCount),
+        ...INSTANCE_MALLOC_ENVIRONMENT,
+      },
       { readyTimeoutMs: 300_000 },
     );
     children.push(child);

@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { INSTANCE_MALLOC_ENVIRONMENT } from '@replix/instance/config';
 import { mariaDbAdmin, startTestServers } from '@replix/testkit';
 import { type ChildServer, startChildServer } from './lib/child-server.ts';
 import { createBenchDataset } from './lib/dataset.ts';
@@ -279,7 +280,12 @@ try {
     const child = await startChildServer(
       process.execPath,
       [...nodeFlags, bin, 'serve', '--source', url, '--port', '0'],
-      { REPLIX_LOG_LEVEL: String(args['log-level']), REPLIX_THREADS: '1' },
+      // Started as the drivers start an instance (launchEnvironment): malloc on huge pages.
+      {
+        REPLIX_LOG_LEVEL: String(args['log-level']),
+        REPLIX_THREADS: '1',
+        ...INSTANCE_MALLOC_ENVIRONMENT,
+      },
       { readyTimeoutMs: 300_000, stopTimeoutMs: 15_000 },
     );
     children.push(child);

@@ -43,9 +43,10 @@ describe('the launch contract with the instance', () => {
     expect([noAdmins.REPLIX_KEY_IDS, noAdmins.REPLIX_ADMIN_KEY_IDS]).toEqual(['', '']);
   });
 
-  it("passes the size's memory and longest query", () => {
+  it("passes the size's memory and longest query, and malloc's huge pages", () => {
     const env = launchEnvironment(launch, '/k');
     expect(env.REPLIX_MEMORY_CAP_MB).toBe('512');
+    expect(env.GLIBC_TUNABLES).toBe('glibc.malloc.hugetlb=1');
     expect(env.REPLIX_QUERY_TIMEOUT_MAX_MS).toBe('5000');
     const xl = { ...launch.settings, instanceSize: 'xl', taskCpu: 4, taskMemoryMb: 8192 };
     expect(launchEnvironment({ ...launch, settings: xl }, '/k').REPLIX_QUERY_TIMEOUT_MAX_MS).toBe(

@@ -13,7 +13,12 @@ export {
   type VariableOptions,
 } from './config/decode-environment.ts';
 export { flagVariable, hexKeyVariable } from './config/variable-codecs.ts';
-export { heapFlags, heapIsBounded, memorySizeMb } from './instance-memory.ts';
+export {
+  heapFlags,
+  heapIsBounded,
+  INSTANCE_MALLOC_ENVIRONMENT,
+  memorySizeMb,
+} from './instance-memory.ts';
 export {
   TRACING_VARIABLE_SCHEMAS,
   type TracingSettings,

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { parseSchemaConfig } from '@replix/engine';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/config-error.ts';
@@ -5,6 +7,7 @@ import type { InstanceConfig } from '../src/instance-config.ts';
 import {
   heapFlags,
   heapIsBounded,
+  INSTANCE_MALLOC_ENVIRONMENT,
   memorySizeMb,
   queryThreadYoungMb,
   withMemorySize,
@@ -83,4 +86,41 @@ describe('withMemorySize', () => {
     expect(withMemorySize(config(2048), 512).schemaConfig.memory_cap_mb).toBe(512);
     expect(withMemorySize(config(100), 512).schemaConfig.memory_cap_mb).toBe(100);
   });
+});
+
+/** The kernel's transparent huge page mode (`always`, `madvise`, `never`), if it has them. */
+function transparentHugePages(): string | undefined {
+  const path = '/sys/kernel/mm/transparent_hugepage/enabled';
+  return existsSync(path) ? /\[(\w+)\]/.exec(readFileSync(path, 'utf8'))?.[1] : undefined;
+}
+
+/** glibc's version (`2.36`), when Node runs on glibc. */
+const glibc = (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header
+  .glibcVersionRuntime;
+const hugePagesOnRequest =
+  transparentHugePages() === 'madvise' && glibc !== undefined && Number(glibc.split('.')[1]) >= 35;
+
+describe('INSTANCE_MALLOC_ENVIRONMENT', () => {
+  /** KiB of huge pages a Node process holds after filling a 64 MiB SharedArrayBuffer. */
+  function hugePagesOfProcess(env: Record<string, string>): number {
+    const script = `
+      new Uint8Array(new SharedArrayBuffer(64 << 20)).fill(1);
+      const rollup = require('node:fs').readFileSync('/proc/self/smaps_rollup', 'utf8');
+      process.stdout.write(/AnonHugePages:\\s+(\\d+) kB/.exec(rollup)[1]);`;
+    const out = execFileSync(process.execPath, ['-e', script], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      encoding: 'utf8',
+    });
+    return Number(out);
+  }
+
+  // Only where huge pages are given on request (madvise) does the process's own ask show:
+  // with "always" every process has them, with "never" none, and other C libraries lack it.
+  it.skipIf(!hugePagesOnRequest)(
+    "puts a snapshot's large arrays on huge pages, which a process started without it lacks",
+    () => {
+      expect(hugePagesOfProcess({})).toBe(0);
+      expect(hugePagesOfProcess({ ...INSTANCE_MALLOC_ENVIRONMENT })).toBeGreaterThan(32 * 1024);
+    },
+  );
 });

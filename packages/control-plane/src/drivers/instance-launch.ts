@@ -1,4 +1,8 @@
-import { type TracingSettings, tracingEnvironment } from '@replix/instance/config';
+import {
+  INSTANCE_MALLOC_ENVIRONMENT,
+  type TracingSettings,
+  tracingEnvironment,
+} from '@replix/instance/config';
 import { INSTANCE_SIZES, type InstanceSize } from '../domain/plans.ts';
 import type { DeployedInstanceConfig } from '../store/schema.ts';
 import type { InstanceKeySet } from './instance-key-set.ts';
@@ -74,6 +78,7 @@ export function launchEnvironment(
     REPLIX_THREADS: String(queryThreadsOf(launch.settings.taskCpu)),
     REPLIX_REPLICATION_PAUSED: launch.replicationPaused ? '1' : '0',
     ...tracingEnvironment(launch.tracing),
+    ...INSTANCE_MALLOC_ENVIRONMENT,
   };
   if (launch.rateLimit) {
     env.REPLIX_RATE_LIMIT = String(launch.rateLimit.quota);
