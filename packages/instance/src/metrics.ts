@@ -1,6 +1,7 @@
 import { getHeapStatistics } from 'node:v8';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { ClientMemory } from './client-memory.ts';
+import { DurationHistogram } from './duration-histogram.ts';
 import type { QueryAdmission } from './query-admission.ts';
 import type { ServedState } from './served-state.ts';
 
@@ -26,19 +27,14 @@ export interface ThreadMetrics {
  * `replix_query_duration_seconds_sum` / `_count`. With the admission gate: queries running and
  * queued, and the working memory they hold against what they may hold.
  */
-/** Query durations held before they go into the histogram (at the next scrape, or when full). */
-const PENDING_DURATIONS = 4096;
-
 export class InstanceMetrics {
   readonly registry = new Registry();
   readonly #queries: Counter<'outcome'>;
-  readonly #duration: Histogram;
-  // prom-client hashes labels on every count and walks the buckets on every observation: a
-  // query adds to plain numbers instead, which the metrics take when they are read.
+  readonly #duration: DurationHistogram;
+  // prom-client hashes labels on every count: a query adds to plain numbers instead, which the
+  // counters take when they are read.
   #okCount = 0;
   #errorCount = 0;
-  readonly #pending = new Float64Array(PENDING_DURATIONS);
-  #pendingCount = 0;
 
   readonly #byThread: Counter<'thread'>;
   readonly #thread: string;
@@ -70,13 +66,11 @@ export class InstanceMetrics {
       collect: flushCounts,
     });
     this.#byThread.inc({ thread: this.#thread }, 0);
-    const flushDurations = () => this.#flushDurations();
-    this.#duration = new Histogram({
+    this.#duration = new DurationHistogram({
       name: 'replix_query_duration_seconds',
       help: 'Server-side query execution time.',
       buckets: [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers,
-      collect: flushDurations,
     });
     new Gauge({
       name: 'replix_snapshot_bytes',
@@ -194,8 +188,7 @@ export class InstanceMetrics {
       return;
     }
     this.#okCount += 1;
-    if (this.#pendingCount === PENDING_DURATIONS) this.#flushDurations();
-    this.#pending[this.#pendingCount++] = seconds;
+    this.#duration.observe(seconds);
   }
 
   #flushCounts(): void {
@@ -205,10 +198,5 @@ export class InstanceMetrics {
     if (this.#errorCount > 0) this.#queries.inc({ outcome: 'error' }, this.#errorCount);
     this.#okCount = 0;
     this.#errorCount = 0;
-  }
-
-  #flushDurations(): void {
-    for (let i = 0; i < this.#pendingCount; i++) this.#duration.observe(this.#pending[i] as number);
-    this.#pendingCount = 0;
   }
 }
