@@ -160,7 +160,8 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         exchange.send(503, JSON.stringify(controller.detail()));
         return;
       }
-      if (Buffer.byteLength(text) > maxBodyBytes) {
+      // A UTF-16 unit is at most 3 bytes of UTF-8: most texts need no count of their bytes.
+      if (text.length * 3 > maxBodyBytes && Buffer.byteLength(text) > maxBodyBytes) {
         throw new InstanceError(
           'payload_too_large',
           `The query is larger than the limit of ${maxBodyBytes} bytes.`,

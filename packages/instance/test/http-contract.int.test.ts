@@ -222,6 +222,11 @@ describe('instance HTTP contract', () => {
       status: 413,
       body: { error: { code: 'payload_too_large', message: expect.any(String) } },
     });
+    // The limit is in bytes: 600 characters of two bytes each are over 1,024 of them.
+    const wide = `customers (name = '${'é'.repeat(600)}') { id }`;
+    expect(wide.length).toBeLessThan(1024);
+    expect((await errorOf(await served.query(wide, { method: 'GET' }))).status).toBe(413);
+    expect((await errorOf(await served.query(wide))).status).toBe(413);
   });
 
   it('serves GET /query with an ETag and 304 for If-None-Match: one tag, a list, weak tags, *', async () => {
