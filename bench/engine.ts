@@ -339,9 +339,9 @@ try {
    * build read 6 µs so, 1 to 2 µs pinned). Without wrk, autocannon.
    */
   async function timingsUnderLoad(child: ChildServer, paths: string[]): Promise<number[]> {
-    const timings: number[] = [];
-    let loadDone = false;
     return pinnedApart(child, async () => {
+      const timings: number[] = [];
+      let loadDone = false;
       const loadRun = (
         underLoadWithWrk
           ? runWrk({
@@ -413,14 +413,14 @@ try {
     underLoadWithWrk
       ? wrkThroughput({ ...target, ...load }, pinned)
       : measureThroughput({ ...target, ...load });
-  const replixLoad = (child: ChildServer, paths: string[]) =>
-    throughput(
-      { url: child.url, paths, headers: authOf(child) },
-      child === single ? [single.pid] : [],
-    );
+  const replixTarget = (child: ChildServer, paths: string[]) => ({
+    url: child.url,
+    paths,
+    headers: authOf(child),
+  });
   for (const scenario of scenarios) {
     log(`measuring ${scenario.name}…`);
-    const one = await replixLoad(single, scenario.replix);
+    const one = await throughput(replixTarget(single, scenario.replix), [single.pid]);
     // Engine time: meta.timing_ms over sequential requests, after the throughput run, so the
     // figure is a long-running server's (as bench:http's are): measured first, before V8 had
     // optimized the path, a PK lookup read 100 µs, most of it the interpreter's. The client on
@@ -448,7 +448,7 @@ try {
     if (duckdb !== undefined)
       goal(`${scenario.name}: engine time / DuckDB (1 thread)`, ours / duckdb, 'atMost', 1);
 
-    const many = await replixLoad(multi, scenario.replix);
+    const many = await throughput(replixTarget(multi, scenario.replix), []);
     const theirs = await throughput({ url: sql.url, paths: scenario.sql }, [sql.pid, mariaDbPid]);
     const fixed = await startChildServer(process.execPath, [
       fixedServer,

@@ -437,7 +437,7 @@ try {
           : 'NO',
   });
   // Issue 27's goals: for the lookup CPU against F and req/s against A and B; for the embed,
-  // req/s against A (bench:engine reads both with autocannon, sharing the cores).
+  // req/s against A (bench:engine reads both too, with the same pinning when wrk is usable).
   printTable(
     'Goals (issue 27)',
     embed
