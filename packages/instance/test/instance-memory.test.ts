@@ -30,8 +30,31 @@ describe('heapFlags', () => {
   );
 
   it('keep the young generation small on a small instance', () => {
-    expect(heapFlags(512)).toEqual(['--max-old-space-size=334', '--max-semi-space-size=8']);
+    expect(heapFlags(512)).toEqual([
+      '--max-old-space-size=334',
+      '--max-semi-space-size=8',
+      '--min-semi-space-size=8',
+    ]);
     expect(flagValue(heapFlags(65_536), '--max-semi-space-size')).toBe(32);
+  });
+
+  it('start the young generation at its full size, where V8 alone starts it at 1 MB', () => {
+    const newSpaceMb = (flags: string[]) =>
+      Number(
+        execFileSync(
+          process.execPath,
+          [
+            ...flags,
+            '-e',
+            `const space = require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
+            process.stdout.write(String(space.space_size / 1048576));`,
+          ],
+          { encoding: 'utf8' },
+        ),
+      );
+    expect(newSpaceMb(heapFlags(2048))).toBe(32);
+    expect(newSpaceMb(heapFlags(512))).toBe(8);
+    expect(newSpaceMb([])).toBeLessThan(8);
   });
 });
 
