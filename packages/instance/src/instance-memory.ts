@@ -12,6 +12,9 @@ export const HEAP_SHARE = 0.7;
 /** The smallest memory size an instance runs in. */
 export const MIN_MEMORY_MB = 128;
 
+/** A query thread's young generation at most: three semi-spaces of 8 MB. */
+const QUERY_THREAD_YOUNG_MB = 24;
+
 /**
  * V8 sizes each of the young generation's three semi-spaces at 64 MB by default (192 MB in all,
  * more than a third of an `xs` instance): scale them with the instance, 1/64 of its memory,
@@ -26,11 +29,12 @@ function semiSpaceMb(memoryMb: number): number {
  * `--max-semi-space-size` (see `semiSpaceMb`) and `--max-old-space-size` for the rest, so
  * `v8.getHeapStatistics().heap_size_limit` ends near 70% of the size (358 MB for 512 MB).
  *
- * `--min-semi-space-size` keeps the young generation at that size. V8 starts it at 1 MB and
- * shrinks it back whenever the process has been idle a while: the first seconds of load after a
- * quiet spell then ran 10 to 20 times as many scavenges (1.2 to 1.9 µs of a PK lookup's ~40 µs of
- * CPU, seen with a GC observer in an instance left idle between runs, as `bench:engine` leaves
- * it). That memory is counted in the heap's share already.
+ * `--min-semi-space-size` keeps the young generation from shrinking below a query thread's
+ * semi-space (`QUERY_THREAD_YOUNG_MB`; the flag is every thread's, and a larger one would
+ * override the query threads' own bound). V8 starts it at 1 MB and shrinks it back there
+ * whenever the process has been idle a while: the first seconds of load after a quiet spell
+ * then ran 10 to 20 times as many scavenges (1.2 to 1.9 µs of a PK lookup's ~40 µs of CPU, seen
+ * with a GC observer in an instance left idle between runs, as `bench:engine` leaves it).
  */
 export function heapFlags(memoryMb: number): string[] {
   const semi = semiSpaceMb(memoryMb);
@@ -38,7 +42,7 @@ export function heapFlags(memoryMb: number): string[] {
   return [
     `--max-old-space-size=${oldSpace}`,
     `--max-semi-space-size=${semi}`,
-    `--min-semi-space-size=${semi}`,
+    `--min-semi-space-size=${Math.min(semi, QUERY_THREAD_YOUNG_MB / 3)}`,
   ];
 }
 
@@ -56,9 +60,6 @@ export function heapFlags(memoryMb: number): string[] {
 export const INSTANCE_MALLOC_ENVIRONMENT: Readonly<Record<string, string>> = {
   GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1',
 };
-
-/** A query thread's young generation at most: three semi-spaces of 8 MB. */
-const QUERY_THREAD_YOUNG_MB = 24;
 
 /**
  * The young generation of a query thread beside the main one (a worker's

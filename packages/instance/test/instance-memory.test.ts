@@ -36,25 +36,28 @@ describe('heapFlags', () => {
       '--min-semi-space-size=8',
     ]);
     expect(flagValue(heapFlags(65_536), '--max-semi-space-size')).toBe(32);
+    expect(flagValue(heapFlags(65_536), '--min-semi-space-size')).toBe(8);
   });
 
-  it('start the young generation at its full size, where V8 alone starts it at 1 MB', () => {
-    const newSpaceMb = (flags: string[]) =>
-      Number(
-        execFileSync(
-          process.execPath,
-          [
-            ...flags,
-            '-e',
-            `const space = require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space');
-            process.stdout.write(String(space.space_size / 1048576));`,
-          ],
-          { encoding: 'utf8' },
-        ),
-      );
-    expect(newSpaceMb(heapFlags(2048))).toBe(32);
-    expect(newSpaceMb(heapFlags(512))).toBe(8);
-    expect(newSpaceMb([])).toBeLessThan(8);
+  it("start the young generation at a query thread's size, where V8 alone starts it at 1 MB, and leave the query threads' bound as it is", () => {
+    /** MB of the main thread's young generation, and of a query thread's (bounded as ours). */
+    const newSpaceMb = (flags: string[]) => {
+      const script = `
+        const { Worker } = require('node:worker_threads');
+        const newSpace = "require('node:v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576";
+        const worker = new Worker("require('node:worker_threads').parentPort.postMessage(" + newSpace + ')', {
+          eval: true,
+          resourceLimits: { maxYoungGenerationSizeMb: ${queryThreadYoungMb(flags)} },
+        });
+        worker.once('message', (mb) => process.stdout.write(JSON.stringify([eval(newSpace), mb])));`;
+      return JSON.parse(
+        execFileSync(process.execPath, [...flags, '-e', script], { encoding: 'utf8' }),
+      ) as [number, number];
+    };
+    expect(newSpaceMb(heapFlags(2048))).toEqual([8, 8]);
+    expect(newSpaceMb(heapFlags(256))).toEqual([4, 4]);
+    const [main] = newSpaceMb([]);
+    expect(main).toBeLessThan(8);
   });
 });
 
