@@ -127,6 +127,19 @@ describe('endWithHead', () => {
     expect(direct.closed).toBe(false);
   });
 
+  it('writes each field with the value of its own answer, the same as the answer before or not', async () => {
+    const body = Buffer.from('{}');
+    for (const etag of ['"abc"', '"abc"', '"def"', 7, '"abc"']) {
+      const fields = ['etag', etag, 'content-length', body.length];
+      const { port, wrote } = await serve({ status: 200, fields, body });
+      const { direct, node } = await bothWays(port, GET);
+      expect(wrote).toEqual([true]);
+      expect(direct.text).toContain(`\r\netag: ${etag}\r\n`);
+      expect(undated(direct.text)).toBe(undated(node.text));
+      await stopServer();
+    }
+  });
+
   it('dates each answer by the second it is written in', async () => {
     const body = Buffer.from('{}');
     const { port } = await serve({ status: 200, fields: JSON_FIELDS(body), body });
@@ -227,6 +240,10 @@ describe('endWithHead', () => {
     let refusal: unknown;
     server = createServer((_request, response) => {
       const fields = [...JSON_FIELDS(body), 'x-injected', 'a\r\nset-cookie: b'];
+      // The name was written plain before (by an answer refused for its length): its new
+      // value is checked all the same.
+      const plainBefore = ['x-injected', 'plain', 'content-length', body.length + 1];
+      expect(endWithHead(response, 200, FIXED, plainBefore, body)).toBe(false);
       expect(endWithHead(response, 200, FIXED, fields, body)).toBe(false);
       // A fixed field Node would refuse is found once, when the fields are made.
       const badFixed = fixedFields(['x-fixed', 'a\u0000b']);
