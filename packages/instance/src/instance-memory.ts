@@ -17,11 +17,14 @@ const QUERY_THREAD_YOUNG_MB = 24;
 
 /**
  * V8 sizes each of the young generation's three semi-spaces at 64 MB by default (192 MB in all,
- * more than a third of an `xs` instance): scale them with the instance, 1/64 of its memory,
- * 1 to 32 MB.
+ * more than a third of an `xs` instance): scale them with the instance, 1/64 of its memory, 1 MB
+ * to a query thread's 8 MB. The semi-space flags are every thread's, and V8 takes them over a
+ * worker's own bound (`resourceLimits`): with `--max-semi-space-size=32` a query thread bounded
+ * to 24 MB of young generation grew 64 MB of new space (the test reads it), and each extra query
+ * thread of a 2 GB instance cost 120 MB resident (`bench:engine`).
  */
 function semiSpaceMb(memoryMb: number): number {
-  return Math.min(32, Math.max(1, Math.floor(memoryMb / 64)));
+  return Math.min(QUERY_THREAD_YOUNG_MB / 3, Math.max(1, Math.floor(memoryMb / 64)));
 }
 
 /**
@@ -29,12 +32,11 @@ function semiSpaceMb(memoryMb: number): number {
  * `--max-semi-space-size` (see `semiSpaceMb`) and `--max-old-space-size` for the rest, so
  * `v8.getHeapStatistics().heap_size_limit` ends near 70% of the size (358 MB for 512 MB).
  *
- * `--min-semi-space-size` keeps the young generation from shrinking below a query thread's
- * semi-space (`QUERY_THREAD_YOUNG_MB`; the flag is every thread's, and a larger one would
- * override the query threads' own bound). V8 starts it at 1 MB and shrinks it back there
- * whenever the process has been idle a while: the first seconds of load after a quiet spell
- * then ran 10 to 20 times as many scavenges (1.2 to 1.9 µs of a PK lookup's ~40 µs of CPU, seen
- * with a GC observer in an instance left idle between runs, as `bench:engine` leaves it).
+ * `--min-semi-space-size` holds the semi-spaces at that size. V8 starts them at 1 MB and shrinks
+ * them back there whenever the process has been idle a while: the first seconds of load after a
+ * quiet spell then ran 10 to 20 times as many scavenges (1.2 to 1.9 µs of a PK lookup's ~40 µs
+ * of CPU, seen with a GC observer in an instance left idle between runs, as `bench:engine`
+ * leaves it).
  */
 export function heapFlags(memoryMb: number): string[] {
   const semi = semiSpaceMb(memoryMb);
@@ -42,7 +44,7 @@ export function heapFlags(memoryMb: number): string[] {
   return [
     `--max-old-space-size=${oldSpace}`,
     `--max-semi-space-size=${semi}`,
-    `--min-semi-space-size=${Math.min(semi, QUERY_THREAD_YOUNG_MB / 3)}`,
+    `--min-semi-space-size=${semi}`,
   ];
 }
 
