@@ -35,7 +35,7 @@ import {
   type RowChange,
 } from '@replix/engine';
 import { loadSnapshot, sourceColumnsOf } from '@replix/instance';
-import { heapFlags, INSTANCE_MALLOC_ENVIRONMENT } from '@replix/instance/config';
+import { INSTANCE_MALLOC_ENVIRONMENT } from '@replix/instance/config';
 import { connectorFromUrl } from '@replix/sources';
 import { mariaDbAdmin, startTestServers } from '@replix/testkit';
 import { mulberry32 } from '@replix/testkit/mulberry32';
@@ -251,9 +251,8 @@ try {
   const startReplix = async (threadCount: number) => {
     const child = await startChildServer(
       process.execPath,
-      // As the drivers start an instance of the size with that many vCPUs (m: 1 vCPU and 2 GB,
-      // l: 2 and 4 GB): its heap flags, and malloc on huge pages (launchEnvironment).
-      [...heapFlags(2048 * threadCount), replixBin, 'serve', '--source', url, '--port', '0'],
+      [replixBin, 'serve', '--source', url, '--port', '0'],
+      // Started as the drivers start an instance (launchEnvironment): malloc on huge pages.
       {
         REPLIX_LOG_LEVEL: 'warn',
         REPLIX_THREADS: String(threadCount),

@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { heapFlags, INSTANCE_MALLOC_ENVIRONMENT } from '@replix/instance/config';
+import { INSTANCE_MALLOC_ENVIRONMENT } from '@replix/instance/config';
 import { mariaDbAdmin, startTestServers } from '@replix/testkit';
 import { type ChildServer, startChildServer } from './lib/child-server.ts';
 import { createBenchDataset } from './lib/dataset.ts';
@@ -279,9 +279,8 @@ try {
   const startReplix = async (nodeFlags: string[], bin = replixBin) => {
     const child = await startChildServer(
       process.execPath,
-      // As the drivers start an m instance (1 vCPU, 2 GB): its heap flags, and malloc on huge
-      // pages (launchEnvironment).
-      [...heapFlags(2048), ...nodeFlags, bin, 'serve', '--source', url, '--port', '0'],
+      [...nodeFlags, bin, 'serve', '--source', url, '--port', '0'],
+      // Started as the drivers start an instance (launchEnvironment): malloc on huge pages.
       {
         REPLIX_LOG_LEVEL: String(args['log-level']),
         REPLIX_THREADS: '1',

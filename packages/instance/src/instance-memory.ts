@@ -12,40 +12,24 @@ export const HEAP_SHARE = 0.7;
 /** The smallest memory size an instance runs in. */
 export const MIN_MEMORY_MB = 128;
 
-/** A query thread's young generation at most: three semi-spaces of 8 MB. */
-const QUERY_THREAD_YOUNG_MB = 24;
-
 /**
  * V8 sizes each of the young generation's three semi-spaces at 64 MB by default (192 MB in all,
- * more than a third of an `xs` instance): scale them with the instance, 1/64 of its memory, 1 MB
- * to a query thread's 8 MB. The semi-space flags are every thread's, and V8 takes them over a
- * worker's own bound (`resourceLimits`): with `--max-semi-space-size=32` a query thread bounded
- * to 24 MB of young generation grew 64 MB of new space (the test reads it), and each extra query
- * thread of a 2 GB instance cost 120 MB resident (`bench:engine`).
+ * more than a third of an `xs` instance): scale them with the instance, 1/64 of its memory,
+ * 1 to 32 MB.
  */
 function semiSpaceMb(memoryMb: number): number {
-  return Math.min(QUERY_THREAD_YOUNG_MB / 3, Math.max(1, Math.floor(memoryMb / 64)));
+  return Math.min(32, Math.max(1, Math.floor(memoryMb / 64)));
 }
 
 /**
  * The Node.js flags that bound an instance's heap to `HEAP_SHARE` of `memoryMb`:
  * `--max-semi-space-size` (see `semiSpaceMb`) and `--max-old-space-size` for the rest, so
  * `v8.getHeapStatistics().heap_size_limit` ends near 70% of the size (358 MB for 512 MB).
- *
- * `--min-semi-space-size` holds the semi-spaces at that size. V8 starts them at 1 MB and shrinks
- * them back there whenever the process has been idle a while: the first seconds of load after a
- * quiet spell then ran 10 to 20 times as many scavenges (1.2 to 1.9 µs of a PK lookup's ~40 µs
- * of CPU, seen with a GC observer in an instance left idle between runs, as `bench:engine`
- * leaves it).
  */
 export function heapFlags(memoryMb: number): string[] {
   const semi = semiSpaceMb(memoryMb);
   const oldSpace = Math.max(16, Math.floor(memoryMb * HEAP_SHARE) - 3 * semi);
-  return [
-    `--max-old-space-size=${oldSpace}`,
-    `--max-semi-space-size=${semi}`,
-    `--min-semi-space-size=${semi}`,
-  ];
+  return [`--max-old-space-size=${oldSpace}`, `--max-semi-space-size=${semi}`];
 }
 
 /**
@@ -62,6 +46,9 @@ export function heapFlags(memoryMb: number): string[] {
 export const INSTANCE_MALLOC_ENVIRONMENT: Readonly<Record<string, string>> = {
   GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1',
 };
+
+/** A query thread's young generation at most: three semi-spaces of 8 MB. */
+const QUERY_THREAD_YOUNG_MB = 24;
 
 /**
  * The young generation of a query thread beside the main one (a worker's
