@@ -67,7 +67,8 @@ export class ApiKeyVerifier {
    * before carried (one app, one key), and comparing it costs a fraction of hashing it anew
    * for the map (a header's string is new with each request).
    */
-  #last: { readonly header: string; readonly key: VerifiedKey } | undefined;
+  #lastHeader: string | undefined;
+  #lastKey: VerifiedKey | null = null;
   readonly #listeners: ((allowed: AllowedKeyIds) => void)[] = [];
 
   constructor(secret: Buffer, keyIds: Iterable<string>, adminKeyIds: Iterable<string> = []) {
@@ -88,7 +89,7 @@ export class ApiKeyVerifier {
     for (const id of allowed.adminKeyIds) scopes.set(id, 'admin');
     this.#scopes = scopes;
     this.#verified = new Map();
-    this.#last = undefined;
+    this.#lastHeader = undefined;
   }
 
   /** The scope of the key in an `Authorization` header value, or null when it holds no valid key. */
@@ -99,8 +100,7 @@ export class ApiKeyVerifier {
   /** The key in an `Authorization` header value, or null when it holds no valid key. */
   identify(header: string | undefined): VerifiedKey | null {
     if (header === undefined || header.length > MAX_KEY_HEADER_LENGTH) return null;
-    const last = this.#last;
-    if (last !== undefined && last.header === header) return last.key;
+    if (header === this.#lastHeader) return this.#lastKey;
     let key = this.#verified.get(header);
     if (key === undefined) {
       const verified = this.#verifyUncached(header);
@@ -112,7 +112,8 @@ export class ApiKeyVerifier {
       }
       this.#verified.set(header, key);
     }
-    this.#last = { header, key };
+    this.#lastHeader = header;
+    this.#lastKey = key;
     return key;
   }
 
