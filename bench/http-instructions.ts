@@ -14,8 +14,14 @@
  * instance is counted the same way. `--keep <folder>` keeps the dumps and V8's maps of its
  * compiled code (`/tmp/perf-<pid>.map`), for `callgrind_annotate`.
  *
+ * With `--cache-sim`, callgrind also simulates the caches and branch predictors: per request,
+ * first-level instruction and data cache misses and mispredicted branches, and the cycle
+ * estimate KCachegrind shows (`CEst`, from those counts). A request of the instance executes
+ * about 1.2× B's instructions but runs in 1.3-2× B's time: more distinct code per request
+ * misses the instruction cache and the predictors more, which instructions alone do not show.
+ *
  *   npm run bench:http-instructions [-- --requests 4000 --warm-up 40000 --before <checkout>]
- *     [--keep dir]
+ *     [--keep dir] [--cache-sim]
  *
  * Needs valgrind (Debian's package).
  */
@@ -41,6 +47,7 @@ const { values: args } = parseArgs({
     'warm-up': { type: 'string', default: '40000' },
     // Keeps the callgrind dumps (and V8's perf maps of JIT code) in this folder, for reading.
     keep: { type: 'string' },
+    'cache-sim': { type: 'boolean', default: false },
   },
 });
 const requests = Number(args.requests);
@@ -56,6 +63,27 @@ const OPTIMIZING_COMPILERS = /::Runtime_Optimize(Turbofan|Maglev)Eager\(/;
 /** Requests before counting starts: enough for the hot functions to be optimized (Turbofan). */
 const WARM_UP = Number(args['warm-up']);
 const FACT_ROWS = 10_000;
+const cacheSim = args['cache-sim'];
+
+/**
+ * Callgrind's counts per request: instructions (`Ir`) and, with `--cache-sim`, first-level
+ * cache misses (instructions `I1mr`; data read and written, `D1mr` + `D1mw`), last-level misses
+ * (`ILmr` + `DLmr` + `DLmw`) and mispredicted branches (conditional `Bcm`, indirect `Bim`).
+ */
+type Counts = Record<string, number>;
+
+/**
+ * KCachegrind's cycle estimate: each instruction a cycle, each first-level miss and each
+ * mispredicted branch 10, each last-level miss 100. A rough model, the same for every server.
+ */
+function cycleEstimate(c: Counts): number {
+  const n = (event: string) => c[event] ?? 0;
+  return (
+    n('Ir') +
+    10 * (n('I1mr') + n('D1mr') + n('D1mw') + n('Bcm') + n('Bim')) +
+    100 * (n('ILmr') + n('DLmr') + n('DLmw'))
+  );
+}
 
 if (spawnSync('valgrind', ['--version'], { stdio: 'ignore' }).error) {
   throw new Error('bench:http-instructions needs valgrind (apt-get install valgrind)');
@@ -115,31 +143,44 @@ function control(pid: number, ...options: string[]): void {
     throw new Error(`callgrind_control ${options.join(' ')}: ${result.stderr}`);
 }
 
-/** The main thread's instructions in the dump file `name` (one per thread: main's ends in -01). */
-function dumped(folder: string, out: string, dump: number): number {
+/**
+ * The main thread's counts in the dump file `name` (one per thread: main's ends in -01), less
+ * what V8's optimizing compilers counted.
+ */
+function dumped(folder: string, out: string, dump: number): Counts {
   const name = readdirSync(folder).find(
     (file) => join(folder, file).startsWith(`${out}.${dump}`) && file.endsWith('-01'),
   );
   if (!name) throw new Error(`callgrind wrote no main-thread dump ${dump} for ${out}`);
-  const summary = /^summary: (\d+)$/m.exec(readFileSync(join(folder, name), 'utf8'));
-  if (!summary) throw new Error(`no summary in ${name}`);
-  return Number(summary[1]) - compiling(join(folder, name));
+  const text = readFileSync(join(folder, name), 'utf8');
+  const events = /^events: (.+)$/m.exec(text)?.[1]?.split(' ');
+  const summary = /^summary: (.+)$/m.exec(text)?.[1]?.split(' ').map(Number);
+  if (!events || !summary) throw new Error(`no events or summary in ${name}`);
+  const compiled = compiling(join(folder, name), events.length);
+  return Object.fromEntries(
+    events.map((event, i) => [event, (summary[i] ?? 0) - (compiled[i] ?? 0)]),
+  );
 }
 
-/** The instructions a dump counts inside V8's optimizing compilers (`OPTIMIZING_COMPILERS`). */
-function compiling(file: string): number {
+/**
+ * Each event's inclusive count in V8's optimizing compilers (`OPTIMIZING_COMPILERS`) in a dump
+ * of `columns` events, as `callgrind_annotate` prints them (`1,234 (0.1%)` a column).
+ */
+function compiling(file: string, columns: number): number[] {
   const result = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], {
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
   });
   if (result.status !== 0) throw new Error(`callgrind_annotate ${file}: ${result.stderr}`);
-  let instructions = 0;
+  const counts = new Array<number>(columns).fill(0);
   for (const line of result.stdout.split('\n')) {
     if (!OPTIMIZING_COMPILERS.test(line)) continue;
-    const count = /^\s*([\d,]+)/.exec(line);
-    if (count) instructions += Number((count[1] as string).replaceAll(',', ''));
+    const numbers = line.replace(/\(\s*[\d.]+%\)/g, '').match(/^\s*(?:[\d,]+\s+)+/)?.[0];
+    const values = numbers?.trim().split(/\s+/) ?? [];
+    for (let i = 0; i < columns && i < values.length; i++)
+      counts[i] = (counts[i] ?? 0) + Number((values[i] as string).replaceAll(',', ''));
   }
-  return instructions;
+  return counts;
 }
 
 /**
@@ -150,7 +191,7 @@ function compiling(file: string): number {
 async function perRequest(
   target: Target,
   folder: string,
-): Promise<{ instructions: number; bodyBytes: number }> {
+): Promise<{ counts: Counts; bodyBytes: number }> {
   const out = join(folder, `callgrind.${Math.random().toString(36).slice(2)}`);
   const started = performance.now();
   const server = await startChildServer(
@@ -160,6 +201,7 @@ async function perRequest(
       '--smc-check=all-non-file',
       '--separate-threads=yes',
       '--instr-atstart=no',
+      ...(cacheSim ? ['--cache-sim=yes', '--branch-sim=yes'] : []),
       `--callgrind-out-file=${out}`,
       process.execPath,
       ...(args.keep ? ['--perf-basic-prof'] : []),
@@ -188,7 +230,10 @@ async function perRequest(
     process.stderr.write(`  counted in ${seconds} s\n`);
     if (args.keep)
       process.stderr.write(`  kept: ${out}.2-01, JIT code in /tmp/perf-${server.pid}.map\n`);
-    return { instructions: (many - few) / (4 * requests), bodyBytes };
+    const counts = Object.fromEntries(
+      Object.entries(many).map(([event, n]) => [event, (n - (few[event] ?? 0)) / (4 * requests)]),
+    );
+    return { counts, bodyBytes };
   } finally {
     await server.stop();
   }
@@ -226,13 +271,13 @@ try {
   });
   const checkouts: Array<[string, string]> = [['Replix instance, 1 thread', here]];
   if (args.before) checkouts.push([`the same, before: ${args.before}`, resolve(args.before)]);
-  const counted: Array<[string, number]> = [];
+  const counted: Array<[string, Counts]> = [];
   let bodyBytes = 0;
   for (const [name, checkout] of checkouts) {
     process.stderr.write(`counting ${name}…\n`);
     const result = await perRequest(instance(checkout), folder);
     bodyBytes ||= result.bodyBytes;
-    counted.push([name, result.instructions]);
+    counted.push([name, result.counts]);
   }
   const fixed = (script: string): Target => ({
     args: [join(here, 'bench/lib', script), '--bytes', String(bodyBytes), '--port', '0'],
@@ -240,18 +285,36 @@ try {
     keyed: false,
   });
   process.stderr.write('counting B and F…\n');
-  const bare = (await perRequest(fixed('fixed-body-server.ts'), folder)).instructions;
-  const fastify = (await perRequest(fixed('fastify-fixed-server.ts'), folder)).instructions;
+  const bare = (await perRequest(fixed('fixed-body-server.ts'), folder)).counts;
+  const fastify = (await perRequest(fixed('fastify-fixed-server.ts'), folder)).counts;
   counted.push(['B: bare node:http', bare], ['F: one-route Fastify', fastify]);
+  const ir = (c: Counts) => c.Ir ?? Number.NaN;
   printTable(
     `Main-thread instructions per PK-lookup request (callgrind; ${requests} vs ${5 * requests} requests after ${WARM_UP} to warm up, ${connections} connections; body ${bodyBytes} bytes; node --single-threaded --predictable)`,
     counted.map(([server, each]) => ({
       server,
-      'instructions per request': Math.round(each),
-      '÷ F': (each / fastify).toFixed(2),
-      '÷ B': (each / bare).toFixed(2),
+      'instructions per request': Math.round(ir(each)),
+      '÷ F': (ir(each) / ir(fastify)).toFixed(2),
+      '÷ B': (ir(each) / ir(bare)).toFixed(2),
     })),
   );
+  if (cacheSim) {
+    const sum = (c: Counts, ...events: string[]) =>
+      events.reduce((total, event) => total + (c[event] ?? 0), 0);
+    printTable(
+      'Simulated caches and branch predictors per request (callgrind --cache-sim --branch-sim; CEst = Ir + 10 × (first-level misses + mispredicts) + 100 × last-level misses)',
+      counted.map(([server, each]) => ({
+        server,
+        'I1 misses': Math.round(sum(each, 'I1mr')),
+        'D1 misses': Math.round(sum(each, 'D1mr', 'D1mw')),
+        'LL misses': Math.round(sum(each, 'ILmr', 'DLmr', 'DLmw')),
+        mispredicts: Math.round(sum(each, 'Bcm', 'Bim')),
+        CEst: Math.round(cycleEstimate(each)),
+        'CEst ÷ F': (cycleEstimate(each) / cycleEstimate(fastify)).toFixed(2),
+        'CEst ÷ B': (cycleEstimate(each) / cycleEstimate(bare)).toFixed(2),
+      })),
+    );
+  }
 } finally {
   if (!args.keep) rmSync(folder, { recursive: true, force: true });
   await servers.stop();
