@@ -96,6 +96,37 @@ describe('instance spans', () => {
     expect(span?.name).toBe('GET /health');
     expect(span?.spanContext().traceId).toBe(TRACE_ID);
   });
+
+  it('fails the span of a request whose client leaves before the answer is out', async () => {
+    takeSpans();
+    // A live query's answer is a stream that stays open: its client leaves mid-answer. A GET has
+    // no body, so the server closes its request stream as it arrives and only the response can
+    // tell that the client left.
+    const path = `/query?q=${encodeURIComponent('customers { id }')}`;
+    await new Promise<void>((resolve, reject) => {
+      const sent = request(
+        `${instance.url}${path}`,
+        {
+          agent: false,
+          headers: { authorization: `Bearer ${instance.key}`, accept: 'text/event-stream' },
+        },
+        (response) => {
+          expect(response.statusCode).toBe(200);
+          response.once('data', () => {
+            response.destroy();
+            resolve();
+          });
+        },
+      );
+      sent.on('error', reject);
+      sent.end();
+    });
+    await expect.poll(() => exporter.getFinishedSpans().length, { timeout: 5000 }).toBe(1);
+    const [span] = takeSpans();
+    expect(span?.name).toBe('GET /query');
+    expect(span?.attributes['error.type']).toBe('aborted');
+    expect(span?.status.code).toBe(2); // ERROR
+  });
 });
 
 /** A query on a connection of its own (the kernel spreads connections over the query threads). */

@@ -36,14 +36,26 @@ export function traceRequests<Log extends FastifyBaseLogger, Provider extends Fa
   const tracing = activeTracing();
   if (!tracing) return;
   const { traced } = options;
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (traced === undefined || traced(request)) {
       const route = request.routeOptions.url;
       const attributes = route
         ? { 'http.request.method': request.method, 'http.route': route }
         : { 'http.request.method': request.method };
       const name = route ? `${request.method} ${route}` : request.method;
-      spans.set(request, tracing.startServerSpan(name, request.headers, attributes));
+      const span = tracing.startServerSpan(name, request.headers, attributes);
+      spans.set(request, span);
+      // A client gone before the answer was out fails the span as aborted. The response tells
+      // it, not the request: a request without a body ends as it arrives, its stream closed
+      // without events (the server's `optimizeEmptyRequests`), so Fastify's onRequestAbort,
+      // which waits for the request's close, never runs for it.
+      const response = reply.raw;
+      response.once('close', () => {
+        if (response.writableFinished || spans.get(request) !== span) return;
+        spans.delete(request);
+        tracing.fail(span, 'aborted');
+        span.end();
+      });
     }
     done();
   });
@@ -67,15 +79,6 @@ export function traceRequests<Log extends FastifyBaseLogger, Provider extends Fa
       span.setAttribute('http.response.status_code', reply.statusCode);
       // A server span fails on a 5xx only: a 4xx is the caller's mistake, answered as designed.
       if (reply.statusCode >= 500) tracing.fail(span, String(reply.statusCode));
-      span.end();
-    }
-    done();
-  });
-  app.addHook('onRequestAbort', (request, done) => {
-    const span = spans.get(request);
-    if (span) {
-      spans.delete(request);
-      tracing.fail(span, 'aborted');
       span.end();
     }
     done();
