@@ -77,12 +77,16 @@ type Counts = Record<string, number>;
  * mispredicted branch 10, each last-level miss 100. A rough model, the same for every server.
  */
 function cycleEstimate(c: Counts): number {
-  const n = (event: string) => c[event] ?? 0;
   return (
-    n('Ir') +
-    10 * (n('I1mr') + n('D1mr') + n('D1mw') + n('Bcm') + n('Bim')) +
-    100 * (n('ILmr') + n('DLmr') + n('DLmw'))
+    sum(c, 'Ir') +
+    10 * sum(c, 'I1mr', 'D1mr', 'D1mw', 'Bcm', 'Bim') +
+    100 * sum(c, 'ILmr', 'DLmr', 'DLmw')
   );
+}
+
+/** The sum of `events` in `c` (0 for an event the dump did not count). */
+function sum(c: Counts, ...events: string[]): number {
+  return events.reduce((total, event) => total + (c[event] ?? 0), 0);
 }
 
 if (spawnSync('valgrind', ['--version'], { stdio: 'ignore' }).error) {
@@ -299,8 +303,6 @@ try {
     })),
   );
   if (cacheSim) {
-    const sum = (c: Counts, ...events: string[]) =>
-      events.reduce((total, event) => total + (c[event] ?? 0), 0);
     printTable(
       'Simulated caches and branch predictors per request (callgrind --cache-sim --branch-sim; CEst = Ir + 10 × (first-level misses + mispredicts) + 100 × last-level misses)',
       counted.map(([server, each]) => ({
