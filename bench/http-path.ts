@@ -183,22 +183,47 @@ function summariseProfile(
 }
 
 /**
- * The user and system (kernel) CPU time so far of processes together (Linux
- * `/proc/<pid>/stat`), in µs: a server's, or baseline A's with its database's.
+ * What the kernel counted so far for processes together (Linux `/proc/<pid>/stat` and each
+ * thread's `status`): user and system (kernel) CPU time in µs, minor page faults and context
+ * switches; a server's, or baseline A's with its database's. The last two tell kernel time
+ * that is not the requests' own syscalls: fresh pages touched, threads woken.
  */
-function cpuMicros(pids: readonly number[]): { user: number; system: number } {
-  let user = 0;
-  let system = 0;
+function kernelCounts(pids: readonly number[]): KernelCounts {
+  const counts = { user: 0, system: 0, faults: 0, switches: 0 };
   for (const pid of pids) {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    // utime and stime are fields 14 and 15, in clock ticks (100 per second on Linux).
-    user += Number(fields[11]) * 10_000;
-    system += Number(fields[12]) * 10_000;
+    // minflt is field 10; utime and stime are 14 and 15, in clock ticks (100 per second).
+    counts.faults += Number(fields[7]);
+    counts.user += Number(fields[11]) * 10_000;
+    counts.system += Number(fields[12]) * 10_000;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const status = readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
+      for (const match of status.matchAll(/ctxt_switches:\s+(\d+)/g))
+        counts.switches += Number(match[1]);
+    }
   }
-  return { user, system };
+  return counts;
 }
 
-type Measured = ThroughputResult & { cpuMicrosPerRequest: number; kernelMicrosPerRequest: number };
+interface KernelCounts {
+  user: number;
+  system: number;
+  faults: number;
+  switches: number;
+}
+
+/** The figures per request between two readings of `kernelCounts`. */
+function perRequest(before: KernelCounts, after: KernelCounts, requests: number) {
+  const system = after.system - before.system;
+  return {
+    cpuMicrosPerRequest: (after.user - before.user + system) / requests,
+    kernelMicrosPerRequest: system / requests,
+    faultsPerRequest: (after.faults - before.faults) / requests,
+    switchesPerRequest: (after.switches - before.switches) / requests,
+  };
+}
+
+type Measured = ThroughputResult & ReturnType<typeof perRequest>;
 
 /** A server's rounds as one result: the median of each figure. */
 function medianResult(runs: readonly Measured[]): Measured {
@@ -213,6 +238,8 @@ function medianResult(runs: readonly Measured[]): Measured {
     bodyBytes: of((run) => run.bodyBytes),
     cpuMicrosPerRequest: of((run) => run.cpuMicrosPerRequest),
     kernelMicrosPerRequest: of((run) => run.kernelMicrosPerRequest),
+    faultsPerRequest: of((run) => run.faultsPerRequest),
+    switchesPerRequest: of((run) => run.switchesPerRequest),
   };
 }
 
@@ -226,17 +253,12 @@ async function measureWithCpu(
 ): Promise<Measured> {
   if (useWrk) return measureWithWrk(pids, target);
   await measureThroughput({ ...target, ...load, durationSeconds: 1, warmupSeconds: 0 });
-  const before = cpuMicros(pids);
+  const before = kernelCounts(pids);
   const result = await measureThroughput({ ...target, ...load, warmupSeconds: 0 });
-  const after = cpuMicros(pids);
+  const after = kernelCounts(pids);
   // The run, one request per path for the body size, and one to settle.
   const requests = result.requestsPerSecond * load.durationSeconds + target.paths.length + 1;
-  const system = after.system - before.system;
-  return {
-    ...result,
-    cpuMicrosPerRequest: (after.user - before.user + system) / requests,
-    kernelMicrosPerRequest: system / requests,
-  };
+  return { ...result, ...perRequest(before, after, requests) };
 }
 
 /** `measureWithCpu` with wrk on its own CPU (the server pinned to another when it started). */
@@ -246,15 +268,13 @@ async function measureWithWrk(
 ): Promise<Measured> {
   const options = { ...target, connections: load.connections, cpu: LOAD_CPU };
   await runWrk({ ...options, durationSeconds: 1 });
-  const before = cpuMicros(pids);
+  const before = kernelCounts(pids);
   const result = await runWrk({ ...options, durationSeconds: load.durationSeconds });
-  const after = cpuMicros(pids);
-  const system = after.system - before.system;
+  const after = kernelCounts(pids);
   return {
     ...result,
     bodyBytes: await meanBodyBytes(target),
-    cpuMicrosPerRequest: (after.user - before.user + system) / result.requests,
-    kernelMicrosPerRequest: system / result.requests,
+    ...perRequest(before, after, result.requests),
   };
 }
 
@@ -388,6 +408,8 @@ try {
     '÷ B': (result.requestsPerSecond / bare.requestsPerSecond).toFixed(2),
     'CPU µs/request': Math.round(result.cpuMicrosPerRequest),
     'of which kernel': Math.round(result.kernelMicrosPerRequest),
+    'page faults/request': result.faultsPerRequest.toFixed(3),
+    'switches/request': result.switchesPerRequest.toFixed(3),
     'B ÷ CPU': (bare.cpuMicrosPerRequest / result.cpuMicrosPerRequest).toFixed(2),
     'p50 ms': result.p50Ms,
     'p99 ms': result.p99Ms,
