@@ -13,7 +13,6 @@ import {
   type QueryLimits,
   runCooperatively,
   runToEnd,
-  type Work,
 } from './exec/query-budget.ts';
 import { SeenTexts } from './exec/seen-texts.ts';
 import { boundPlanBytes, templateBytes } from './exec/template-bytes.ts';
@@ -168,8 +167,8 @@ export class QueryEngine {
     const started = performance.now();
     const plan = this.plan(text);
     const planMs = (options.planMs ?? 0) + performance.now() - started;
-    const run = this.#run(generation, plan, meta, { ...options, planMs });
-    return run.finish(runToEnd(run.work)).text();
+    const { executor, finish } = this.#run(generation, plan, meta, { ...options, planMs });
+    return finish(executor.lookup(plan) ?? runToEnd(executor.run(plan))).text();
   }
 
   /**
@@ -185,11 +184,14 @@ export class QueryEngine {
     meta: ResponseMeta,
     options: ExecuteOptions = {},
   ): QueryAnswer | Promise<QueryAnswer> {
-    const { budget, work, finish } = this.#run(generation, plan, meta, options);
-    return runCooperatively(work, budget, finish);
+    const { budget, executor, finish } = this.#run(generation, plan, meta, options);
+    // A lookup of a few rows is answered by plain calls; any other query as work in slices.
+    const looked = executor.lookup(plan);
+    if (looked !== null) return finish(looked);
+    return runCooperatively(executor.run(plan), budget, finish);
   }
 
-  /** Sets a query up: the executor's work, then `finish` writes the meta and ends the answer. */
+  /** Sets a query up: its executor, then `finish` writes the meta and ends the answer. */
   #run(generation: Generation, plan: QueryPlan, meta: ResponseMeta, options: ExecuteOptions): Run {
     // meta.timing_ms: the engine's time for this query, planning included.
     const now = performance.now();
@@ -198,19 +200,19 @@ export class QueryEngine {
     const budget = new QueryBudget(limits, options.signal, options.startedAt, now);
     const out = new JsonWriter(limits.maxResponseBytes);
     out.words(DATA_OPEN);
-    const work = new Executor(generation, budget, out).run(plan);
+    const executor = new Executor(generation, budget, out);
     const finish = (result: QueryResult): QueryAnswer => {
       const timingMs = Math.round((performance.now() - started) * 1000) / 1000;
       writeMeta(out, plan, result, timingMs, meta);
       return out.finish(timingMs, result.count);
     };
-    return { budget, work, finish };
+    return { budget, executor, finish };
   }
 }
 
 interface Run {
   readonly budget: QueryBudget;
-  readonly work: Work<QueryResult>;
+  readonly executor: Executor;
   readonly finish: (result: QueryResult) => QueryAnswer;
 }
 

@@ -175,6 +175,35 @@ export class Executor {
     return { page: rows.slice(plan.offset, end), matched: rows.length };
   }
 
+  /**
+   * The answer of a lookup of a few rows with columns only (a `#lookedUp` page of at most
+   * `TOUCHED_ROWS` rows, `layout.flat`), written at once by plain calls: the PK lookup, most
+   * of an instance's queries, resumes no generator (`run` makes one per level it goes through,
+   * each resumed through V8's generator trampolines). Null for any other plan: `run` answers it.
+   */
+  lookup(plan: QueryPlan): QueryResult | null {
+    if (plan.aggregates.length > 0) return null;
+    const layout = rowLayout(plan);
+    if (!layout.flat) return null;
+    const snapshot = this.#generation.table(plan.table.name);
+    const looked = this.#lookedUp(snapshot, plan);
+    if (looked === null || looked.page.length > TOUCHED_ROWS) return null;
+    const { page, matched } = looked;
+    const out = this.#out;
+    const budget = this.#budget;
+    if (page.length > 1) touchRows(snapshot, plan, page);
+    out.byte(0x5b);
+    for (let i = 0; i < page.length; i++) {
+      if (i > 0) out.byte(0x2c);
+      budget.addRows(1);
+      this.#flatRowJson(snapshot, plan, layout, page[i] as number);
+      // Counted as `#rowsJson` counts them; a few rows end well within the time slice.
+      budget.tick(plan.outputs.length);
+    }
+    out.byte(0x5d);
+    return pageResult(plan, page.length, matched);
+  }
+
   /** Writes the page's rows; the result says what it is a page of (`totalMatched` rows). */
   *#pageAnswer(
     snapshot: TableSnapshot,
@@ -183,12 +212,7 @@ export class Executor {
     totalMatched: number,
   ): Work<QueryResult> {
     yield* this.#rowsJson(snapshot, plan, page);
-    return {
-      count: page.length,
-      totalMatched,
-      hasMore: plan.offset + page.length < totalMatched,
-      limit: plan.limit,
-    };
+    return pageResult(plan, page.length, totalMatched);
   }
 
   /**
@@ -662,6 +686,16 @@ function tooManyGroups(maxGroups: number): EngineError {
 }
 
 /** Candidate rows from an index when the filter pins an indexed column with = or IN. */
+/** What a page of `count` rows is: a page of `totalMatched` rows, with more after it or not. */
+function pageResult(plan: QueryPlan, count: number, totalMatched: number): QueryResult {
+  return {
+    count,
+    totalMatched,
+    hasMore: plan.offset + count < totalMatched,
+    limit: plan.limit,
+  };
+}
+
 function indexCandidates(snapshot: TableSnapshot, filter: PlanFilter): readonly number[] | null {
   if (filter.kind === 'and') {
     for (const operand of filter.operands) {
