@@ -8,8 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { Executor } from '../src/exec/execute.ts';
 import { JsonWriter } from '../src/exec/json-writer.ts';
-import { QueryBudget, runToEnd } from '../src/exec/query-budget.ts';
-import type { QueryLimits } from '../src/exec/query-limits.ts';
+import { QueryBudget, type QueryLimits, runToEnd } from '../src/exec/query-budget.ts';
 import { QueryEngine } from '../src/query-engine.ts';
 import { compileSchema } from '../src/schema/compile-schema.ts';
 import { parseSchemaConfig } from '../src/schema/schema-config.ts';

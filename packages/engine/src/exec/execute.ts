@@ -685,7 +685,6 @@ function tooManyGroups(maxGroups: number): EngineError {
   );
 }
 
-/** Candidate rows from an index when the filter pins an indexed column with = or IN. */
 /** What a page of `count` rows is: a page of `totalMatched` rows, with more after it or not. */
 function pageResult(plan: QueryPlan, count: number, totalMatched: number): QueryResult {
   return {
@@ -696,6 +695,7 @@ function pageResult(plan: QueryPlan, count: number, totalMatched: number): Query
   };
 }
 
+/** Candidate rows from an index when the filter pins an indexed column with = or IN. */
 function indexCandidates(snapshot: TableSnapshot, filter: PlanFilter): readonly number[] | null {
   if (filter.kind === 'and') {
     for (const operand of filter.operands) {
