@@ -4,6 +4,7 @@ export type { QueryPlan } from './exec/plan.ts';
 export { planTables } from './exec/plan-tables.ts';
 export { type CancelSignal, QueryCancelledError, type QueryLimits } from './exec/query-budget.ts';
 export { QUERY_LIMITS } from './exec/query-limits.ts';
+export { SizedCache, type SizedCacheOptions } from './exec/sized-cache.ts';
 export {
   DEFAULT_LIMIT,
   type ExecuteOptions,

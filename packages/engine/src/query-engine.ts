@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
 import { parseQuery, QueryParseError, QueryTooComplexError, queryShape } from '@replix/query';
-import { LRUCache } from 'lru-cache';
 import { EngineError } from './errors.ts';
 import { Executor, type QueryResult } from './exec/execute.ts';
 import { JsonWriter, type QueryAnswer } from './exec/json-writer.ts';
@@ -15,6 +14,7 @@ import {
   runToEnd,
 } from './exec/query-budget.ts';
 import { SeenTexts } from './exec/seen-texts.ts';
+import { SizedCache } from './exec/sized-cache.ts';
 import { boundPlanBytes, templateBytes } from './exec/template-bytes.ts';
 import type { CompiledSchema } from './schema/compiled-schema.ts';
 import type { Generation } from './storage/generation.ts';
@@ -67,15 +67,11 @@ export class QueryEngine {
   readonly schema: CompiledSchema;
   readonly limits: QueryLimits;
   /** By shape key; each entry counted as the heap bytes it holds (`templateBytes`). */
-  readonly #templates = new LRUCache<string, { template: PlanTemplate; size: number }>({
-    maxSize: PLAN_CACHE_BYTES,
-    sizeCalculation: (entry) => entry.size,
+  readonly #templates = new SizedCache<{ template: PlanTemplate; size: number }>({
+    maxBytes: PLAN_CACHE_BYTES,
   });
   /** By exact text: bound plans of texts asked more than once, each counted by `boundPlanBytes`. */
-  readonly #plansByText = new LRUCache<string, { plan: QueryPlan; size: number }>({
-    maxSize: PLAN_TEXT_CACHE_BYTES,
-    sizeCalculation: (entry) => entry.size,
-  });
+  readonly #plansByText = new SizedCache<QueryPlan>({ maxBytes: PLAN_TEXT_CACHE_BYTES });
   readonly #seenTexts = new SeenTexts();
 
   constructor(schema: CompiledSchema) {
@@ -95,7 +91,7 @@ export class QueryEngine {
    */
   plan(text: string): QueryPlan {
     const known = this.#plansByText.get(text);
-    if (known) return known.plan;
+    if (known) return known;
     const shape = queryShape(text);
     const cached = shape && this.#templates.get(shape.key);
     if (cached) return this.#keep(text, bindTemplate(cached.template, shape.literals), cached.size);
@@ -117,7 +113,7 @@ export class QueryEngine {
     });
     const size = templateBytes({ text, shape, query, template });
     if (size > PLAN_CACHE_MAX_ENTRY_BYTES) return template.plan;
-    this.#templates.set(shape.key, { template, size });
+    this.#templates.set(shape.key, { template, size }, size);
     return this.#keep(text, template.plan, size);
   }
 
@@ -129,7 +125,7 @@ export class QueryEngine {
     if (!this.#seenTexts.seenAgain(text)) return plan;
     const size = boundPlanBytes(text, templateSize);
     if (size <= PLAN_CACHE_MAX_ENTRY_BYTES) {
-      this.#plansByText.set(text, { plan, size });
+      this.#plansByText.set(text, plan, size);
       // Its answers' meta head in one copy from now on.
       keepMetaHead(plan);
     }
@@ -147,9 +143,9 @@ export class QueryEngine {
     readonly texts: number;
   } {
     return {
-      bytes: this.#templates.calculatedSize,
+      bytes: this.#templates.bytes,
       entries: this.#templates.size,
-      textBytes: this.#plansByText.calculatedSize,
+      textBytes: this.#plansByText.bytes,
       texts: this.#plansByText.size,
     };
   }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { SizedCache } from '@replix/engine';
 
 /** An opaque strong ETag for a query result: boot id, snapshot generation and query text. */
 export function queryEtag(bootId: string, generation: number, query: string): string {
@@ -26,7 +26,7 @@ export function ifNoneMatchMatches(header: string | undefined, etag: string): bo
 export const ETAG_CACHE_MAX_BYTES = 4 * 1024 * 1024;
 /**
  * Bookkeeping per entry beyond its two strings' characters (the map's slot, the LRU's list
- * slots, string headers): about 200 bytes of heap measured with short queries, where it is
+ * slots, the entry's record, string headers): about 200 bytes of heap measured with short queries, where it is
  * most of an entry (etag.test.ts measures a cache full of them).
  */
 const ENTRY_OVERHEAD_BYTES = 320;
@@ -52,15 +52,14 @@ export interface EtagCacheLimits {
 export class EtagCache {
   readonly #bootId: string;
   #generation = -1;
-  readonly #tags: LRUCache<string, string>;
+  readonly #tags: SizedCache<string>;
 
   constructor(bootId: string, limits: EtagCacheLimits = {}) {
     this.#bootId = bootId;
     const maxBytes = limits.maxBytes ?? ETAG_CACHE_MAX_BYTES;
-    this.#tags = new LRUCache<string, string>({
-      maxSize: maxBytes,
-      maxEntrySize: limits.maxEntryBytes ?? Math.max(1, Math.floor(maxBytes / 64)),
-      sizeCalculation: (tag, query) => etagEntryBytes(query, tag),
+    this.#tags = new SizedCache<string>({
+      maxBytes,
+      maxEntryBytes: limits.maxEntryBytes ?? Math.max(1, Math.floor(maxBytes / 64)),
     });
   }
 
@@ -72,14 +71,14 @@ export class EtagCache {
     let tag = this.#tags.get(query);
     if (tag === undefined) {
       tag = queryEtag(this.#bootId, generation, query);
-      this.#tags.set(query, tag);
+      this.#tags.set(query, tag, etagEntryBytes(query, tag));
     }
     return tag;
   }
 
   /** The bytes the cached tags are counted as (at most `maxBytes`). */
   get bytes(): number {
-    return this.#tags.calculatedSize;
+    return this.#tags.bytes;
   }
 
   /** How many tags are cached. */
