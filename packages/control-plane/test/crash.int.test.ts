@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,6 +93,15 @@ class ChildControlPlane {
   }
 }
 
+/** The instance folder a process runs in, relative to the data folder (or why not known). */
+function processFolder(pid: number, dataDir: string): string {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`).slice(dataDir.length);
+  } catch {
+    return 'gone';
+  }
+}
+
 const children: ChildControlPlane[] = [];
 const cleanups: Array<() => Promise<void> | void> = [];
 
@@ -127,7 +136,7 @@ async function crashSetup(kind: StoreKind) {
     REPLIX_API_PORT: '0',
     REPLIX_RECONCILE_INTERVAL_MS: '200',
     REPLIX_HEALTH_INTERVAL_MS: '500',
-    REPLIX_LOG_LEVEL: 'warn',
+    REPLIX_LOG_LEVEL: 'info',
     REPLIX_TEST_WATCH_DATABASE: seeded.databaseId,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   };
@@ -269,7 +278,17 @@ describe('a control plane crash while redeploying (postgres store)', () => {
     // The old instance finishes its queries in flight before it exits: on a slow machine it may
     // still be exiting when the goal is recorded as done.
     await eventually(
-      async () => JSON.stringify(instanceProcesses(dataDir)) === JSON.stringify(done.pids),
+      async () => {
+        const left = instanceProcesses(dataDir);
+        if (JSON.stringify(left) === JSON.stringify(done.pids)) return true;
+        // What a timeout reports: which processes are left, where, and what the control plane
+        // said (a CI run on a loaded machine timed out here twice; alone it passes).
+        throw new Error(
+          `processes ${JSON.stringify(left.map((pid) => ({ pid, folder: processFolder(pid, dataDir) })))}, ` +
+            `expected ${JSON.stringify(done.pids)} (old instance ${old}); ` +
+            `states: ${JSON.stringify(second.states.slice(-4))}; stderr: ${second.stderr.slice(-4000)}`,
+        );
+      },
       30_000,
       'the old instance to exit',
     );
