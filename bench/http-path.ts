@@ -112,7 +112,7 @@ const AREAS: Array<[RegExp, string]> = [
     /node_modules\/(fastify|find-my-way|avvio|light-my-request|@fastify|fast-querystring|fast-json-stringify|toad-cache|process-warning|abstract-logging|ret|safe-regex2|rfdc|secure-json-parse)/,
     'Fastify',
   ],
-  [/node_modules\/lru-cache/, 'ETag cache (lru-cache)'],
+  [/node_modules\/lru-cache/, 'plan and ETag caches (lru-cache)'],
   [/packages\/engine\//, 'engine'],
   [/packages\/instance\//, 'instance (request path)'],
   [
