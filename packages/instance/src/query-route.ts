@@ -7,7 +7,6 @@ import {
   type QueryAnswer,
   QueryCancelledError,
   type QueryEngine,
-  type QueryLimits,
   type QueryPlan,
 } from '@replix/engine';
 import type { FastifyInstance, RawServerDefault } from 'fastify';
@@ -49,8 +48,6 @@ export interface QueryRouteOptions {
   readonly maxBodyBytes: number;
   /** Live queries check each event's key is still valid. */
   readonly keys: ApiKeyVerifier;
-  /** Lowers the schema config's budgets (the instance size's cap on query time). */
-  readonly limits?: Partial<QueryLimits>;
 }
 
 /**
@@ -112,11 +109,9 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
   const { engine, controller, etags, metrics, admission, clientMemory, sendWatch } = options;
   const { version, maxBodyBytes } = options;
   const reservation = engine.limits.maxResponseBytes + WORKING_BYTES_BESIDE_ANSWER;
-  const timeoutMs = Math.min(engine.limits.timeoutMs, options.limits?.timeoutMs ?? Infinity);
-  const maxResponseBytes = Math.min(
-    engine.limits.maxResponseBytes,
-    options.limits?.maxResponseBytes ?? Infinity,
-  );
+  // The instance size's cap on query time is in the engine's budgets already: it lowers the
+  // schema config when the artifact is read (artifact-config.ts).
+  const { timeoutMs, maxResponseBytes } = engine.limits;
 
   /**
    * Waits for a turn of `keyId` at the admission gate (keys take turns), within the query's
@@ -221,10 +216,9 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
     // holding nothing may take one answer up to max_response_bytes, whatever its share.
     const heldNow = clientMemory.bytesOf(keyId);
     const room = heldNow > 0 ? clientMemory.keyShareBytes() - heldNow : Infinity;
-    const limits =
-      room < maxResponseBytes ? { ...options.limits, maxResponseBytes: room } : options.limits;
     // An answer cut short by the key's room is the key's share refusal, not response_too_large.
-    const cutByRoom = limits !== options.limits;
+    const cutByRoom = room < maxResponseBytes;
+    const limits = cutByRoom ? { maxResponseBytes: room } : undefined;
     try {
       const answer = engine.answer(
         served.generation,
@@ -379,7 +373,6 @@ export function registerQueryRoutes(app: InstanceApp, options: QueryRouteOptions
         {
           signal: cancel,
           startedAt: started,
-          ...(options.limits ? { limits: options.limits } : {}),
         },
       );
     } finally {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import cors from '@fastify/cors';
-import { type CompiledSchema, QueryEngine, type QueryLimits } from '@replix/engine';
+import { type CompiledSchema, QueryEngine } from '@replix/engine';
 import Fastify, {
   type FastifyReply,
   type FastifyRequest,
@@ -42,8 +42,6 @@ export interface InstanceServerOptions {
   readonly log: Logger;
   /** The gate queries pass before they run (`defaultAdmission()` over the working memory unless given). */
   readonly admission?: QueryAdmission;
-  /** Lowers the schema config's query budgets (the instance size's cap on query time). */
-  readonly queryLimits?: Partial<QueryLimits>;
   /** The HTTP server's header size and timeouts (`HTTP_LIMITS` unless given). */
   readonly httpLimits?: HttpLimits;
   /** With query threads: this thread's metrics, and `/metrics` as the instance's totals. */
@@ -283,7 +281,6 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     version,
     maxBodyBytes,
     keys,
-    ...(options.queryLimits ? { limits: options.queryLimits } : {}),
   });
   const { live } = queries;
   registerLiveQueryGauges(metrics.registry, live);
