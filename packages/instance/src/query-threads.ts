@@ -1,5 +1,11 @@
 import process from 'node:process';
-import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import {
+  isMainThread,
+  parentPort,
+  Worker,
+  type WorkerOptions,
+  workerData,
+} from 'node:worker_threads';
 import { exportGeneration, type Generation } from '@replix/engine';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, type Registry } from 'prom-client';
@@ -78,7 +84,16 @@ export interface QueryThreadsOptions {
   readonly log: Logger;
   /** Per-key rate limits, counted in a buffer every thread shares; its key slots set already. */
   readonly rateLimiter?: RateLimiter | undefined;
+  /** Makes each query thread's worker (`newQueryWorker` unless given: tests keep theirs to end one). */
+  readonly newWorker?: NewQueryWorker | undefined;
 }
+
+/** Makes the worker of query thread `thread` (1 and up) from its entry script and options. */
+export type NewQueryWorker = (thread: number, entry: URL, options: WorkerOptions) => Worker;
+
+/** How a query thread's worker is made. */
+export const newQueryWorker: NewQueryWorker = (_thread, entry, options) =>
+  new Worker(entry, options);
 
 interface WorkerSlot {
   readonly thread: number;
@@ -174,11 +189,6 @@ export class QueryThreads {
     return this.#publishing;
   }
 
-  /** Ends a worker as if it had crashed (tests of the restart). */
-  async crashForTest(thread: number): Promise<void> {
-    await this.#slots[thread]?.worker.terminate();
-  }
-
   #spawn(thread: number): void {
     const { settings, controller } = this.#options;
     const data: QueryThreadData = {
@@ -193,7 +203,7 @@ export class QueryThreads {
       adminKeyIds: [...this.#allowed.adminKeyIds],
       rateLimits: this.#options.rateLimiter?.shared(),
     };
-    const worker = new Worker(THREAD_ENTRY, {
+    const worker = (this.#options.newWorker ?? newQueryWorker)(thread, THREAD_ENTRY, {
       workerData: data,
       resourceLimits: { maxYoungGenerationSizeMb: queryThreadYoungMb() },
     });

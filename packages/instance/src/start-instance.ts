@@ -7,7 +7,7 @@ import { ApiKeyVerifier, deriveApiKey } from './api-keys.ts';
 import { ConfigError } from './config/config-error.ts';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
 import type { InstanceConfig } from './instance-config.ts';
-import { QueryThreads } from './query-threads.ts';
+import { type NewQueryWorker, QueryThreads } from './query-threads.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { ChangeFollower } from './replication/change-follower.ts';
 import type { RowFetcher } from './replication/change-mapper.ts';
@@ -58,6 +58,8 @@ export interface StartInstanceOptions {
   readonly replicationPaused?: boolean;
   /** The HTTP server's header size and timeouts, when not `HTTP_LIMITS` (tests shorten them). */
   readonly httpLimits?: HttpLimits;
+  /** Makes the query threads' workers, when not `newQueryWorker` (tests end one as a crash would). */
+  readonly newQueryWorker?: NewQueryWorker;
 }
 
 /**
@@ -176,6 +178,7 @@ export async function startInstance(
             sync: scheduler,
             log,
             rateLimiter,
+            newWorker: options.newQueryWorker,
             settings: {
               source,
               schemaConfig: config.schemaConfig,

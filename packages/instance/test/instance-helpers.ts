@@ -1,3 +1,4 @@
+import type { Worker } from 'node:worker_threads';
 import { parseSchemaConfig } from '@replix/engine';
 import { deriveApiKey } from '../src/api-keys.ts';
 import {
@@ -7,6 +8,7 @@ import {
   type StartInstanceOptions,
   startInstance,
 } from '../src/index.ts';
+import { type NewQueryWorker, newQueryWorker } from '../src/query-threads.ts';
 import type { RateLimitPolicy } from '../src/rate-limiter.ts';
 import { createLogger } from '../src/start-instance.ts';
 import type { TracingSettings } from '../src/tracing-surface.ts';
@@ -90,6 +92,27 @@ export async function startTestInstance(
       return body;
     },
     close: () => instance.close(),
+  };
+}
+
+/**
+ * Query-thread workers a test can end as a crash would: pass `newQueryWorker` to
+ * `startTestInstance`, then `crash(thread)` terminates the worker that thread runs on now.
+ */
+export function crashableQueryWorkers(): {
+  readonly newQueryWorker: NewQueryWorker;
+  crash(thread: number): Promise<void>;
+} {
+  const workers = new Map<number, Worker>();
+  return {
+    newQueryWorker: (thread, entry, options) => {
+      const worker = newQueryWorker(thread, entry, options);
+      workers.set(thread, worker);
+      return worker;
+    },
+    async crash(thread) {
+      await workers.get(thread)?.terminate();
+    },
   };
 }
 

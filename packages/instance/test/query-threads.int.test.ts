@@ -1,7 +1,7 @@
 import { freshRequest } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestInstance, type TestInstance } from './instance-helpers.ts';
+import { crashableQueryWorkers, startTestInstance, type TestInstance } from './instance-helpers.ts';
 import { eventually } from './replication-harness.ts';
 
 const queryPath = (text: string) => `/query?q=${encodeURIComponent(text)}`;
@@ -159,11 +159,16 @@ describe('a query thread that dies', () => {
   it('is restarted, and the instance serves throughout on the main thread', async () => {
     const db = await testMariaDb().createDatabase('CREATE TABLE t (id INT PRIMARY KEY)');
     await db.exec('INSERT INTO t VALUES (1), (2)');
-    const served = await startTestInstance(db.url, {}, { threads: 2 });
+    const workers = crashableQueryWorkers();
+    const served = await startTestInstance(
+      db.url,
+      {},
+      { threads: 2, newQueryWorker: workers.newQueryWorker },
+    );
     try {
       const threads = served.instance.threads;
       expect(threads).not.toBeNull();
-      await threads?.crashForTest(1);
+      await workers.crash(1);
       await eventually(async () => {
         expect(threads?.restarts).toBe(1);
         const byThread = await queriesOnFreshConnections(served);

@@ -2,7 +2,7 @@ import { freshRequest } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveApiKey, newKeyId } from '../src/api-keys.ts';
-import { startTestInstance, type TestInstance } from './instance-helpers.ts';
+import { crashableQueryWorkers, startTestInstance, type TestInstance } from './instance-helpers.ts';
 import { eventually } from './replication-harness.ts';
 
 const queryPath = (text: string) => `/query?q=${encodeURIComponent(text)}`;
@@ -167,10 +167,15 @@ describe('per-key rate limits with two query threads', () => {
 describe('a query thread restarted after the keys changed', () => {
   it('takes the keys and their counts of now: a revoked key is refused, a new key stays limited', async () => {
     const db = await testMariaDb().createDatabase(TABLE);
+    const workers = crashableQueryWorkers();
     const served = await startTestInstance(
       db.url,
       {},
-      { threads: 2, rateLimit: { quota: 100, windowSeconds: 600 } },
+      {
+        threads: 2,
+        rateLimit: { quota: 100, windowSeconds: 600 },
+        newQueryWorker: workers.newQueryWorker,
+      },
     );
     try {
       const added = addQueryKey(served);
@@ -181,7 +186,7 @@ describe('a query thread restarted after the keys changed', () => {
         adminKeyIds: [idOf(served.adminKey)],
       });
       const threads = served.instance.threads;
-      await threads?.crashForTest(1);
+      await workers.crash(1);
       // Until the restarted thread answers queries (the admin key's, counted on their own).
       await eventually(async () => {
         expect(threads?.restarts).toBe(1);
