@@ -14,6 +14,7 @@ import type { StoreDb } from '../../store/open-store.ts';
 import { type BuildJobOptions, buildJobManifest } from './build-job-manifest.ts';
 import type { KubernetesApi, LiveObject } from './kubernetes-api.ts';
 import { LABELS, labelValue } from './kubernetes-names.ts';
+import { PollPauses } from './poll-pauses.ts';
 
 export interface KubernetesBuildRunnerOptions {
   readonly api: KubernetesApi;
@@ -91,7 +92,7 @@ export class KubernetesBuildRunner implements BuildRunner {
     await this.#removeEarlierJobs(build.id, ref.name);
     await api.apply(manifest);
     log.info({ buildId: build.id, attempt, job: ref.name }, 'build job created');
-    let pause = FIRST_POLL_MS;
+    const pauses = new PollPauses(FIRST_POLL_MS, MAX_POLL_MS);
     while (!stopping.aborted) {
       // False once the Job's process recorded the outcome (or gave the build back).
       if (!(await renewBuildLease(db, claim, leaseMs))) return;
@@ -101,8 +102,7 @@ export class KubernetesBuildRunner implements BuildRunner {
         await this.#failUnrecorded(claim, reason);
         return;
       }
-      await sleep(pause, undefined, { signal: stopping }).catch(() => {});
-      pause = Math.min(MAX_POLL_MS, Math.round(pause * 1.5));
+      await sleep(pauses.next(), undefined, { signal: stopping }).catch(() => {});
     }
     log.info({ buildId: build.id, job: ref.name }, 'builder stopping; the build job goes on');
   }

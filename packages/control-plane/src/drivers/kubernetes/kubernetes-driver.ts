@@ -43,6 +43,7 @@ import {
   type SourcedLine,
   sinceSecondsOf,
 } from './log-token.ts';
+import { PollPauses } from './poll-pauses.ts';
 import { podIp, podRuns, rolloutState } from './rollout-state.ts';
 import {
   messageManager,
@@ -168,7 +169,7 @@ export class KubernetesDriver implements Driver {
   /** Waits until the namespace's unrouted server has a pod available to answer. */
   async #waitUnroutedServer(namespace: string): Promise<void> {
     const deadline = Date.now() + (this.#options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
-    let pause = FIRST_POLL_MS;
+    const pauses = new PollPauses(FIRST_POLL_MS, MAX_POLL_MS);
     while (true) {
       const live = await this.#api.get({ ...DEPLOYMENT, namespace, name: UNROUTED_NAME });
       const status = (live?.status ?? {}) as { availableReplicas?: number };
@@ -176,8 +177,7 @@ export class KubernetesDriver implements Driver {
       if (Date.now() > deadline) {
         throw new Error(`The unrouted server of namespace ${namespace} did not become available.`);
       }
-      await sleep(pause);
-      pause = Math.min(MAX_POLL_MS, Math.round(pause * 1.5));
+      await sleep(pauses.next());
     }
   }
 
@@ -247,7 +247,7 @@ export class KubernetesDriver implements Driver {
     deployments: readonly KubernetesObject[],
   ): Promise<void> {
     const deadline = Date.now() + (this.#options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
-    let pause = FIRST_POLL_MS;
+    const pauses = new PollPauses(FIRST_POLL_MS, MAX_POLL_MS);
     while (true) {
       let available = 0;
       for (const deployment of deployments) {
@@ -287,8 +287,7 @@ export class KubernetesDriver implements Driver {
           ),
         );
       }
-      await sleep(pause);
-      pause = Math.min(MAX_POLL_MS, Math.round(pause * 1.5));
+      await sleep(pauses.next());
     }
   }
 
@@ -385,14 +384,13 @@ export class KubernetesDriver implements Driver {
       }
     }
     const deadline = Date.now() + (this.#options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS);
-    let pause = FIRST_POLL_MS;
+    const pauses = new PollPauses(FIRST_POLL_MS, MAX_POLL_MS);
     while ((await this.#api.list('v1', 'Pod', selector)).length > 0) {
       if (Date.now() > deadline) {
         this.#log.warn({ instanceId }, 'instance pods still terminating after the stop timeout');
         return;
       }
-      await sleep(pause);
-      pause = Math.min(MAX_POLL_MS, Math.round(pause * 1.5));
+      await sleep(pauses.next());
     }
     if (deployments.length > 0) this.#log.info({ instanceId }, 'instance stopped');
   }
@@ -657,13 +655,12 @@ export class KubernetesDriver implements Driver {
     const ip = (service?.spec as { clusterIP?: string } | undefined)?.clusterIP;
     if (!ip || ip === 'None') return;
     const deadline = Date.now() + MESSAGE_WAIT_MS;
-    let pause = FIRST_POLL_MS;
+    const pauses = new PollPauses(FIRST_POLL_MS, MAX_POLL_MS);
     while (Date.now() < deadline) {
       const answered = await unroutedAnswer(ip, host);
       if (answered === null) return;
       if (answered === message) return;
-      await sleep(pause);
-      pause = Math.min(MAX_POLL_MS, Math.round(pause * 1.5));
+      await sleep(pauses.next());
     }
     this.#log.warn({ namespace }, 'the unrouted server did not take the new message in time');
   }
