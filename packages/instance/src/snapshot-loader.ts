@@ -74,7 +74,10 @@ export async function loadSnapshot(
     schema.tables.length,
   );
   // Workers start before the snapshot opens: a MySQL share locks the tables until they join.
-  const workers = await startWorkers(connector.engine, threads - 1);
+  // A source that cannot share its snapshot (SQL Server) would leave them waiting: none then.
+  const workers = connector.snapshotShareable
+    ? await startWorkers(connector.engine, threads - 1)
+    : [];
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
   let reader: SnapshotReader | undefined;
@@ -122,8 +125,7 @@ export async function loadSnapshot(
 
 /** `count` load workers; fewer (none) when this runtime cannot start them. */
 async function startWorkers(engine: string, count: number): Promise<LoadWorkerHandle[]> {
-  // SQL Server cannot share a snapshot: its workers would only wait.
-  if (count <= 0 || engine === 'mssql') return [];
+  if (count <= 0) return [];
   shareCompileCache();
   const started = await Promise.allSettled(
     Array.from({ length: count }, () => LoadWorkerHandle.start(engine)),

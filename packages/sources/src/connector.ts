@@ -87,6 +87,12 @@ export interface SourceConnector {
    * log does not (InnoDB applies them below the log), so the follower derives them itself.
    */
   readonly changesIncludeForeignKeyActions: boolean;
+  /**
+   * Whether other sessions may join a snapshot it opens, so a load reads tables in parallel:
+   * MySQL/MariaDB and PostgreSQL may (`SnapshotReader.share` is still null when this one cannot,
+   * for a MySQL user without LOCK TABLES); SQL Server never does, and no load worker waits for it.
+   */
+  readonly snapshotShareable: boolean;
   /** Base tables of the connection's database (MySQL) or schema (PostgreSQL). */
   introspect(): Promise<SourceSchema>;
   /** Opens a dedicated connection holding a consistent, read-only snapshot transaction. */

@@ -366,6 +366,19 @@ describe.skipIf(!MSSQL_URL)('MsSqlConnector against SQL Server (MSSQL_URL)', () 
     }
   });
 
+  it('opens a snapshot no other session joins, as it says', async () => {
+    const connector = connectorFromUrl(url);
+    try {
+      expect(connector.snapshotShareable).toBe(false);
+      const reader = await connector.openSnapshot({ joiners: 2, reads: ['every_type'] });
+      expect(reader.share).toBeNull();
+      await reader.joined();
+      await reader.close();
+    } finally {
+      await connector.close();
+    }
+  });
+
   it('delivers every type in its canonical form', async () => {
     const connector = connectorFromUrl(url);
     try {

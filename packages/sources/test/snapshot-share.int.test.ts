@@ -56,6 +56,7 @@ async function readSplit(
   const running = start();
   try {
     await movedAtLeast(state, 5);
+    expect(connector.snapshotShareable).toBe(true);
     const reader = await connector.openSnapshot({ joiners: 1, reads: ['a', 'b'], withPosition });
     try {
       expect(reader.share).not.toBeNull();

@@ -33,6 +33,7 @@ export class MsSqlConnector implements SourceConnector {
   readonly engine = 'mssql';
   /** CDC captures cascaded changes like any other. */
   readonly changesIncludeForeignKeyActions = true;
+  readonly snapshotShareable = false;
   readonly #options: MsSqlConnectorOptions;
   readonly #readers = new Set<SnapshotReader>();
   #pool: Promise<ConnectionPool> | undefined;

@@ -30,6 +30,7 @@ export class MySqlConnector implements SourceConnector {
   readonly engine = 'mysql';
   /** InnoDB applies foreign-key actions below the binary log. */
   readonly changesIncludeForeignKeyActions = false;
+  readonly snapshotShareable = true;
   readonly #options: MySqlConnectorOptions;
   readonly #tls: TlsNegotiation;
   readonly #readers = new Set<SnapshotReader>();

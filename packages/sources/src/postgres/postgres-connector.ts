@@ -63,6 +63,7 @@ export class PostgresConnector implements SourceConnector {
   readonly engine = 'postgres';
   /** Logical replication carries the cascaded rows. */
   readonly changesIncludeForeignKeyActions = true;
+  readonly snapshotShareable = true;
   /** The replication slot's and the publication's name (`replix_…`). */
   readonly replicationName: string;
   readonly #options: PostgresConnectorOptions;
