@@ -3,6 +3,7 @@ import type { ApiServer } from '../../api/api-server.ts';
 import type { ApiContext } from '../../api/context.ts';
 import { artifactFile } from '../../builder/artifact-files.ts';
 import { ApiError } from '../../errors.ts';
+import { buildArtifactOf } from '../builds/builds-queries.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -35,11 +36,7 @@ export function registerArtifactFilesRoutes(app: ApiServer, context: ApiContext)
 /** The folder of a succeeded build's artifact, or null. */
 async function artifactDirOf(context: ApiContext, buildId: string): Promise<string | null> {
   if (!UUID.test(buildId)) return null;
-  const build = await context.db
-    .selectFrom('builds')
-    .select(['status', 'image_uri'])
-    .where('id', '=', buildId)
-    .executeTakeFirst();
+  const build = await buildArtifactOf(context.db, buildId);
   if (build?.status !== 'succeeded' || !build.image_uri?.startsWith('file:')) return null;
   return fileURLToPath(build.image_uri);
 }
