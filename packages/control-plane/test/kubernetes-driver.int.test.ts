@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { type FakeKubernetes, startFakeKubernetes } from '@replix/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replicaReplicationId } from '../src/domain/replication-id.ts';
 import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
 import { InstanceStartError } from '../src/drivers/instance-start-error.ts';
 import { KubernetesApi } from '../src/drivers/kubernetes/kubernetes-api.ts';
@@ -16,7 +17,6 @@ import {
   instanceSecretName,
   replicaObjectName,
 } from '../src/drivers/kubernetes/kubernetes-names.ts';
-import { replicaReplicationId } from '../src/reconciler/replication-id.ts';
 import { sampleLaunch } from './fixtures/sample-launch.ts';
 import {
   apiCallsOf,

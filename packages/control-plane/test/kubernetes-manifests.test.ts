@@ -5,6 +5,7 @@ import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
 import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { INSTANCE_SIZE_NAMES, INSTANCE_SIZES } from '../src/domain/plans.ts';
+import { replicaReplicationId } from '../src/domain/replication-id.ts';
 import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
 import { buildJobManifest } from '../src/drivers/kubernetes/build-job-manifest.ts';
 import {
@@ -33,7 +34,6 @@ import {
   unroutedManifests,
   unroutedMessageConfigMap,
 } from '../src/drivers/kubernetes/unrouted-backend.ts';
-import { replicaReplicationId } from '../src/reconciler/replication-id.ts';
 import { sampleLaunch } from './fixtures/sample-launch.ts';
 
 const PASSWORD = 'pa55:w/ord@secret';

@@ -1,6 +1,6 @@
 import { testPostgres } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replicationIdFor } from '../src/reconciler/replication-id.ts';
+import { replicationIdFor } from '../src/domain/replication-id.ts';
 import { startTestControlPlane, type TestControlPlane } from './control-plane-harness.ts';
 import {
   killInstanceProcesses,

@@ -1,9 +1,9 @@
 import { testPostgres } from '@replix/testkit/vitest';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replicationIdFor } from '../src/domain/replication-id.ts';
 import { DROP_RETRY_SCHEDULE_MS } from '../src/reconciler/drop-replication-state.ts';
 import { DROP_BY_HAND_DOC } from '../src/reconciler/replication-drop-steps.ts';
-import { replicationIdFor } from '../src/reconciler/replication-id.ts';
 import {
   recordReplicationSource,
   requestReplicationDrop,

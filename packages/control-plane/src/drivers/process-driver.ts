@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { heapFlags } from '@replix/instance/config';
 import { withTraceHeaders } from '@replix/instance/tracing';
 import type { Logger } from 'pino';
-import { replicaReplicationId } from '../reconciler/replication-id.ts';
+import { replicaReplicationId } from '../domain/replication-id.ts';
 import type { Driver, Endpoint, InstanceHandle, LogChunk, ReplicaState } from './driver.ts';
 import { EndpointRouter } from './endpoint-router.ts';
 import { portFreesUp } from './free-port.ts';

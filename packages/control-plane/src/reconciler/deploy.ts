@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newKeyId } from '@replix/instance';
 import { inSpan, withTraceHeaders } from '@replix/instance/tracing';
+import { unroutedMessage } from '../domain/endpoint-messages.ts';
 import type { Driver, Endpoint } from '../drivers/driver.ts';
 import { InstanceStartError } from '../drivers/process-driver.ts';
 import { currentReplicaUrls } from '../drivers/replica-urls.ts';
@@ -13,7 +14,6 @@ import type { StoreDb } from '../store/open-store.ts';
 import { deployFailureReason } from './deploy-failure-reason.ts';
 import { appendDeploymentLog } from './deployment-log.ts';
 import { dropReplicationState } from './drop-replication-state.ts';
-import { unroutedMessage } from './endpoint-messages.ts';
 import {
   DONE,
   finishedGoal,

@@ -1,11 +1,11 @@
 import { sourceDialect } from '@replix/sources';
 import { connectionTarget, withSourceConnector } from '../connections/connection-target.ts';
 import { splitSourceSchema } from '../connections/source-schema-name.ts';
+import { replicaReplicationId } from '../domain/replication-id.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import { notify } from '../events/notifications.ts';
 import type { SecretBox } from '../secret-box.ts';
 import type { StoreDb } from '../store/open-store.ts';
-import { replicaReplicationId } from './replication-id.ts';
 import type { ReplicationSourceRow } from './replication-sources.ts';
 
 /** Where docs/replication.md says how to drop the state by hand. */

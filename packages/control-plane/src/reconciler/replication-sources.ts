@@ -3,11 +3,11 @@ import { sourceDialect } from '@replix/sources';
 import { type Selectable, sql } from 'kysely';
 import type { SourceSettings } from '../connections/connection-target.ts';
 import { splitSourceSchema } from '../connections/source-schema-name.ts';
+import { replicationIdFor } from '../domain/replication-id.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import type { ReplicationSourceTable } from '../store/schema.ts';
 import type { DatabaseRow } from './leases.ts';
-import { replicationIdFor } from './replication-id.ts';
 
 export type ReplicationSourceRow = Selectable<ReplicationSourceTable>;
 

@@ -1,5 +1,5 @@
+import { unroutedMessage } from '../domain/endpoint-messages.ts';
 import type { RoleContext } from '../roles/role.ts';
-import { unroutedMessage } from './endpoint-messages.ts';
 
 /**
  * Reconciler start-up: opens every database's endpoint again on its own port (the addresses

@@ -1,5 +1,5 @@
 import { HTTP_LIMITS, heapFlags } from '@replix/instance';
-import { replicaReplicationId } from '../../reconciler/replication-id.ts';
+import { replicaReplicationId } from '../../domain/replication-id.ts';
 import { keysFileText } from '../instance-key-set.ts';
 import { type InstanceLaunch, launchEnvironment } from '../instance-launch.ts';
 import { ARTIFACT_FETCH_SCRIPT } from './artifact-fetch-script.ts';

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { request as httpRequest } from 'node:http';
 import type { Logger } from 'pino';
-import { unroutedMessage } from '../../reconciler/endpoint-messages.ts';
+import { unroutedMessage } from '../../domain/endpoint-messages.ts';
 import type { Driver, Endpoint, InstanceHandle, LogChunk, ReplicaState } from '../driver.ts';
 import { type InstanceKeySet, keysFileText } from '../instance-key-set.ts';
 import type { InstanceLaunch } from '../instance-launch.ts';
