@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { PLAN_LIMITS, PLANS } from '../src/domain/plans.ts';
 import {
   type AllowedActions,
   allowedActions,
   allowedActionsWithLimits,
-} from '../src/resources/databases/allowed-actions.ts';
+} from '../src/domain/allowed-actions.ts';
 import {
   ACTIONS,
   type Action,
   DATABASE_STATUSES,
   type DatabaseStatus,
-} from '../src/resources/databases/database-lifecycle.ts';
+} from '../src/domain/database-lifecycle.ts';
+import { PLAN_LIMITS, PLANS } from '../src/domain/plans.ts';
 import type { Goal } from '../src/store/schema.ts';
 
 type Case = { hasBuild: boolean; hasDeployment: boolean; replicationPaused: boolean };

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ACTIONS } from '../src/domain/database-lifecycle.ts';
 import { CONTROL_PLANE_ERRORS } from '../src/errors.ts';
-import { ACTIONS } from '../src/resources/databases/database-lifecycle.ts';
 
 const docsDir = new URL('../../../docs/control-plane/', import.meta.url);
 const srcDir = new URL('../src/', import.meta.url).pathname;
@@ -55,10 +55,7 @@ function emittedEventTypes(): { exact: Set<string>; patterns: Set<string> } {
         else patterns.add((template as string).replace(/\$\{[^}]*\}/g, '<>'));
       }
       if (expression.includes('FINISHED_EVENT')) {
-        const table = readFileSync(
-          join(srcDir, 'resources/databases/database-lifecycle.ts'),
-          'utf8',
-        );
+        const table = readFileSync(join(srcDir, 'domain/database-lifecycle.ts'), 'utf8');
         const body = table.slice(table.indexOf('FINISHED_EVENT'));
         const object = body.slice(0, body.indexOf('};'));
         for (const [, value] of object.matchAll(LITERAL)) exact.add(value as string);

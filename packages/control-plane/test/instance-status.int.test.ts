@@ -6,8 +6,8 @@ import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseConfigHash } from '../src/builder/config-hash.ts';
+import { ACTIONS } from '../src/domain/database-lifecycle.ts';
 import { notify } from '../src/events/notifications.ts';
-import { ACTIONS } from '../src/resources/databases/database-lifecycle.ts';
 import {
   STORE_KINDS,
   startTestControlPlane,

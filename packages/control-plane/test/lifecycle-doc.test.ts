@@ -1,10 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  type AllowedActionsInput,
-  allowedActions,
-} from '../src/resources/databases/allowed-actions.ts';
-import type { Action } from '../src/resources/databases/database-lifecycle.ts';
+import { type AllowedActionsInput, allowedActions } from '../src/domain/allowed-actions.ts';
+import type { Action } from '../src/domain/database-lifecycle.ts';
 
 /** docs/control-plane/lifecycle.md's "way out" table, checked against the matrix. */
 const DOC = readFileSync(

@@ -4,7 +4,7 @@ import { newKeyId, type RunningInstance, startInstance } from '@replix/instance'
 import pino from 'pino';
 import { expect } from 'vitest';
 import type { ApiContext } from '../src/api/context.ts';
-import type { DatabaseStatus } from '../src/resources/databases/database-lifecycle.ts';
+import type { DatabaseStatus } from '../src/domain/database-lifecycle.ts';
 import type { Goal } from '../src/store/schema.ts';
 import type { TestControlPlane } from './control-plane-harness.ts';
 

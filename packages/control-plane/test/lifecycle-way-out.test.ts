@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { allowedActions } from '../src/resources/databases/allowed-actions.ts';
-import {
-  ACTIONS,
-  type Action,
-  type DatabaseStatus,
-} from '../src/resources/databases/database-lifecycle.ts';
+import { allowedActions } from '../src/domain/allowed-actions.ts';
+import { ACTIONS, type Action, type DatabaseStatus } from '../src/domain/database-lifecycle.ts';
 
 /**
  * The way out of every status (issue 15): for each settled status, and for a failed first

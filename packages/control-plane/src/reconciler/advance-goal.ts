@@ -1,7 +1,7 @@
+import { FINISHED_EVENT } from '../domain/database-lifecycle.ts';
 import { unroutedMessage } from '../domain/endpoint-messages.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import { queueBuild } from '../resources/builds/queue-build.ts';
-import { FINISHED_EVENT } from '../resources/databases/database-lifecycle.ts';
 import { buildToDeploy } from './build-to-deploy.ts';
 import { deploy } from './deploy.ts';
 import { dropReplicationState } from './drop-replication-state.ts';

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { ApiServer } from '../../api/api-server.ts';
 import { ErrorResponse, errorResponses, IdParams } from '../../api/common-schemas.ts';
 import type { ApiContext } from '../../api/context.ts';
+import type { Action } from '../../domain/database-lifecycle.ts';
 import {
   cancelGoal,
   deleteDatabase,
@@ -13,7 +14,6 @@ import {
   STARTS_INSTANCE,
   setReplicationPaused,
 } from './database-actions-service.ts';
-import type { Action } from './database-lifecycle.ts';
 import {
   ActionAccepted,
   RedeployBody,

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ApiContext } from '../../api/context.ts';
+import type { DatabaseStatus, QueuedAction } from '../../domain/database-lifecycle.ts';
 import {
   assertComputeUnits,
   assertInstanceSize,
@@ -11,7 +12,6 @@ import { replicaUrlsOf } from '../../drivers/replica-urls.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import type { Goal, Store } from '../../store/schema.ts';
 import { auditAction, lockDatabase, queueGoal, requireAllowed } from './database-goals.ts';
-import type { DatabaseStatus, QueuedAction } from './database-lifecycle.ts';
 import {
   buildOfDatabase,
   type DatabaseRow,

@@ -1,16 +1,16 @@
 import { currentTraceparent } from '@replix/instance/tracing';
 import type { Kysely } from 'kysely';
-import { asPlan, type InstanceSize, type Plan } from '../../domain/plans.ts';
-import { ApiError, notFound } from '../../errors.ts';
-import { recordAudit } from '../../events/audit-log.ts';
-import type { Goal, Store } from '../../store/schema.ts';
-import { type AllowedActions, allowedActions } from './allowed-actions.ts';
+import { type AllowedActions, allowedActions } from '../../domain/allowed-actions.ts';
 import {
   type Action,
   type DatabaseStatus,
   QUEUED_STATUS,
   type QueuedAction,
-} from './database-lifecycle.ts';
+} from '../../domain/database-lifecycle.ts';
+import { asPlan, type InstanceSize, type Plan } from '../../domain/plans.ts';
+import { ApiError, notFound } from '../../errors.ts';
+import { recordAudit } from '../../events/audit-log.ts';
+import type { Goal, Store } from '../../store/schema.ts';
 import {
   type DatabaseRow,
   hasSucceededBuild,

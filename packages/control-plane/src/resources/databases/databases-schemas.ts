@@ -2,10 +2,10 @@ import type { Selectable } from 'kysely';
 import { type Static, Type } from 'typebox';
 import { DateTime, iso, Uuid } from '../../api/common-schemas.ts';
 import { REGIONS } from '../../connections/regions.ts';
+import { DATABASE_STATUSES } from '../../domain/database-lifecycle.ts';
+import { LOG_LEVELS, SYNC_MODES } from '../../domain/database-settings.ts';
 import { INSTANCE_SIZE_NAMES } from '../../domain/plans.ts';
 import type { DatabaseTable } from '../../store/schema.ts';
-import { DATABASE_STATUSES } from './database-lifecycle.ts';
-import { LOG_LEVELS, SYNC_MODES } from './database-settings.ts';
 
 /** A database record in the API (GET/POST/PATCH /databases). */
 export const Database = Type.Object(

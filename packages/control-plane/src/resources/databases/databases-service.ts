@@ -8,6 +8,7 @@ import { ownedConnection, ownedDatabase } from '../../api/tenancy.ts';
 import { accountPlan } from '../../connections/account-plan.ts';
 import { sourceReadiness } from '../../connections/source-readiness.ts';
 import { readSourceSchema } from '../../connections/source-schema-read.ts';
+import { validSchemaConfig } from '../../domain/database-settings.ts';
 import {
   assertDatabaseCount,
   assertInstanceSize,
@@ -20,7 +21,6 @@ import { ApiError } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import type { SecretBox } from '../../secret-box.ts';
 import type { ConnectionTable, DatabaseTable } from '../../store/schema.ts';
-import { validSchemaConfig } from './database-settings.ts';
 import {
   backendOfConnection,
   connectionOfDatabase,

@@ -5,9 +5,9 @@ import {
   type WhereConfigIssue,
 } from '@replix/sources';
 import type { Selectable } from 'kysely';
-import { INSTANCE_SIZE_NAMES, INSTANCE_SIZES, type InstanceSize } from '../../domain/plans.ts';
-import { ApiError } from '../../errors.ts';
-import type { DatabaseTable, DeployedInstanceConfig } from '../../store/schema.ts';
+import { ApiError } from '../errors.ts';
+import type { DatabaseTable, DeployedInstanceConfig } from '../store/schema.ts';
+import { INSTANCE_SIZE_NAMES, INSTANCE_SIZES, type InstanceSize } from './plans.ts';
 
 export const SYNC_MODES = ['cdc', 'poll'] as const;
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error'] as const;

@@ -1,6 +1,6 @@
-import { INSTANCE_SIZE_NAMES, type Plan, type PlanLimits, planLimits } from '../../domain/plans.ts';
-import type { Goal } from '../../store/schema.ts';
+import type { Goal } from '../store/schema.ts';
 import { ACTIONS, type Action, type DatabaseStatus } from './database-lifecycle.ts';
+import { INSTANCE_SIZE_NAMES, type Plan, type PlanLimits, planLimits } from './plans.ts';
 
 /** How an action is carried out: now, in the request, or later by the reconciler. */
 export type ActionMode = 'immediate' | 'queued';
