@@ -6,6 +6,7 @@ import { deployedConfigOf } from '../domain/database-settings.ts';
 import { replicationIdFor } from '../domain/replication-id.ts';
 import type { InstanceKeySet } from '../drivers/instance-key-set.ts';
 import type { InstanceLaunch } from '../drivers/instance-launch.ts';
+import { buildArtifactOf } from '../store/build-artifact.ts';
 import type { ApiKeyScope } from '../store/schema.ts';
 import type { DatabaseRow } from './leases.ts';
 
@@ -59,11 +60,7 @@ export async function instanceLaunchFor(
   instance: { id: string; control_key_id: string },
   buildId: string,
 ): Promise<PreparedLaunch> {
-  const build = await context.db
-    .selectFrom('builds')
-    .select(['id', 'status', 'image_uri'])
-    .where('id', '=', buildId)
-    .executeTakeFirst();
+  const build = await buildArtifactOf(context.db, buildId);
   if (build?.status !== 'succeeded' || !build.image_uri) {
     throw new LaunchError('The build to deploy has no artifact.');
   }
@@ -83,7 +80,7 @@ export async function instanceLaunchFor(
     launch: {
       instanceId: instance.id,
       databaseId: database.id,
-      buildId: build.id,
+      buildId,
       artifactDir: fileURLToPath(build.image_uri),
       sourceUrl: target.sourceUrl,
       ssh: target.ssh,

@@ -36,15 +36,3 @@ export async function insertBuildRow(
 ): Promise<void> {
   await db.insertInto('builds').values(values).execute();
 }
-
-/** A build's status and artifact location (`image_uri`), or undefined when there is none. */
-export function buildArtifactOf(
-  db: StoreDb,
-  id: string,
-): Promise<Pick<Selectable<BuildTable>, 'status' | 'image_uri'> | undefined> {
-  return db
-    .selectFrom('builds')
-    .select(['status', 'image_uri'])
-    .where('id', '=', id)
-    .executeTakeFirst();
-}
