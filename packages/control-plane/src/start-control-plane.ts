@@ -17,7 +17,6 @@ import {
 import type { ControlPlaneConfig } from './config.ts';
 import { createDriver } from './drivers/create-driver.ts';
 import { PlatformEvents } from './events/platform-events.ts';
-import { markStoppedInstances } from './health/mark-stopped-instances.ts';
 import { startHeartbeat } from './roles/heartbeat.ts';
 import { LoopPulse } from './roles/loop-pulse.ts';
 import { startProbeServer } from './roles/probe-server.ts';
@@ -25,6 +24,7 @@ import { type ProbeWindows, ProcessProbes } from './roles/process-probes.ts';
 import type { RoleContext, RoleName, RunningRole } from './roles/role.ts';
 import { ROLE_STARTERS } from './roles/role-starters.ts';
 import { SecretBox } from './secret-box.ts';
+import { markHealthUnknown } from './store/instance-store.ts';
 import { type OpenStore, openStore } from './store/open-store.ts';
 import { enqueueWebhookDeliveries } from './webhooks/enqueue-deliveries.ts';
 
@@ -122,7 +122,7 @@ export async function startControlPlane(
         // Only a process that runs instances stops them; an api-only one leaves them alone.
         // Their health becomes unknown, not unreachable: the next start raises no alarm.
         if (role === 'reconciler')
-          closers.push(async () => markStoppedInstances(store.db, await context.driver.shutdown()));
+          closers.push(async () => markHealthUnknown(store.db, await context.driver.shutdown()));
         const starter = ROLE_STARTERS[role];
         const pulse = new LoopPulse(role, starter.loopPeriodMs(context));
         probes.watch(pulse);

@@ -10,8 +10,8 @@ import {
   DATABASE_STATUSES,
   type DatabaseStatus,
 } from '../src/domain/database-lifecycle.ts';
+import type { Goal } from '../src/domain/goal.ts';
 import { PLAN_LIMITS, PLANS } from '../src/domain/plans.ts';
-import type { Goal } from '../src/store/schema.ts';
 
 type Case = { hasBuild: boolean; hasDeployment: boolean; replicationPaused: boolean };
 
@@ -80,14 +80,17 @@ function expectedMode(action: Action, status: DatabaseStatus, hasBuild: boolean)
     : 'immediate';
 }
 
-function goalOf(state: 'none' | 'queued' | 'claimed', action = 'terminate'): Goal | null {
+function goalOf(
+  state: 'none' | 'queued' | 'claimed',
+  action: Goal['action'] = 'terminate',
+): Goal | null {
   if (state === 'none') return null;
   return {
     action,
     fromStatus: 'running',
     requestedAt: '2026-01-01T00:00:00.000Z',
     ...(state === 'claimed' ? { claimedAt: '2026-01-01T00:00:01.000Z' } : {}),
-  };
+  } as Goal;
 }
 
 function expectWellFormed(matrix: AllowedActions): void {

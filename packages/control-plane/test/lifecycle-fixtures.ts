@@ -5,7 +5,7 @@ import pino from 'pino';
 import { expect } from 'vitest';
 import type { ApiContext } from '../src/api/context.ts';
 import type { DatabaseStatus } from '../src/domain/database-lifecycle.ts';
-import type { Goal } from '../src/store/schema.ts';
+import type { Goal } from '../src/domain/goal.ts';
 import type { TestControlPlane } from './control-plane-harness.ts';
 
 /**

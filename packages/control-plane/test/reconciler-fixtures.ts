@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { newKeyId } from '@replix/instance';
 import type { Kysely } from 'kysely';
+import type { Goal } from '../src/domain/goal.ts';
 import { processesUnder } from '../src/drivers/process-identity.ts';
 import type { SecretBox } from '../src/secret-box.ts';
-import type { Goal, Store } from '../src/store/schema.ts';
+import type { Store } from '../src/store/schema.ts';
 import {
   insertAccount,
   insertConnection,
@@ -20,8 +21,17 @@ export interface SeededSource {
   readonly keySecret: Buffer;
 }
 
-export function goal(action: string, fromStatus: string, extra: Partial<Goal> = {}): Goal {
-  return { action, fromStatus, requestedAt: new Date().toISOString(), ...extra };
+/** A goal's own fields, by action (and `claimedAt`, once a reconciler took it). */
+type GoalFields = {
+  buildId?: string;
+  instanceSize?: string;
+  replicas?: number;
+  claimedAt?: string;
+};
+
+/** A goal of `action` as the API records it (with the action's own fields in `extra`). */
+export function goal(action: Goal['action'], fromStatus: string, extra: GoalFields = {}): Goal {
+  return { action, fromStatus, requestedAt: new Date().toISOString(), ...extra } as Goal;
 }
 
 /**
@@ -55,7 +65,7 @@ export async function requestAction(
   databaseId: string,
   action: string,
   status: string,
-  extra: Partial<Goal> = {},
+  extra: GoalFields = {},
 ): Promise<void> {
   const row = await db
     .selectFrom('databases')
@@ -64,7 +74,11 @@ export async function requestAction(
     .executeTakeFirstOrThrow();
   await db
     .updateTable('databases')
-    .set({ goal: JSON.stringify(goal(action, row.status, extra)), status, updated_at: new Date() })
+    .set({
+      goal: JSON.stringify(goal(action as Goal['action'], row.status, extra)),
+      status,
+      updated_at: new Date(),
+    })
     .where('id', '=', databaseId)
     .execute();
 }

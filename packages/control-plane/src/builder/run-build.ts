@@ -7,8 +7,8 @@ import {
 } from '@replix/engine';
 import type { Kysely, Selectable } from 'kysely';
 import type { SecretBox } from '../secret-box.ts';
+import { appendLogLine } from '../store/log-lines.ts';
 import type { ConnectionTable, DatabaseTable, Store } from '../store/schema.ts';
-import { appendBuildLog } from './build-log.ts';
 import type { BuildRow } from './build-queue.ts';
 import { databaseConfigHash } from './config-hash.ts';
 import { instanceBundle } from './instance-bundle.ts';
@@ -64,7 +64,7 @@ export function buildSchemaConfig(database: Selectable<DatabaseTable>): SchemaCo
  * its progress to the build log. Throws BuildError for what the user can fix.
  */
 export async function runBuild(build: BuildRow, env: BuildEnvironment): Promise<BuiltArtifact> {
-  const log = (message: string) => appendBuildLog(env.db, build.id, message);
+  const log = (message: string) => appendLogLine(env.db, build.id, message);
   const database = await env.db
     .selectFrom('databases')
     .selectAll()

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../secret-box.ts';
+import { appendLogLine } from '../store/log-lines.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import { buildFailureMessage } from './build-failure-message.ts';
-import { appendBuildLog } from './build-log.ts';
 import {
   BUILD_LEASE_MS,
   type BuildClaim,
@@ -77,7 +77,7 @@ export async function runClaimedBuild(
     });
   };
   try {
-    await appendBuildLog(
+    await appendLogLine(
       db,
       build.id,
       `Build started (attempt ${attempt}, ${build.builder_job_id})`,
@@ -99,13 +99,13 @@ export async function runClaimedBuild(
       log.warn({ buildId: build.id }, 'build finished after its lease was taken over');
       return 'lost';
     }
-    await appendBuildLog(db, build.id, 'Build succeeded');
+    await appendLogLine(db, build.id, 'Build succeeded');
     return 'succeeded';
   } catch (error) {
     const reason = attemptAbort.signal.reason;
     if (reason instanceof Stopping) {
       await releaseBuild(db, claim);
-      await appendBuildLog(db, build.id, 'Builder stopping; the build goes back to the queue');
+      await appendLogLine(db, build.id, 'Builder stopping; the build goes back to the queue');
       return 'released';
     }
     if (reason instanceof LeaseLost) {
@@ -114,7 +114,7 @@ export async function runClaimedBuild(
     }
     const { message, expected } = buildFailureMessage(error);
     if (!expected) log.error({ err: error, buildId: build.id }, 'build failed unexpectedly');
-    await appendBuildLog(db, build.id, `Build failed: ${message}`);
+    await appendLogLine(db, build.id, `Build failed: ${message}`);
     return (await finish('failed', { error: message })) ? 'failed' : 'lost';
   } finally {
     clearInterval(renewal);

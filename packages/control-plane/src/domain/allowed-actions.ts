@@ -1,5 +1,5 @@
-import type { Goal } from '../store/schema.ts';
 import { ACTIONS, type Action, type DatabaseStatus } from './database-lifecycle.ts';
+import type { Goal } from './goal.ts';
 import { INSTANCE_SIZE_NAMES, type Plan, type PlanLimits, planLimits } from './plans.ts';
 
 /** How an action is carried out: now, in the request, or later by the reconciler. */

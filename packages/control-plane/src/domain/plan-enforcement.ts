@@ -2,8 +2,9 @@ import type { Kysely } from 'kysely';
 import { accountPlan } from '../connections/account-plan.ts';
 import { DEFAULT_REGION } from '../connections/regions.ts';
 import { ApiError } from '../errors.ts';
-import type { Goal, Store } from '../store/schema.ts';
+import type { Store } from '../store/schema.ts';
 import { lockAccount } from '../team/team-membership.ts';
+import type { Goal } from './goal.ts';
 import {
   type InstanceSize,
   overageComputeUnits,
@@ -143,7 +144,7 @@ export function databaseComputeUnits(row: {
   replicas: number;
   goal: Goal | null;
 }): number {
-  const goal = row.goal;
+  const goal = row.goal?.action === 'resize' ? row.goal : undefined;
   const pending = goal?.instanceSize || goal?.replicas ? goal : undefined;
   return Math.max(
     replicatedComputeUnits(row.instance_size, row.replicas),

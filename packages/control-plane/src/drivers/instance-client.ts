@@ -46,3 +46,20 @@ export class InstanceClient {
     }
   }
 }
+
+/**
+ * The status a replica's `/health` answers (200 once its snapshot is in; no key needed), or 0
+ * when it cannot be reached within the timeout.
+ */
+export async function healthStatusOf(replicaUrl: string): Promise<number> {
+  try {
+    const response = await fetch(`${replicaUrl.replace(/\/$/, '')}/health`, {
+      headers: withTraceHeaders({}),
+      signal: AbortSignal.timeout(INSTANCE_TIMEOUT_MS),
+    });
+    await response.body?.cancel();
+    return response.status;
+  } catch {
+    return 0;
+  }
+}

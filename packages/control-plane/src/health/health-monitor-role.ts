@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sql } from 'kysely';
 import { combineReplicaMetrics } from '../drivers/combine-replica-metrics.ts';
 import { InstanceClient } from '../drivers/instance-client.ts';
 import { parseInstanceMetrics } from '../drivers/parse-instance-metrics.ts';
 import type { LoopPulse } from '../roles/loop-pulse.ts';
 import type { RoleContext, RunningRole } from '../roles/role.ts';
+import { recordHealthReading } from '../store/instance-store.ts';
 import type { ReplicaHealth } from '../store/schema.ts';
 import { classifyHealth, type HealthDetail, type HealthReading } from './classify-health.ts';
 import { combineReplicaHealth } from './combine-replica-health.ts';
@@ -34,7 +34,7 @@ interface Checked {
  * with an admin key) is recorded, so the two always agree within a period.
  *
  * An instance with no health yet (just deployed, or stopped by a graceful shutdown and started
- * again: `markStoppedInstances`) that does not answer is still starting, not unhealthy: its
+ * again: `markHealthUnknown`) that does not answer is still starting, not unhealthy: its
  * health stays unknown until it first answers, so a normal restart raises no alarm.
  *
  * Every `METRICS_SAMPLE_INTERVAL_MS` it also keeps a reading of each answering instance's
@@ -64,21 +64,14 @@ export async function startHealthMonitor(
       }
       const starting = checked.previous === null && reading.health === 'unreachable';
       // Conditional on the status we read: of two monitors, only one reports a transition.
-      const updated = await tx
-        .updateTable('instances')
-        .set({
-          health_status: starting ? null : reading.health,
-          replica_health: JSON.stringify(replicaHealth),
-          last_health_check: new Date(),
-          ...(reading.snapshotAgeMs !== null ? { snapshot_age_ms: reading.snapshotAgeMs } : {}),
-          ...(reading.swapCount !== null ? { swap_count: reading.swapCount } : {}),
-          ...(reading.rowCounts !== null ? { row_counts: JSON.stringify(reading.rowCounts) } : {}),
-        })
-        .where('id', '=', checked.instanceId)
-        .where('removed_at', 'is', null)
-        .where(sql<boolean>`health_status IS NOT DISTINCT FROM ${checked.previous}`)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) === 0) return;
+      const recorded = await recordHealthReading(tx, checked.instanceId, checked.previous, {
+        healthStatus: starting ? null : reading.health,
+        replicaHealth,
+        snapshotAgeMs: reading.snapshotAgeMs,
+        swapCount: reading.swapCount,
+        rowCounts: reading.rowCounts,
+      });
+      if (!recorded) return;
       const event = {
         accountId: checked.accountId,
         databaseId: checked.databaseId,

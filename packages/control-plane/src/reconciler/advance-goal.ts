@@ -1,7 +1,9 @@
 import { FINISHED_EVENT } from '../domain/database-lifecycle.ts';
 import { unroutedMessage } from '../domain/endpoint-messages.ts';
+import type { BuildGoal } from '../domain/goal.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import { queueBuild } from '../resources/builds/queue-build.ts';
+import { buildStatusOf } from '../store/build-store.ts';
 import { buildToDeploy } from './build-to-deploy.ts';
 import { deploy } from './deploy.ts';
 import { dropReplicationState } from './drop-replication-state.ts';
@@ -28,7 +30,7 @@ export function advanceGoal(run: GoalRun): Promise<GoalOutcome> {
   switch (goal.action) {
     case 'provision':
     case 'rebuild':
-      return buildThenDeploy(run);
+      return buildThenDeploy(run, goal);
     case 'redeploy':
       return deploy(run, goal.buildId);
     case 'reconfigure':
@@ -36,40 +38,32 @@ export function advanceGoal(run: GoalRun): Promise<GoalOutcome> {
     case 'resume':
       return buildToDeploy(run.context.db, run.database).then((buildId) => deploy(run, buildId));
     case 'pause':
-      return stopInstance(run, 'pause');
     case 'terminate':
-      return stopInstance(run, 'terminate');
     case 'delete':
-      return stopInstance(run, 'delete');
-    default:
-      return failUnknown(run, goal.action);
+      return stopInstance(run, goal.action);
   }
 }
 
-async function buildThenDeploy(run: GoalRun): Promise<GoalOutcome> {
+async function buildThenDeploy(run: GoalRun, goal: BuildGoal): Promise<GoalOutcome> {
   const { context } = run;
-  let goal = goalOf(run);
   if (goal.phase?.startsWith('deploy:')) return deploy(run, goal.buildId);
-  if (!goal.buildId) {
+  let buildId = goal.phase ? goal.buildId : undefined;
+  if (!buildId) {
     // The build and the goal that waits for it are recorded together: never two builds.
-    await context.db.transaction().execute(async (tx) => {
-      const buildId = await queueBuild(tx, run.database);
-      await saveGoal(run, { ...goal, phase: 'build', buildId }, tx);
+    buildId = await context.db.transaction().execute(async (tx) => {
+      const queued = await queueBuild(tx, run.database);
+      await saveGoal(run, { ...goal, phase: 'build', buildId: queued }, tx);
+      return queued;
     });
-    goal = goalOf(run);
   }
-  const build = await context.db
-    .selectFrom('builds')
-    .select(['status', 'error'])
-    .where('id', '=', goal.buildId as string)
-    .executeTakeFirst();
+  const build = await buildStatusOf(context.db, buildId);
   if (build?.status === 'succeeded') {
     await updateClaimed(run, {
-      goal: JSON.stringify({ ...goal, phase: 'deploy' }),
+      goal: JSON.stringify({ ...goalOf(run), phase: 'deploy' }),
       status: 'deploying',
       updated_at: new Date(),
     });
-    return deploy(run, goal.buildId);
+    return deploy(run, buildId);
   }
   if (build && build.status !== 'failed') return { kind: 'wait', retryAfterMs: BUILD_POLL_MS };
   const error = build?.error ?? 'The build disappeared.';
@@ -130,14 +124,5 @@ async function stopInstance(
       payload: stopped ? { instanceId: stopped.id } : undefined,
     });
   });
-  return DONE;
-}
-
-async function failUnknown(run: GoalRun, action: string): Promise<GoalOutcome> {
-  run.context.log.error({ databaseId: run.database.id, action }, 'unknown goal action');
-  await updateClaimed(
-    run,
-    finishedGoal({ status: goalOf(run).fromStatus, last_error: `Unknown action ${action}.` }),
-  );
   return DONE;
 }

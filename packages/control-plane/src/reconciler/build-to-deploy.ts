@@ -1,3 +1,4 @@
+import { latestSucceededBuildOf } from '../store/build-store.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import type { DatabaseRow } from './leases.ts';
 
@@ -8,13 +9,5 @@ import type { DatabaseRow } from './leases.ts';
  */
 export async function buildToDeploy(db: StoreDb, database: DatabaseRow): Promise<string | null> {
   if (database.current_build_id) return database.current_build_id;
-  const latest = await db
-    .selectFrom('builds')
-    .select('id')
-    .where('database_id', '=', database.id)
-    .where('status', '=', 'succeeded')
-    .orderBy('created_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return latest?.id ?? null;
+  return (await latestSucceededBuildOf(db, database.id)) ?? null;
 }

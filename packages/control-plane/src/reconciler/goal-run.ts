@@ -1,6 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Transaction, Updateable } from 'kysely';
+import type { Goal } from '../domain/goal.ts';
+import { healthStatusOf } from '../drivers/instance-client.ts';
 import type { RoleContext } from '../roles/role.ts';
-import type { DatabaseTable, Goal, Store } from '../store/schema.ts';
+import type { DatabaseTable, Store } from '../store/schema.ts';
 import type { DatabaseRow } from './leases.ts';
 
 /** What a step leaves behind: the goal is finished, or it waits (e.g. for its build). */
@@ -18,9 +21,31 @@ export class LeaseLostError extends Error {
   }
 }
 
+/** Time, for waits and deadlines: the system's, or a test's fake. */
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms`, or early when `signal` aborts (never rejects). */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) => sleep(ms, undefined, { signal }).catch(() => {}),
+};
+
+/** What a goal observes besides the driver and the store. */
+export interface GoalPorts {
+  readonly clock: Clock;
+  /** The status a replica's /health answers; 0 when unreachable. */
+  healthStatusOf(replicaUrl: string): Promise<number>;
+}
+
+export const systemPorts: GoalPorts = { clock: systemClock, healthStatusOf };
+
 /** One claimed goal being worked on by this process. */
 export interface GoalRun {
   readonly context: RoleContext;
+  readonly ports: GoalPorts;
   /** The lease owner: this process's reconciler. */
   readonly owner: string;
   /** Aborted when the role stops or the lease is lost. */

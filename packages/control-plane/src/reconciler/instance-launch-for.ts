@@ -6,7 +6,7 @@ import { deployedConfigOf } from '../domain/database-settings.ts';
 import { replicationIdFor } from '../domain/replication-id.ts';
 import type { InstanceKeySet } from '../drivers/instance-key-set.ts';
 import type { InstanceLaunch } from '../drivers/instance-launch.ts';
-import { buildArtifactOf } from '../store/build-artifact.ts';
+import { buildArtifactOf } from '../store/build-store.ts';
 import type { ApiKeyScope } from '../store/schema.ts';
 import type { DatabaseRow } from './leases.ts';
 

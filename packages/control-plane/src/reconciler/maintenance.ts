@@ -1,6 +1,7 @@
 import { currentReplicaUrls } from '../drivers/replica-urls.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import type { RoleContext } from '../roles/role.ts';
+import { liveInstanceById, recordKeysVersion, recordStarted } from '../store/instance-store.ts';
 import { instanceLaunchFor, keyIdsOf } from './instance-launch-for.ts';
 import { claimRunning, releaseLease } from './leases.ts';
 import { recordReplicationSource } from './replication-sources.ts';
@@ -114,12 +115,7 @@ export class Maintenance {
   ): Promise<void> {
     const { keys, keysVersion } = await keyIdsOf(this.#context, databaseId, controlKeyId);
     await this.#context.driver.updateKeys(instanceId, keys);
-    await this.#context.db
-      .updateTable('instances')
-      .set({ keys_version: keysVersion })
-      .where('id', '=', instanceId)
-      .where('keys_version', '=', fromVersion)
-      .execute();
+    await recordKeysVersion(this.#context.db, instanceId, fromVersion, keysVersion);
   }
 
   /**
@@ -132,14 +128,8 @@ export class Maintenance {
     const database = await claimRunning(db, this.#owner, databaseId);
     if (!database) return;
     try {
-      const instance = await db
-        .selectFrom('instances')
-        .selectAll()
-        .where('id', '=', instanceId)
-        .where('removed_at', 'is', null)
-        .where('standby', '=', false)
-        .executeTakeFirst();
-      if (!instance?.build_id || (await driver.isAlive(instanceId))) return;
+      const instance = await liveInstanceById(db, instanceId);
+      if (instance?.standby || !instance?.build_id || (await driver.isAlive(instanceId))) return;
       const { launch, keysVersion, source } = await instanceLaunchFor(
         this.#context,
         database,
@@ -154,21 +144,9 @@ export class Maintenance {
       const handle = await driver.start(launch);
       const replicaUrls = await currentReplicaUrls(driver, instanceId);
       await db.transaction().execute(async (tx) => {
-        const updated = await tx
-          .updateTable('instances')
-          .set((eb) => ({
-            private_url: handle.privateUrl,
-            replica_urls: JSON.stringify(replicaUrls),
-            port: handle.port,
-            pid: handle.pid,
-            container_ref: handle.containerRef,
-            keys_version: keysVersion,
-            restarts: eb('restarts', '+', 1),
-            updated_at: new Date(),
-          }))
-          .where('id', '=', instanceId)
-          .returning('restarts')
-          .executeTakeFirstOrThrow();
+        const { privateUrl, port, pid, containerRef } = handle;
+        const addresses = { privateUrl, port, pid, containerRef, replicaUrls, keysVersion };
+        const restarts = await recordStarted(tx, instanceId, addresses, { restart: true });
         await recordAudit(tx, {
           accountId: database.account_id,
           databaseId: database.id,
@@ -176,7 +154,7 @@ export class Maintenance {
           entityId: instanceId,
           eventType: 'instance.restarted',
           payload: {
-            restarts: updated.restarts,
+            restarts,
             endpointUrl: instance.endpoint_url,
             ...(launch.replicas > 1 ? { replicas: dead } : {}),
           },

@@ -4,7 +4,7 @@ import type { LoopPulse } from '../roles/loop-pulse.ts';
 import type { RoleContext, RunningRole } from '../roles/role.ts';
 import { advanceGoal } from './advance-goal.ts';
 import { dropDueReplicationState } from './drop-replication-state.ts';
-import { type GoalRun, LeaseLostError } from './goal-run.ts';
+import { type GoalRun, LeaseLostError, systemPorts } from './goal-run.ts';
 import { instanceLaunchFor } from './instance-launch-for.ts';
 import {
   claimGoal,
@@ -60,7 +60,7 @@ export async function startReconciler(
           log.warn({ err: error, databaseId: database.id }, 'lease renewal failed'),
       );
     }, LEASE_RENEW_MS);
-    const run: GoalRun = { context, owner, signal: abort.signal, database };
+    const run: GoalRun = { context, ports: systemPorts, owner, signal: abort.signal, database };
     const goal = database.goal;
     try {
       // Each pass is a span of the trace of the request that queued the goal (its stored
@@ -70,7 +70,7 @@ export async function startReconciler(
         {
           'replix.database.id': database.id,
           'replix.goal.action': goal?.action ?? '',
-          'replix.goal.phase': goal?.phase ?? 'start',
+          'replix.goal.phase': (goal && 'phase' in goal && goal.phase) || 'start',
         },
         async (span) => {
           const outcome = await advanceGoal(run);

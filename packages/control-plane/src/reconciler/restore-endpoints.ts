@@ -1,5 +1,6 @@
 import { unroutedMessage } from '../domain/endpoint-messages.ts';
 import type { RoleContext } from '../roles/role.ts';
+import { recordEndpointUrl } from '../store/instance-store.ts';
 
 /**
  * Reconciler start-up: opens every database's endpoint again on its own port (the addresses
@@ -38,12 +39,7 @@ export async function restoreEndpoints(context: RoleContext): Promise<void> {
           .set({ endpoint_port: endpoint.port, endpoint_url: endpoint.url })
           .where('id', '=', row.databaseId)
           .execute();
-        await db
-          .updateTable('instances')
-          .set({ endpoint_url: endpoint.url })
-          .where('database_id', '=', row.databaseId)
-          .where('removed_at', 'is', null)
-          .execute();
+        await recordEndpointUrl(db, row.databaseId, endpoint.url);
       }
       if (row.instanceId && (await driver.isAlive(row.instanceId))) {
         await driver.route(row.databaseId, row.instanceId);

@@ -14,3 +14,14 @@ export function logLinesAfter(db: StoreDb, streamId: string, after: string | nul
   if (after !== null) query = query.where('id', '>', after);
   return query.execute();
 }
+
+/**
+ * Appends one line to a log stream: a build's (`GET /v1/builds/{id}/logs`) or a deployment's
+ * (`GET /databases/{id}/infra-logs`), read back in order by `logLinesAfter`.
+ */
+export async function appendLogLine(db: StoreDb, streamId: string, message: string): Promise<void> {
+  await db
+    .insertInto('log_lines')
+    .values({ stream_id: streamId, ts: Date.now(), message })
+    .execute();
+}

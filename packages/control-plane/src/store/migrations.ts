@@ -508,6 +508,25 @@ const MIGRATIONS: Record<string, Migration> = {
       );
     },
   },
+  '016-typed-goal-phases': {
+    async up(db: Kysely<unknown>) {
+      // Goals in flight take the phases of `domain/goal.ts`, so the reconciler reads no other:
+      // a deploy recorded without a deployment starts its deployment again (a build goal from
+      // its succeeded build); one before stable endpoints (`deploy:replace`, or a later phase
+      // naming no instance) records its new instance again.
+      await runStatements(
+        db,
+        `UPDATE databases
+          SET goal = CASE WHEN goal->>'action' IN ('provision', 'rebuild')
+            THEN jsonb_set(goal, '{phase}', '"deploy"') ELSE goal - 'phase' END
+          WHERE goal->>'phase' LIKE 'deploy:%' AND goal->>'deploymentId' IS NULL;
+        UPDATE databases
+          SET goal = jsonb_set(goal - 'instanceId' - 'previousInstanceId', '{phase}', '"deploy:prepare"')
+          WHERE goal->>'phase' = 'deploy:replace'
+            OR (goal->>'phase' LIKE 'deploy:%' AND goal->>'instanceId' IS NULL)`,
+      );
+    },
+  },
 };
 
 /** Runs `;`-separated DDL one statement at a time (PGlite's extended protocol takes one). */

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { Goal } from '../domain/goal.ts';
 
 /** A timestamp the database fills in when an insert leaves it out. */
 type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -124,30 +125,6 @@ export interface StoredConnectionTest {
     ready: boolean;
     issues: string[];
   };
-}
-
-/** A queued or in-progress action on a database, carried out by the reconciler. */
-export interface Goal {
-  action: string;
-  /** The status before the action was accepted; cancel-goal restores it. */
-  fromStatus: string;
-  /** Steps written by the reconciler as it goes, so a restarted one resumes. */
-  phase?: string;
-  buildId?: string;
-  deploymentId?: string;
-  /** The instance a deploy starts, and the one it replaces (stopped once the new one serves). */
-  instanceId?: string;
-  previousInstanceId?: string;
-  instanceSize?: string;
-  /** A resize's new replica count. */
-  replicas?: number;
-  requestedAt: string;
-  claimedAt?: string;
-  /**
-   * The W3C `traceparent` of the request that queued the goal, when tracing was on: the
-   * reconciler's spans for the goal continue that request's trace (docs/tracing.md).
-   */
-  traceparent?: string;
 }
 
 /** The runtime settings an instance was started with. */

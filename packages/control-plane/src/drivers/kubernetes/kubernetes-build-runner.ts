@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { appendBuildLog } from '../../builder/build-log.ts';
 import {
   BUILD_LEASE_MS,
   type BuildClaim,
@@ -10,6 +9,7 @@ import {
 } from '../../builder/build-queue.ts';
 import type { BuildRunner } from '../../builder/build-runner.ts';
 import { buildCostCents } from '../../builder/rates.ts';
+import { appendLogLine } from '../../store/log-lines.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import { type BuildJobOptions, buildJobManifest } from './build-job-manifest.ts';
 import type { KubernetesApi, LiveObject } from './kubernetes-api.ts';
@@ -136,7 +136,7 @@ export class KubernetesBuildRunner implements BuildRunner {
     });
     if (recorded) {
       this.#options.log.warn({ buildId: claim.build.id, reason }, 'build job ended unrecorded');
-      await appendBuildLog(this.#options.db, claim.build.id, `Build failed: ${reason}`);
+      await appendLogLine(this.#options.db, claim.build.id, `Build failed: ${reason}`);
     }
   }
 }

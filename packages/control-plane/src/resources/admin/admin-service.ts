@@ -2,6 +2,7 @@
 import { iso } from '../../api/common-schemas.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { changePlan } from '../../billing/billing-ledger.ts';
+import type { Goal } from '../../domain/goal.ts';
 import {
   COMPUTE_STATUSES,
   computeUnitsAllowed,
@@ -16,7 +17,6 @@ import {
 import { INSTANCE_SIZE_NAMES, type InstanceSize, type Plan } from '../../domain/plans.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import type { StoreDb } from '../../store/open-store.ts';
-import type { Goal } from '../../store/schema.ts';
 import { auditAction, lockDatabase, queueGoal } from '../databases/database-goals.ts';
 import { customerRows, databaseIdsOf, liveDatabases, requireCustomer } from './admin-queries.ts';
 

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ApiContext } from '../../api/context.ts';
 import type { DatabaseStatus, QueuedAction } from '../../domain/database-lifecycle.ts';
+import type { Goal } from '../../domain/goal.ts';
 import {
   assertComputeUnits,
   assertInstanceSize,
@@ -10,7 +11,7 @@ import { type InstanceSize, planLimits } from '../../domain/plans.ts';
 import { InstanceClient } from '../../drivers/instance-client.ts';
 import { replicaUrlsOf } from '../../drivers/replica-urls.ts';
 import { ApiError, notFound } from '../../errors.ts';
-import type { Goal, Store } from '../../store/schema.ts';
+import type { Store } from '../../store/schema.ts';
 import { auditAction, lockDatabase, queueGoal, requireAllowed } from './database-goals.ts';
 import {
   buildOfDatabase,

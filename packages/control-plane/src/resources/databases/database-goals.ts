@@ -7,10 +7,11 @@ import {
   QUEUED_STATUS,
   type QueuedAction,
 } from '../../domain/database-lifecycle.ts';
+import type { Goal } from '../../domain/goal.ts';
 import { asPlan, type InstanceSize, type Plan } from '../../domain/plans.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
-import type { Goal, Store } from '../../store/schema.ts';
+import type { Store } from '../../store/schema.ts';
 import {
   type DatabaseRow,
   hasSucceededBuild,
@@ -92,13 +93,14 @@ export async function queueGoal(
 ): Promise<DatabaseStatus> {
   const toStatus = QUEUED_STATUS[action];
   const traceparent = currentTraceparent();
-  const goal: Goal = {
+  // The action's own fields are in `extra` (its route checked them): a goal of that action.
+  const goal = {
     action,
     fromStatus: row.status,
     requestedAt: new Date().toISOString(),
     ...extra,
     ...(traceparent ? { traceparent } : {}),
-  };
+  } as Goal;
   await updateDatabaseRow(tx, row.id, { goal: JSON.stringify(goal), status: toStatus });
   await auditAction(tx, accountId, row, action, {
     fromStatus: row.status,

@@ -13,7 +13,7 @@ import { InstanceClient } from '../../drivers/instance-client.ts';
 import { parseInstanceMetrics } from '../../drivers/parse-instance-metrics.ts';
 import { replicaUrlsOf } from '../../drivers/replica-urls.ts';
 import { ApiError } from '../../errors.ts';
-import { liveInstanceOf } from '../../reconciler/live-instance.ts';
+import { liveInstanceOf } from '../../store/instance-store.ts';
 import { logLinesAfter } from '../../store/log-lines.ts';
 import type { DeployedInstanceConfig } from '../../store/schema.ts';
 import { buildResource } from '../builds/builds-schemas.ts';
