@@ -14,12 +14,13 @@ import {
   tracingSettingsFrom,
 } from '@replix/instance/config';
 import { type StaticDecode, Type } from 'typebox';
+import { BUILT_IN_AUDIENCE } from './auth/audience.ts';
 import {
   BILLING_VARIABLE_SCHEMAS,
   type BillingConfig,
   billingConfigFrom,
 } from './billing/billing-config.ts';
-import { REGIONS, type Region } from './connections/regions.ts';
+import { REGIONS, type Region } from './domain/regions.ts';
 import {
   KUBERNETES_VARIABLE_SCHEMAS,
   type KubernetesSettings,
@@ -78,8 +79,6 @@ export interface ControlPlaneConfig {
   /** Where spans go (`OTEL_*`, docs/tracing.md), the instances' too; undefined: tracing is off. */
   readonly tracing: TracingSettings | undefined;
 }
-
-export const BUILT_IN_AUDIENCE = 'replix';
 
 /** The control plane's spans are `replix-control-plane`'s unless `OTEL_SERVICE_NAME` says otherwise. */
 export const CONTROL_PLANE_SERVICE_NAME = 'replix-control-plane';

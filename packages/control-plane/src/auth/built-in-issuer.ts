@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, type JWK, jwtVerify, SignJWT } from 'jose';
-import { BUILT_IN_AUDIENCE } from '../config.ts';
+import { BUILT_IN_AUDIENCE } from './audience.ts';
 
 export const ADMIN_GROUP = 'service-admins';
 /** The built-in issuer's `iss`: fixed, so tokens survive a change of port or address. */

@@ -1,5 +1,6 @@
 import { createLocalJWKSet, createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
-import { BUILT_IN_AUDIENCE, type OidcSettings } from '../config.ts';
+import type { OidcSettings } from '../config.ts';
+import { BUILT_IN_AUDIENCE } from './audience.ts';
 import type { BuiltInIssuer } from './built-in-issuer.ts';
 
 /** The identity a valid token carries. */

@@ -1,9 +1,4 @@
-import type { Kysely } from 'kysely';
-import { accountPlan } from '../connections/account-plan.ts';
-import { DEFAULT_REGION } from '../connections/regions.ts';
 import { ApiError } from '../errors.ts';
-import type { Store } from '../store/schema.ts';
-import { lockAccount } from '../team/team-membership.ts';
 import type { Goal } from './goal.ts';
 import {
   type InstanceSize,
@@ -13,6 +8,7 @@ import {
   sizeComputeUnits,
   sizeWithin,
 } from './plans.ts';
+import { DEFAULT_REGION } from './regions.ts';
 
 /**
  * Every plan limit, in one place: a pure rule per limit that returns why a request breaks it
@@ -155,78 +151,4 @@ export function databaseComputeUnits(row: {
         )
       : 0,
   );
-}
-
-/** Compute units in use by the account's instances, leaving out `exceptDatabaseId`. */
-export async function computeUnitsInUse(
-  db: Kysely<Store>,
-  accountId: string,
-  exceptDatabaseId?: string,
-): Promise<number> {
-  let query = db
-    .selectFrom('databases')
-    .select(['instance_size', 'replicas', 'goal'])
-    .where('account_id', '=', accountId)
-    .where('deleted_at', 'is', null)
-    .where('status', 'in', [...COMPUTE_STATUSES]);
-  if (exceptDatabaseId) query = query.where('id', '!=', exceptDatabaseId);
-  const rows = await query.execute();
-  return rows.reduce((sum, row) => sum + databaseComputeUnits(row), 0);
-}
-
-export async function overageState(db: Kysely<Store>, accountId: string): Promise<OverageState> {
-  const row = await db
-    .selectFrom('billing_accounts')
-    .select(['overage_enabled', 'spending_cap_cents'])
-    .where('account_id', '=', accountId)
-    .executeTakeFirst();
-  return {
-    enabled: row?.overage_enabled ?? false,
-    spendingCapCents: row?.spending_cap_cents ?? null,
-  };
-}
-
-/**
- * Checks that the account can run database `databaseId` at `size` with `replicas` replicas
- * next to its other instances.
- * Locks the account row first, so two concurrent provisions cannot both take the last units.
- * Call inside the transaction that records the action.
- */
-export async function assertComputeUnits(
-  tx: Kysely<Store>,
-  accountId: string,
-  databaseId: string,
-  size: string,
-  replicas: number,
-): Promise<void> {
-  await lockAccount(tx, accountId);
-  const plan = await accountPlan(tx, accountId);
-  const inUse = await computeUnitsInUse(tx, accountId, databaseId);
-  fail(
-    'plan_limit',
-    computeUnitsViolation(
-      plan,
-      await overageState(tx, accountId),
-      inUse,
-      replicatedComputeUnits(size, replicas),
-    ),
-  );
-}
-
-/** What the account uses of its plan's limits now. */
-export interface AccountUsage {
-  /** Databases not deleted. */
-  readonly databases: number;
-  /** Compute units of its building, deploying and running instances. */
-  readonly computeUnits: number;
-}
-
-export async function accountUsage(db: Kysely<Store>, accountId: string): Promise<AccountUsage> {
-  const { count } = await db
-    .selectFrom('databases')
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .where('account_id', '=', accountId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return { databases: Number(count), computeUnits: await computeUnitsInUse(db, accountId) };
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { ownerIsGoneLocally } from '../roles/lease-owner.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import type { JobQueue, JobTable } from './job-queue.ts';
+import { ownerIsGoneLocally } from './lease-owner.ts';
 
 /**
  * Ends the leases held by control-plane processes of this machine that are gone (killed), so

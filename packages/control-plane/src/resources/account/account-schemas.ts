@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { DateTime, Uuid } from '../../api/common-schemas.ts';
 import { TERMS_VERSION_PATTERN } from '../../billing/billing-config.ts';
 import { PlanLimitsSchema, UsageSchema } from '../billing/billing-schemas.ts';
+import { DateTime, Uuid } from '../common-schemas.ts';
 
 export const Account = Type.Object(
   {

@@ -1,11 +1,12 @@
 /** The caller's account and their acceptance of the terms of service. */
-import { iso } from '../../api/common-schemas.ts';
+
 import type { Principal } from '../../auth/principal.ts';
+import { accountUsage } from '../../billing/plan-usage.ts';
 import { accountPlan } from '../../connections/account-plan.ts';
-import { accountUsage } from '../../domain/plan-enforcement.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import { limitsResource } from '../billing/limits-resource.ts';
+import { iso } from '../common-schemas.ts';
 import { acceptedTos, accountRow, latestTosAcceptance } from './account-queries.ts';
 
 /** The caller's account: plan, role, terms acceptance (against `termsVersion`), limits, usage. */

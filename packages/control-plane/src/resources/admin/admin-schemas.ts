@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { DateTime, Uuid } from '../../api/common-schemas.ts';
 import { PLANS } from '../../domain/plans.ts';
+import { DateTime, Uuid } from '../common-schemas.ts';
 
 export const Customer = Type.Object(
   {

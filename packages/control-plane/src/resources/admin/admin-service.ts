@@ -1,5 +1,5 @@
 /** Operator work across accounts: the customer list, plan overrides, deprovisioning. */
-import { iso } from '../../api/common-schemas.ts';
+
 import type { Principal } from '../../auth/principal.ts';
 import { changePlan } from '../../billing/billing-ledger.ts';
 import type { Goal } from '../../domain/goal.ts';
@@ -17,6 +17,7 @@ import {
 import { INSTANCE_SIZE_NAMES, type InstanceSize, type Plan } from '../../domain/plans.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import type { StoreDb } from '../../store/open-store.ts';
+import { iso } from '../common-schemas.ts';
 import { auditAction, lockDatabase, queueGoal } from '../databases/database-goals.ts';
 import { customerRows, databaseIdsOf, liveDatabases, requireCustomer } from './admin-queries.ts';
 

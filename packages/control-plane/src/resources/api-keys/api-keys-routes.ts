@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import type { ApiServer } from '../../api/api-server.ts';
-import { ErrorResponse, errorResponses } from '../../api/common-schemas.ts';
 import type { ApiContext } from '../../api/context.ts';
-import { ownedDatabase } from '../../api/tenancy.ts';
+import { ownedDatabase } from '../../store/tenancy.ts';
+import { ErrorResponse, errorResponses } from '../common-schemas.ts';
 import {
   ApiKey,
   CreateApiKeyBody,

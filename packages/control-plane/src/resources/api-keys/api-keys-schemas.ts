@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { DateTime, Uuid } from '../../api/common-schemas.ts';
 import type { ApiKeyScope } from '../../store/schema.ts';
+import { DateTime, Uuid } from '../common-schemas.ts';
 
 export const API_KEY_SCOPES = ['query', 'admin'] as const satisfies readonly ApiKeyScope[];
 

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DateTime, Uuid } from '../../api/common-schemas.ts';
+import { DateTime, Uuid } from '../common-schemas.ts';
 
 const auditEventFields = {
   id: Uuid,

@@ -3,8 +3,8 @@
  * `limit`/`offset`. Unlike notifications nothing is ever capped or skipped here.
  */
 import type { Static } from 'typebox';
-import { iso } from '../../api/common-schemas.ts';
 import type { StoreDb } from '../../store/open-store.ts';
+import { iso } from '../common-schemas.ts';
 import { auditEventRows } from './audit-queries.ts';
 import type { AccountAuditFilter, AuditEventWithDatabase } from './audit-schemas.ts';
 

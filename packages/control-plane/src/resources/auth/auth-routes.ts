@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { ApiServer } from '../../api/api-server.ts';
-import { errorResponses } from '../../api/common-schemas.ts';
 import type { ApiContext } from '../../api/context.ts';
+import { errorResponses } from '../common-schemas.ts';
 import {
   ConfirmBody,
   Proof,

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DateTime } from '../../api/common-schemas.ts';
+import { DateTime } from '../common-schemas.ts';
 
 export const TwoFactorStatus = Type.Object(
   {

@@ -5,7 +5,6 @@
  * refuses a 2FA user's first-factor token on every other route with 401 `second_factor_required`.
  */
 import { randomUUID } from 'node:crypto';
-import { iso } from '../../api/common-schemas.ts';
 import type { ApiContext } from '../../api/context.ts';
 import type { BuiltInIssuer } from '../../auth/built-in-issuer.ts';
 import type { Principal } from '../../auth/principal.ts';
@@ -13,6 +12,7 @@ import { checkSecondFactor, type SecondFactorProof } from '../../auth/second-fac
 import { hashRecoveryCode, newRecoveryCodes, newTotpEnrolment } from '../../auth/totp.ts';
 import { ApiError } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
+import { iso } from '../common-schemas.ts';
 import { recoveryCodesLeft, redeemLink, twoFactorColumns } from './auth-queries.ts';
 
 export type AuthDeps = Pick<ApiContext, 'db' | 'secrets' | 'issuer' | 'verifyToken'>;

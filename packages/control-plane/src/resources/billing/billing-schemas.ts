@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { DateTime } from '../../api/common-schemas.ts';
 import { CHECKOUT_PLANS, INSTANCE_SIZE_NAMES } from '../../domain/plans.ts';
+import { DateTime } from '../common-schemas.ts';
 
 /** A plan's limits as the API shows them (domain/plans.ts). */
 export const PlanLimitsSchema = Type.Object(

@@ -1,7 +1,6 @@
 import type { Buffer } from 'node:buffer';
 /** Plans and payments: the billing page's figures, checkout, overage, provider webhooks. */
 import type { Logger } from 'pino';
-import { iso } from '../../api/common-schemas.ts';
 import {
   applyBillingEvent,
   billingAccount,
@@ -9,8 +8,9 @@ import {
   updateBillingAccount,
 } from '../../billing/billing-ledger.ts';
 import { type PaymentProvider, WebhookSignatureError } from '../../billing/payment-provider.ts';
+import { accountUsage } from '../../billing/plan-usage.ts';
 import { accountPlan } from '../../connections/account-plan.ts';
-import { accountUsage, computeUnitsAllowed, type PlanOf } from '../../domain/plan-enforcement.ts';
+import { computeUnitsAllowed, type PlanOf } from '../../domain/plan-enforcement.ts';
 import {
   CHECKOUT_PLANS,
   type CheckoutPlan,
@@ -22,6 +22,7 @@ import { ApiError } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import { lockAccount } from '../../team/team-membership.ts';
+import { iso } from '../common-schemas.ts';
 import { accountEmail } from './billing-queries.ts';
 import { SUBSCRIPTION_STATUSES } from './billing-schemas.ts';
 import { limitsResource } from './limits-resource.ts';

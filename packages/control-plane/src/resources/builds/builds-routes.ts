@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { ApiServer } from '../../api/api-server.ts';
-import { ErrorResponse, errorResponses, IdParams, LogsResponse } from '../../api/common-schemas.ts';
 import type { ApiContext } from '../../api/context.ts';
+import { ErrorResponse, errorResponses, IdParams, LogsResponse } from '../common-schemas.ts';
 import { BuildSchema } from './builds-schemas.ts';
 import { getBuild, listBuilds, readBuildLog } from './builds-service.ts';
 

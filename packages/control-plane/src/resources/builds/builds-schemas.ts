@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { type Static, Type } from 'typebox';
-import { DateTime, iso, Uuid } from '../../api/common-schemas.ts';
 import type { BuildTable } from '../../store/schema.ts';
+import { DateTime, iso, Uuid } from '../common-schemas.ts';
 
 const NullableDateTime = Type.Union([DateTime, Type.Null()]);
 

@@ -1,6 +1,6 @@
 import type { ApiContext } from '../../api/context.ts';
-import { ownedDatabase } from '../../api/tenancy.ts';
 import { logLinesAfter } from '../../store/log-lines.ts';
+import { ownedDatabase } from '../../store/tenancy.ts';
 import { buildRowsOf, ownedBuild } from './builds-queries.ts';
 import { buildResource } from './builds-schemas.ts';
 

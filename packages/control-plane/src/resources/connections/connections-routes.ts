@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import type { ApiServer } from '../../api/api-server.ts';
-import { ErrorResponse, errorResponses, IdParams } from '../../api/common-schemas.ts';
 import type { ApiContext } from '../../api/context.ts';
 import { SchemaIntrospectionResponse } from '../../connections/source-schema-read.ts';
+import { ErrorResponse, errorResponses, IdParams } from '../common-schemas.ts';
 import {
   Connection,
   ConnectionTestFailedResponse,

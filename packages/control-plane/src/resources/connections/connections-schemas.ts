@@ -6,10 +6,10 @@ import {
 } from '@replix/sources';
 import type { Selectable } from 'kysely';
 import { type Static, Type } from 'typebox';
-import { DateTime, iso, Uuid } from '../../api/common-schemas.ts';
-import { REGIONS, type Region } from '../../connections/regions.ts';
 import { FAILED_CHECKS, type FailedCheck } from '../../connections/test-connection.ts';
+import { REGIONS, type Region } from '../../domain/regions.ts';
 import type { ConnectionTable } from '../../store/schema.ts';
+import { DateTime, iso, Uuid } from '../common-schemas.ts';
 
 // Host names go into source URLs: no spaces, slashes, `@`, `?` or `#`.
 const Host = Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\s/@?#]+$' });

@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_SOURCE_BACKEND, SOURCE_DIALECTS, type SourceTlsMode } from '@replix/sources';
 import type { ApiContext } from '../../api/context.ts';
-import { fieldChanges } from '../../api/field-changes.ts';
-import { ownedConnection } from '../../api/tenancy.ts';
 import { accountPlan } from '../../connections/account-plan.ts';
-import { DEFAULT_REGION } from '../../connections/regions.ts';
 import { testSavedConnection } from '../../connections/saved-connection-test.ts';
 import { sourcePassword } from '../../connections/source-password.ts';
 import { readSourceSchema } from '../../connections/source-schema-read.ts';
 import { assertUsablePrivateKey } from '../../connections/ssh-private-key.ts';
 import { type TestConnectionInput, testConnection } from '../../connections/test-connection.ts';
 import { assertRegion } from '../../domain/plan-enforcement.ts';
+import { DEFAULT_REGION } from '../../domain/regions.ts';
 import { ApiError } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
+import { fieldChanges } from '../../store/field-changes.ts';
 import type { ConnectionTable } from '../../store/schema.ts';
+import { ownedConnection } from '../../store/tenancy.ts';
 import { lastTestColumns, requirePassingTest } from './connection-test-gate.ts';
 import {
   databaseNamesOn,

@@ -1,12 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { ApiContext } from '../../api/context.ts';
+import { assertComputeUnits } from '../../billing/plan-usage.ts';
 import type { DatabaseStatus, QueuedAction } from '../../domain/database-lifecycle.ts';
 import type { Goal } from '../../domain/goal.ts';
-import {
-  assertComputeUnits,
-  assertInstanceSize,
-  assertReplicas,
-} from '../../domain/plan-enforcement.ts';
+import { assertInstanceSize, assertReplicas } from '../../domain/plan-enforcement.ts';
 import { type InstanceSize, planLimits } from '../../domain/plans.ts';
 import { InstanceClient } from '../../drivers/instance-client.ts';
 import { replicaUrlsOf } from '../../drivers/replica-urls.ts';

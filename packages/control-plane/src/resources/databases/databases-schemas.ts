@@ -1,11 +1,11 @@
 import type { Selectable } from 'kysely';
 import { type Static, Type } from 'typebox';
-import { DateTime, iso, Uuid } from '../../api/common-schemas.ts';
-import { REGIONS } from '../../connections/regions.ts';
 import { DATABASE_STATUSES } from '../../domain/database-lifecycle.ts';
 import { LOG_LEVELS, SYNC_MODES } from '../../domain/database-settings.ts';
 import { INSTANCE_SIZE_NAMES } from '../../domain/plans.ts';
+import { REGIONS } from '../../domain/regions.ts';
 import type { DatabaseTable } from '../../store/schema.ts';
+import { DateTime, iso, Uuid } from '../common-schemas.ts';
 
 /** A database record in the API (GET/POST/PATCH /databases). */
 export const Database = Type.Object(

@@ -3,8 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type SourceBackend, sourceDialect } from '@replix/sources';
 import type { Selectable } from 'kysely';
 import type { ApiContext } from '../../api/context.ts';
-import { fieldChanges } from '../../api/field-changes.ts';
-import { ownedConnection, ownedDatabase } from '../../api/tenancy.ts';
 import { accountPlan } from '../../connections/account-plan.ts';
 import { sourceReadiness } from '../../connections/source-readiness.ts';
 import { readSourceSchema } from '../../connections/source-schema-read.ts';
@@ -20,7 +18,9 @@ import type { InstanceSize } from '../../domain/plans.ts';
 import { ApiError } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import type { SecretBox } from '../../secret-box.ts';
+import { fieldChanges } from '../../store/field-changes.ts';
 import type { ConnectionTable, DatabaseTable } from '../../store/schema.ts';
+import { ownedConnection, ownedDatabase } from '../../store/tenancy.ts';
 import {
   backendOfConnection,
   connectionOfDatabase,

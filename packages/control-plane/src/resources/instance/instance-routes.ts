@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { ApiServer } from '../../api/api-server.ts';
-import { ErrorResponse, errorResponses, IdParams, LogsResponse } from '../../api/common-schemas.ts';
 import type { ApiContext } from '../../api/context.ts';
+import { ErrorResponse, errorResponses, IdParams, LogsResponse } from '../common-schemas.ts';
 import { InstanceMetrics, InstanceStatus } from './instance-schemas.ts';
 import { infraLogs, instanceLogs, instanceMetrics, instanceStatus } from './instance-service.ts';
 import { MetricsHistory, MetricsHistoryQuery } from './metrics-history-schemas.ts';

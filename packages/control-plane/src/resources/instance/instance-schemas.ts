@@ -1,9 +1,9 @@
 import type { Selectable } from 'kysely';
 import { Type } from 'typebox';
-import { DateTime, iso, Uuid } from '../../api/common-schemas.ts';
 import { ACTIONS } from '../../domain/database-lifecycle.ts';
 import type { InstanceTable } from '../../store/schema.ts';
 import { BuildSchema } from '../builds/builds-schemas.ts';
+import { DateTime, iso, Uuid } from '../common-schemas.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(
   schema: T,

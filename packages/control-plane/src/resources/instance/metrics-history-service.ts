@@ -3,10 +3,10 @@
  * (`health/metrics-samples.ts`), so charts show the last day whether or not a page was open.
  */
 import type { Static } from 'typebox';
-import { iso } from '../../api/common-schemas.ts';
-import { ownedDatabase } from '../../api/tenancy.ts';
 import { METRICS_RETENTION_MS, METRICS_SAMPLE_INTERVAL_MS } from '../../health/metrics-samples.ts';
 import type { StoreDb } from '../../store/open-store.ts';
+import { ownedDatabase } from '../../store/tenancy.ts';
+import { iso } from '../common-schemas.ts';
 import { metricsSampleRows } from './metrics-history-queries.ts';
 import type { MetricsHistory, MetricsHistoryFilter } from './metrics-history-schemas.ts';
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { ApiServer } from '../../api/api-server.ts';
-import { ErrorResponse, errorResponses, IdParams } from '../../api/common-schemas.ts';
 import type { ApiContext } from '../../api/context.ts';
+import { ErrorResponse, errorResponses, IdParams } from '../common-schemas.ts';
 import {
   CreatedManagementKey,
   CreateManagementKeyBody,

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { iso } from '../../api/common-schemas.ts';
 import { newManagementKey } from '../../auth/management-keys.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { notFound } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import type { StoreDb } from '../../store/open-store.ts';
+import { iso } from '../common-schemas.ts';
 import { activeManagementKeys } from './management-keys-queries.ts';
 
 /** The account's management keys that are not revoked, newest first. */

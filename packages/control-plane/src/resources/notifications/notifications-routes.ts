@@ -1,7 +1,7 @@
 import type { ApiServer } from '../../api/api-server.ts';
-import { ErrorResponse, errorResponses, IdParams } from '../../api/common-schemas.ts';
 import type { ApiContext } from '../../api/context.ts';
-import { ownedDatabase } from '../../api/tenancy.ts';
+import { ownedDatabase } from '../../store/tenancy.ts';
+import { ErrorResponse, errorResponses, IdParams } from '../common-schemas.ts';
 import { MarkSeenBody, NotificationCounts, NotificationList } from './notifications-schemas.ts';
 import { listNotifications, markSeen } from './notifications-service.ts';
 

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { DateTime, Uuid } from '../../api/common-schemas.ts';
 import { UNSEEN_NOTIFICATION_CAP } from '../../events/notifications.ts';
+import { DateTime, Uuid } from '../common-schemas.ts';
 
 export const Notification = Type.Object(
   {

@@ -3,9 +3,9 @@
  * older unseen ones are skipped (counted in `skippedCount`), the audit log keeps everything.
  */
 import type { Static } from 'typebox';
-import { iso } from '../../api/common-schemas.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import type { StoreDb } from '../../store/open-store.ts';
+import { iso } from '../common-schemas.ts';
 import { countsOf, unseenNotifications } from './notifications-queries.ts';
 import type { Notification } from './notifications-schemas.ts';
 

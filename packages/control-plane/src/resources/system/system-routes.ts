@@ -1,6 +1,6 @@
 import type { ApiServer } from '../../api/api-server.ts';
-import { errorResponses } from '../../api/common-schemas.ts';
 import type { ApiContext } from '../../api/context.ts';
+import { errorResponses } from '../common-schemas.ts';
 import { SystemHealth } from './system-schemas.ts';
 import { systemHealth } from './system-service.ts';
 

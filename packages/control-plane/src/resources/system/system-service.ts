@@ -3,12 +3,13 @@
  * the job tables and a timed store round trip. Recent builds are the caller's account's unless
  * the caller is an admin.
  */
-import { iso } from '../../api/common-schemas.ts';
+
 import type { Principal } from '../../auth/principal.ts';
-import { REGIONS } from '../../connections/regions.ts';
+import { REGIONS } from '../../domain/regions.ts';
 import { CONTROL_PLANE_REVISION } from '../../roles/heartbeat.ts';
 import { ROLE_NAMES } from '../../roles/role.ts';
 import type { StoreDb } from '../../store/open-store.ts';
+import { iso } from '../common-schemas.ts';
 import {
   type Heartbeat,
   liveHeartbeats,

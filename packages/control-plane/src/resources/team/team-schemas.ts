@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DateTime, Uuid } from '../../api/common-schemas.ts';
+import { DateTime, Uuid } from '../common-schemas.ts';
 
 export const Role = Type.Union(
   [Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')],

@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import { iso } from '../../api/common-schemas.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { TEAM_ROLES, type TeamRole } from '../../auth/role-policy.ts';
 import { ApiError, notFound } from '../../errors.ts';
@@ -20,6 +19,7 @@ import {
   moveUser,
   newPersonalAccount,
 } from '../../team/team-membership.ts';
+import { iso } from '../common-schemas.ts';
 import {
   hashInvitationToken,
   INVITATION_LIFETIME_MS,

@@ -1,8 +1,8 @@
 import type { Selectable } from 'kysely';
-import { ownedDatabase } from '../../api/tenancy.ts';
 import { notFound } from '../../errors.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import type { DatabaseTable, WebhookSubscriptionTable } from '../../store/schema.ts';
+import { ownedDatabase } from '../../store/tenancy.ts';
 import { DELIVERY_HISTORY_LIMIT } from './webhook-records.ts';
 
 /** Which subscription of which database a request names (its route params). */

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
-import { DateTime, Uuid } from '../../api/common-schemas.ts';
 import { DELIVERY_STATUSES } from '../../webhooks/delivery-status.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../webhooks/webhook-event-types.ts';
+import { DateTime, Uuid } from '../common-schemas.ts';
 
 const EventType = Type.Enum([...WEBHOOK_EVENT_TYPES], {
   description: 'A platform event of spec §6.',

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { notFound } from '../errors.ts';
-import type { StoreDb } from '../store/open-store.ts';
-import type { ConnectionTable, DatabaseTable } from '../store/schema.ts';
+import type { StoreDb } from './open-store.ts';
+import type { ConnectionTable, DatabaseTable } from './schema.ts';
 
 /**
  * Loads a database of the caller's account. Another account's database is reported exactly

@@ -1,10 +1,10 @@
 import { type SourceBackend, type SourceTlsMode, sourceDialect } from '@replix/sources';
 import type { Selectable } from 'kysely';
-import { sourcePassword } from '../connections/source-password.ts';
-import { splitSourceSchema } from '../connections/source-schema-name.ts';
-import { testConnection } from '../connections/test-connection.ts';
 import type { SecretBox } from '../secret-box.ts';
 import type { ConnectionTable } from '../store/schema.ts';
+import { sourcePassword } from './source-password.ts';
+import { splitSourceSchema } from './source-schema-name.ts';
+import { testConnection } from './test-connection.ts';
 
 /** The dashboard polls the instance status every few seconds; the source is asked once a minute. */
 const CACHE_MS = 60_000;
