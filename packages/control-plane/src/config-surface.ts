@@ -4,7 +4,7 @@
  * clients behind the package's main entry. A CLI command that only reads its variables or
  * signs a token imports this and starts in a fraction of the time.
  */
-export { BuiltInIssuer, LOGIN_LINK_TTL_SECONDS } from './auth/built-in-issuer.ts';
+
 export {
   CONTROL_PLANE_VARIABLES,
   type ControlPlaneConfig,
@@ -12,4 +12,5 @@ export {
   dataDirOf,
   resolveControlPlaneConfig,
 } from './config.ts';
+export { BuiltInIssuer, LOGIN_LINK_TTL_SECONDS } from './identity/built-in-issuer.ts';
 export { ROLE_NAMES, type RoleName } from './roles/role.ts';

@@ -14,23 +14,23 @@ import {
   tracingSettingsFrom,
 } from '@replix/instance/config';
 import { type StaticDecode, Type } from 'typebox';
-import { BUILT_IN_AUDIENCE } from './auth/audience.ts';
-import {
-  BILLING_VARIABLE_SCHEMAS,
-  type BillingConfig,
-  billingConfigFrom,
-} from './billing/billing-config.ts';
 import { REGIONS, type Region } from './domain/regions.ts';
 import {
   KUBERNETES_VARIABLE_SCHEMAS,
   type KubernetesSettings,
   kubernetesSettingsFrom,
 } from './drivers/kubernetes/kubernetes-settings.ts';
+import { BUILT_IN_AUDIENCE } from './identity/audience.ts';
+import {
+  BILLING_VARIABLE_SCHEMAS,
+  type BillingConfig,
+  billingConfigFrom,
+} from './payments/billing-config.ts';
 import {
   WEBHOOK_VARIABLE_SCHEMAS,
   type WebhookSettings,
   webhookSettingsFrom,
-} from './webhooks/webhook-settings.ts';
+} from './webhook-delivery/webhook-settings.ts';
 
 /** Where instances run: child processes of this machine, or pods of a Kubernetes cluster. */
 export const DRIVERS = ['process', 'kubernetes'] as const;

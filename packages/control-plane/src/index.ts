@@ -1,4 +1,3 @@
-export { BUILT_IN_ISSUER } from './auth/built-in-issuer.ts';
 export {
   BUILD_JOB_VARIABLES,
   type BuildJobOutcome,
@@ -8,6 +7,7 @@ export {
 // The configuration and token issuer, also importable alone as `@replix/control-plane/config`.
 export * from './config-surface.ts';
 export { CONTROL_PLANE_ERRORS } from './errors.ts';
+export { BUILT_IN_ISSUER } from './identity/built-in-issuer.ts';
 export {
   createControlPlaneLogger,
   type RunningControlPlane,

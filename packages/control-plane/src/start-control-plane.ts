@@ -8,15 +8,15 @@ import type { ApiServer } from './api/api-server.ts';
 import { buildApi } from './api/build-api.ts';
 import type { ApiContext } from './api/context.ts';
 import { registerProbeRoutes } from './api/probe-routes.ts';
-import { BuiltInIssuer } from './auth/built-in-issuer.ts';
+import type { ControlPlaneConfig } from './config.ts';
+import { createDriver } from './drivers/create-driver.ts';
+import { PlatformEvents } from './events/platform-events.ts';
+import { BuiltInIssuer } from './identity/built-in-issuer.ts';
 import {
   builtInTokenVerifier,
   oidcTokenVerifier,
   refuseEveryToken,
-} from './auth/token-verifier.ts';
-import type { ControlPlaneConfig } from './config.ts';
-import { createDriver } from './drivers/create-driver.ts';
-import { PlatformEvents } from './events/platform-events.ts';
+} from './identity/token-verifier.ts';
 import { startHeartbeat } from './roles/heartbeat.ts';
 import { LoopPulse } from './roles/loop-pulse.ts';
 import { startProbeServer } from './roles/probe-server.ts';
@@ -26,7 +26,7 @@ import { ROLE_STARTERS } from './roles/role-starters.ts';
 import { SecretBox } from './secret-box.ts';
 import { markHealthUnknown } from './store/instance-store.ts';
 import { type OpenStore, openStore } from './store/open-store.ts';
-import { enqueueWebhookDeliveries } from './webhooks/enqueue-deliveries.ts';
+import { enqueueWebhookDeliveries } from './webhook-delivery/enqueue-deliveries.ts';
 
 export interface StartControlPlaneOptions {
   readonly roles?: readonly RoleName[];

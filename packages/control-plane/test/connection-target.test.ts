@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { parseSourceUrl } from '@replix/sources';
 import type { Selectable } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { connectionTarget, withSourceConnector } from '../src/connections/connection-target.ts';
-import { splitSourceSchema } from '../src/connections/source-schema-name.ts';
 import { ApiError } from '../src/errors.ts';
 import { SecretBox } from '../src/secret-box.ts';
+import { connectionTarget, withSourceConnector } from '../src/source-access/connection-target.ts';
+import { splitSourceSchema } from '../src/source-access/source-schema-name.ts';
 import type { ConnectionTable } from '../src/store/schema.ts';
 
 const secrets = new SecretBox(randomBytes(32));

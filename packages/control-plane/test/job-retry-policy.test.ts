@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BUILD_RETRY } from '../src/builder/build-queue.ts';
 import { afterFailedAttempt } from '../src/jobs/retry-policy.ts';
 import { GOAL_RETRY } from '../src/reconciler/leases.ts';
-import { MAX_ATTEMPTS, webhookRetryPolicy } from '../src/webhooks/retry-schedule.ts';
+import { MAX_ATTEMPTS, webhookRetryPolicy } from '../src/webhook-delivery/retry-schedule.ts';
 
 describe('job retry policies', () => {
   it('retries a webhook delivery on the schedule, then declares it dead', () => {

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { type BlockedReason, blockedAddressReason } from '../src/webhooks/address-policy.ts';
+import {
+  type BlockedReason,
+  blockedAddressReason,
+} from '../src/webhook-delivery/address-policy.ts';
 import {
   resolveWebhookTarget,
   WebhookTargetError,
-} from '../src/webhooks/resolve-webhook-target.ts';
-import { retryDelayMs } from '../src/webhooks/retry-schedule.ts';
+} from '../src/webhook-delivery/resolve-webhook-target.ts';
+import { retryDelayMs } from '../src/webhook-delivery/retry-schedule.ts';
 
 describe('the webhook address policy', () => {
   it.each([

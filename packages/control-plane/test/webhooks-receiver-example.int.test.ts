@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '@replix/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningRole } from '../src/roles/role.ts';
-import { startWebhookDeliverer } from '../src/webhooks/webhook-deliverer.ts';
+import { startWebhookDeliverer } from '../src/webhook-delivery/webhook-deliverer.ts';
 import { startTestControlPlane, type TestControlPlane } from './control-plane-harness.ts';
 import { caller, insertDatabase } from './lifecycle-fixtures.ts';
 import { eventually } from './reconciler-fixtures.ts';

@@ -10,7 +10,7 @@ import { resolveControlPlaneConfig } from '../src/config.ts';
 import type { RoleName } from '../src/roles/role.ts';
 import { type RunningControlPlane, startControlPlane } from '../src/start-control-plane.ts';
 import { openStore } from '../src/store/open-store.ts';
-import { startWebhookDeliverer } from '../src/webhooks/webhook-deliverer.ts';
+import { startWebhookDeliverer } from '../src/webhook-delivery/webhook-deliverer.ts';
 import { STORE_KINDS } from './control-plane-harness.ts';
 import { insertAccount, insertDatabase, insertWebhookSubscription } from './lifecycle-fixtures.ts';
 import { eventually } from './reconciler-fixtures.ts';

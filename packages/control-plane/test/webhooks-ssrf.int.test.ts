@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningRole } from '../src/roles/role.ts';
-import { MAX_ATTEMPTS } from '../src/webhooks/retry-schedule.ts';
-import { startWebhookDeliverer } from '../src/webhooks/webhook-deliverer.ts';
+import { MAX_ATTEMPTS } from '../src/webhook-delivery/retry-schedule.ts';
+import { startWebhookDeliverer } from '../src/webhook-delivery/webhook-deliverer.ts';
 import {
   STORE_KINDS,
   startTestControlPlane,

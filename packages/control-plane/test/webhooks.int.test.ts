@@ -1,8 +1,8 @@
 import { Webhook as StandardWebhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningRole } from '../src/roles/role.ts';
-import { MAX_ATTEMPTS } from '../src/webhooks/retry-schedule.ts';
-import { startWebhookDeliverer } from '../src/webhooks/webhook-deliverer.ts';
+import { MAX_ATTEMPTS } from '../src/webhook-delivery/retry-schedule.ts';
+import { startWebhookDeliverer } from '../src/webhook-delivery/webhook-deliverer.ts';
 import {
   STORE_KINDS,
   startTestControlPlane,

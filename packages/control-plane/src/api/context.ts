@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { BuiltInIssuer } from '../auth/built-in-issuer.ts';
-import type { TokenVerifier } from '../auth/token-verifier.ts';
 import type { ControlPlaneConfig } from '../config.ts';
 import type { Driver } from '../drivers/driver.ts';
 import type { PlatformEvents } from '../events/platform-events.ts';
+import type { BuiltInIssuer } from '../identity/built-in-issuer.ts';
+import type { TokenVerifier } from '../identity/token-verifier.ts';
 import type { SecretBox } from '../secret-box.ts';
 import type { StoreDb } from '../store/open-store.ts';
 

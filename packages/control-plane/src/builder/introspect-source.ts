@@ -1,4 +1,4 @@
-import { connectionTarget, withSourceConnector } from '../connections/connection-target.ts';
+import { connectionTarget, withSourceConnector } from '../source-access/connection-target.ts';
 import type { SourceIntrospector } from './run-build.ts';
 
 /** Reads the source schema of a database through its connection (and SSH tunnel, if any). */

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Principal } from '../auth/principal.ts';
+import type { Principal } from '../identity/principal.ts';
 
 /** Who made a change the audit log records: a user, a management key, or the system. */
 export interface AuditActor {

@@ -1,6 +1,6 @@
 import { sourceDialect } from '@replix/sources';
-import { sourceReadiness } from '../connections/source-readiness.ts';
 import type { RoleContext } from '../roles/role.ts';
+import { sourceReadiness } from '../source-access/source-readiness.ts';
 import type { DatabaseRow } from './leases.ts';
 
 /** Where the dashboard changes what these reasons name (its tab, field and button names). */

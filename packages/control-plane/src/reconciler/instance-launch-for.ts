@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import type { ApiContext } from '../api/context.ts';
-import { accountPlan } from '../connections/account-plan.ts';
-import { connectionTarget, type SourceSettings } from '../connections/connection-target.ts';
 import { deployedConfigOf } from '../domain/database-settings.ts';
 import { replicationIdFor } from '../domain/replication-id.ts';
 import type { InstanceKeySet } from '../drivers/instance-key-set.ts';
 import type { InstanceLaunch } from '../drivers/instance-launch.ts';
+import { accountPlan } from '../payments/account-plan.ts';
+import { connectionTarget, type SourceSettings } from '../source-access/connection-target.ts';
 import { buildArtifactOf } from '../store/build-store.ts';
 import type { ApiKeyScope } from '../store/schema.ts';
 import type { DatabaseRow } from './leases.ts';

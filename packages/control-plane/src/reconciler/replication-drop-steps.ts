@@ -1,10 +1,10 @@
 import { sourceDialect } from '@replix/sources';
-import { connectionTarget, withSourceConnector } from '../connections/connection-target.ts';
-import { splitSourceSchema } from '../connections/source-schema-name.ts';
 import { replicaReplicationId } from '../domain/replication-id.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import { notify } from '../events/notifications.ts';
 import type { SecretBox } from '../secret-box.ts';
+import { connectionTarget, withSourceConnector } from '../source-access/connection-target.ts';
+import { splitSourceSchema } from '../source-access/source-schema-name.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import type { ReplicationSourceRow } from './replication-sources.ts';
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { sourceDialect } from '@replix/sources';
 import { type Selectable, sql } from 'kysely';
-import type { SourceSettings } from '../connections/connection-target.ts';
-import { splitSourceSchema } from '../connections/source-schema-name.ts';
 import { replicationIdFor } from '../domain/replication-id.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
+import type { SourceSettings } from '../source-access/connection-target.ts';
+import { splitSourceSchema } from '../source-access/source-schema-name.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import type { ReplicationSourceTable } from '../store/schema.ts';
 import type { DatabaseRow } from './leases.ts';

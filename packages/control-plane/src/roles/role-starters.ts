@@ -4,7 +4,7 @@ import { introspectSource } from '../builder/introspect-source.ts';
 import { createBuildRunner } from '../drivers/create-driver.ts';
 import { startHealthMonitor } from '../health/health-monitor-role.ts';
 import { startReconciler } from '../reconciler/reconciler-role.ts';
-import { startWebhookDeliverer } from '../webhooks/webhook-deliverer.ts';
+import { startWebhookDeliverer } from '../webhook-delivery/webhook-deliverer.ts';
 import type { LoopPulse } from './loop-pulse.ts';
 import type { RoleContext, RoleName, RunningRole } from './role.ts';
 

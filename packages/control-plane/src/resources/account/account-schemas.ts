@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { TERMS_VERSION_PATTERN } from '../../billing/billing-config.ts';
+import { TERMS_VERSION_PATTERN } from '../../payments/billing-config.ts';
 import { PlanLimitsSchema, UsageSchema } from '../billing/billing-schemas.ts';
 import { DateTime, Uuid } from '../common-schemas.ts';
 

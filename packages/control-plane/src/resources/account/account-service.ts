@@ -1,9 +1,9 @@
 /** The caller's account and their acceptance of the terms of service. */
 
-import type { Principal } from '../../auth/principal.ts';
-import { accountUsage } from '../../billing/plan-usage.ts';
-import { accountPlan } from '../../connections/account-plan.ts';
 import { recordAudit } from '../../events/audit-log.ts';
+import type { Principal } from '../../identity/principal.ts';
+import { accountPlan } from '../../payments/account-plan.ts';
+import { accountUsage } from '../../payments/plan-usage.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import { limitsResource } from '../billing/limits-resource.ts';
 import { iso } from '../common-schemas.ts';

@@ -1,7 +1,5 @@
 /** Operator work across accounts: the customer list, plan overrides, deprovisioning. */
 
-import type { Principal } from '../../auth/principal.ts';
-import { changePlan } from '../../billing/billing-ledger.ts';
 import type { Goal } from '../../domain/goal.ts';
 import {
   COMPUTE_STATUSES,
@@ -16,6 +14,8 @@ import {
 } from '../../domain/plan-enforcement.ts';
 import { INSTANCE_SIZE_NAMES, type InstanceSize, type Plan } from '../../domain/plans.ts';
 import { recordAudit } from '../../events/audit-log.ts';
+import type { Principal } from '../../identity/principal.ts';
+import { changePlan } from '../../payments/billing-ledger.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import { iso } from '../common-schemas.ts';
 import { auditAction, lockDatabase, queueGoal } from '../databases/database-goals.ts';

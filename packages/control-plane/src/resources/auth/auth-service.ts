@@ -6,12 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ApiContext } from '../../api/context.ts';
-import type { BuiltInIssuer } from '../../auth/built-in-issuer.ts';
-import type { Principal } from '../../auth/principal.ts';
-import { checkSecondFactor, type SecondFactorProof } from '../../auth/second-factor.ts';
-import { hashRecoveryCode, newRecoveryCodes, newTotpEnrolment } from '../../auth/totp.ts';
 import { ApiError } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
+import type { BuiltInIssuer } from '../../identity/built-in-issuer.ts';
+import type { Principal } from '../../identity/principal.ts';
+import { checkSecondFactor, type SecondFactorProof } from '../../identity/second-factor.ts';
+import { hashRecoveryCode, newRecoveryCodes, newTotpEnrolment } from '../../identity/totp.ts';
 import { iso } from '../common-schemas.ts';
 import { recoveryCodesLeft, redeemLink, twoFactorColumns } from './auth-queries.ts';
 

@@ -2,7 +2,7 @@ import { Buffer } from 'node:buffer';
 import type { FastifyRequest } from 'fastify';
 import type { ApiServer } from '../../api/api-server.ts';
 import type { ApiContext } from '../../api/context.ts';
-import { createPaymentProvider } from '../../billing/create-payment-provider.ts';
+import { createPaymentProvider } from '../../payments/create-payment-provider.ts';
 import { ErrorResponse, errorResponses } from '../common-schemas.ts';
 import {
   Billing,

@@ -1,15 +1,6 @@
 import type { Buffer } from 'node:buffer';
 /** Plans and payments: the billing page's figures, checkout, overage, provider webhooks. */
 import type { Logger } from 'pino';
-import {
-  applyBillingEvent,
-  billingAccount,
-  hasActiveSubscription,
-  updateBillingAccount,
-} from '../../billing/billing-ledger.ts';
-import { type PaymentProvider, WebhookSignatureError } from '../../billing/payment-provider.ts';
-import { accountUsage } from '../../billing/plan-usage.ts';
-import { accountPlan } from '../../connections/account-plan.ts';
 import { computeUnitsAllowed, type PlanOf } from '../../domain/plan-enforcement.ts';
 import {
   CHECKOUT_PLANS,
@@ -20,8 +11,17 @@ import {
 } from '../../domain/plans.ts';
 import { ApiError } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
+import { lockAccount } from '../../membership/team-membership.ts';
+import { accountPlan } from '../../payments/account-plan.ts';
+import {
+  applyBillingEvent,
+  billingAccount,
+  hasActiveSubscription,
+  updateBillingAccount,
+} from '../../payments/billing-ledger.ts';
+import { type PaymentProvider, WebhookSignatureError } from '../../payments/payment-provider.ts';
+import { accountUsage } from '../../payments/plan-usage.ts';
 import type { StoreDb } from '../../store/open-store.ts';
-import { lockAccount } from '../../team/team-membership.ts';
 import { iso } from '../common-schemas.ts';
 import { accountEmail } from './billing-queries.ts';
 import { SUBSCRIPTION_STATUSES } from './billing-schemas.ts';

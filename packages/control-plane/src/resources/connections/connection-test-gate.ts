@@ -1,9 +1,9 @@
+import { ApiError } from '../../errors.ts';
 import {
   type TestConnectionInput,
   type TestConnectionResult,
   testConnection,
-} from '../../connections/test-connection.ts';
-import { ApiError } from '../../errors.ts';
+} from '../../source-access/test-connection.ts';
 import type { StoredConnectionTest } from '../../store/schema.ts';
 
 /**

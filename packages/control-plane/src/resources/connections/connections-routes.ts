@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { ApiServer } from '../../api/api-server.ts';
 import type { ApiContext } from '../../api/context.ts';
-import { SchemaIntrospectionResponse } from '../../connections/source-schema-read.ts';
+import { SchemaIntrospectionResponse } from '../../source-access/source-schema-read.ts';
 import { ErrorResponse, errorResponses, IdParams } from '../common-schemas.ts';
 import {
   Connection,

@@ -6,8 +6,8 @@ import {
 } from '@replix/sources';
 import type { Selectable } from 'kysely';
 import { type Static, Type } from 'typebox';
-import { FAILED_CHECKS, type FailedCheck } from '../../connections/test-connection.ts';
 import { REGIONS, type Region } from '../../domain/regions.ts';
+import { FAILED_CHECKS, type FailedCheck } from '../../source-access/test-connection.ts';
 import type { ConnectionTable } from '../../store/schema.ts';
 import { DateTime, iso, Uuid } from '../common-schemas.ts';
 

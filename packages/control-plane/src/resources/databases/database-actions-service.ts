@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { ApiContext } from '../../api/context.ts';
-import { assertComputeUnits } from '../../billing/plan-usage.ts';
 import type { DatabaseStatus, QueuedAction } from '../../domain/database-lifecycle.ts';
 import type { Goal } from '../../domain/goal.ts';
 import { assertInstanceSize, assertReplicas } from '../../domain/plan-enforcement.ts';
@@ -8,6 +7,7 @@ import { type InstanceSize, planLimits } from '../../domain/plans.ts';
 import { InstanceClient } from '../../drivers/instance-client.ts';
 import { replicaUrlsOf } from '../../drivers/replica-urls.ts';
 import { ApiError, notFound } from '../../errors.ts';
+import { assertComputeUnits } from '../../payments/plan-usage.ts';
 import type { Store } from '../../store/schema.ts';
 import { auditAction, lockDatabase, queueGoal, requireAllowed } from './database-goals.ts';
 import {

@@ -3,9 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type SourceBackend, sourceDialect } from '@replix/sources';
 import type { Selectable } from 'kysely';
 import type { ApiContext } from '../../api/context.ts';
-import { accountPlan } from '../../connections/account-plan.ts';
-import { sourceReadiness } from '../../connections/source-readiness.ts';
-import { readSourceSchema } from '../../connections/source-schema-read.ts';
 import { validSchemaConfig } from '../../domain/database-settings.ts';
 import {
   assertDatabaseCount,
@@ -17,7 +14,10 @@ import {
 import type { InstanceSize } from '../../domain/plans.ts';
 import { ApiError } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
+import { accountPlan } from '../../payments/account-plan.ts';
 import type { SecretBox } from '../../secret-box.ts';
+import { sourceReadiness } from '../../source-access/source-readiness.ts';
+import { readSourceSchema } from '../../source-access/source-schema-read.ts';
 import { fieldChanges } from '../../store/field-changes.ts';
 import type { ConnectionTable, DatabaseTable } from '../../store/schema.ts';
 import { ownedConnection, ownedDatabase } from '../../store/tenancy.ts';

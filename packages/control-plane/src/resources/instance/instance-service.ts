@@ -1,7 +1,6 @@
 import type { BaseLogger } from 'pino';
 import type { ApiContext } from '../../api/context.ts';
 import { databaseConfigHash } from '../../builder/config-hash.ts';
-import { availableSchemas } from '../../connections/available-schemas.ts';
 import { allowedActions } from '../../domain/allowed-actions.ts';
 import type { DatabaseStatus } from '../../domain/database-lifecycle.ts';
 import { deployedConfigOf } from '../../domain/database-settings.ts';
@@ -11,6 +10,7 @@ import { InstanceClient } from '../../drivers/instance-client.ts';
 import { parseInstanceMetrics } from '../../drivers/parse-instance-metrics.ts';
 import { replicaUrlsOf } from '../../drivers/replica-urls.ts';
 import { ApiError } from '../../errors.ts';
+import { availableSchemas } from '../../source-access/available-schemas.ts';
 import { liveInstanceOf } from '../../store/instance-store.ts';
 import { logLinesAfter } from '../../store/log-lines.ts';
 import type { DeployedInstanceConfig } from '../../store/schema.ts';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { newManagementKey } from '../../auth/management-keys.ts';
-import type { Principal } from '../../auth/principal.ts';
 import { notFound } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
+import { newManagementKey } from '../../identity/management-keys.ts';
+import type { Principal } from '../../identity/principal.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import { iso } from '../common-schemas.ts';
 import { activeManagementKeys } from './management-keys-queries.ts';

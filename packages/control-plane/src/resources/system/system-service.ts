@@ -4,8 +4,8 @@
  * the caller is an admin.
  */
 
-import type { Principal } from '../../auth/principal.ts';
 import { REGIONS } from '../../domain/regions.ts';
+import type { Principal } from '../../identity/principal.ts';
 import { CONTROL_PLANE_REVISION } from '../../roles/heartbeat.ts';
 import { ROLE_NAMES } from '../../roles/role.ts';
 import type { StoreDb } from '../../store/open-store.ts';

@@ -5,12 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import type { Principal } from '../../auth/principal.ts';
-import { TEAM_ROLES, type TeamRole } from '../../auth/role-policy.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
-import type { StoreDb } from '../../store/open-store.ts';
-import type { UserTable } from '../../store/schema.ts';
+import type { Principal } from '../../identity/principal.ts';
+import { TEAM_ROLES, type TeamRole } from '../../identity/role-policy.ts';
 import {
   assertMayLeave,
   assertNotLastOwner,
@@ -18,7 +16,9 @@ import {
   memberOf,
   moveUser,
   newPersonalAccount,
-} from '../../team/team-membership.ts';
+} from '../../membership/team-membership.ts';
+import type { StoreDb } from '../../store/open-store.ts';
+import type { UserTable } from '../../store/schema.ts';
 import { iso } from '../common-schemas.ts';
 import {
   hashInvitationToken,

@@ -5,8 +5,8 @@ import type {
   WebhookDeliveryTable,
   WebhookSubscriptionTable,
 } from '../../store/schema.ts';
-import type { DeliveryStatus } from '../../webhooks/delivery-status.ts';
-import type { WebhookEventType } from '../../webhooks/webhook-event-types.ts';
+import type { DeliveryStatus } from '../../webhook-delivery/delivery-status.ts';
+import type { WebhookEventType } from '../../webhook-delivery/webhook-event-types.ts';
 
 /** Deliveries the history shows (spec §8: the last 50). */
 export const DELIVERY_HISTORY_LIMIT = 50;

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { ApiServer } from '../../api/api-server.ts';
 import type { ApiContext } from '../../api/context.ts';
 import { ownedDatabase } from '../../store/tenancy.ts';
-import { TEST_EVENT_TYPE } from '../../webhooks/webhook-event-types.ts';
+import { TEST_EVENT_TYPE } from '../../webhook-delivery/webhook-event-types.ts';
 import { ErrorResponse, errorResponses, IdParams } from '../common-schemas.ts';
 import {
   CreatedWebhook,

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { DELIVERY_STATUSES } from '../../webhooks/delivery-status.ts';
-import { WEBHOOK_EVENT_TYPES } from '../../webhooks/webhook-event-types.ts';
+import { DELIVERY_STATUSES } from '../../webhook-delivery/delivery-status.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../webhook-delivery/webhook-event-types.ts';
 import { DateTime, Uuid } from '../common-schemas.ts';
 
 const EventType = Type.Enum([...WEBHOOK_EVENT_TYPES], {

@@ -12,10 +12,13 @@ import { ApiError, notFound } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import type { DatabaseTable } from '../../store/schema.ts';
-import { enqueueDeliveries, newEventId } from '../../webhooks/enqueue-deliveries.ts';
-import { resolveWebhookTarget, WebhookTargetError } from '../../webhooks/resolve-webhook-target.ts';
-import { standardWebhooksSecret } from '../../webhooks/sign-webhook.ts';
-import { TEST_EVENT_TYPE } from '../../webhooks/webhook-event-types.ts';
+import { enqueueDeliveries, newEventId } from '../../webhook-delivery/enqueue-deliveries.ts';
+import {
+  resolveWebhookTarget,
+  WebhookTargetError,
+} from '../../webhook-delivery/resolve-webhook-target.ts';
+import { standardWebhooksSecret } from '../../webhook-delivery/sign-webhook.ts';
+import { TEST_EVENT_TYPE } from '../../webhook-delivery/webhook-event-types.ts';
 import { deliveryRecords, subscriptionRecord } from './webhook-records.ts';
 import {
   ownedSubscription,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { TeamRole } from '../auth/role-policy.ts';
 import { ApiError, notFound } from '../errors.ts';
+import type { TeamRole } from '../identity/role-policy.ts';
 import type { Store } from '../store/schema.ts';
 
 type Tx = Kysely<Store>;

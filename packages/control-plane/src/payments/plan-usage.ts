@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { accountPlan } from '../connections/account-plan.ts';
 import {
   COMPUTE_STATUSES,
   computeUnitsViolation,
@@ -8,8 +7,9 @@ import {
   replicatedComputeUnits,
 } from '../domain/plan-enforcement.ts';
 import { ApiError } from '../errors.ts';
+import { lockAccount } from '../membership/team-membership.ts';
 import type { Store } from '../store/schema.ts';
-import { lockAccount } from '../team/team-membership.ts';
+import { accountPlan } from './account-plan.ts';
 
 /**
  * What an account uses of its plan, read from the store: compute units in use, its overage
