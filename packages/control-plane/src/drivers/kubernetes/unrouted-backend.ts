@@ -1,6 +1,7 @@
 import { sharedLabels } from './kubernetes-names.ts';
 import type { KubernetesObject } from './kubernetes-object.ts';
 import { CONTAINER_SECURITY, POD_SECURITY } from './pod-security.ts';
+import { programSource } from './program-source.ts';
 
 /**
  * What an unrouted endpoint answers (`Driver.unroute`): 503 with the spec's envelope and the
@@ -24,32 +25,10 @@ export const UNROUTED_SERVICE_PORT = 80;
 const UNROUTED_PORT = 8080;
 const MESSAGES_DIR = '/etc/replix/unrouted';
 
-/**
- * The unrouted server (`node --input-type=module -e`, Node built-ins only; listen address
- * and port as arguments). A `Host` that is not a DNS name never becomes a path.
- */
-export const UNROUTED_SCRIPT = `
-import { createServer } from 'node:http';
-import { readFile } from 'node:fs/promises';
-const [host, port] = process.argv.slice(1);
-const dir = process.env.REPLIX_UNROUTED_DIR;
-const fallback = 'The database is not serving queries right now.';
-const DNS_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
-createServer(async (request, response) => {
-  request.resume();
-  let message = fallback;
-  const name = String(request.headers.host ?? '').toLowerCase().replace(/:\\d+$/, '');
-  if (name.length <= 253 && DNS_NAME.test(name)) {
-    try {
-      const text = (await readFile(dir + '/' + name, 'utf8')).trim();
-      if (text) message = text.slice(0, 1000);
-    } catch {}
-  }
-  const body = JSON.stringify({ error: { code: 'service_unavailable', message } });
-  response.writeHead(503, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', 'retry-after': '5' });
-  response.end(body);
-}).listen(Number(port), host);
-`.trim();
+/** The unrouted server: `programs/unrouted-server.ts` (listen address and port as arguments). */
+export const UNROUTED_SCRIPT = programSource(
+  new URL('./programs/unrouted-server.ts', import.meta.url),
+);
 
 export interface UnroutedOptions {
   readonly image: string;
