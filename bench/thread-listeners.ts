@@ -5,7 +5,7 @@
  * request (the engine's share of a PK lookup is tens of µs):
  *
  * - `reusePort`: every thread listens on the port (`reusePort: true`); the kernel spreads
- *   connections. What the instance does (`packages/instance/src/query-threads.ts`).
+ *   connections. What the instance does (`packages/instance/src/threads/query-threads.ts`).
  * - `acceptor`: the main thread alone speaks HTTP and hands each request to a worker over a
  *   MessagePort, writing the answer it gets back. Node cannot pass a socket to a worker thread,
  *   so handing over means this: the acceptor parses and writes every request itself.

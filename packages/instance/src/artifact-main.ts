@@ -6,7 +6,7 @@ import {
   sourceUrlThroughTunnel,
 } from '@replix/sources';
 import { type ArtifactFlags, resolveArtifactConfig } from './artifact-config.ts';
-import { watchKeysFile } from './keys-file-watcher.ts';
+import { watchKeysFile } from './http/keys-file-watcher.ts';
 import { createLogger, type RunningInstance, startInstance } from './start-instance.ts';
 
 /**

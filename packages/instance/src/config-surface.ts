@@ -18,7 +18,7 @@ export {
   heapIsBounded,
   INSTANCE_MALLOC_ENVIRONMENT,
   memorySizeMb,
-} from './instance-memory.ts';
+} from './snapshot/instance-memory.ts';
 export {
   TRACING_VARIABLE_SCHEMAS,
   type TracingSettings,

@@ -4,12 +4,12 @@ import process from 'node:process';
 import { parseSchemaConfig, type SchemaConfig } from '@replix/engine';
 import { parseSourceUrl, schemaConfigWhereProblems } from '@replix/sources';
 import { type StaticDecode, Type } from 'typebox';
-import { newKeyId, newKeySecret } from './api-keys.ts';
 import { ConfigError } from './config/config-error.ts';
 import { decodeEnvironment, type Environment } from './config/decode-environment.ts';
 import { keyIdListVariable } from './config/key-id-list-variable.ts';
 import { hexKeyVariable } from './config/variable-codecs.ts';
-import type { RateLimitPolicy } from './rate-limiter.ts';
+import { newKeyId, newKeySecret } from './http/api-keys.ts';
+import type { RateLimitPolicy } from './http/rate-limiter.ts';
 import {
   TRACING_VARIABLE_SCHEMAS,
   type TracingSettings,

@@ -6,7 +6,7 @@ import {
   newKeyId,
   newKeySecret,
   scopeGrants,
-} from '../src/api-keys.ts';
+} from '../src/http/api-keys.ts';
 
 describe('instance API keys', () => {
   const secret = Buffer.alloc(32, 7);

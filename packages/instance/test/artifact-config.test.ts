@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { parseSchemaConfig } from '@replix/engine';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiKeyVerifier, deriveApiKey, newKeyId, newKeySecret } from '../src/api-keys.ts';
 import {
   ARTIFACT_VARIABLES,
   applyLaunchOverrides,
   resolveArtifactConfig,
 } from '../src/artifact-config.ts';
 import { decodeEnvironment, type Environment } from '../src/config/decode-environment.ts';
-import { readKeysFile, watchKeysFile } from '../src/keys-file-watcher.ts';
+import { ApiKeyVerifier, deriveApiKey, newKeyId, newKeySecret } from '../src/http/api-keys.ts';
+import { readKeysFile, watchKeysFile } from '../src/http/keys-file-watcher.ts';
 
 let dir: string;
 beforeEach(() => {

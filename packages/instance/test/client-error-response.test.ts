@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clientErrorRefusal, clientErrorResponse } from '../src/client-error-response.ts';
-import { HTTP_LIMITS } from '../src/http-limits.ts';
+import { clientErrorRefusal, clientErrorResponse } from '../src/http/client-error-response.ts';
+import { HTTP_LIMITS } from '../src/http/http-limits.ts';
 
 describe('clientErrorRefusal', () => {
   it.each([

@@ -3,7 +3,7 @@ import {
   CLIENT_MEMORY_KEY_MIN_BYTES,
   CLIENT_MEMORY_KEY_SHARE,
   ClientMemory,
-} from '../src/client-memory.ts';
+} from '../src/http/client-memory.ts';
 
 const MB = 1024 * 1024;
 

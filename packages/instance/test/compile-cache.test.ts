@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const SHARE = new URL('../src/compile-cache.ts', import.meta.url).href;
 /** Any TypeScript module: a worker importing it must strip its types or find them stripped. */
-const MODULE = new URL('../src/instance-memory.ts', import.meta.url).href;
+const MODULE = new URL('../src/snapshot/instance-memory.ts', import.meta.url).href;
 
 /**
  * In a fresh Node process whose compile cache is named in the environment (as bin/replix.js

@@ -1,7 +1,7 @@
 import { mulberry32 } from '@replix/testkit/mulberry32';
 import { AggregatorRegistry, Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { DurationHistogram } from '../src/duration-histogram.ts';
+import { DurationHistogram } from '../src/threads/duration-histogram.ts';
 
 const BUCKETS = [0.0001, 0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 const config = { name: 'replix_query_duration_seconds', help: 'Query time.', buckets: BUCKETS };

@@ -7,7 +7,7 @@ import {
   etagEntryBytes,
   ifNoneMatchMatches,
   queryEtag,
-} from '../src/etag.ts';
+} from '../src/http/etag.ts';
 
 describe('ETags', () => {
   it('depend on boot, generation and query', () => {

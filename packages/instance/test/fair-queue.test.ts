@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FairQueue } from '../src/fair-queue.ts';
+import { FairQueue } from '../src/threads/fair-queue.ts';
 
 /** Runs the queue to the end, charging each item the cost `cost` gives it; the order run. */
 function runAll(queue: FairQueue<string>, cost: (item: string) => number): string[] {

@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { QUERY_CONCURRENCY } from '../src/query-route.ts';
+import { QUERY_CONCURRENCY } from '../src/http/query-route.ts';
 import { runBounded } from './bounded-pool.ts';
 import {
   ANSWER_BOUND_MS,

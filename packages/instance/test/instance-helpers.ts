@@ -1,6 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { parseSchemaConfig } from '@replix/engine';
-import { deriveApiKey } from '../src/api-keys.ts';
+import { deriveApiKey } from '../src/http/api-keys.ts';
+import type { RateLimitPolicy } from '../src/http/rate-limiter.ts';
 import {
   newKeyId,
   newKeySecret,
@@ -8,9 +9,8 @@ import {
   type StartInstanceOptions,
   startInstance,
 } from '../src/index.ts';
-import { type NewQueryWorker, newQueryWorker } from '../src/query-threads.ts';
-import type { RateLimitPolicy } from '../src/rate-limiter.ts';
 import { createLogger } from '../src/start-instance.ts';
+import { type NewQueryWorker, newQueryWorker } from '../src/threads/query-threads.ts';
 import type { TracingSettings } from '../src/tracing-surface.ts';
 
 export interface TestInstance {

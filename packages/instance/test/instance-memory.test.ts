@@ -11,7 +11,7 @@ import {
   memorySizeMb,
   queryThreadYoungMb,
   withMemorySize,
-} from '../src/instance-memory.ts';
+} from '../src/snapshot/instance-memory.ts';
 
 function flagValue(flags: string[], name: string): number {
   const flag = flags.find((f) => f.startsWith(`${name}=`));

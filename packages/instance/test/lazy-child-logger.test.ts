@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { expect, test } from 'vitest';
-import { LazyChildLogger } from '../src/lazy-child-logger.ts';
+import { LazyChildLogger } from '../src/http/lazy-child-logger.ts';
 
 function loggerWritingTo(lines: Array<Record<string, unknown>>) {
   const sink = new Writable({

@@ -6,12 +6,12 @@ import {
   QUERY_LIMITS,
 } from '@replix/engine';
 import { describe, expect, it } from 'vitest';
-import { CLIENT_MEMORY_KEY_MIN_BYTES, CLIENT_MEMORY_KEY_SHARE } from '../src/client-memory.ts';
-import { HTTP_LIMITS } from '../src/http-limits.ts';
+import { CLIENT_MEMORY_KEY_MIN_BYTES, CLIENT_MEMORY_KEY_SHARE } from '../src/http/client-memory.ts';
+import { HTTP_LIMITS } from '../src/http/http-limits.ts';
+import { DECODED_TEXTS_MAX_CHARS } from '../src/http/query-listener.ts';
+import { QUERY_CONCURRENCY } from '../src/http/query-route.ts';
 import { INSTANCE_VARIABLE_SCHEMAS } from '../src/instance-config.ts';
-import { LIVE_QUERY_LIMITS } from '../src/live-queries.ts';
-import { DECODED_TEXTS_MAX_CHARS } from '../src/query-listener.ts';
-import { QUERY_CONCURRENCY } from '../src/query-route.ts';
+import { LIVE_QUERY_LIMITS } from '../src/threads/live-queries.ts';
 
 const doc = readFileSync(new URL('../../../docs/limits.md', import.meta.url), 'utf8');
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resultEvent, resultHash } from '../src/live-events.ts';
+import { resultEvent, resultHash } from '../src/http/live-events.ts';
 
 /** An answer of `text` cut into chunks of `size` bytes, as the engine's writer hands them over. */
 function answerOf(text: string, size: number) {

@@ -9,9 +9,9 @@ import {
   type SourceSchema,
 } from '@replix/engine';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ClientMemory } from '../src/client-memory.ts';
 import { InstanceError } from '../src/errors.ts';
-import { LIVE_QUERY_LIMITS, LiveQueries, type LiveSink } from '../src/live-queries.ts';
+import { ClientMemory } from '../src/http/client-memory.ts';
+import { LIVE_QUERY_LIMITS, LiveQueries, type LiveSink } from '../src/threads/live-queries.ts';
 
 const SOURCE: SourceSchema = {
   tables: ['items', 'other'].map((name) => ({

@@ -7,7 +7,7 @@ import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { percentile } from '../../../bench/lib/percentile.ts';
-import { LIVE_QUERY_LIMITS } from '../src/live-queries.ts';
+import { LIVE_QUERY_LIMITS } from '../src/threads/live-queries.ts';
 import { createHostileDatabase, INSTANCE_MEMORY_MB } from './hostile-fixture.ts';
 import { type HostileInstance, startHostileInstance } from './hostile-instance.ts';
 import { liveDetail, liveQueryFlood, pausedLiveReaders } from './live-attacks.ts';

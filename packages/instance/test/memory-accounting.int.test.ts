@@ -2,11 +2,11 @@ import { compileSchema, parseSchemaConfig } from '@replix/engine';
 import { connectorFromUrl, type SourceConnector } from '@replix/sources';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InstanceMetrics } from '../src/metrics.ts';
-import { QueryAdmission } from '../src/query-admission.ts';
-import { queryWorkingMemoryBytes } from '../src/query-working-memory.ts';
-import { SnapshotController } from '../src/snapshot-controller.ts';
+import { SnapshotController } from '../src/snapshot/snapshot-controller.ts';
 import { createLogger } from '../src/start-instance.ts';
+import { InstanceMetrics } from '../src/threads/metrics.ts';
+import { QueryAdmission } from '../src/threads/query-admission.ts';
+import { queryWorkingMemoryBytes } from '../src/threads/query-working-memory.ts';
 
 const MiB = 1024 * 1024;
 const never = () => new AbortController().signal;

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
-import { InstanceMetrics } from '../src/metrics.ts';
-import type { SnapshotController } from '../src/snapshot-controller.ts';
+import type { SnapshotController } from '../src/snapshot/snapshot-controller.ts';
+import { InstanceMetrics } from '../src/threads/metrics.ts';
 
 /** The two things the gauges read of a controller, before any snapshot is served. */
 const noSnapshot = {

@@ -12,7 +12,7 @@ import {
 } from '@replix/engine';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
-import { generateOpenApi } from '../src/openapi.ts';
+import { generateOpenApi } from '../src/http/openapi.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: a parsed JSON document is walked freely.
 type Doc = any;

@@ -3,7 +3,7 @@ import { connectorFromUrl } from '@replix/sources';
 import type { DatabaseAdmin, TestDatabase } from '@replix/testkit';
 import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LoadProgress, loadSnapshot } from '../src/snapshot-loader.ts';
+import { type LoadProgress, loadSnapshot } from '../src/snapshot/snapshot-loader.ts';
 
 /** Three tables, so that three threads each have something to read. */
 const tables = (series: (n: number) => string) => `

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { PublicationBoard } from '../src/publication-board.ts';
+import { PublicationBoard } from '../src/threads/publication-board.ts';
 
 describe('the publication board', () => {
   it('names nothing until the first publication, then the latest one', () => {

@@ -7,9 +7,9 @@ import {
   parseSchemaConfig,
 } from '@replix/engine';
 import { describe, expect, it } from 'vitest';
-import { PublicationBoard } from '../src/publication-board.ts';
-import { type InstanceStatus, PublishedState } from '../src/published-state.ts';
-import type { HealthStatus } from '../src/served-state.ts';
+import { PublicationBoard } from '../src/threads/publication-board.ts';
+import { type InstanceStatus, PublishedState } from '../src/threads/published-state.ts';
+import type { HealthStatus } from '../src/threads/served-state.ts';
 
 const schema = compileSchema(
   {

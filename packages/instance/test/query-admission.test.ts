@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InstanceError } from '../src/errors.ts';
-import { type Admission, QueryAdmission } from '../src/query-admission.ts';
+import { type Admission, QueryAdmission } from '../src/threads/query-admission.ts';
 
 const MB = 1024 * 1024;
 const never = () => new AbortController().signal;

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { createServer, get, type IncomingMessage, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { QueryExchange } from '../src/query-exchange.ts';
-import { fixedFields } from '../src/response-head.ts';
+import { QueryExchange } from '../src/http/query-exchange.ts';
+import { fixedFields } from '../src/http/response-head.ts';
 
 let server: Server | undefined;
 afterEach(async () => {

@@ -4,7 +4,7 @@ import {
   DECODED_TEXTS_MAX_CHARS,
   decodedTextChars,
   queryParameter,
-} from '../src/query-listener.ts';
+} from '../src/http/query-listener.ts';
 
 describe('queryParameter', () => {
   const searches = [

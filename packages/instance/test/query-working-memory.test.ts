@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { processHeapLimitBytes, queryWorkingMemoryBytes } from '../src/query-working-memory.ts';
+import {
+  processHeapLimitBytes,
+  queryWorkingMemoryBytes,
+} from '../src/threads/query-working-memory.ts';
 
 const MiB = 1024 * 1024;
 

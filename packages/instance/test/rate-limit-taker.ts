@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { RateLimiter, type SharedRateLimits } from '../src/rate-limiter.ts';
+import { RateLimiter, type SharedRateLimits } from '../src/http/rate-limiter.ts';
 
 /** A worker thread of rate-limiter.test.ts: takes `takes` requests of `keyId` on the shared limiter. */
 const { shared, keyId, takes } = workerData as {

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { rateLimitField, rateLimitPolicyField } from '../src/rate-limit-check.ts';
-import { RateLimiter, type RateLimitPolicy } from '../src/rate-limiter.ts';
+import { rateLimitField, rateLimitPolicyField } from '../src/http/rate-limit-check.ts';
+import { RateLimiter, type RateLimitPolicy } from '../src/http/rate-limiter.ts';
 
 /** A clock the test moves by hand (milliseconds). */
 function fakeClock(start = 1_700_000_000_000) {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { queryRequestFields } from '../src/request-fields.ts';
+import { queryRequestFields } from '../src/http/request-fields.ts';
 
 /** The request a real node:http server parses from these header lines, sent as they are. */
 async function parsed(lines: string[]): Promise<IncomingMessage> {

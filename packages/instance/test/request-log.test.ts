@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { expect, test } from 'vitest';
-import { logRequest } from '../src/request-log.ts';
+import { logRequest } from '../src/http/request-log.ts';
 
 async function appLoggingTo(lines: Array<Record<string, unknown>>) {
   const sink = new Writable({

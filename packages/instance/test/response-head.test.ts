@@ -8,7 +8,7 @@ import {
   fixedFields,
   headWriterWorks,
   isPlainValue,
-} from '../src/response-head.ts';
+} from '../src/http/response-head.ts';
 
 /** What each test's server answers: its status, fields (fixed ones first) and body. */
 interface Answer {

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SendWatch, type StalledSend } from '../src/send-watch.ts';
+import { SendWatch, type StalledSend } from '../src/http/send-watch.ts';
 
 const TIMEOUT_MS = 60_000;
 /**

@@ -7,8 +7,8 @@
 import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLIENT_MEMORY_KEY_MIN_BYTES, CLIENT_MEMORY_KEY_SHARE } from '../src/client-memory.ts';
-import { HTTP_LIMITS } from '../src/http-limits.ts';
+import { CLIENT_MEMORY_KEY_MIN_BYTES, CLIENT_MEMORY_KEY_SHARE } from '../src/http/client-memory.ts';
+import { HTTP_LIMITS } from '../src/http/http-limits.ts';
 import {
   CHEAP_QUERY,
   CHEAP_ROWS,

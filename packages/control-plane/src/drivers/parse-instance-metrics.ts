@@ -43,7 +43,7 @@ function samplesOf(text: string): Sample[] {
 
 /**
  * Maps an instance's `GET /metrics` text to InstanceMetrics, by the metric names of
- * packages/instance/src/metrics.ts. A metric the instance did not report counts as 0, so an
+ * packages/instance/src/threads/metrics.ts. A metric the instance did not report counts as 0, so an
  * older instance still gives a complete answer.
  */
 export function parseInstanceMetrics(text: string): InstanceMetricsReport {

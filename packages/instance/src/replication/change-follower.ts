@@ -7,8 +7,8 @@ import {
   type SourceConnector,
 } from '@replix/sources';
 import type { Logger } from 'pino';
-import type { ReplicationReport, SnapshotController } from '../snapshot-controller.ts';
-import { sourceColumnsOf } from '../snapshot-loader.ts';
+import type { ReplicationReport, SnapshotController } from '../snapshot/snapshot-controller.ts';
+import { sourceColumnsOf } from '../snapshot/snapshot-loader.ts';
 import { mapChanges, type RowFetcher } from './change-mapper.ts';
 import { ForeignKeyGraph } from './foreign-key-graph.ts';
 

@@ -1,5 +1,5 @@
 import type { CompiledSchema, CompiledTable, RowChange } from '@replix/engine';
-import type { SnapshotController } from '../snapshot-controller.ts';
+import type { SnapshotController } from '../snapshot/snapshot-controller.ts';
 import type { RowFetcher } from './change-mapper.ts';
 
 /** Reads the rows of `table` whose `column` is above `after` (all rows with `after` null). */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ReplicationReport, SnapshotController } from '../snapshot-controller.ts';
+import type { ReplicationReport, SnapshotController } from '../snapshot/snapshot-controller.ts';
 import type { ChangeFollower } from './change-follower.ts';
 import type { IncrementalPoller } from './incremental-poller.ts';
 

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { CompiledTable, RowChange } from '@replix/engine';
 import { SourceError } from '@replix/sources';
 import type { Logger } from 'pino';
-import type { ReplicationReport, SnapshotController } from '../snapshot-controller.ts';
+import type { ReplicationReport, SnapshotController } from '../snapshot/snapshot-controller.ts';
 import { sameViewRows } from './same-view-rows.ts';
 
 /** Reads every current row of a view (within its `where`), in stored column order. */

@@ -8,27 +8,27 @@ import Fastify, {
   type onRequestHookHandler,
 } from 'fastify';
 import type { Logger } from 'pino';
+import { errorResponse, InstanceError } from '../errors.ts';
+import { registerLiveQueryGauges } from '../threads/live-query-metrics.ts';
+import { InstanceMetrics, type ThreadMetrics } from '../threads/metrics.ts';
+import type { QueryAdmission } from '../threads/query-admission.ts';
+import type { ServedState, SyncControl } from '../threads/served-state.ts';
+import { traceRequests } from '../tracing/request-spans.ts';
+import { activeTracing } from '../tracing/tracing.ts';
 import type { ApiKeyVerifier, KeyScope } from './api-keys.ts';
 import { createClientErrorHandler } from './client-error-response.ts';
 import { ClientMemory } from './client-memory.ts';
-import { errorResponse, InstanceError } from './errors.ts';
 import { EtagCache } from './etag.ts';
 import { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
 import { keyCheckFor } from './key-refusal.ts';
 import { lazyChildLoggerFactory } from './lazy-child-logger.ts';
-import { registerLiveQueryGauges } from './live-query-metrics.ts';
-import { InstanceMetrics, type ThreadMetrics } from './metrics.ts';
 import { generateOpenApi } from './openapi.ts';
-import type { QueryAdmission } from './query-admission.ts';
 import { queryListener } from './query-listener.ts';
 import { defaultAdmission, registerQueryRoutes } from './query-route.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { logRequest } from './request-log.ts';
 import { describeSchema } from './schema-document.ts';
 import { SendWatch } from './send-watch.ts';
-import type { ServedState, SyncControl } from './served-state.ts';
-import { traceRequests } from './tracing/request-spans.ts';
-import { activeTracing } from './tracing/tracing.ts';
 
 export interface InstanceServerOptions {
   /** The snapshot controller, or a query thread's view of it. */

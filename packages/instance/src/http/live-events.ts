@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { QueryAnswer } from '@replix/engine';
-import { errorResponse, InstanceError } from './errors.ts';
+import { errorResponse, InstanceError } from '../errors.ts';
 
 /** The event stream's texts (docs/instance-api.md#live-queries). */
 

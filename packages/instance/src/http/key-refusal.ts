@@ -1,5 +1,5 @@
+import { InstanceError } from '../errors.ts';
 import { type KeyScope, scopeGrants, type VerifiedKey } from './api-keys.ts';
-import { InstanceError } from './errors.ts';
 import { type HeaderTarget, rateLimitCheck } from './rate-limit-check.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 

@@ -9,10 +9,12 @@ import {
 import { exportGeneration, type Generation } from '@replix/engine';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, type Registry } from 'prom-client';
-import type { AllowedKeyIds, ApiKeyVerifier } from './api-keys.ts';
-import { shareCompileCache } from './compile-cache.ts';
-import { InstanceError } from './errors.ts';
-import { queryThreadYoungMb } from './instance-memory.ts';
+import { shareCompileCache } from '../compile-cache.ts';
+import { InstanceError } from '../errors.ts';
+import type { AllowedKeyIds, ApiKeyVerifier } from '../http/api-keys.ts';
+import type { RateLimiter } from '../http/rate-limiter.ts';
+import { queryThreadYoungMb } from '../snapshot/instance-memory.ts';
+import type { SnapshotController } from '../snapshot/snapshot-controller.ts';
 import type { ThreadMetrics } from './metrics.ts';
 import { PublicationBoard } from './publication-board.ts';
 import { PublishedState } from './published-state.ts';
@@ -24,9 +26,7 @@ import {
   type QueryThreadData,
   type ToQueryThread,
 } from './query-thread-messages.ts';
-import type { RateLimiter } from './rate-limiter.ts';
 import type { SyncControl } from './served-state.ts';
-import type { SnapshotController } from './snapshot-controller.ts';
 
 /**
  * Query threads (issue 17: every core serves queries). Design:

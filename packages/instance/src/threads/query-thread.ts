@@ -2,8 +2,12 @@ import { Buffer } from 'node:buffer';
 import type { MessagePort } from 'node:worker_threads';
 import { compileSchema, importGeneration } from '@replix/engine';
 import type { MetricObjectWithValues, MetricValue, Registry } from 'prom-client';
-import { ApiKeyVerifier } from './api-keys.ts';
-import { InstanceError, type InstanceErrorCode } from './errors.ts';
+import { InstanceError, type InstanceErrorCode } from '../errors.ts';
+import { ApiKeyVerifier } from '../http/api-keys.ts';
+import { RateLimiter } from '../http/rate-limiter.ts';
+import { buildInstanceServer } from '../http/server.ts';
+import { serviceLogger } from '../service-logger.ts';
+import { startTracing } from '../tracing/tracing.ts';
 import { PublicationBoard } from './publication-board.ts';
 import { PublishedState } from './published-state.ts';
 import type {
@@ -12,11 +16,7 @@ import type {
   QueryThreadData,
   ToQueryThread,
 } from './query-thread-messages.ts';
-import { RateLimiter } from './rate-limiter.ts';
 import type { HealthStatus } from './served-state.ts';
-import { buildInstanceServer } from './server.ts';
-import { serviceLogger } from './service-logger.ts';
-import { startTracing } from './tracing/tracing.ts';
 
 /** `getMetricsAsJSON()` of one thread's registry. */
 export type ThreadMetricsJson = MetricObjectWithValues<MetricValue<string>>[];

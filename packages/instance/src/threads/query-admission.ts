@@ -1,4 +1,4 @@
-import { InstanceError } from './errors.ts';
+import { InstanceError } from '../errors.ts';
 
 /** A query's place among the running ones; give it back with `release()` when it is done. */
 export interface Admission {

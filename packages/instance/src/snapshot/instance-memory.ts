@@ -1,6 +1,6 @@
 import process from 'node:process';
-import { ConfigError } from './config/config-error.ts';
-import type { InstanceConfig } from './instance-config.ts';
+import { ConfigError } from '../config/config-error.ts';
+import type { InstanceConfig } from '../instance-config.ts';
 
 /**
  * The share of an instance's memory given to V8's heap (old space plus young generation). The

@@ -1,6 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { ClientMemory } from './client-memory.ts';
+import type { ClientMemory } from '../http/client-memory.ts';
 import { DurationHistogram } from './duration-histogram.ts';
 import type { QueryAdmission } from './query-admission.ts';
 import type { ServedState } from './served-state.ts';

@@ -1,4 +1,4 @@
-import { InstanceError } from './errors.ts';
+import { InstanceError } from '../errors.ts';
 import type { RateLimitDecision, RateLimiter, RateLimitPolicy } from './rate-limiter.ts';
 
 /**

@@ -1,9 +1,8 @@
 import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import { type Generation, planTables, type QueryAnswer, type QueryPlan } from '@replix/engine';
-import type { ClientMemory, HeldBytes } from './client-memory.ts';
-import { InstanceError } from './errors.ts';
-import { FairQueue } from './fair-queue.ts';
+import { InstanceError } from '../errors.ts';
+import type { ClientMemory, HeldBytes } from '../http/client-memory.ts';
 import {
   errorEvent,
   HEARTBEAT,
@@ -12,7 +11,8 @@ import {
   resultEvent,
   resultHash,
   retryEvent,
-} from './live-events.ts';
+} from '../http/live-events.ts';
+import { FairQueue } from './fair-queue.ts';
 import type { ServedSnapshot } from './served-state.ts';
 
 /** Live-query limits of one query thread (docs/limits.md). */

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { INSTANCE_ERRORS, type InstanceErrorCode } from './errors.ts';
+import { INSTANCE_ERRORS, type InstanceErrorCode } from '../errors.ts';
 import type { HttpLimits } from './http-limits.ts';
 
 /** What Node reports on a connection (`clientError`): a parser error code or a timeout. */

@@ -1,9 +1,9 @@
 import type { SchemaConfig, SharedGeneration, SourceSchema } from '@replix/engine';
-import type { HttpLimits } from './http-limits.ts';
+import type { HttpLimits } from '../http/http-limits.ts';
+import type { SharedRateLimits } from '../http/rate-limiter.ts';
+import type { TracingSettings } from '../tracing/tracing-settings.ts';
 import type { PublicationBuffers } from './publication-board.ts';
-import type { SharedRateLimits } from './rate-limiter.ts';
 import type { HealthStatus } from './served-state.ts';
-import type { TracingSettings } from './tracing/tracing-settings.ts';
 
 /** Marks a worker as a query thread: only such a worker runs `runQueryThread` on load. */
 export const QUERY_THREAD_MARK = 'replixQueryThread';

@@ -11,17 +11,17 @@ import {
 } from '@replix/engine';
 import type { FastifyInstance, RawServerDefault } from 'fastify';
 import type { Logger } from 'pino';
+import { InstanceError } from '../errors.ts';
+import { LIVE_QUERY_LIMITS, LiveQueries } from '../threads/live-queries.ts';
+import type { InstanceMetrics } from '../threads/metrics.ts';
+import { type Admission, QueryAdmission } from '../threads/query-admission.ts';
+import type { ServedSnapshot, ServedState } from '../threads/served-state.ts';
+import { traceQueryAnswer, traceQueryShape } from '../tracing/query-span.ts';
 import type { ApiKeyVerifier } from './api-keys.ts';
 import type { ClientMemory } from './client-memory.ts';
-import { InstanceError } from './errors.ts';
 import { type EtagCache, ifNoneMatchMatches } from './etag.ts';
-import { LIVE_QUERY_LIMITS, LiveQueries } from './live-queries.ts';
-import type { InstanceMetrics } from './metrics.ts';
-import { type Admission, QueryAdmission } from './query-admission.ts';
 import { QueryExchange } from './query-exchange.ts';
 import type { SendWatch } from './send-watch.ts';
-import type { ServedSnapshot, ServedState } from './served-state.ts';
-import { traceQueryAnswer, traceQueryShape } from './tracing/query-span.ts';
 
 /** An admitted query's context, from planning to sending. */
 interface AdmittedQuery {

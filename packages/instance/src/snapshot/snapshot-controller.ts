@@ -10,13 +10,13 @@ import {
 } from '@replix/engine';
 import type { ReplicationPosition, SourceConnector } from '@replix/sources';
 import type { Logger } from 'pino';
-import { InstanceError } from './errors.ts';
+import { InstanceError } from '../errors.ts';
 import {
   type MemoryLimits,
   processHeapLimitBytes,
   queryWorkingMemoryBytes,
-} from './query-working-memory.ts';
-import type { HealthStatus, ServedSnapshot, ServedState } from './served-state.ts';
+} from '../threads/query-working-memory.ts';
+import type { HealthStatus, ServedSnapshot, ServedState } from '../threads/served-state.ts';
 import { type LoadProgress, loadSnapshot } from './snapshot-loader.ts';
 
 const MiB = 1024 * 1024;
@@ -31,7 +31,7 @@ const ROOM_POLL_MS = 20;
 /** Where a generation stands against the memory cap. */
 type CapFit = 'fits' | 'over_cap' | 'crowded_by_queries';
 
-export type { HealthStatus, ServedSnapshot } from './served-state.ts';
+export type { HealthStatus, ServedSnapshot } from '../threads/served-state.ts';
 
 export interface SnapshotControllerOptions {
   readonly memoryCapMb: number | null;

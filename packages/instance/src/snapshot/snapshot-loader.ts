@@ -7,11 +7,11 @@ import {
 } from '@replix/engine';
 import type { TableData } from '@replix/engine/storage';
 import type { ReplicationPosition, SnapshotReader, SourceConnector } from '@replix/sources';
-import { shareCompileCache } from './compile-cache.ts';
-import { LoadWorkerHandle } from './snapshot-load/load-worker-handle.ts';
-import { readTableData } from './snapshot-load/read-table-data.ts';
+import { shareCompileCache } from '../compile-cache.ts';
+import { LoadWorkerHandle } from './load/load-worker-handle.ts';
+import { readTableData } from './load/read-table-data.ts';
 
-export { sourceColumnsOf } from './snapshot-load/read-table-data.ts';
+export { sourceColumnsOf } from './load/read-table-data.ts';
 
 export interface LoadProgress {
   readonly tablesDone: number;
