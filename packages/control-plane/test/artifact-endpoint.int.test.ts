@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifactToken } from '../src/builder/artifact-token.ts';
-import { ARTIFACT_FETCH_SCRIPT } from '../src/drivers/kubernetes/artifact-fetch-script.ts';
+import { artifactFetchScript } from '../src/drivers/kubernetes/artifact-fetch-script.ts';
 import { queueBuild } from '../src/resources/builds/queue-build.ts';
 import { finishedBuild, testSourceDatabase } from './builder-helpers.ts';
 import { startTestControlPlane, type TestControlPlane } from './control-plane-harness.ts';
@@ -123,7 +123,7 @@ describe('the artifact endpoint (GET /internal/artifacts/<buildId>/<file>)', () 
     };
     const { stdout } = await run(
       process.execPath,
-      ['--input-type=module', '-e', ARTIFACT_FETCH_SCRIPT],
+      ['--input-type=module', '-e', artifactFetchScript()],
       { env },
     );
     expect(stdout).toMatch(/^artifact fetched: \d+ files/);
@@ -131,7 +131,7 @@ describe('the artifact endpoint (GET /internal/artifacts/<buildId>/<file>)', () 
     // A wrong token: the script fails without printing the token.
     const failed = await run(
       process.execPath,
-      ['--input-type=module', '-e', ARTIFACT_FETCH_SCRIPT],
+      ['--input-type=module', '-e', artifactFetchScript()],
       {
         env: { ...env, REPLIX_ARTIFACT_TOKEN: 'rxa_stolen', REPLIX_ARTIFACT_DIR: join(work, 'no') },
       },

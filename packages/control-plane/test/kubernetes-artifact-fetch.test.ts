@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACT_FETCH_SCRIPT } from '../src/drivers/kubernetes/artifact-fetch-script.ts';
+import { artifactFetchScript } from '../src/drivers/kubernetes/artifact-fetch-script.ts';
 
 const run = promisify(execFile);
 const TOKEN = 'rxa_fetch-token-abcdef';
@@ -74,7 +74,7 @@ async function fetchArtifact(env: Record<string, string>) {
   try {
     const { stdout, stderr } = await run(
       process.execPath,
-      ['--input-type=module', '-e', ARTIFACT_FETCH_SCRIPT],
+      ['--input-type=module', '-e', artifactFetchScript()],
       { env: variables },
     );
     return { code: 0, output: stdout + stderr, dir: variables.REPLIX_ARTIFACT_DIR };

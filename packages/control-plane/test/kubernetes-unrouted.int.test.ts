@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@replix/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UNROUTED_SCRIPT } from '../src/drivers/kubernetes/unrouted-backend.ts';
+import { unroutedScript } from '../src/drivers/kubernetes/unrouted-backend.ts';
 import { eventually } from './reconciler-fixtures.ts';
 
 // The unrouted server's program as the pods run it: the message of the request's host, or a
@@ -48,7 +48,7 @@ beforeAll(async () => {
   port = await freePort();
   child = spawn(
     process.execPath,
-    ['--input-type=module', '-e', UNROUTED_SCRIPT, '127.0.0.1', String(port)],
+    ['--input-type=module', '-e', unroutedScript(), '127.0.0.1', String(port)],
     { env: { REPLIX_UNROUTED_DIR: dir }, stdio: 'ignore' },
   );
   await eventually(

@@ -2,7 +2,7 @@ import { HTTP_LIMITS, heapFlags } from '@replix/instance';
 import { replicaReplicationId } from '../../domain/replication-id.ts';
 import { keysFileText } from '../instance-key-set.ts';
 import { type InstanceLaunch, launchEnvironment } from '../instance-launch.ts';
-import { ARTIFACT_FETCH_SCRIPT } from './artifact-fetch-script.ts';
+import { artifactFetchScript } from './artifact-fetch-script.ts';
 import {
   instanceKeysName,
   instanceObjectName,
@@ -181,7 +181,7 @@ function fetchContainer(input: InstanceManifestInput, options: InstanceManifestO
       name: 'fetch-artifact',
       image: options.image,
       ...(options.imagePullPolicy ? { imagePullPolicy: options.imagePullPolicy } : {}),
-      command: ['node', '--input-type=module', '-e', ARTIFACT_FETCH_SCRIPT],
+      command: ['node', '--input-type=module', '-e', artifactFetchScript()],
       env: [
         { name: 'REPLIX_ARTIFACT_DIR', value: ARTIFACT_DIR },
         { name: 'REPLIX_ARTIFACT_SHA256', value: input.artifact.manifestSha256 },

@@ -26,7 +26,7 @@ const UNROUTED_PORT = 8080;
 const MESSAGES_DIR = '/etc/replix/unrouted';
 
 /** The unrouted server: `programs/unrouted-server.ts` (listen address and port as arguments). */
-export const UNROUTED_SCRIPT = programSource(
+export const unroutedScript = programSource(
   new URL('./programs/unrouted-server.ts', import.meta.url),
 );
 
@@ -84,7 +84,7 @@ export function unroutedManifests(namespace: string, options: UnroutedOptions): 
                 'node',
                 '--input-type=module',
                 '-e',
-                UNROUTED_SCRIPT,
+                unroutedScript(),
                 '0.0.0.0',
                 String(UNROUTED_PORT),
               ],
