@@ -6,7 +6,7 @@ export {
 } from './builder/build-job.ts';
 // The configuration and token issuer, also importable alone as `@replix/control-plane/config`.
 export * from './config-surface.ts';
-export { CONTROL_PLANE_ERRORS } from './errors.ts';
+export { CONTROL_PLANE_ERRORS } from './domain/errors.ts';
 export { BUILT_IN_ISSUER } from './identity/built-in-issuer.ts';
 export {
   createControlPlaneLogger,

@@ -23,9 +23,9 @@ import { startProbeServer } from './roles/probe-server.ts';
 import { type ProbeWindows, ProcessProbes } from './roles/process-probes.ts';
 import type { RoleContext, RoleName, RunningRole } from './roles/role.ts';
 import { ROLE_STARTERS } from './roles/role-starters.ts';
-import { SecretBox } from './secret-box.ts';
 import { markHealthUnknown } from './store/instance-store.ts';
 import { type OpenStore, openStore } from './store/open-store.ts';
+import { SecretBox } from './store/secret-box.ts';
 import { enqueueWebhookDeliveries } from './webhook-delivery/enqueue-deliveries.ts';
 
 export interface StartControlPlaneOptions {

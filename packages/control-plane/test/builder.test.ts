@@ -5,7 +5,7 @@ import { buildFailureMessage } from '../src/builder/build-failure-message.ts';
 import { databaseConfigHash } from '../src/builder/config-hash.ts';
 import { buildCostCents, computeTypeFor } from '../src/builder/rates.ts';
 import { BuildError, buildSchemaConfig } from '../src/builder/run-build.ts';
-import { ApiError } from '../src/errors.ts';
+import { ApiError } from '../src/domain/errors.ts';
 import type { DatabaseTable } from '../src/store/schema.ts';
 
 const database = (overrides: Partial<Selectable<DatabaseTable>> = {}) =>

@@ -13,8 +13,8 @@ import { KubernetesApi } from '../src/drivers/kubernetes/kubernetes-api.ts';
 import { LABELS, labelValue } from '../src/drivers/kubernetes/kubernetes-names.ts';
 import type { KubernetesObject } from '../src/drivers/kubernetes/kubernetes-object.ts';
 import { ROLE_NAMES } from '../src/roles/role.ts';
-import { SecretBox } from '../src/secret-box.ts';
 import { type OpenStore, openStore } from '../src/store/open-store.ts';
+import { SecretBox } from '../src/store/secret-box.ts';
 import { REPLIX_BIN, throughGateway } from './kubernetes-test-cluster.ts';
 import { addApiKey, eventually, seedProvision, statusReached } from './reconciler-fixtures.ts';
 

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ACTIONS } from '../src/domain/database-lifecycle.ts';
-import { CONTROL_PLANE_ERRORS } from '../src/errors.ts';
+import { CONTROL_PLANE_ERRORS } from '../src/domain/errors.ts';
 
 const docsDir = new URL('../../../docs/control-plane/', import.meta.url);
 const srcDir = new URL('../src/', import.meta.url).pathname;

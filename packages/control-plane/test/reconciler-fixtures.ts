@@ -4,8 +4,8 @@ import { newKeyId } from '@replix/instance';
 import type { Kysely } from 'kysely';
 import type { Goal } from '../src/domain/goal.ts';
 import { processesUnder } from '../src/drivers/process-identity.ts';
-import type { SecretBox } from '../src/secret-box.ts';
 import type { Store } from '../src/store/schema.ts';
+import type { SecretBox } from '../src/store/secret-box.ts';
 import {
   insertAccount,
   insertConnection,

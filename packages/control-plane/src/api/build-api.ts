@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { traceRequests } from '@replix/instance/tracing';
 import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
-import { ApiError, CONTROL_PLANE_ERRORS, type ControlPlaneErrorCode } from '../errors.ts';
+import { ApiError, CONTROL_PLANE_ERRORS, type ControlPlaneErrorCode } from '../domain/errors.ts';
 import { actorOf, runAsActor } from '../events/audit-actor.ts';
 import { authenticate } from '../identity/principal.ts';
 import { hasRole, minimumRole } from '../identity/role-policy.ts';

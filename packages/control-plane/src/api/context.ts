@@ -4,8 +4,8 @@ import type { Driver } from '../drivers/driver.ts';
 import type { PlatformEvents } from '../events/platform-events.ts';
 import type { BuiltInIssuer } from '../identity/built-in-issuer.ts';
 import type { TokenVerifier } from '../identity/token-verifier.ts';
-import type { SecretBox } from '../secret-box.ts';
 import type { StoreDb } from '../store/open-store.ts';
+import type { SecretBox } from '../store/secret-box.ts';
 
 /** What route handlers work with; one per control-plane process. */
 export interface ApiContext {

@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../domain/errors.ts';
 
 /** Why PostgreSQL would refuse a string, in words for the caller; null when it can store it. */
 function unstorableReason(text: string): string | null {

@@ -1,5 +1,5 @@
 import { SchemaConfigError } from '@replix/engine';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../domain/errors.ts';
 import { BuildError } from './run-build.ts';
 
 /**

@@ -6,9 +6,9 @@ import {
   type SourceSchema,
 } from '@replix/engine';
 import type { Kysely, Selectable } from 'kysely';
-import type { SecretBox } from '../secret-box.ts';
 import { appendLogLine } from '../store/log-lines.ts';
 import type { ConnectionTable, DatabaseTable, Store } from '../store/schema.ts';
+import type { SecretBox } from '../store/secret-box.ts';
 import type { BuildRow } from './build-queue.ts';
 import { databaseConfigHash } from './config-hash.ts';
 import { instanceBundle } from './instance-bundle.ts';

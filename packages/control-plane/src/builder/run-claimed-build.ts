@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import type { SecretBox } from '../secret-box.ts';
 import { appendLogLine } from '../store/log-lines.ts';
 import type { StoreDb } from '../store/open-store.ts';
+import type { SecretBox } from '../store/secret-box.ts';
 import { buildFailureMessage } from './build-failure-message.ts';
 import {
   BUILD_LEASE_MS,

@@ -5,8 +5,8 @@ import {
   type WhereConfigIssue,
 } from '@replix/sources';
 import type { Selectable } from 'kysely';
-import { ApiError } from '../errors.ts';
 import type { DatabaseTable, DeployedInstanceConfig } from '../store/schema.ts';
+import { ApiError } from './errors.ts';
 import { INSTANCE_SIZE_NAMES, INSTANCE_SIZES, type InstanceSize } from './plans.ts';
 
 export const SYNC_MODES = ['cdc', 'poll'] as const;

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.ts';
+import { ApiError } from './errors.ts';
 import type { Goal } from './goal.ts';
 import {
   type InstanceSize,

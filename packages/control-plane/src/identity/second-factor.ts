@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../errors.ts';
-import type { SecretBox } from '../secret-box.ts';
+import { ApiError } from '../domain/errors.ts';
 import type { StoreDb } from '../store/open-store.ts';
+import type { SecretBox } from '../store/secret-box.ts';
 import { hashRecoveryCode, sameHash, totpStep } from './totp.ts';
 
 /** Wrong codes allowed per user in the window before every attempt is refused. */

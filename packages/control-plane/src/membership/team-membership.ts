@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { ApiError, notFound } from '../errors.ts';
+import { ApiError, notFound } from '../domain/errors.ts';
 import type { TeamRole } from '../identity/role-policy.ts';
 import type { Store } from '../store/schema.ts';
 

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { ApiError } from '../domain/errors.ts';
 import {
   COMPUTE_STATUSES,
   computeUnitsViolation,
@@ -6,7 +7,6 @@ import {
   type OverageState,
   replicatedComputeUnits,
 } from '../domain/plan-enforcement.ts';
-import { ApiError } from '../errors.ts';
 import { lockAccount } from '../membership/team-membership.ts';
 import type { Store } from '../store/schema.ts';
 import { accountPlan } from './account-plan.ts';

@@ -1,6 +1,6 @@
 import { latestSucceededBuildOf } from '../store/build-store.ts';
+import type { DatabaseRow } from '../store/database-store.ts';
 import type { StoreDb } from '../store/open-store.ts';
-import type { DatabaseRow } from './leases.ts';
 
 /**
  * The build a reconfigure, resize or resume deploys: the one the database runs (or last ran),

@@ -1,7 +1,7 @@
 import { sourceDialect } from '@replix/sources';
 import type { RoleContext } from '../roles/role.ts';
 import { sourceReadiness } from '../source-access/source-readiness.ts';
-import type { DatabaseRow } from './leases.ts';
+import type { DatabaseRow } from '../store/database-store.ts';
 
 /** Where the dashboard changes what these reasons name (its tab, field and button names). */
 const FIX_SYNC_MODE =

@@ -4,7 +4,7 @@ import { claimById, claimNext } from '../jobs/claim-jobs.ts';
 import { complete, release } from '../jobs/lease-updates.ts';
 import { afterFailedAttempt, type RetryPolicy } from '../jobs/retry-policy.ts';
 import type { RoleContext } from '../roles/role.ts';
-import type { DatabaseRow } from './leases.ts';
+import type { DatabaseRow } from '../store/database-store.ts';
 import { dropSourceState, reportStateLeft } from './replication-drop-steps.ts';
 import {
   REPLICATION_DROP_QUEUE,

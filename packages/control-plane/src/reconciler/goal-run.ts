@@ -3,8 +3,9 @@ import type { Transaction, Updateable } from 'kysely';
 import type { Goal } from '../domain/goal.ts';
 import { healthStatusOf } from '../drivers/instance-client.ts';
 import type { RoleContext } from '../roles/role.ts';
+import type { DatabaseRow } from '../store/database-store.ts';
+import { updateLeasedDatabase } from '../store/database-store.ts';
 import type { DatabaseTable, Store } from '../store/schema.ts';
-import type { DatabaseRow } from './leases.ts';
 
 /** What a step leaves behind: the goal is finished, or it waits (e.g. for its build). */
 export type GoalOutcome =
@@ -69,13 +70,7 @@ export async function updateClaimed(
   changes: DatabaseChanges,
   db: Transaction<Store> | RoleContext['db'] = run.context.db,
 ): Promise<void> {
-  const row = await db
-    .updateTable('databases')
-    .set(changes)
-    .where('id', '=', run.database.id)
-    .where('lease_owner', '=', run.owner)
-    .returningAll()
-    .executeTakeFirst();
+  const row = await updateLeasedDatabase(db, run.database.id, run.owner, changes);
   if (!row) throw new LeaseLostError();
   run.database = row;
 }

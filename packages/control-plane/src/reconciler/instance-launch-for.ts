@@ -7,8 +7,8 @@ import type { InstanceLaunch } from '../drivers/instance-launch.ts';
 import { accountPlan } from '../payments/account-plan.ts';
 import { connectionTarget, type SourceSettings } from '../source-access/connection-target.ts';
 import { buildArtifactOf } from '../store/build-store.ts';
+import type { DatabaseRow } from '../store/database-store.ts';
 import type { ApiKeyScope } from '../store/schema.ts';
-import type { DatabaseRow } from './leases.ts';
 
 /**
  * A launch together with the keys version its key ids were read at, and the connection

@@ -1,12 +1,11 @@
-import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { claimById, claimNext } from '../jobs/claim-jobs.ts';
 import { endDeadLocalLeases } from '../jobs/dead-local-leases.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import { release, renew } from '../jobs/lease-updates.ts';
 import type { RetryPolicy } from '../jobs/retry-policy.ts';
+import type { DatabaseRow } from '../store/database-store.ts';
 import type { StoreDb } from '../store/open-store.ts';
-import type { DatabaseTable } from '../store/schema.ts';
 
 /** How long a claim holds a database; a runner renews it while it works. */
 export const LEASE_MS = 30_000;
@@ -27,8 +26,6 @@ export const GOAL_QUEUE: JobQueue<'databases'> = {
   waiting: sql<boolean>`goal IS NOT NULL AND deleted_at IS NULL`,
   order: sql`updated_at`,
 };
-
-export type DatabaseRow = Selectable<DatabaseTable>;
 
 /**
  * Claims the next database of GOAL_QUEUE and marks its goal claimed (`claimedAt`, after which

@@ -2,13 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { inSpan } from '@replix/instance/tracing';
 import type { LoopPulse } from '../roles/loop-pulse.ts';
 import type { RoleContext, RunningRole } from '../roles/role.ts';
+import type { DatabaseRow } from '../store/database-store.ts';
 import { advanceGoal } from './advance-goal.ts';
 import { dropDueReplicationState } from './drop-replication-state.ts';
 import { type GoalRun, LeaseLostError, systemPorts } from './goal-run.ts';
 import { instanceLaunchFor } from './instance-launch-for.ts';
 import {
   claimGoal,
-  type DatabaseRow,
   freeDeadLocalLeases,
   GOAL_RETRY,
   LEASE_RENEW_MS,

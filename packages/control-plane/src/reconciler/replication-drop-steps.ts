@@ -2,10 +2,10 @@ import { sourceDialect } from '@replix/sources';
 import { replicaReplicationId } from '../domain/replication-id.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import { notify } from '../events/notifications.ts';
-import type { SecretBox } from '../secret-box.ts';
 import { connectionTarget, withSourceConnector } from '../source-access/connection-target.ts';
 import { splitSourceSchema } from '../source-access/source-schema-name.ts';
 import type { StoreDb } from '../store/open-store.ts';
+import type { SecretBox } from '../store/secret-box.ts';
 import type { ReplicationSourceRow } from './replication-sources.ts';
 
 /** Where docs/replication.md says how to drop the state by hand. */

@@ -5,9 +5,9 @@ import { replicationIdFor } from '../domain/replication-id.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { SourceSettings } from '../source-access/connection-target.ts';
 import { splitSourceSchema } from '../source-access/source-schema-name.ts';
+import type { DatabaseRow } from '../store/database-store.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import type { ReplicationSourceTable } from '../store/schema.ts';
-import type { DatabaseRow } from './leases.ts';
 
 export type ReplicationSourceRow = Selectable<ReplicationSourceTable>;
 

@@ -1,5 +1,6 @@
 import { unroutedMessage } from '../domain/endpoint-messages.ts';
 import type { RoleContext } from '../roles/role.ts';
+import { recordEndpoint } from '../store/database-store.ts';
 import { recordEndpointUrl } from '../store/instance-store.ts';
 
 /**
@@ -34,11 +35,7 @@ export async function restoreEndpoints(context: RoleContext): Promise<void> {
     try {
       const endpoint = await driver.openEndpoint(row.databaseId, row.endpointPort);
       if (endpoint.port !== row.endpointPort || endpoint.url !== row.endpointUrl) {
-        await db
-          .updateTable('databases')
-          .set({ endpoint_port: endpoint.port, endpoint_url: endpoint.url })
-          .where('id', '=', row.databaseId)
-          .execute();
+        await recordEndpoint(db, row.databaseId, endpoint);
         await recordEndpointUrl(db, row.databaseId, endpoint.url);
       }
       if (row.instanceId && (await driver.isAlive(row.instanceId))) {

@@ -11,10 +11,10 @@ import {
   tlsUrlParams,
 } from '@replix/sources';
 import type { Selectable } from 'kysely';
+import { ApiError } from '../domain/errors.ts';
 import type { SshTunnelLaunch } from '../drivers/instance-launch.ts';
-import { ApiError } from '../errors.ts';
-import type { SecretBox } from '../secret-box.ts';
 import type { ConnectionTable } from '../store/schema.ts';
+import type { SecretBox } from '../store/secret-box.ts';
 import { sourcePassword } from './source-password.ts';
 import { splitSourceSchema } from './source-schema-name.ts';
 

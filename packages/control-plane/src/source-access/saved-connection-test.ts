@@ -1,7 +1,7 @@
 import type { SourceBackend, SourceTlsMode } from '@replix/sources';
 import type { Selectable } from 'kysely';
-import type { SecretBox } from '../secret-box.ts';
 import type { ConnectionTable } from '../store/schema.ts';
+import type { SecretBox } from '../store/secret-box.ts';
 import { sourcePassword } from './source-password.ts';
 import { type TestConnectionResult, testConnection } from './test-connection.ts';
 

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { SecretBox } from '../secret-box.ts';
 import type { ConnectionTable } from '../store/schema.ts';
+import type { SecretBox } from '../store/secret-box.ts';
 
 /**
  * The connection's source password, opened; '' for a user without one (a MariaDB user with

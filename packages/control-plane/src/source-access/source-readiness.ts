@@ -1,7 +1,7 @@
 import { sourceDialect } from '@replix/sources';
 import type { Selectable } from 'kysely';
-import type { SecretBox } from '../secret-box.ts';
 import type { ConnectionTable } from '../store/schema.ts';
+import type { SecretBox } from '../store/secret-box.ts';
 import { testSavedConnection } from './saved-connection-test.ts';
 import { splitSourceSchema } from './source-schema-name.ts';
 import type { TestConnectionResult } from './test-connection.ts';

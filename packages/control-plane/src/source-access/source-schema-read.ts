@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { Type } from 'typebox';
-import type { SecretBox } from '../secret-box.ts';
 import type { ConnectionTable } from '../store/schema.ts';
+import type { SecretBox } from '../store/secret-box.ts';
 import { connectionTarget, withSourceConnector } from './connection-target.ts';
 import { type SchemaIntrospection, schemaIntrospection } from './schema-introspection.ts';
 

@@ -1,6 +1,6 @@
 // ssh2 is CommonJS and Node's ESM loader sees only some of its named exports (not `utils`).
 import ssh2 from 'ssh2';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../domain/errors.ts';
 
 /**
  * Refuses a private key the tunnel could not use (not a key, a public key, or one locked with a

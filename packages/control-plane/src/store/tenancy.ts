@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { notFound } from '../errors.ts';
+import { notFound } from '../domain/errors.ts';
 import type { StoreDb } from './open-store.ts';
 import type { ConnectionTable, DatabaseTable } from './schema.ts';
 

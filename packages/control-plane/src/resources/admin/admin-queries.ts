@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { notFound } from '../../errors.ts';
+import { notFound } from '../../domain/errors.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 
 /** Every account, oldest first, with its activity counts and overage settings. */

@@ -6,11 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { deriveApiKey, newKeyId } from '@replix/instance';
 import type { Selectable } from 'kysely';
-import { notFound } from '../../errors.ts';
+import { notFound } from '../../domain/errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
-import type { SecretBox } from '../../secret-box.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import type { ApiKeyScope, DatabaseTable } from '../../store/schema.ts';
+import type { SecretBox } from '../../store/secret-box.ts';
 import { iso } from '../common-schemas.ts';
 import { apiKeysOf, bumpKeysVersion } from './api-keys-queries.ts';
 

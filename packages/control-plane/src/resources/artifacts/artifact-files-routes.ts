@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { ApiServer } from '../../api/api-server.ts';
 import type { ApiContext } from '../../api/context.ts';
 import { artifactFile } from '../../builder/artifact-files.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 import { buildArtifactOf } from '../../store/build-store.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

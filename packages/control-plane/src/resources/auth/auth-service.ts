@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ApiContext } from '../../api/context.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import type { BuiltInIssuer } from '../../identity/built-in-issuer.ts';
 import type { Principal } from '../../identity/principal.ts';

@@ -1,6 +1,7 @@
 import type { Buffer } from 'node:buffer';
 /** Plans and payments: the billing page's figures, checkout, overage, provider webhooks. */
 import type { Logger } from 'pino';
+import { ApiError } from '../../domain/errors.ts';
 import { computeUnitsAllowed, type PlanOf } from '../../domain/plan-enforcement.ts';
 import {
   CHECKOUT_PLANS,
@@ -9,7 +10,6 @@ import {
   PLAN_LIMITS,
   PLANS,
 } from '../../domain/plans.ts';
-import { ApiError } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import { lockAccount } from '../../membership/team-membership.ts';
 import { accountPlan } from '../../payments/account-plan.ts';

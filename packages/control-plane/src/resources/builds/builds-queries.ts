@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import { notFound } from '../../errors.ts';
+import { notFound } from '../../domain/errors.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import type { BuildTable, Store } from '../../store/schema.ts';
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../domain/errors.ts';
 import {
   type TestConnectionInput,
   type TestConnectionResult,

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_SOURCE_BACKEND, SOURCE_DIALECTS, type SourceTlsMode } from '@replix/sources';
 import type { ApiContext } from '../../api/context.ts';
+import { ApiError } from '../../domain/errors.ts';
 import { assertRegion } from '../../domain/plan-enforcement.ts';
 import { DEFAULT_REGION } from '../../domain/regions.ts';
-import { ApiError } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import { accountPlan } from '../../payments/account-plan.ts';
 import { testSavedConnection } from '../../source-access/saved-connection-test.ts';

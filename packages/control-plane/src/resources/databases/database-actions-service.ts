@@ -1,21 +1,17 @@
 import type { Kysely } from 'kysely';
 import type { ApiContext } from '../../api/context.ts';
 import type { DatabaseStatus, QueuedAction } from '../../domain/database-lifecycle.ts';
+import { ApiError, notFound } from '../../domain/errors.ts';
 import type { Goal } from '../../domain/goal.ts';
 import { assertInstanceSize, assertReplicas } from '../../domain/plan-enforcement.ts';
 import { type InstanceSize, planLimits } from '../../domain/plans.ts';
 import { InstanceClient } from '../../drivers/instance-client.ts';
 import { replicaUrlsOf } from '../../drivers/replica-urls.ts';
-import { ApiError, notFound } from '../../errors.ts';
 import { assertComputeUnits } from '../../payments/plan-usage.ts';
+import type { DatabaseRow } from '../../store/database-store.ts';
 import type { Store } from '../../store/schema.ts';
 import { auditAction, lockDatabase, queueGoal, requireAllowed } from './database-goals.ts';
-import {
-  buildOfDatabase,
-  type DatabaseRow,
-  liveInstanceAddress,
-  updateDatabaseRow,
-} from './databases-queries.ts';
+import { buildOfDatabase, liveInstanceAddress, updateDatabaseRow } from './databases-queries.ts';
 
 type Context = Pick<ApiContext, 'db' | 'secrets' | 'log'>;
 

@@ -7,13 +7,13 @@ import {
   QUEUED_STATUS,
   type QueuedAction,
 } from '../../domain/database-lifecycle.ts';
+import { ApiError, notFound } from '../../domain/errors.ts';
 import type { Goal } from '../../domain/goal.ts';
 import { asPlan, type InstanceSize, type Plan } from '../../domain/plans.ts';
-import { ApiError, notFound } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
+import type { DatabaseRow } from '../../store/database-store.ts';
 import type { Store } from '../../store/schema.ts';
 import {
-  type DatabaseRow,
   hasSucceededBuild,
   lockDatabaseRow,
   planNameOf,

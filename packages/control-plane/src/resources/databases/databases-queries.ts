@@ -1,8 +1,7 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { Insertable, Kysely, Updateable } from 'kysely';
+import type { DatabaseRow } from '../../store/database-store.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import type { DatabaseTable, Store } from '../../store/schema.ts';
-
-export type DatabaseRow = Selectable<DatabaseTable>;
 
 /** The account's databases, oldest first. */
 export function listDatabaseRows(db: StoreDb, accountId: string): Promise<DatabaseRow[]> {

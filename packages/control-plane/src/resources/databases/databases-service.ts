@@ -4,6 +4,7 @@ import { type SourceBackend, sourceDialect } from '@replix/sources';
 import type { Selectable } from 'kysely';
 import type { ApiContext } from '../../api/context.ts';
 import { validSchemaConfig } from '../../domain/database-settings.ts';
+import { ApiError } from '../../domain/errors.ts';
 import {
   assertDatabaseCount,
   assertInstanceSize,
@@ -12,14 +13,13 @@ import {
   assertReplicas,
 } from '../../domain/plan-enforcement.ts';
 import type { InstanceSize } from '../../domain/plans.ts';
-import { ApiError } from '../../errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import { accountPlan } from '../../payments/account-plan.ts';
-import type { SecretBox } from '../../secret-box.ts';
 import { sourceReadiness } from '../../source-access/source-readiness.ts';
 import { readSourceSchema } from '../../source-access/source-schema-read.ts';
 import { fieldChanges } from '../../store/field-changes.ts';
 import type { ConnectionTable, DatabaseTable } from '../../store/schema.ts';
+import type { SecretBox } from '../../store/secret-box.ts';
 import { ownedConnection, ownedDatabase } from '../../store/tenancy.ts';
 import {
   backendOfConnection,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { notFound } from '../../errors.ts';
+import { notFound } from '../../domain/errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import { newManagementKey } from '../../identity/management-keys.ts';
 import type { Principal } from '../../identity/principal.ts';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import { ApiError, notFound } from '../../errors.ts';
+import { ApiError, notFound } from '../../domain/errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import type { Principal } from '../../identity/principal.ts';
 import { TEAM_ROLES, type TeamRole } from '../../identity/role-policy.ts';

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { notFound } from '../../errors.ts';
+import { notFound } from '../../domain/errors.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import type { DatabaseTable, WebhookSubscriptionTable } from '../../store/schema.ts';
 import { ownedDatabase } from '../../store/tenancy.ts';

@@ -8,7 +8,7 @@ import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import type { Static } from 'typebox';
 import type { ApiContext } from '../../api/context.ts';
-import { ApiError, notFound } from '../../errors.ts';
+import { ApiError, notFound } from '../../domain/errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import type { DatabaseTable } from '../../store/schema.ts';
