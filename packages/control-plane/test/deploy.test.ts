@@ -21,7 +21,12 @@ import {
   type StoreAccess,
 } from './lifecycle-fixtures.ts';
 import { FakeClock, MemoryDriver } from './memory-driver.ts';
-import { goal } from './reconciler-fixtures.ts';
+import {
+  auditTypes,
+  goal,
+  liveInstances as liveInstancesIn,
+  databaseRow as rowIn,
+} from './reconciler-fixtures.ts';
 
 // Every branch of a deploy, run by the real reconciler code against an in-memory store
 // (PGlite), an in-memory driver that can fail any call, and a clock that moves only when slept
@@ -134,22 +139,9 @@ async function setGoal(databaseId: string, value: Goal, status = 'deploying'): P
     .execute();
 }
 
-async function databaseRow(databaseId: string): Promise<DatabaseRow> {
-  return store.db
-    .selectFrom('databases')
-    .selectAll()
-    .where('id', '=', databaseId)
-    .executeTakeFirstOrThrow();
-}
-
-async function liveInstances(databaseId: string) {
-  return store.db
-    .selectFrom('instances')
-    .select(['id', 'standby'])
-    .where('database_id', '=', databaseId)
-    .where('removed_at', 'is', null)
-    .execute();
-}
+const databaseRow = (databaseId: string) => rowIn(store.db, databaseId);
+const liveInstances = (databaseId: string) => liveInstancesIn(store.db, databaseId);
+const auditEvents = (databaseId: string) => auditTypes(store.db, databaseId);
 
 async function deployments(databaseId: string) {
   return store.db
@@ -168,16 +160,6 @@ async function logOf(deploymentId: string): Promise<string[]> {
     .orderBy('id')
     .execute();
   return lines.map((line) => line.message);
-}
-
-async function auditEvents(databaseId: string): Promise<string[]> {
-  const rows = await store.db
-    .selectFrom('audit_events')
-    .select('event_type')
-    .where('database_id', '=', databaseId)
-    .orderBy('seq')
-    .execute();
-  return rows.map((row) => row.event_type);
 }
 
 /** A first deploy, done: the database runs its instance. */

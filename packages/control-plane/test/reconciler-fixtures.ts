@@ -4,6 +4,7 @@ import { newKeyId } from '@replix/instance';
 import type { Kysely } from 'kysely';
 import type { Goal } from '../src/domain/goal.ts';
 import { processesUnder } from '../src/drivers/process-identity.ts';
+import { liveInstancesOf } from '../src/store/instance-store.ts';
 import type { Store } from '../src/store/schema.ts';
 import type { SecretBox } from '../src/store/secret-box.ts';
 import {
@@ -119,14 +120,8 @@ export async function databaseRow(db: Kysely<Store>, databaseId: string) {
     .executeTakeFirstOrThrow();
 }
 
-export async function liveInstances(db: Kysely<Store>, databaseId: string) {
-  return db
-    .selectFrom('instances')
-    .selectAll()
-    .where('database_id', '=', databaseId)
-    .where('removed_at', 'is', null)
-    .execute();
-}
+/** The database's instances not removed (the serving one and a deploy's standby). */
+export const liveInstances = liveInstancesOf;
 
 export async function auditTypes(db: Kysely<Store>, databaseId: string): Promise<string[]> {
   const rows = await db

@@ -11,12 +11,7 @@ import {
   SNAPSHOT_LOAD_TIMEOUT_MS,
 } from '../domain/deploy-steps.ts';
 import { unroutedMessage } from '../domain/endpoint-messages.ts';
-import {
-  type DeployGoal,
-  type DeployProgress,
-  deployProgressOf,
-  isStopGoal,
-} from '../domain/goal.ts';
+import { type DeployProgress, deployProgressOf } from '../domain/goal.ts';
 import type { Endpoint } from '../drivers/driver.ts';
 import { InstanceStartError } from '../drivers/instance-start-error.ts';
 import { currentReplicaUrls } from '../drivers/replica-urls.ts';
@@ -40,10 +35,10 @@ import {
 import { dropReplicationState } from './drop-replication-state.ts';
 import {
   DONE,
+  deployGoalOf,
   type GoalOutcome,
   type GoalRun,
-  goalOf,
-  saveGoal,
+  saveDeployProgress,
   updateClaimed,
 } from './goal-run.ts';
 import { instanceLaunchFor, LaunchError } from './instance-launch-for.ts';
@@ -56,6 +51,8 @@ interface DeployRun {
   readonly run: GoalRun;
   readonly plan: DeployPlan;
   endpoint?: Endpoint;
+  /** Each waited-for instance's load deadline, read once (the wait polls 4 times a second). */
+  readonly loadDeadlines: Map<string, number>;
 }
 
 /**
@@ -75,7 +72,8 @@ export async function deploy(
   }
   const progress =
     deployProgressOf(deployGoalOf(run)) ?? (await recordDeployment(run, buildId, randomUUID()));
-  const deployRun: DeployRun = { run, plan: { deploymentId: progress.deploymentId, buildId } };
+  const plan = { deploymentId: progress.deploymentId, buildId };
+  const deployRun: DeployRun = { run, plan, loadDeadlines: new Map() };
   const instance =
     progress.phase === 'deploy:prepare'
       ? undefined
@@ -88,13 +86,6 @@ export async function deploy(
     run.signal.throwIfAborted();
     transition = nextTransition(deployRun.plan, step, await observe(deployRun, step));
   }
-}
-
-/** The goal being deployed (a stop goal never gets here). */
-function deployGoalOf(run: GoalRun): DeployGoal {
-  const goal = goalOf(run);
-  if (isStopGoal(goal)) throw new Error(`A ${goal.action} goal does not deploy.`);
-  return goal;
 }
 
 /** What `step` decides on, read from the store, the driver and the clock. */
@@ -188,14 +179,18 @@ async function waitFacts(deployRun: DeployRun, instanceId: string): Promise<Depl
     const { lines } = await context.driver.readLogs(instanceId, undefined);
     return { ready: false, alive: false, lastLogLines: lines.map((line) => line.message) };
   }
-  const instance = await liveInstanceById(context.db, instanceId);
-  const createdAt = instance?.created_at.getTime() ?? 0;
-  return {
-    ready: false,
-    alive: true,
-    now: ports.clock.now(),
-    deadline: createdAt + SNAPSHOT_LOAD_TIMEOUT_MS,
-  };
+  return { ready: false, alive: true, now: ports.clock.now(), deadline: await loadDeadline() };
+
+  /** When the instance's load times out: from its creation, so a restart gets no more time. */
+  async function loadDeadline(): Promise<number> {
+    let deadline = deployRun.loadDeadlines.get(instanceId);
+    if (deadline === undefined) {
+      const instance = await liveInstanceById(context.db, instanceId);
+      deadline = (instance?.created_at.getTime() ?? 0) + SNAPSHOT_LOAD_TIMEOUT_MS;
+      deployRun.loadDeadlines.set(instanceId, deadline);
+    }
+    return deadline;
+  }
 }
 
 /** After a failure: whether the instance that served before still does, and the user's reason. */
@@ -226,7 +221,7 @@ async function apply(deployRun: DeployRun, effect: DeployEffect): Promise<void> 
     case 'recordStarted':
       return context.db.transaction().execute(async (tx) => {
         await recordStarted(tx, effect.progress.instanceId, effect.instance);
-        await saveProgress(run, effect.progress, tx);
+        await saveDeployProgress(run, effect.progress, tx);
       });
     case 'sleep':
       return run.ports.clock.sleep(effect.ms, run.signal);
@@ -239,7 +234,7 @@ async function apply(deployRun: DeployRun, effect: DeployEffect): Promise<void> 
         const { instanceId, previousInstanceId } = effect.progress;
         if (previousInstanceId) await markRemoved(tx, previousInstanceId);
         await markServing(tx, instanceId);
-        await saveProgress(run, effect.progress, tx);
+        await saveDeployProgress(run, effect.progress, tx);
       });
     case 'stopInstance':
       return context.driver.stop(effect.instanceId);
@@ -271,17 +266,8 @@ function recordInstance(
       endpoint_url: (endpoint as Endpoint).url,
       standby,
     });
-    await saveProgress(run, progress, tx);
+    await saveDeployProgress(run, progress, tx);
   });
-}
-
-/** Records the deploy's phase in the goal (with what the goal had: action, build, …). */
-function saveProgress(
-  run: GoalRun,
-  progress: DeployProgress,
-  tx: Parameters<typeof saveGoal>[2],
-): Promise<void> {
-  return saveGoal(run, { ...deployGoalOf(run), ...progress } as DeployGoal, tx);
 }
 
 /**

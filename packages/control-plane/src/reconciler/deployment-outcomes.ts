@@ -1,13 +1,20 @@
 import { FINISHED_EVENT } from '../domain/database-lifecycle.ts';
 import { deployedConfigOf } from '../domain/database-settings.ts';
 import type { DeployPlan } from '../domain/deploy-steps.ts';
-import type { DeployGoal, DeployProgress } from '../domain/goal.ts';
+import type { DeployProgress } from '../domain/goal.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import { notify } from '../events/notifications.ts';
 import { finishDeployment, insertDeployment } from '../store/deployment-store.ts';
 import { appendLogLine } from '../store/log-lines.ts';
 import type { StoreDb } from '../store/open-store.ts';
-import { finishedGoal, type GoalRun, goalOf, saveGoal, updateClaimed } from './goal-run.ts';
+import {
+  deployGoalOf,
+  finishedGoal,
+  type GoalRun,
+  goalOf,
+  saveDeployProgress,
+  updateClaimed,
+} from './goal-run.ts';
 
 /**
  * A deploy's records: its deployment begun, and its goal ended (succeeded, failed, or failed
@@ -20,7 +27,7 @@ export async function recordDeployment(
   buildId: string,
   deploymentId: string,
 ): Promise<DeployProgress> {
-  const goal = goalOf(run) as DeployGoal;
+  const goal = deployGoalOf(run);
   const progress: DeployProgress = { phase: 'deploy:prepare', deploymentId };
   await run.context.db.transaction().execute(async (tx) => {
     const databaseId = run.database.id;
@@ -34,7 +41,7 @@ export async function recordDeployment(
         tx,
       );
     }
-    await saveGoal(run, { ...goal, ...progress } as DeployGoal, tx);
+    await saveDeployProgress(run, progress, tx);
   });
   await appendLogLine(run.context.db, deploymentId, `Deploying build ${buildId} (${goal.action})`);
   return progress;

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Transaction, Updateable } from 'kysely';
-import type { Goal } from '../domain/goal.ts';
+import { type DeployGoal, type DeployProgress, type Goal, isStopGoal } from '../domain/goal.ts';
 import { healthStatusOf } from '../drivers/instance-client.ts';
 import type { RoleContext } from '../roles/role.ts';
 import type { DatabaseRow } from '../store/database-store.ts';
@@ -82,6 +82,23 @@ export function saveGoal(
   db: Transaction<Store> | RoleContext['db'] = run.context.db,
 ): Promise<void> {
   return updateClaimed(run, { goal: JSON.stringify(goal) }, db);
+}
+
+/** The goal being deployed (a stop goal never deploys). */
+export function deployGoalOf(run: GoalRun): DeployGoal {
+  const goal = goalOf(run);
+  if (isStopGoal(goal)) throw new Error(`A ${goal.action} goal does not deploy.`);
+  return goal;
+}
+
+/** Records how far the deploy got, keeping what the goal had (action, build, …). */
+export function saveDeployProgress(
+  run: GoalRun,
+  progress: DeployProgress,
+  db: Transaction<Store> | RoleContext['db'] = run.context.db,
+): Promise<void> {
+  // A deploy goal with its progress replaced is a deploy goal of the same action.
+  return saveGoal(run, { ...deployGoalOf(run), ...progress } as DeployGoal, db);
 }
 
 /** The changes that close a goal: no goal, no lease. */
