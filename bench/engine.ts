@@ -35,7 +35,7 @@ import {
   type RowChange,
 } from '@replix/engine';
 import { loadSnapshot, sourceColumnsOf } from '@replix/instance';
-import { INSTANCE_MALLOC_ENVIRONMENT } from '@replix/instance/config';
+import { INSTANCE_MALLOC_ENVIRONMENT } from '@replix/instance-protocol';
 import { connectorFromUrl } from '@replix/sources';
 import { mariaDbAdmin, startTestServers } from '@replix/testkit';
 import { mulberry32 } from '@replix/testkit/mulberry32';

@@ -27,7 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { INSTANCE_MALLOC_ENVIRONMENT } from '@replix/instance/config';
+import { INSTANCE_MALLOC_ENVIRONMENT } from '@replix/instance-protocol';
 import { mariaDbAdmin, startTestServers } from '@replix/testkit';
 import { type ChildServer, startChildServer } from './lib/child-server.ts';
 import { createBenchDataset } from './lib/dataset.ts';

@@ -19,11 +19,15 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { deriveApiKey, newKeyId, newKeySecret } from '@replix/instance';
+import {
+  deriveApiKey,
+  newKeyId,
+  newKeySecret,
+  parseInstanceMetrics,
+} from '@replix/instance-protocol';
 import { mariaDbAdmin, startTestServers } from '@replix/testkit';
 import pino from 'pino';
 import type { InstanceLaunch } from '../packages/control-plane/src/drivers/instance-launch.ts';
-import { parseInstanceMetrics } from '../packages/control-plane/src/drivers/parse-instance-metrics.ts';
 import { ProcessDriver } from '../packages/control-plane/src/drivers/process-driver.ts';
 import { measureThroughput } from './lib/http-load.ts';
 import { printTable } from './lib/report.ts';

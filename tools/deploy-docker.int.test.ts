@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { environmentReference } from '@replix/instance/config';
+import { environmentReference } from '@replix/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CONTROL_PLANE_VARIABLES } from '../packages/control-plane/src/config.ts';
 import { renderKustomization } from './render-kustomization.ts';

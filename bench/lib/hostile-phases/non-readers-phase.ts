@@ -1,4 +1,4 @@
-import { HTTP_LIMITS } from '../../../packages/instance/src/http/http-limits.ts';
+import { HTTP_LIMITS } from '@replix/runtime';
 import { runNonReaders } from '../../../packages/instance/test/non-reader.ts';
 import type { HostilePhase } from '../hostile-phase.ts';
 

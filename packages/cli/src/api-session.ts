@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import process from 'node:process';
 import { type Client, createReplixClient, ReplixApiError } from '@replix/client';
 import { dataDirOf } from '@replix/control-plane/config';
-import { ConfigError } from '@replix/instance/config';
+import { ConfigError } from '@replix/runtime';
 import { CommanderError } from 'commander';
 import { cliEnvironment } from './cli-environment.ts';
 import { EXIT_FAILED } from './exit-codes.ts';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import process from 'node:process';
-import { heapFlags, heapIsBounded } from '@replix/instance/config';
+import { heapFlags, heapIsBounded } from '@replix/instance-protocol';
 
 const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 

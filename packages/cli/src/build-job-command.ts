@@ -1,6 +1,6 @@
 import process from 'node:process';
 import type { runBuildJob } from '@replix/control-plane';
-import { ConfigError } from '@replix/instance/config';
+import { ConfigError } from '@replix/runtime';
 import type { Command } from 'commander';
 import { controlPlaneConfigOrExit } from './control-plane-commands.ts';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';

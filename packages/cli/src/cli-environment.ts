@@ -1,6 +1,6 @@
 import process from 'node:process';
 import { CONTROL_PLANE_VARIABLES } from '@replix/control-plane/config';
-import { decodeEnvironment } from '@replix/instance/config';
+import { decodeEnvironment } from '@replix/runtime';
 import { type StaticDecode, Type } from 'typebox';
 
 /**

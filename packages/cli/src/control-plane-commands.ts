@@ -6,7 +6,7 @@ import {
   type RoleName,
   resolveControlPlaneConfig,
 } from '@replix/control-plane/config';
-import { ConfigError } from '@replix/instance/config';
+import { ConfigError } from '@replix/runtime';
 import type { Command } from 'commander';
 import { exitOnSignals } from './serve-command.ts';
 

@@ -1,5 +1,5 @@
 import process from 'node:process';
-import { ConfigError } from '@replix/instance/config';
+import { ConfigError } from '@replix/runtime';
 import { CommanderError } from 'commander';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
 import { createProgram } from './program.ts';

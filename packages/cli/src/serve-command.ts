@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path';
 import process from 'node:process';
 import { pathToFileURL } from 'node:url';
 import type { RunningInstance, runArtifact } from '@replix/instance';
-import { ARTIFACT_FILES, ConfigError, memorySizeMb } from '@replix/instance/config';
+import { ARTIFACT_FILES, memorySizeMb } from '@replix/instance-protocol';
+import { ConfigError } from '@replix/runtime';
 import type { Command } from 'commander';
 import { runInBoundedHeap } from './bounded-heap.ts';
 

@@ -1,6 +1,6 @@
 import process from 'node:process';
 import type { startControlPlane } from '@replix/control-plane';
-import { ConfigError } from '@replix/instance/config';
+import { ConfigError } from '@replix/runtime';
 import type { Command } from 'commander';
 import { cliEnvironment } from './cli-environment.ts';
 import { controlPlaneConfigOrExit } from './control-plane-commands.ts';

@@ -1,6 +1,6 @@
 import process from 'node:process';
 import { Writable } from 'node:stream';
-import { serviceLogger } from '@replix/instance';
+import { serviceLogger } from '@replix/runtime/logger';
 import type { Logger } from 'pino';
 
 const LEVEL_NAMES: Record<number, string> = {

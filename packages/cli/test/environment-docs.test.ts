@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { BUILD_JOB_VARIABLES, CONTROL_PLANE_VARIABLES } from '@replix/control-plane';
-import { ARTIFACT_VARIABLES, environmentReference } from '@replix/instance';
+import { ARTIFACT_VARIABLES } from '@replix/instance';
+import { environmentReference } from '@replix/runtime';
 import type { TObject } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { CLI_VARIABLES } from '../src/cli-environment.ts';

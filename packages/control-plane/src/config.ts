@@ -12,7 +12,7 @@ import {
   TRACING_VARIABLE_SCHEMAS,
   type TracingSettings,
   tracingSettingsFrom,
-} from '@replix/instance/config';
+} from '@replix/runtime';
 import { type StaticDecode, Type } from 'typebox';
 import { REGIONS, type Region } from './domain/regions.ts';
 import {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import process from 'node:process';
-import { serviceLogger } from '@replix/instance';
-import { startTracing } from '@replix/instance/tracing';
+import { serviceLogger } from '@replix/runtime/logger';
+import { startTracing } from '@replix/runtime/tracing';
 import type { Logger } from 'pino';
 import type { ApiServer } from './api/api-server.ts';
 import { buildApi } from './api/build-api.ts';

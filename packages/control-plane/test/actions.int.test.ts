@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { deriveApiKey, newKeyId, type RunningInstance } from '@replix/instance';
+import type { RunningInstance } from '@replix/instance';
+import { deriveApiKey, newKeyId } from '@replix/instance-protocol';
 import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import mysql from 'mysql2/promise';

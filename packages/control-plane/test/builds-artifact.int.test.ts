@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { deriveApiKey, newKeyId, newKeySecret } from '@replix/instance';
+import { deriveApiKey, newKeyId, newKeySecret } from '@replix/instance-protocol';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startThrowawaySshd } from '../../sources/test/throwaway-sshd.ts';

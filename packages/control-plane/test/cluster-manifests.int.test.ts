@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
-import { deriveApiKey } from '@replix/instance';
+import { deriveApiKey } from '@replix/instance-protocol';
 import { type FakeKubernetes, startFakeKubernetes } from '@replix/testkit';
 import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileSchema, parseSchemaConfig } from '@replix/engine';
-import { deriveApiKey, newKeyId, newKeySecret } from '@replix/instance';
+import { deriveApiKey, newKeyId, newKeySecret } from '@replix/instance-protocol';
 import { connectorFromUrl } from '@replix/sources';
 import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';

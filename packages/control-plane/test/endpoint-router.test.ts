@@ -7,7 +7,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { connect } from 'node:net';
-import { HTTP_LIMITS } from '@replix/instance';
+import { HTTP_LIMITS } from '@replix/runtime';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EndpointRouter, endToEndHeaders, leastBusy } from '../src/drivers/endpoint-router.ts';

@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseSchemaConfig } from '@replix/engine';
-import {
-  deriveApiKey,
-  newKeyId,
-  newKeySecret,
-  type RunningInstance,
-  resolveInstanceConfig,
-  startInstance,
-} from '@replix/instance';
+import { type RunningInstance, resolveInstanceConfig, startInstance } from '@replix/instance';
+import { deriveApiKey, newKeyId, newKeySecret } from '@replix/instance-protocol';
 import { testMariaDb } from '@replix/testkit/vitest';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

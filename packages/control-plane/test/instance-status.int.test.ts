@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deriveApiKey, newKeyId, type RunningInstance } from '@replix/instance';
+import type { RunningInstance } from '@replix/instance';
+import { deriveApiKey, newKeyId } from '@replix/instance-protocol';
 import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -4,7 +4,7 @@ import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { deriveApiKey } from '@replix/instance';
+import { deriveApiKey } from '@replix/instance-protocol';
 import { type FakeKubernetes, freePort, startFakeKubernetes } from '@replix/testkit';
 import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import pino from 'pino';

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '@replix/instance/config';
+import { ConfigError } from '@replix/runtime';
 import { describe, expect, it } from 'vitest';
 import { resolveControlPlaneConfig } from '../src/config.ts';
 

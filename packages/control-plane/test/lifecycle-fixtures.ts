@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { parseSchemaConfig } from '@replix/engine';
-import { newKeyId, type RunningInstance, startInstance } from '@replix/instance';
+import { type RunningInstance, startInstance } from '@replix/instance';
+import { newKeyId } from '@replix/instance-protocol';
 import pino from 'pino';
 import { expect } from 'vitest';
 import type { ApiContext } from '../src/api/context.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newKeyId, newKeySecret } from '@replix/instance';
+import { newKeyId, newKeySecret } from '@replix/instance-protocol';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';

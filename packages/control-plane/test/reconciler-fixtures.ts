@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { newKeyId } from '@replix/instance';
+import { newKeyId } from '@replix/instance-protocol';
 import type { Kysely } from 'kysely';
 import type { Goal } from '../src/domain/goal.ts';
 import { processesUnder } from '../src/drivers/process-identity.ts';

@@ -1,4 +1,4 @@
-import { deriveApiKey } from '@replix/instance';
+import { deriveApiKey } from '@replix/instance-protocol';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {

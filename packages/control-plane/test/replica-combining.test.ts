@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { InstanceMetricsReport } from '@replix/instance-protocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { combineReplicaMetrics } from '../src/drivers/combine-replica-metrics.ts';
-import type { InstanceMetricsReport } from '../src/drivers/parse-instance-metrics.ts';
 import { readReplicaLogs } from '../src/drivers/replica-logs.ts';
 import { replicaUrlsOf } from '../src/drivers/replica-urls.ts';
 import type { HealthReading } from '../src/health/classify-health.ts';

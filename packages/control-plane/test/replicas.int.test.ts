@@ -1,12 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deriveApiKey } from '@replix/instance';
+import { deriveApiKey, InstanceClient, parseInstanceMetrics } from '@replix/instance-protocol';
 import { testPostgres } from '@replix/testkit/vitest';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replicationIdFor } from '../src/domain/replication-id.ts';
-import { InstanceClient } from '../src/drivers/instance-client.ts';
-import { parseInstanceMetrics } from '../src/drivers/parse-instance-metrics.ts';
 import { queueResize } from '../src/resources/databases/database-actions-service.ts';
 import { instanceStatus } from '../src/resources/instance/instance-service.ts';
 import { startTestControlPlane, type TestControlPlane } from './control-plane-harness.ts';

@@ -6,13 +6,8 @@
  * ends its live streams). Rows are inserted all along, and once more with the source quiet.
  */
 import { parseSchemaConfig } from '@replix/engine';
-import {
-  deriveApiKey,
-  newKeyId,
-  newKeySecret,
-  type RunningInstance,
-  startInstance,
-} from '@replix/instance';
+import { type RunningInstance, startInstance } from '@replix/instance';
+import { deriveApiKey, newKeyId, newKeySecret } from '@replix/instance-protocol';
 import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import pino from 'pino';

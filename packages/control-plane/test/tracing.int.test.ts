@@ -1,5 +1,5 @@
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
-import { startTracing, type TracingHandle } from '@replix/instance/tracing';
+import { startTracing, type TracingHandle } from '@replix/runtime/tracing';
 import { type OtlpCollector, startOtlpCollector } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

@@ -1,11 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSchemaConfig, type SchemaConfig } from '@replix/engine';
+import { ARTIFACT_FILES, type ArtifactManifest } from '@replix/instance-protocol';
+import {
+  ConfigError,
+  decodeEnvironment,
+  type Environment,
+  flagVariable,
+  tracingSettingsFrom,
+} from '@replix/runtime';
 import { type StaticDecode, Type } from 'typebox';
-import { ARTIFACT_FILES, type ArtifactManifest } from './artifact-manifest.ts';
-import { ConfigError } from './config/config-error.ts';
-import { decodeEnvironment, type Environment } from './config/decode-environment.ts';
-import { flagVariable } from './config/variable-codecs.ts';
 import {
   INSTANCE_SERVICE_NAME,
   INSTANCE_VARIABLE_SCHEMAS,
@@ -15,7 +19,6 @@ import {
   rateLimitOf,
   withFlags,
 } from './instance-config.ts';
-import { tracingSettingsFrom } from './tracing/tracing-settings.ts';
 
 /**
  * The launch environment of an artifact's instance: the variables of every instance and those

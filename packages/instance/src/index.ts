@@ -4,22 +4,10 @@ export {
   applyLaunchOverrides,
   resolveArtifactConfig,
 } from './artifact-config.ts';
+export { artifactEntryPoint } from './artifact-entry-point.ts';
 export type { RunArtifactOptions, runArtifact } from './artifact-main.ts';
-export { type ArtifactManifest, artifactEntryPoint } from './artifact-manifest.ts';
-// The configuration and launch helpers, also importable alone as `@replix/instance/config`.
-export * from './config-surface.ts';
 export { errorResponse, INSTANCE_ERRORS, InstanceError, type InstanceErrorCode } from './errors.ts';
-export {
-  type AllowedKeyIds,
-  ApiKeyVerifier,
-  deriveApiKey,
-  type KeyScope,
-  newKeyId,
-  newKeySecret,
-  scopeGrants,
-} from './http/api-keys.ts';
-export { createClientErrorHandler } from './http/client-error-response.ts';
-export { HTTP_LIMITS, type HttpLimits } from './http/http-limits.ts';
+export { ApiKeyVerifier, scopeGrants } from './http/api-keys.ts';
 export { KEYS_FILE_POLL_MS, readKeysFile, watchKeysFile } from './http/keys-file-watcher.ts';
 export { generateOpenApi } from './http/openapi.ts';
 export { buildInstanceServer, type InstanceServerOptions } from './http/server.ts';
@@ -32,8 +20,7 @@ export {
 export { ChangeFollower } from './replication/change-follower.ts';
 export { mapChanges, type RowFetcher } from './replication/change-mapper.ts';
 export { SyncScheduler } from './replication/sync-scheduler.ts';
-export { errorForLog, type LoggedError, serviceLogger } from './service-logger.ts';
-export { HEAP_SHARE, withMemorySize } from './snapshot/instance-memory.ts';
+export { withMemorySize } from './snapshot/instance-memory.ts';
 export { type HealthStatus, SnapshotController } from './snapshot/snapshot-controller.ts';
 export {
   type LoadOptions,
@@ -49,6 +36,4 @@ export {
   type StartInstanceOptions,
   startInstance,
 } from './start-instance.ts';
-// Traces, also importable alone as `@replix/instance/tracing`.
-export * from './tracing-surface.ts';
-export { RELEASE, sourceBuildHash } from './version.ts';
+export { sourceBuildHash } from './version.ts';

@@ -2,19 +2,20 @@ import type { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import process from 'node:process';
 import { parseSchemaConfig, type SchemaConfig } from '@replix/engine';
-import { parseSourceUrl, schemaConfigWhereProblems } from '@replix/sources';
-import { type StaticDecode, Type } from 'typebox';
-import { ConfigError } from './config/config-error.ts';
-import { decodeEnvironment, type Environment } from './config/decode-environment.ts';
-import { keyIdListVariable } from './config/key-id-list-variable.ts';
-import { hexKeyVariable } from './config/variable-codecs.ts';
-import { newKeyId, newKeySecret } from './http/api-keys.ts';
-import type { RateLimitPolicy } from './http/rate-limiter.ts';
+import { newKeyId, newKeySecret } from '@replix/instance-protocol';
 import {
+  ConfigError,
+  decodeEnvironment,
+  type Environment,
+  hexKeyVariable,
   TRACING_VARIABLE_SCHEMAS,
   type TracingSettings,
   tracingSettingsFrom,
-} from './tracing/tracing-settings.ts';
+} from '@replix/runtime';
+import { parseSourceUrl, schemaConfigWhereProblems } from '@replix/sources';
+import { type StaticDecode, Type } from 'typebox';
+import { keyIdListVariable } from './config/key-id-list-variable.ts';
+import type { RateLimitPolicy } from './http/rate-limiter.ts';
 import { sourceBuildHash } from './version.ts';
 
 /**

@@ -1,11 +1,13 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import process from 'node:process';
 import { compileSchema } from '@replix/engine';
+import { deriveApiKey } from '@replix/instance-protocol';
+import { ConfigError, HTTP_LIMITS, type HttpLimits, RELEASE } from '@replix/runtime';
+import { serviceLogger } from '@replix/runtime/logger';
+import { startTracing } from '@replix/runtime/tracing';
 import { connectorFromUrl } from '@replix/sources';
 import type { Logger } from 'pino';
-import { ConfigError } from './config/config-error.ts';
-import { ApiKeyVerifier, deriveApiKey } from './http/api-keys.ts';
-import { HTTP_LIMITS, type HttpLimits } from './http/http-limits.ts';
+import { ApiKeyVerifier } from './http/api-keys.ts';
 import { RateLimiter } from './http/rate-limiter.ts';
 import { buildInstanceServer } from './http/server.ts';
 import type { InstanceConfig } from './instance-config.ts';
@@ -14,12 +16,9 @@ import type { RowFetcher } from './replication/change-mapper.ts';
 import { IncrementalPoller } from './replication/incremental-poller.ts';
 import { SyncScheduler } from './replication/sync-scheduler.ts';
 import { ViewRefresher, withViewReport } from './replication/view-refresher.ts';
-import { serviceLogger } from './service-logger.ts';
 import { SnapshotController } from './snapshot/snapshot-controller.ts';
 import { sourceColumnsOf } from './snapshot/snapshot-loader.ts';
 import { type NewQueryWorker, QueryThreads } from './threads/query-threads.ts';
-import { startTracing } from './tracing/tracing.ts';
-import { RELEASE } from './version.ts';
 
 export interface RunningInstance {
   readonly url: string;

@@ -3,10 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The engine release; `meta.version` is `<release>-<build hash>`. */
-export const RELEASE = '0.1.0';
-
-const PROGRAM_PACKAGES = ['query', 'engine', 'sources', 'instance'];
+const PROGRAM_PACKAGES = ['runtime', 'query', 'engine', 'sources', 'instance-protocol', 'instance'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

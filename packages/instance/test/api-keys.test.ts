@@ -1,12 +1,7 @@
 import { createHmac } from 'node:crypto';
+import { deriveApiKey, newKeyId, newKeySecret } from '@replix/instance-protocol';
 import { describe, expect, it } from 'vitest';
-import {
-  ApiKeyVerifier,
-  deriveApiKey,
-  newKeyId,
-  newKeySecret,
-  scopeGrants,
-} from '../src/http/api-keys.ts';
+import { ApiKeyVerifier, scopeGrants } from '../src/http/api-keys.ts';
 
 describe('instance API keys', () => {
   const secret = Buffer.alloc(32, 7);

@@ -2,6 +2,8 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSchemaConfig } from '@replix/engine';
+import { deriveApiKey, newKeyId, newKeySecret } from '@replix/instance-protocol';
+import { decodeEnvironment, type Environment } from '@replix/runtime';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -9,8 +11,7 @@ import {
   applyLaunchOverrides,
   resolveArtifactConfig,
 } from '../src/artifact-config.ts';
-import { decodeEnvironment, type Environment } from '../src/config/decode-environment.ts';
-import { ApiKeyVerifier, deriveApiKey, newKeyId, newKeySecret } from '../src/http/api-keys.ts';
+import { ApiKeyVerifier } from '../src/http/api-keys.ts';
 import { readKeysFile, watchKeysFile } from '../src/http/keys-file-watcher.ts';
 
 let dir: string;

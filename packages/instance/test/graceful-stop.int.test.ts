@@ -1,7 +1,7 @@
 import { type IncomingMessage, request } from 'node:http';
+import { HTTP_LIMITS } from '@replix/runtime';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HTTP_LIMITS } from '../src/index.ts';
 import { startTestInstance, type TestInstance } from './instance-helpers.ts';
 
 const ROWS = 70_000;

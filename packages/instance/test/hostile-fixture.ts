@@ -9,8 +9,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { heapFlags } from '@replix/instance-protocol';
 import type { DatabaseAdmin, TestDatabase } from '@replix/testkit';
-import { heapFlags } from '../src/snapshot/instance-memory.ts';
 
 /** The `xs` instance size the child is held to (`replix serve --memory-mb`). */
 export const INSTANCE_MEMORY_MB = 512;

@@ -1,15 +1,9 @@
 import { compileSchema, parseSchemaConfig } from '@replix/engine';
+import { deriveApiKey, newKeyId, newKeySecret } from '@replix/instance-protocol';
 import { connectorFromUrl } from '@replix/sources';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ApiKeyVerifier,
-  buildInstanceServer,
-  deriveApiKey,
-  newKeyId,
-  newKeySecret,
-  SnapshotController,
-} from '../src/index.ts';
+import { ApiKeyVerifier, buildInstanceServer, SnapshotController } from '../src/index.ts';
 import { createLogger } from '../src/start-instance.ts';
 import { json, startTestInstance, type TestInstance } from './instance-helpers.ts';
 import { countServerWrites, rawExchange } from './server-writes.ts';

@@ -1,5 +1,5 @@
+import { ConfigError } from '@replix/runtime';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config/config-error.ts';
 import { resolveInstanceConfig } from '../src/instance-config.ts';
 
 const source = 'mysql://root@127.0.0.1:3306/shop';

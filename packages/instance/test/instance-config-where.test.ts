@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ConfigError } from '@replix/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config/config-error.ts';
 import { resolveInstanceConfig } from '../src/instance-config.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'replix-where-'));

@@ -1,17 +1,11 @@
 import type { Worker } from 'node:worker_threads';
 import { parseSchemaConfig } from '@replix/engine';
-import { deriveApiKey } from '../src/http/api-keys.ts';
+import { deriveApiKey, newKeyId, newKeySecret } from '@replix/instance-protocol';
+import type { TracingSettings } from '@replix/runtime/tracing';
 import type { RateLimitPolicy } from '../src/http/rate-limiter.ts';
-import {
-  newKeyId,
-  newKeySecret,
-  type RunningInstance,
-  type StartInstanceOptions,
-  startInstance,
-} from '../src/index.ts';
+import { type RunningInstance, type StartInstanceOptions, startInstance } from '../src/index.ts';
 import { createLogger } from '../src/start-instance.ts';
 import { type NewQueryWorker, newQueryWorker } from '../src/threads/query-threads.ts';
-import type { TracingSettings } from '../src/tracing-surface.ts';
 
 export interface TestInstance {
   readonly instance: RunningInstance;

@@ -1,17 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseSchemaConfig } from '@replix/engine';
-import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config/config-error.ts';
-import type { InstanceConfig } from '../src/instance-config.ts';
 import {
   heapFlags,
   heapIsBounded,
   INSTANCE_MALLOC_ENVIRONMENT,
   memorySizeMb,
-  queryThreadYoungMb,
-  withMemorySize,
-} from '../src/snapshot/instance-memory.ts';
+} from '@replix/instance-protocol';
+import { ConfigError } from '@replix/runtime';
+import { describe, expect, it } from 'vitest';
+import type { InstanceConfig } from '../src/instance-config.ts';
+import { queryThreadYoungMb, withMemorySize } from '../src/snapshot/instance-memory.ts';
 
 function flagValue(flags: string[], name: string): number {
   const flag = flags.find((f) => f.startsWith(`${name}=`));

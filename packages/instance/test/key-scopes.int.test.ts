@@ -1,6 +1,6 @@
+import { deriveApiKey, newKeyId } from '@replix/instance-protocol';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deriveApiKey, newKeyId } from '../src/index.ts';
 import { json, startTestInstance, type TestInstance } from './instance-helpers.ts';
 
 type Caller = 'no key' | 'query key' | 'admin key' | 'revoked admin key' | 'revoked query key';

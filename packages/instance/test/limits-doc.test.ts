@@ -5,9 +5,9 @@ import {
   QUERY_DEFAULTS,
   QUERY_LIMITS,
 } from '@replix/engine';
+import { HTTP_LIMITS } from '@replix/runtime';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_MEMORY_KEY_MIN_BYTES, CLIENT_MEMORY_KEY_SHARE } from '../src/http/client-memory.ts';
-import { HTTP_LIMITS } from '../src/http/http-limits.ts';
 import { DECODED_TEXTS_MAX_CHARS } from '../src/http/query-listener.ts';
 import { QUERY_CONCURRENCY } from '../src/http/query-route.ts';
 import { INSTANCE_VARIABLE_SCHEMAS } from '../src/instance-config.ts';

@@ -1,7 +1,7 @@
+import { deriveApiKey, newKeyId } from '@replix/instance-protocol';
 import { EventStreamReader, type TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deriveApiKey, newKeyId } from '../src/http/api-keys.ts';
 import { LIVE_QUERY_LIMITS } from '../src/threads/live-queries.ts';
 import { startTestInstance, type TestInstance } from './instance-helpers.ts';
 

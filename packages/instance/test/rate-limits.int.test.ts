@@ -1,7 +1,7 @@
+import { deriveApiKey, newKeyId } from '@replix/instance-protocol';
 import { freshRequest } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deriveApiKey, newKeyId } from '../src/http/api-keys.ts';
 import { crashableQueryWorkers, startTestInstance, type TestInstance } from './instance-helpers.ts';
 import { eventually } from './replication-harness.ts';
 

@@ -4,11 +4,12 @@
  * 512 MB). Their answers are held within their key's share and cut after `http.send_timeout_ms`,
  * so another key's cheap lookups keep answering and every held byte comes back.
  */
+
+import { HTTP_LIMITS } from '@replix/runtime';
 import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_MEMORY_KEY_MIN_BYTES, CLIENT_MEMORY_KEY_SHARE } from '../src/http/client-memory.ts';
-import { HTTP_LIMITS } from '../src/http/http-limits.ts';
 import {
   CHEAP_QUERY,
   CHEAP_ROWS,

@@ -1,9 +1,9 @@
 import { request } from 'node:http';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import { startTracing, type TracingHandle } from '@replix/runtime/tracing';
 import { startOtlpCollector } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTracing, type TracingHandle } from '../src/tracing-surface.ts';
 import { json, startTestInstance, type TestInstance } from './instance-helpers.ts';
 
 const TABLE = `

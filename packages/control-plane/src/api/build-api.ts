@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { traceRequests } from '@replix/instance/tracing';
+import { traceRequests } from '@replix/runtime/tracing';
 import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
 import { ApiError, CONTROL_PLANE_ERRORS, type ControlPlaneErrorCode } from '../domain/errors.ts';
 import { actorOf, runAsActor } from '../events/audit-actor.ts';

@@ -1,7 +1,7 @@
 import type { Buffer } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ARTIFACT_FILES } from '@replix/instance';
+import { ARTIFACT_FILES } from '@replix/instance-protocol';
 import { artifactTokenMatches } from './artifact-token.ts';
 
 /** A file name of an artifact: one path segment, never `.` or `..`. */

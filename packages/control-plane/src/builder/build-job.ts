@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import process from 'node:process';
-import { decodeEnvironment, type Environment } from '@replix/instance/config';
+import { decodeEnvironment, type Environment } from '@replix/runtime';
 import type { Logger } from 'pino';
 import { type StaticDecode, Type } from 'typebox';
 import type { ControlPlaneConfig } from '../config.ts';

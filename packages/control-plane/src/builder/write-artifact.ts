@@ -3,7 +3,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CompiledSchema, SchemaConfig, SourceSchema } from '@replix/engine';
-import { ARTIFACT_FILES, type ArtifactManifest, generateOpenApi, RELEASE } from '@replix/instance';
+import { generateOpenApi } from '@replix/instance';
+import { ARTIFACT_FILES, type ArtifactManifest } from '@replix/instance-protocol';
+import { RELEASE } from '@replix/runtime';
 import { artifactDirFor, artifactsRootFor } from './artifact-paths.ts';
 
 export interface ArtifactInput {

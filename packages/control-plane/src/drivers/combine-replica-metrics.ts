@@ -1,4 +1,4 @@
-import type { InstanceMetricsReport } from './parse-instance-metrics.ts';
+import type { InstanceMetricsReport } from '@replix/instance-protocol';
 
 /**
  * One instance's metrics from its replicas' (by ordinal, those that answered): query counts,

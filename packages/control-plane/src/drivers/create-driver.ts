@@ -1,5 +1,5 @@
-import { ConfigError } from '@replix/instance/config';
-import { tracingActive } from '@replix/instance/tracing';
+import { ConfigError } from '@replix/runtime';
+import { tracingActive } from '@replix/runtime/tracing';
 import type { Logger } from 'pino';
 import type { BuildRunner } from '../builder/build-runner.ts';
 import type { ControlPlaneConfig } from '../config.ts';

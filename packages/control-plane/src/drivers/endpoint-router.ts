@@ -10,7 +10,7 @@ import {
 } from 'node:http';
 import { pipeline } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createClientErrorHandler, HTTP_LIMITS, type HttpLimits, RELEASE } from '@replix/instance';
+import { createClientErrorHandler, HTTP_LIMITS, type HttpLimits, RELEASE } from '@replix/runtime';
 import type { Logger } from 'pino';
 
 /** Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). */

@@ -1,8 +1,5 @@
-import {
-  INSTANCE_MALLOC_ENVIRONMENT,
-  type TracingSettings,
-  tracingEnvironment,
-} from '@replix/instance/config';
+import { INSTANCE_MALLOC_ENVIRONMENT } from '@replix/instance-protocol';
+import { type TracingSettings, tracingEnvironment } from '@replix/runtime';
 import { INSTANCE_SIZES, type InstanceSize } from '../domain/plans.ts';
 import type { DeployedInstanceConfig } from '../store/schema.ts';
 import type { InstanceKeySet } from './instance-key-set.ts';

@@ -13,8 +13,8 @@ import {
 import { join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
-import { heapFlags } from '@replix/instance/config';
-import { withTraceHeaders } from '@replix/instance/tracing';
+import { heapFlags } from '@replix/instance-protocol';
+import { withTraceHeaders } from '@replix/runtime/tracing';
 import type { Logger } from 'pino';
 import { replicaReplicationId } from '../domain/replication-id.ts';
 import type { Driver, Endpoint, InstanceHandle, LogChunk, ReplicaState } from './driver.ts';

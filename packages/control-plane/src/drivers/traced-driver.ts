@@ -1,4 +1,4 @@
-import { inSpan } from '@replix/instance/tracing';
+import { inSpan } from '@replix/runtime/tracing';
 import type { Driver } from './driver.ts';
 
 /**

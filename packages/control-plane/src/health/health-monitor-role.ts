@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { InstanceClient, parseInstanceMetrics } from '@replix/instance-protocol';
 import { combineReplicaMetrics } from '../drivers/combine-replica-metrics.ts';
-import { InstanceClient } from '../drivers/instance-client.ts';
-import { parseInstanceMetrics } from '../drivers/parse-instance-metrics.ts';
 import type { LoopPulse } from '../roles/loop-pulse.ts';
 import type { RoleContext, RunningRole } from '../roles/role.ts';
 import { recordHealthReading } from '../store/instance-store.ts';

@@ -1,5 +1,5 @@
+import type { InstanceMetricsReport } from '@replix/instance-protocol';
 import type { Kysely } from 'kysely';
-import type { InstanceMetricsReport } from '../drivers/parse-instance-metrics.ts';
 import type { Store } from '../store/schema.ts';
 
 /** How often the health monitor keeps a reading of each instance's metrics. */

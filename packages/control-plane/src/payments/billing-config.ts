@@ -1,4 +1,4 @@
-import { ConfigError, decodeEnvironment, type Environment } from '@replix/instance/config';
+import { ConfigError, decodeEnvironment, type Environment } from '@replix/runtime';
 import { type StaticDecode, Type } from 'typebox';
 import type { CheckoutPlan } from '../domain/plans.ts';
 

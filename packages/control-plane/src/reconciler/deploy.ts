@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { newKeyId } from '@replix/instance';
-import { inSpan } from '@replix/instance/tracing';
+import { newKeyId } from '@replix/instance-protocol';
+import { inSpan } from '@replix/runtime/tracing';
 import {
   type DeployEffect,
   type DeployFacts,

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { healthStatusOf } from '@replix/instance-protocol';
 import type { Transaction, Updateable } from 'kysely';
 import { type DeployGoal, type DeployProgress, type Goal, isStopGoal } from '../domain/goal.ts';
-import { healthStatusOf } from '../drivers/instance-client.ts';
 import type { RoleContext } from '../roles/role.ts';
 import type { DatabaseRow } from '../store/database-store.ts';
 import { updateLeasedDatabase } from '../store/database-store.ts';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { inSpan } from '@replix/instance/tracing';
+import { inSpan } from '@replix/runtime/tracing';
 import type { LoopPulse } from '../roles/loop-pulse.ts';
 import type { RoleContext, RunningRole } from '../roles/role.ts';
 import type { DatabaseRow } from '../store/database-store.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { ConfigError, flagVariable } from '@replix/instance/config';
+import { ConfigError, flagVariable } from '@replix/runtime';
 import { type StaticDecode, Type } from 'typebox';
 
 /** How webhooks are delivered; docs/control-plane/webhooks.md documents each variable. */

@@ -1,5 +1,5 @@
+import type { VariableOptions } from '@replix/runtime';
 import { Type } from 'typebox';
-import type { VariableOptions } from './decode-environment.ts';
 
 /** The key id pattern of `api-keys.ts`: 16 lowercase hex digits. */
 export const KEY_ID_PATTERN = /^[0-9a-f]{16}$/;

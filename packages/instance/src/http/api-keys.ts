@@ -1,50 +1,19 @@
 import { Buffer } from 'node:buffer';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-
-/**
- * Instance API keys: `rxk_<keyId>.<hmac>` where `<hmac>` is the base64url (unpadded) HMAC-SHA256
- * of the ASCII key id under the instance's key secret. An instance accepts a key when its id is
- * in one of its allowed sets and its hmac verifies; revoking a key is removing its id from the
- * sets. Key ids are 16 lowercase hex characters.
- */
-const KEY_PATTERN = /^rxk_([0-9a-f]{16})\.([A-Za-z0-9_-]{43})$/;
+import { timingSafeEqual } from 'node:crypto';
+import {
+  type AllowedKeyIds,
+  API_KEY_PATTERN,
+  apiKeyMac,
+  type KeyScope,
+} from '@replix/instance-protocol';
 
 /** `Bearer rxk_` + 16 + `.` + 43: no longer header value can hold a valid key. */
 const MAX_KEY_HEADER_LENGTH = 'Bearer rxk_'.length + 16 + 1 + 43;
-
-/**
- * What a key may do. `query` keys (the ones shipped to apps and browsers) may query and read the
- * schema; `admin` keys may also reload, pause or resume replication and read metrics and health
- * detail.
- */
-export type KeyScope = 'query' | 'admin';
 
 /** A key that verified: its id (what rate limits count by) and its scope. */
 export interface VerifiedKey {
   readonly keyId: string;
   readonly scope: KeyScope;
-}
-
-/** The key ids an instance accepts, by scope. An id in both sets is an admin key. */
-export interface AllowedKeyIds {
-  readonly keyIds: readonly string[];
-  readonly adminKeyIds: readonly string[];
-}
-
-export function newKeyId(): string {
-  return randomBytes(8).toString('hex');
-}
-
-export function newKeySecret(): Buffer {
-  return randomBytes(32);
-}
-
-function mac(secret: Buffer, keyId: string): Buffer {
-  return createHmac('sha256', secret).update(keyId, 'ascii').digest();
-}
-
-export function deriveApiKey(secret: Buffer, keyId: string): string {
-  return `rxk_${keyId}.${mac(secret, keyId).toString('base64url')}`;
 }
 
 /** True when a key of scope `held` may call an endpoint that needs `needed`. */
@@ -125,12 +94,12 @@ export class ApiKeyVerifier {
   /** The comparison is constant-time. */
   #verifyUncached(header: string): VerifiedKey | null {
     if (!header.startsWith('Bearer ')) return null;
-    const match = KEY_PATTERN.exec(header.slice(7));
+    const match = API_KEY_PATTERN.exec(header.slice(7));
     if (!match) return null;
     const [, keyId, given] = match as unknown as [string, string, string];
     const scope = this.#scopes.get(keyId);
     if (!scope) return null;
-    const expected = mac(this.#secret, keyId);
+    const expected = apiKeyMac(this.#secret, keyId);
     const presented = Buffer.from(given, 'base64url');
     return presented.length === expected.length && timingSafeEqual(presented, expected)
       ? { keyId, scope }

@@ -1,5 +1,6 @@
+import type { KeyScope } from '@replix/instance-protocol';
 import { InstanceError } from '../errors.ts';
-import { type KeyScope, scopeGrants, type VerifiedKey } from './api-keys.ts';
+import { scopeGrants, type VerifiedKey } from './api-keys.ts';
 import { type HeaderTarget, rateLimitCheck } from './rate-limit-check.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 

@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
+import type { AllowedKeyIds } from '@replix/instance-protocol';
 import type { Logger } from 'pino';
 import { KEY_ID_PATTERN } from '../config/key-id-list-variable.ts';
-import type { AllowedKeyIds, ApiKeyVerifier } from './api-keys.ts';
+import type { ApiKeyVerifier } from './api-keys.ts';
 
 /** How often the keys file is looked at: a deleted key stops working within a second. */
 export const KEYS_FILE_POLL_MS = 500;

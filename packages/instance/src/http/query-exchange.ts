@@ -1,10 +1,9 @@
 import { Buffer } from 'node:buffer';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
+import { errorType, requestSpan, type Span } from '@replix/runtime/tracing';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { errorResponse } from '../errors.ts';
-import { requestSpan } from '../tracing/request-spans.ts';
-import { errorType, type Span } from '../tracing/tracing.ts';
 import { type QueryRequestFields, queryRequestFields } from './request-fields.ts';
 import { endWithHead, type FixedFields, fixedFields, NO_FIXED_FIELDS } from './response-head.ts';
 

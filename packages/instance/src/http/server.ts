@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import cors from '@fastify/cors';
 import { type CompiledSchema, QueryEngine } from '@replix/engine';
+import type { KeyScope } from '@replix/instance-protocol';
+import { createClientErrorHandler, HTTP_LIMITS, type HttpLimits } from '@replix/runtime';
+import { traceRequests, tracingActive } from '@replix/runtime/tracing';
 import Fastify, {
   type FastifyReply,
   type FastifyRequest,
@@ -13,13 +16,9 @@ import { registerLiveQueryGauges } from '../threads/live-query-metrics.ts';
 import { InstanceMetrics, type ThreadMetrics } from '../threads/metrics.ts';
 import type { QueryAdmission } from '../threads/query-admission.ts';
 import type { ServedState, SyncControl } from '../threads/served-state.ts';
-import { traceRequests } from '../tracing/request-spans.ts';
-import { activeTracing } from '../tracing/tracing.ts';
-import type { ApiKeyVerifier, KeyScope } from './api-keys.ts';
-import { createClientErrorHandler } from './client-error-response.ts';
+import type { ApiKeyVerifier } from './api-keys.ts';
 import { ClientMemory } from './client-memory.ts';
 import { EtagCache } from './etag.ts';
-import { HTTP_LIMITS, type HttpLimits } from './http-limits.ts';
 import { keyCheckFor } from './key-refusal.ts';
 import { lazyChildLoggerFactory } from './lazy-child-logger.ts';
 import { generateOpenApi } from './openapi.ts';
@@ -292,7 +291,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     done();
   });
   // With tracing on, query requests go through Fastify, whose hooks give each its span.
-  if (fastifyListener && !activeTracing()) {
+  if (fastifyListener && !tracingActive()) {
     takeQueries = queryListener(fastifyListener, {
       keys,
       rateLimiter: options.rateLimiter,

@@ -1,7 +1,6 @@
 import type { SchemaConfig, SharedGeneration, SourceSchema } from '@replix/engine';
-import type { HttpLimits } from '../http/http-limits.ts';
+import type { HttpLimits, TracingSettings } from '@replix/runtime';
 import type { SharedRateLimits } from '../http/rate-limiter.ts';
-import type { TracingSettings } from '../tracing/tracing-settings.ts';
 import type { PublicationBuffers } from './publication-board.ts';
 import type { HealthStatus } from './served-state.ts';
 

@@ -1,13 +1,13 @@
 import { Buffer } from 'node:buffer';
 import type { MessagePort } from 'node:worker_threads';
 import { compileSchema, importGeneration } from '@replix/engine';
+import { serviceLogger } from '@replix/runtime/logger';
+import { startTracing } from '@replix/runtime/tracing';
 import type { MetricObjectWithValues, MetricValue, Registry } from 'prom-client';
 import { InstanceError, type InstanceErrorCode } from '../errors.ts';
 import { ApiKeyVerifier } from '../http/api-keys.ts';
 import { RateLimiter } from '../http/rate-limiter.ts';
 import { buildInstanceServer } from '../http/server.ts';
-import { serviceLogger } from '../service-logger.ts';
-import { startTracing } from '../tracing/tracing.ts';
 import { PublicationBoard } from './publication-board.ts';
 import { PublishedState } from './published-state.ts';
 import type {

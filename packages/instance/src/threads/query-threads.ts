@@ -7,11 +7,12 @@ import {
   workerData,
 } from 'node:worker_threads';
 import { exportGeneration, type Generation } from '@replix/engine';
+import type { AllowedKeyIds } from '@replix/instance-protocol';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import { shareCompileCache } from '../compile-cache.ts';
 import { InstanceError } from '../errors.ts';
-import type { AllowedKeyIds, ApiKeyVerifier } from '../http/api-keys.ts';
+import type { ApiKeyVerifier } from '../http/api-keys.ts';
 import type { RateLimiter } from '../http/rate-limiter.ts';
 import { queryThreadYoungMb } from '../snapshot/instance-memory.ts';
 import type { SnapshotController } from '../snapshot/snapshot-controller.ts';

@@ -1,6 +1,6 @@
 import type { QueryAnswer } from '@replix/engine';
 import { redactedShape } from '@replix/query';
-import type { Span } from './tracing.ts';
+import type { Span } from '@replix/runtime/tracing';
 
 /**
  * The query's shape on its request's span: every value written `?` (`redactedShape`), so a

@@ -1,4 +1,5 @@
-import { HTTP_LIMITS, heapFlags } from '@replix/instance';
+import { heapFlags } from '@replix/instance-protocol';
+import { HTTP_LIMITS } from '@replix/runtime';
 import { replicaReplicationId } from '../../domain/replication-id.ts';
 import { keysFileText } from '../instance-key-set.ts';
 import { type InstanceLaunch, launchEnvironment } from '../instance-launch.ts';

@@ -1,4 +1,4 @@
-import { ConfigError } from '@replix/instance/config';
+import { ConfigError } from '@replix/runtime';
 import { type StaticDecode, Type } from 'typebox';
 import { type EndpointRoute, endpointHost } from './endpoint-manifests.ts';
 import { DNS_LABEL, namespaceFor } from './kubernetes-names.ts';

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ConfigError } from '@replix/instance/config';
+import { ConfigError } from '@replix/runtime';
 import type { Logger } from 'pino';
 import { artifactToken } from '../../builder/artifact-token.ts';
 import type { BuildRunner } from '../../builder/build-runner.ts';

@@ -4,7 +4,7 @@
  * `databases.keys_version`; the reconciler pushes the new key set to the running instance.
  */
 import { randomUUID } from 'node:crypto';
-import { deriveApiKey, newKeyId } from '@replix/instance';
+import { deriveApiKey, newKeyId } from '@replix/instance-protocol';
 import type { Selectable } from 'kysely';
 import { notFound } from '../../domain/errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';

@@ -1,3 +1,4 @@
+import { InstanceClient } from '@replix/instance-protocol';
 import type { Kysely } from 'kysely';
 import type { ApiContext } from '../../api/context.ts';
 import type { DatabaseStatus, QueuedAction } from '../../domain/database-lifecycle.ts';
@@ -5,7 +6,6 @@ import { ApiError, notFound } from '../../domain/errors.ts';
 import type { Goal } from '../../domain/goal.ts';
 import { assertInstanceSize, assertReplicas } from '../../domain/plan-enforcement.ts';
 import { type InstanceSize, planLimits } from '../../domain/plans.ts';
-import { InstanceClient } from '../../drivers/instance-client.ts';
 import { replicaUrlsOf } from '../../drivers/replica-urls.ts';
 import { assertComputeUnits } from '../../payments/plan-usage.ts';
 import type { DatabaseRow } from '../../store/database-store.ts';

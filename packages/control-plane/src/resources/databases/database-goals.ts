@@ -1,4 +1,4 @@
-import { currentTraceparent } from '@replix/instance/tracing';
+import { currentTraceparent } from '@replix/runtime/tracing';
 import type { Kysely } from 'kysely';
 import { type AllowedActions, allowedActions } from '../../domain/allowed-actions.ts';
 import {

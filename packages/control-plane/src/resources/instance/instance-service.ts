@@ -1,3 +1,4 @@
+import { InstanceClient, parseInstanceMetrics } from '@replix/instance-protocol';
 import type { BaseLogger } from 'pino';
 import type { ApiContext } from '../../api/context.ts';
 import { databaseConfigHash } from '../../builder/config-hash.ts';
@@ -7,8 +8,6 @@ import { deployedConfigOf } from '../../domain/database-settings.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { asPlan, planLimits } from '../../domain/plans.ts';
 import { combineReplicaMetrics } from '../../drivers/combine-replica-metrics.ts';
-import { InstanceClient } from '../../drivers/instance-client.ts';
-import { parseInstanceMetrics } from '../../drivers/parse-instance-metrics.ts';
 import { replicaUrlsOf } from '../../drivers/replica-urls.ts';
 import { availableSchemas } from '../../source-access/available-schemas.ts';
 import type { DatabaseRow } from '../../store/database-store.ts';

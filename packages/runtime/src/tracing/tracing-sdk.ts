@@ -23,7 +23,7 @@ import {
   ATTR_SERVICE_NAME,
   ATTR_SERVICE_VERSION,
 } from '@opentelemetry/semantic-conventions';
-import { RELEASE } from '../version.ts';
+import { RELEASE } from '../release.ts';
 import type { ActiveTracing, SpanKindName, SpanOptions, TraceCarrier } from './active-tracing.ts';
 import type { TracingSettings } from './tracing-settings.ts';
 

@@ -1,7 +1,7 @@
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { startOtlpCollector } from '@replix/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tracingEnvironment, tracingSettingsFrom } from '../src/config-surface.ts';
+import { tracingEnvironment, tracingSettingsFrom } from '../src/tracing/tracing-settings.ts';
 import {
   currentTraceparent,
   inSpan,

@@ -1,6 +1,6 @@
 import type { Buffer } from 'node:buffer';
-import { deriveApiKey } from '@replix/instance';
-import { withTraceHeaders } from '@replix/instance/tracing';
+import { withTraceHeaders } from '@replix/runtime/tracing';
+import { deriveApiKey } from './api-keys.ts';
 
 /** How long the control plane waits for an instance before calling it unreachable. */
 const INSTANCE_TIMEOUT_MS = 3000;

@@ -1,8 +1,8 @@
 /**
- * `@replix/instance/tracing`: OpenTelemetry traces for every Replix process (docs/tracing.md).
+ * `@replix/runtime/tracing`: OpenTelemetry traces for every Replix process (docs/tracing.md).
  * Importing this loads no OpenTelemetry code: the SDK is loaded by `startTracing` alone, and
  * until then every helper is a no-op. The `OTEL_*` variables and their settings are in
- * `@replix/instance/config`.
+ * `@replix/runtime`.
  */
 export { type RequestSpanOptions, requestSpan, traceRequests } from './tracing/request-spans.ts';
 export {

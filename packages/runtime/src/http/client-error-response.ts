@@ -1,8 +1,20 @@
 import { Buffer } from 'node:buffer';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { INSTANCE_ERRORS, type InstanceErrorCode } from '../errors.ts';
 import type { HttpLimits } from './http-limits.ts';
+
+/**
+ * The refusals made before a request reaches its route, with their statuses. The instance's
+ * error catalogue (`INSTANCE_ERRORS`) has the same codes with the same statuses; a database's
+ * endpoint router answers with them too.
+ */
+export const REFUSAL_STATUS = {
+  bad_request: 400,
+  request_timeout: 408,
+  request_header_too_large: 431,
+} as const;
+
+export type RefusalCode = keyof typeof REFUSAL_STATUS;
 
 /** What Node reports on a connection (`clientError`): a parser error code or a timeout. */
 interface ClientError {
@@ -13,7 +25,7 @@ interface ClientError {
 export function clientErrorRefusal(
   error: ClientError,
   limits: HttpLimits,
-): { code: InstanceErrorCode; message: string } | null {
+): { code: RefusalCode; message: string } | null {
   switch (error.code) {
     case 'ECONNRESET':
       return null;
@@ -34,10 +46,10 @@ export function clientErrorRefusal(
 
 /** The raw HTTP/1.1 response carrying the error envelope; the connection closes after it. */
 export function clientErrorResponse(
-  refusal: { code: InstanceErrorCode; message: string },
+  refusal: { code: RefusalCode; message: string },
   version: string,
 ): string {
-  const status = INSTANCE_ERRORS[refusal.code].status;
+  const status = REFUSAL_STATUS[refusal.code];
   const body = JSON.stringify({ error: refusal });
   return [
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,

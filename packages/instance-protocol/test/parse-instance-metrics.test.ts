@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseInstanceMetrics } from '../src/drivers/parse-instance-metrics.ts';
+import { parseInstanceMetrics } from '../src/parse-instance-metrics.ts';
 
 describe('parseInstanceMetrics', () => {
   it('maps the real /metrics output of an instance (2 ok queries, 1 failed, two tables)', () => {
     // Captured from a real instance over MariaDB (authors: 2 rows, books: 3 rows).
-    const text = readFileSync(new URL('./fixtures/instance-metrics.txt', import.meta.url), 'utf8');
+    const text = readFileSync(
+      new URL('../../control-plane/test/fixtures/instance-metrics.txt', import.meta.url),
+      'utf8',
+    );
     expect(parseInstanceMetrics(text)).toEqual({
       queriesOk: 2,
       queriesErr: 1,

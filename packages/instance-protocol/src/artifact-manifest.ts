@@ -1,5 +1,3 @@
-import { fileURLToPath } from 'node:url';
-
 /** The files of a build artifact (docs/control-plane/builds.md, "Artifact layout"). */
 export const ARTIFACT_FILES = {
   /** The instance program, bundled: `replix serve --artifact` imports it and calls runArtifact. */
@@ -23,12 +21,4 @@ export interface ArtifactManifest {
   readonly release: string;
   readonly createdAt: string;
   readonly files: Readonly<Record<string, { readonly sha256: string; readonly bytes: number }>>;
-}
-
-/**
- * The entry point the builder bundles into `instance.mjs`. It is a path into this package's
- * source, so it is only meaningful where the source is (the control plane), never in a bundle.
- */
-export function artifactEntryPoint(): string {
-  return fileURLToPath(new URL('./artifact-main.ts', import.meta.url));
 }
