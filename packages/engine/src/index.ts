@@ -21,12 +21,13 @@ export type {
   CompiledSchema,
   CompiledTable,
 } from './schema/compiled-schema.ts';
+export { defaultSchemaConfig, parseSchemaConfig } from './schema/schema-config.ts';
 export {
-  defaultSchemaConfig,
-  parseSchemaConfig,
   QUERY_DEFAULTS,
   type SchemaConfig,
-} from './schema/schema-config.ts';
+  type SchemaConfigInput,
+  schemaConfigJsonSchema,
+} from './schema/schema-config-schema.ts';
 export type {
   ColumnType,
   ElementType,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SchemaConfigError } from '../src/errors.ts';
 import { compileSchema } from '../src/schema/compile-schema.ts';
-import { parseSchemaConfig, VIEW_REFRESH_DEFAULT_S } from '../src/schema/schema-config.ts';
+import { parseSchemaConfig } from '../src/schema/schema-config.ts';
+import { VIEW_REFRESH_DEFAULT_S } from '../src/schema/schema-config-schema.ts';
 import type { SourceSchema } from '../src/source-schema.ts';
 import { column, table } from './fixtures.ts';
 

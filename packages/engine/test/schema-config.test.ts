@@ -1,6 +1,9 @@
+import type { TSchema } from 'typebox';
+import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import { SchemaConfigError } from '../src/errors.ts';
 import { defaultSchemaConfig, parseSchemaConfig } from '../src/schema/schema-config.ts';
+import { schemaConfigJsonSchema } from '../src/schema/schema-config-schema.ts';
 
 /** The issues `parseSchemaConfig(input)` throws with. */
 function issues(input: unknown): { path: string; message: string }[] {
@@ -231,5 +234,45 @@ describe('parseSchemaConfig: errors name their key path', () => {
     expect(error.message).toMatch(/^Invalid schema config:\n/);
     for (const issue of found)
       expect(error.message).toContain(`  - ${issue.path}: ${issue.message}`);
+  });
+});
+
+describe('the schema config as the OpenAPI document shows it', () => {
+  const documented = schemaConfigJsonSchema('The schema config.');
+  const accepts = (input: unknown) => Value.Check(documented as TSchema, input);
+
+  it('keeps the description it is given and none of our messages', () => {
+    expect(documented.description).toBe('The schema config.');
+    expect(JSON.stringify(documented)).not.toContain('x-error-message');
+  });
+
+  it('accepts what parseSchemaConfig accepts, and refuses what it refuses key by key', () => {
+    const valid: unknown[] = [
+      {},
+      { tables: [{ name: 'a', columns: { include: ['x'] }, refresh_interval: 5 }] },
+      { field_aliases: { orders: 'sales', 'orders.total': 'amount' }, memory_cap_mb: null },
+      { query: { max_rows: 10 }, sync: { mode: 'poll', change_column: 'updated_at' } },
+    ];
+    const invalid: unknown[] = [
+      'tables: []',
+      { bogus: 1 },
+      { tables: [] },
+      { tables: [{ name: 'a', columns: { include: ['x'], exclude: ['y'] } }] },
+      { tables: [{ name: 'v', refresh_interval: 0.5 }] },
+      { field_aliases: { 'a.b.c': 'x' } },
+      { field_aliases: { orders: '1st' } },
+      { query: { nested_default_limit: 1.5 } },
+      { memory_cap_mb: 0 },
+      { sync: { mode: 'push' } },
+      { cdc_reconnect_policy: 'retry' },
+    ];
+    for (const input of valid) {
+      expect(accepts(input), JSON.stringify(input)).toBe(true);
+      expect(() => parseSchemaConfig(input)).not.toThrow();
+    }
+    for (const input of invalid) {
+      expect(accepts(input), JSON.stringify(input)).toBe(false);
+      expect(issues(input).length).toBeGreaterThan(0);
+    }
   });
 });

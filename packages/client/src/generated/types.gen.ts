@@ -118,7 +118,57 @@ export type Def2 = {
      * The schema config as given (docs/schema-config.md).
      */
     schemaConfig: {
-        [key: string]: unknown;
+        /**
+         * The tables and views served; absent: every table of the source schema.
+         */
+        tables?: Array<{
+            /**
+             * The table or view, as the source names it.
+             */
+            name: string;
+            /**
+             * A query-language condition.
+             */
+            where?: string;
+            where_columns?: Array<string>;
+            /**
+             * Views only: seconds between re-reads (a view has no change stream); default 60.
+             */
+            refresh_interval?: number;
+            /**
+             * The columns served: only `include`, or all but `exclude`.
+             */
+            columns?: {
+                include?: Array<string>;
+                exclude?: Array<string>;
+            };
+        }>;
+        /**
+         * A query-language condition.
+         */
+        where?: string;
+        where_columns?: Array<string>;
+        /**
+         * Names served instead of the source's: keys are "table" or "table.field".
+         */
+        field_aliases?: {
+            [key: string]: string;
+        };
+        query?: {
+            nested_default_limit?: number;
+            max_body_bytes?: number;
+            timeout_ms?: number;
+            max_rows?: number;
+            max_response_bytes?: number;
+        };
+        memory_cap_mb?: number | null;
+        sync?: {
+            mode?: 'cdc' | 'poll';
+            interval?: number;
+            safety_net?: number;
+            change_column?: string;
+        };
+        cdc_reconnect_policy?: 'resume' | 'shutdown';
     };
     region: string;
     instanceSize: string;
@@ -1646,7 +1696,57 @@ export type PostV1DatabasesData = {
          * The schema config (docs/schema-config.md); validated, 400 invalid_schema_config names the key path.
          */
         schemaConfig?: {
-            [key: string]: unknown;
+            /**
+             * The tables and views served; absent: every table of the source schema.
+             */
+            tables?: Array<{
+                /**
+                 * The table or view, as the source names it.
+                 */
+                name: string;
+                /**
+                 * A query-language condition.
+                 */
+                where?: string;
+                where_columns?: Array<string>;
+                /**
+                 * Views only: seconds between re-reads (a view has no change stream); default 60.
+                 */
+                refresh_interval?: number;
+                /**
+                 * The columns served: only `include`, or all but `exclude`.
+                 */
+                columns?: {
+                    include?: Array<string>;
+                    exclude?: Array<string>;
+                };
+            }>;
+            /**
+             * A query-language condition.
+             */
+            where?: string;
+            where_columns?: Array<string>;
+            /**
+             * Names served instead of the source's: keys are "table" or "table.field".
+             */
+            field_aliases?: {
+                [key: string]: string;
+            };
+            query?: {
+                nested_default_limit?: number;
+                max_body_bytes?: number;
+                timeout_ms?: number;
+                max_rows?: number;
+                max_response_bytes?: number;
+            };
+            memory_cap_mb?: number | null;
+            sync?: {
+                mode?: 'cdc' | 'poll';
+                interval?: number;
+                safety_net?: number;
+                change_column?: string;
+            };
+            cdc_reconnect_policy?: 'resume' | 'shutdown';
         };
         /**
          * Default: the connection's defaultRegion.
@@ -1731,7 +1831,57 @@ export type PostV1DatabasesResponses = {
          * The schema config as given (docs/schema-config.md).
          */
         schemaConfig: {
-            [key: string]: unknown;
+            /**
+             * The tables and views served; absent: every table of the source schema.
+             */
+            tables?: Array<{
+                /**
+                 * The table or view, as the source names it.
+                 */
+                name: string;
+                /**
+                 * A query-language condition.
+                 */
+                where?: string;
+                where_columns?: Array<string>;
+                /**
+                 * Views only: seconds between re-reads (a view has no change stream); default 60.
+                 */
+                refresh_interval?: number;
+                /**
+                 * The columns served: only `include`, or all but `exclude`.
+                 */
+                columns?: {
+                    include?: Array<string>;
+                    exclude?: Array<string>;
+                };
+            }>;
+            /**
+             * A query-language condition.
+             */
+            where?: string;
+            where_columns?: Array<string>;
+            /**
+             * Names served instead of the source's: keys are "table" or "table.field".
+             */
+            field_aliases?: {
+                [key: string]: string;
+            };
+            query?: {
+                nested_default_limit?: number;
+                max_body_bytes?: number;
+                timeout_ms?: number;
+                max_rows?: number;
+                max_response_bytes?: number;
+            };
+            memory_cap_mb?: number | null;
+            sync?: {
+                mode?: 'cdc' | 'poll';
+                interval?: number;
+                safety_net?: number;
+                change_column?: string;
+            };
+            cdc_reconnect_policy?: 'resume' | 'shutdown';
         };
         region: string;
         instanceSize: string;
@@ -1879,7 +2029,57 @@ export type GetV1DatabasesByIdResponses = {
          * The schema config as given (docs/schema-config.md).
          */
         schemaConfig: {
-            [key: string]: unknown;
+            /**
+             * The tables and views served; absent: every table of the source schema.
+             */
+            tables?: Array<{
+                /**
+                 * The table or view, as the source names it.
+                 */
+                name: string;
+                /**
+                 * A query-language condition.
+                 */
+                where?: string;
+                where_columns?: Array<string>;
+                /**
+                 * Views only: seconds between re-reads (a view has no change stream); default 60.
+                 */
+                refresh_interval?: number;
+                /**
+                 * The columns served: only `include`, or all but `exclude`.
+                 */
+                columns?: {
+                    include?: Array<string>;
+                    exclude?: Array<string>;
+                };
+            }>;
+            /**
+             * A query-language condition.
+             */
+            where?: string;
+            where_columns?: Array<string>;
+            /**
+             * Names served instead of the source's: keys are "table" or "table.field".
+             */
+            field_aliases?: {
+                [key: string]: string;
+            };
+            query?: {
+                nested_default_limit?: number;
+                max_body_bytes?: number;
+                timeout_ms?: number;
+                max_rows?: number;
+                max_response_bytes?: number;
+            };
+            memory_cap_mb?: number | null;
+            sync?: {
+                mode?: 'cdc' | 'poll';
+                interval?: number;
+                safety_net?: number;
+                change_column?: string;
+            };
+            cdc_reconnect_policy?: 'resume' | 'shutdown';
         };
         region: string;
         instanceSize: string;
@@ -1927,7 +2127,57 @@ export type PatchV1DatabasesByIdData = {
          * The schema config (docs/schema-config.md); validated, 400 invalid_schema_config names the key path.
          */
         schemaConfig?: {
-            [key: string]: unknown;
+            /**
+             * The tables and views served; absent: every table of the source schema.
+             */
+            tables?: Array<{
+                /**
+                 * The table or view, as the source names it.
+                 */
+                name: string;
+                /**
+                 * A query-language condition.
+                 */
+                where?: string;
+                where_columns?: Array<string>;
+                /**
+                 * Views only: seconds between re-reads (a view has no change stream); default 60.
+                 */
+                refresh_interval?: number;
+                /**
+                 * The columns served: only `include`, or all but `exclude`.
+                 */
+                columns?: {
+                    include?: Array<string>;
+                    exclude?: Array<string>;
+                };
+            }>;
+            /**
+             * A query-language condition.
+             */
+            where?: string;
+            where_columns?: Array<string>;
+            /**
+             * Names served instead of the source's: keys are "table" or "table.field".
+             */
+            field_aliases?: {
+                [key: string]: string;
+            };
+            query?: {
+                nested_default_limit?: number;
+                max_body_bytes?: number;
+                timeout_ms?: number;
+                max_rows?: number;
+                max_response_bytes?: number;
+            };
+            memory_cap_mb?: number | null;
+            sync?: {
+                mode?: 'cdc' | 'poll';
+                interval?: number;
+                safety_net?: number;
+                change_column?: string;
+            };
+            cdc_reconnect_policy?: 'resume' | 'shutdown';
         };
         syncMode?: 'cdc' | 'poll';
         /**
@@ -1989,7 +2239,57 @@ export type PatchV1DatabasesByIdResponses = {
          * The schema config as given (docs/schema-config.md).
          */
         schemaConfig: {
-            [key: string]: unknown;
+            /**
+             * The tables and views served; absent: every table of the source schema.
+             */
+            tables?: Array<{
+                /**
+                 * The table or view, as the source names it.
+                 */
+                name: string;
+                /**
+                 * A query-language condition.
+                 */
+                where?: string;
+                where_columns?: Array<string>;
+                /**
+                 * Views only: seconds between re-reads (a view has no change stream); default 60.
+                 */
+                refresh_interval?: number;
+                /**
+                 * The columns served: only `include`, or all but `exclude`.
+                 */
+                columns?: {
+                    include?: Array<string>;
+                    exclude?: Array<string>;
+                };
+            }>;
+            /**
+             * A query-language condition.
+             */
+            where?: string;
+            where_columns?: Array<string>;
+            /**
+             * Names served instead of the source's: keys are "table" or "table.field".
+             */
+            field_aliases?: {
+                [key: string]: string;
+            };
+            query?: {
+                nested_default_limit?: number;
+                max_body_bytes?: number;
+                timeout_ms?: number;
+                max_rows?: number;
+                max_response_bytes?: number;
+            };
+            memory_cap_mb?: number | null;
+            sync?: {
+                mode?: 'cdc' | 'poll';
+                interval?: number;
+                safety_net?: number;
+                change_column?: string;
+            };
+            cdc_reconnect_policy?: 'resume' | 'shutdown';
         };
         region: string;
         instanceSize: string;

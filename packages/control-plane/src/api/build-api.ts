@@ -9,6 +9,7 @@ import { authenticate } from '../identity/principal.ts';
 import { hasRole, minimumRole } from '../identity/role-policy.ts';
 import { registerLocalBillingPages } from '../payments/local-billing-pages.ts';
 import { registerArtifactFilesRoutes } from '../resources/artifacts/artifact-files-routes.ts';
+import { schemaForDocument } from '../resources/documented-schemas.ts';
 import type { ApiServer } from './api-server.ts';
 import type { ApiContext } from './context.ts';
 import { registerDashboardSite } from './dashboard-site.ts';
@@ -81,6 +82,7 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
       },
       security: [{ bearer: [] }],
     },
+    transform: ({ schema, url }) => ({ schema: schemaForDocument(schema) as typeof schema, url }),
   });
 
   // With tracing on, a span per /v1 request (not the probes' polls nor the dashboard's files),

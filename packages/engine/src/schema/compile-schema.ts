@@ -6,7 +6,7 @@ import type {
   CompiledSchema,
   CompiledTable,
 } from './compiled-schema.ts';
-import { type SchemaConfig, VIEW_REFRESH_DEFAULT_S } from './schema-config.ts';
+import { type SchemaConfig, VIEW_REFRESH_DEFAULT_S } from './schema-config-schema.ts';
 import { unknownTableMessage } from './unknown-table-message.ts';
 
 type Issue = { path: string; message: string };

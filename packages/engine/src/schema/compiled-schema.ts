@@ -1,5 +1,5 @@
 import type { ColumnType, ElementType, SourceSchema, SourceTableKind } from '../source-schema.ts';
-import type { SchemaConfig } from './schema-config.ts';
+import type { SchemaConfig } from './schema-config-schema.ts';
 
 export interface CompiledColumn {
   /** The name in the API (after `field_aliases`). */

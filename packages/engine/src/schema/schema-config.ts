@@ -1,120 +1,157 @@
-import { z } from 'zod';
+import { Value } from 'typebox/value';
 import { SchemaConfigError } from '../errors.ts';
+import { type SchemaConfig, SchemaConfigSchema } from './schema-config-schema.ts';
+
+/** One problem of a schema config: the key path it is at (`tables[0].name`) and what is wrong. */
+interface Issue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** What TypeBox reports of a value that fails its schema (the fields read here). */
+interface SchemaError {
+  readonly keyword: string;
+  readonly schemaPath: string;
+  readonly instancePath: string;
+  readonly params: Record<string, unknown>;
+}
+
+type Json = Record<string, unknown>;
+
+/** The segments of a JSON Pointer (`/tables/0/name`), unescaped. */
+function pointerSegments(pointer: string): string[] {
+  if (pointer === '' || pointer === '#') return [];
+  return pointer
+    .replace(/^#/, '')
+    .slice(1)
+    .split('/')
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
+}
+
+function resolve(root: unknown, segments: readonly string[]): unknown {
+  let node = root;
+  for (const segment of segments) node = (node as Json | undefined)?.[segment];
+  return node;
+}
+
+/** A key path as users write it: `tables[0].columns.include`. */
+function formatPath(segments: readonly string[]): string {
+  return segments
+    .map((part, index) => (/^\d+$/.test(part) ? `[${part}]` : `${index === 0 ? '' : '.'}${part}`))
+    .join('');
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/** What a schema expects, in a word: `number`, `number or null`. */
+function expectedType(schema: Json | undefined): string {
+  const branches = schema?.anyOf as Json[] | undefined;
+  if (branches) return branches.map(expectedType).join(' or ');
+  return String(schema?.type ?? 'a value');
+}
+
+/** The message of one failed keyword; `schema` is the schema the keyword is on. */
+function keywordMessage(error: SchemaError, schema: Json | undefined, value: unknown): string {
+  const own = schema?.['x-error-message'];
+  if (typeof own === 'string') return own;
+  const ownForKeyword = (own as Json | undefined)?.[error.keyword];
+  if (typeof ownForKeyword === 'string') return ownForKeyword;
+  const limit = error.params.limit;
+  switch (error.keyword) {
+    case 'type':
+    case 'anyOf':
+      return `Invalid input: expected ${expectedType(schema)}, received ${typeName(value)}`;
+    case 'minLength':
+      return `Too small: expected string to have >=${limit} characters`;
+    case 'maxLength':
+      return `Too big: expected string to have <=${limit} characters`;
+    case 'minItems':
+      return `Too small: expected array to have >=${limit} items`;
+    case 'maxItems':
+      return `Too big: expected array to have <=${limit} items`;
+    case 'minimum':
+    case 'exclusiveMinimum':
+      return `Too small: expected number to be ${error.params.comparison}${limit}`;
+    case 'maximum':
+    case 'exclusiveMaximum':
+      return `Too big: expected number to be ${error.params.comparison}${limit}`;
+    case 'enum':
+      return `Invalid option: expected one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join('|')}`;
+    case 'pattern':
+      return `Invalid string: must match pattern /${schema?.pattern}/`;
+    default:
+      return 'Invalid input';
+  }
+}
 
 /**
- * The per-query budgets and their defaults (docs/limits.md lists them with the fixed caps).
- * An instance's size may lower `timeout_ms` further.
+ * The branch of a union that a value's type picks (`memory_cap_mb: 0` is a number, so its
+ * problem is the number's bound, not that it is not null), or undefined when none has its type.
  */
-export const QUERY_DEFAULTS = {
-  nested_default_limit: 1000,
-  max_body_bytes: 64 * 1024,
-  /** Wall-clock time one query may run before it is stopped with `query_timeout`. */
-  timeout_ms: 2000,
-  /** Rows written into one answer, counted across every nesting level. */
-  max_rows: 100_000,
-  /** Bytes of one answer's JSON. */
-  max_response_bytes: 16 * 1024 * 1024,
-} as const;
+function branchFor(union: Json | undefined, value: unknown): number | undefined {
+  const branches = (union?.anyOf as Json[] | undefined) ?? [];
+  const type = typeName(value);
+  const index = branches.findIndex(
+    (branch) => branch.type === type || (branch.type === 'integer' && type === 'number'),
+  );
+  return index < 0 ? undefined : index;
+}
 
-/** Seconds between re-reads of a served view when its entry gives no `refresh_interval`. */
-export const VIEW_REFRESH_DEFAULT_S = 60;
-/** The shortest `refresh_interval`: a view is re-read whole, so not more often than this. */
-export const VIEW_REFRESH_MIN_S = 1;
+/**
+ * The issues of one TypeBox error, or none when another error says it better: an object's
+ * summaries of its unknown keys and bad key names (each key has an error of its own), and a
+ * union's branches other than the one the value's type picks (without one, the union's own
+ * error names every type it takes).
+ */
+function issuesOf(error: SchemaError, value: unknown): Issue[] {
+  if (error.keyword === 'additionalProperties' || error.keyword === 'propertyNames') return [];
+  const schemaSegments = pointerSegments(error.schemaPath);
+  const at = pointerSegments(error.instancePath);
+  const union = schemaSegments.lastIndexOf('anyOf');
+  if (union >= 0) {
+    const unionSchema = resolve(SchemaConfigSchema, schemaSegments.slice(0, union)) as Json;
+    if (branchFor(unionSchema, resolve(value, at)) !== Number(schemaSegments[union + 1])) return [];
+  }
+  const schema = resolve(SchemaConfigSchema, schemaSegments) as Json | undefined;
+  if (error.keyword === 'anyOf') {
+    if (branchFor(schema, resolve(value, at)) !== undefined) return [];
+  }
+  // An unknown key: the `false` an object's `additionalProperties` is, at the key's own path.
+  if (error.keyword === 'boolean') return [{ path: formatPath(at), message: 'unknown key' }];
+  if (error.keyword === 'required') {
+    const properties = schema?.properties as Json | undefined;
+    return (error.params.requiredProperties as string[]).map((key) => ({
+      path: formatPath([...at, key]),
+      message: `Invalid input: expected ${expectedType(properties?.[key] as Json)}, received undefined`,
+    }));
+  }
+  return [{ path: formatPath(at), message: keywordMessage(error, schema, resolve(value, at)) }];
+}
 
-const identifierList = z.array(z.string().min(1)).min(1);
-
-const tableEntry = z
-  .object({
-    name: z.string().min(1),
-    where: z.string().min(1).optional(),
-    where_columns: identifierList.optional(),
-    /** Views only: seconds between re-reads (a view has no change stream). */
-    refresh_interval: z
-      .number()
-      .min(VIEW_REFRESH_MIN_S, `a view is re-read at most once a second`)
-      .optional(),
-    columns: z
-      .object({ include: identifierList.optional(), exclude: identifierList.optional() })
-      .strict()
-      .refine((c) => !(c.include && c.exclude), 'give either include or exclude, not both')
-      .optional(),
-  })
-  .strict();
-
-const schemaConfigShape = z
-  .object({
-    tables: z.array(tableEntry).min(1).optional(),
-    where: z.string().min(1).optional(),
-    where_columns: identifierList.optional(),
-    field_aliases: z
-      .record(
-        z.string().regex(/^[^.]+(\.[^.]+)?$/, 'keys are "table" or "table.field"'),
-        z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an alias must be a plain identifier'),
-      )
-      .optional(),
-    query: z
-      .object({
-        nested_default_limit: z.number().int().min(0).default(1000),
-        max_body_bytes: z
-          .number()
-          .int()
-          .min(256)
-          .max(1024 * 1024)
-          .default(QUERY_DEFAULTS.max_body_bytes),
-        timeout_ms: z.number().int().min(10).max(60_000).default(QUERY_DEFAULTS.timeout_ms),
-        max_rows: z.number().int().min(1).max(10_000_000).default(QUERY_DEFAULTS.max_rows),
-        max_response_bytes: z
-          .number()
-          .int()
-          .min(1024)
-          .max(1024 * 1024 * 1024)
-          .default(QUERY_DEFAULTS.max_response_bytes),
-      })
-      .strict()
-      .default(QUERY_DEFAULTS),
-    memory_cap_mb: z.number().positive().nullable().default(null),
-    sync: z
-      .object({
-        mode: z.enum(['cdc', 'poll']).default('cdc'),
-        interval: z.number().positive().default(1),
-        safety_net: z.number().min(0).default(0),
-        change_column: z.string().min(1).optional(),
-      })
-      .strict()
-      .default({ mode: 'cdc', interval: 1, safety_net: 0 }),
-    cdc_reconnect_policy: z.enum(['resume', 'shutdown']).default('resume'),
-  })
-  .strict()
-  .superRefine((config, ctx) => {
-    if (config.where && !config.where_columns) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['where_columns'],
-        message: 'a root "where" needs "where_columns": it applies to the tables that have them',
-      });
-    }
-    const names = new Set<string>();
-    config.tables?.forEach((table, index) => {
-      if (names.has(table.name)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['tables', index, 'name'],
-          message: `table "${table.name}" is listed twice`,
-        });
-      }
-      names.add(table.name);
+/** The rules across keys, which a schema of each key cannot say. */
+function crossKeyIssues(config: Json): Issue[] {
+  const issues: Issue[] = [];
+  if (config.where !== undefined && config.where_columns === undefined) {
+    issues.push({
+      path: 'where_columns',
+      message: 'a root "where" needs "where_columns": it applies to the tables that have them',
     });
+  }
+  const names = new Set<unknown>();
+  const tables = Array.isArray(config.tables) ? (config.tables as Json[]) : [];
+  tables.forEach((table, index) => {
+    const name = table?.name;
+    if (typeof name !== 'string') return;
+    if (names.has(name)) {
+      issues.push({ path: `tables[${index}].name`, message: `table "${name}" is listed twice` });
+    }
+    names.add(name);
   });
-
-/** The schema config after validation, with every default filled in. */
-export type SchemaConfig = z.output<typeof schemaConfigShape>;
-
-function formatPath(path: readonly PropertyKey[]): string {
-  return path
-    .map((part, index) =>
-      typeof part === 'number' ? `[${part}]` : `${index === 0 ? '' : '.'}${String(part)}`,
-    )
-    .join('');
+  return issues;
 }
 
 /**
@@ -122,22 +159,14 @@ function formatPath(path: readonly PropertyKey[]): string {
  * listing every problem with its key path.
  */
 export function parseSchemaConfig(input: unknown): SchemaConfig {
-  const result = schemaConfigShape.safeParse(input ?? {});
-  if (result.success) return result.data;
-  throw new SchemaConfigError(
-    result.error.issues.flatMap((issue) => {
-      // Name an unknown key by its own path, and a bad record key by the rule it breaks.
-      if (issue.code === 'unrecognized_keys') {
-        return issue.keys.map((key) => ({
-          path: formatPath([...issue.path, key]),
-          message: 'unknown key',
-        }));
-      }
-      const message =
-        issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
-      return [{ path: formatPath(issue.path), message }];
-    }),
-  );
+  const value = Value.Default(SchemaConfigSchema, Value.Clone(input ?? {}));
+  const errors = [...Value.Errors(SchemaConfigSchema, value)] as SchemaError[];
+  const issues = errors.flatMap((error) => issuesOf(error, value));
+  if (issues.length === 0 && value !== null && typeof value === 'object') {
+    issues.push(...crossKeyIssues(value as Json));
+  }
+  if (issues.length > 0) throw new SchemaConfigError(issues);
+  return value as SchemaConfig;
 }
 
 /** The config used when none is given: every table, every default. */

@@ -1,3 +1,4 @@
+import { schemaConfigJsonSchema } from '@replix/engine';
 import type { Selectable } from 'kysely';
 import { type Static, Type } from 'typebox';
 import { DATABASE_STATUSES } from '../../domain/database-lifecycle.ts';
@@ -6,6 +7,7 @@ import { INSTANCE_SIZE_NAMES } from '../../domain/plans.ts';
 import { REGIONS } from '../../domain/regions.ts';
 import type { DatabaseTable } from '../../store/schema.ts';
 import { DateTime, iso, Uuid } from '../common-schemas.ts';
+import { documentedAs } from '../documented-schemas.ts';
 
 /** A database record in the API (GET/POST/PATCH /databases). */
 export const Database = Type.Object(
@@ -17,9 +19,10 @@ export const Database = Type.Object(
       description:
         'The source database (MySQL), or `<database>[/<schema>]` (PostgreSQL, SQL Server).',
     }),
-    schemaConfig: Type.Record(Type.String(), Type.Unknown(), {
-      description: 'The schema config as given (docs/schema-config.md).',
-    }),
+    schemaConfig: documentedAs(
+      Type.Record(Type.String(), Type.Unknown()),
+      schemaConfigJsonSchema('The schema config as given (docs/schema-config.md).'),
+    ),
     region: Type.String(),
     instanceSize: Type.String(),
     replicas: Type.Integer({
@@ -47,10 +50,14 @@ export const Database = Type.Object(
   { $id: 'Database', description: 'A schema config bound to a source connection.' },
 );
 
-const SchemaConfigInput = Type.Record(Type.String(), Type.Unknown(), {
-  description:
+// Optional before documentedAs: `Type.Optional` makes a new schema, which would not be the one
+// the document knows.
+const SchemaConfigInput = documentedAs(
+  Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  schemaConfigJsonSchema(
     'The schema config (docs/schema-config.md); validated, 400 invalid_schema_config names the key path.',
-});
+  ),
+);
 const SyncMode = Type.Enum([...SYNC_MODES]);
 const SyncInterval = Type.Integer({
   minimum: 1,
@@ -78,7 +85,7 @@ export const CreateDatabaseBody = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 100 }),
     connectionId: Uuid,
     sourceSchema: Type.String({ minLength: 1, maxLength: 255 }),
-    schemaConfig: Type.Optional(SchemaConfigInput),
+    schemaConfig: SchemaConfigInput,
     region: Type.Optional(
       Type.Enum([...REGIONS], { description: "Default: the connection's defaultRegion." }),
     ),
@@ -101,7 +108,7 @@ export const UpdateDatabaseBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     sourceSchema: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-    schemaConfig: Type.Optional(SchemaConfigInput),
+    schemaConfig: SchemaConfigInput,
     syncMode: Type.Optional(SyncMode),
     syncInterval: Type.Optional(SyncInterval),
     logLevel: Type.Optional(LogLevel),
