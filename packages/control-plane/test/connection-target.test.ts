@@ -38,7 +38,7 @@ describe('connectionTarget', () => {
     const { sourceUrl, ssh } = connectionTarget(row(), secrets, 'shop db');
     expect(ssh).toBeUndefined();
     expect(parseSourceUrl(sourceUrl)).toEqual({
-      engine: 'mysql',
+      backend: 'mysql',
       options: {
         host: 'db.internal',
         port: 3307,

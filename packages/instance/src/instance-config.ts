@@ -153,13 +153,13 @@ function readSchemaConfigFile(path: string): SchemaConfig {
  * too, in the source's dialect. An unusable source URL is left to the connector to report.
  */
 function refuseUnsafeWheres(sourceUrl: string, config: SchemaConfig): void {
-  let engine: ReturnType<typeof parseSourceUrl>['engine'];
+  let backend: ReturnType<typeof parseSourceUrl>['backend'];
   try {
-    engine = parseSourceUrl(sourceUrl).engine;
+    backend = parseSourceUrl(sourceUrl).backend;
   } catch {
     return;
   }
-  const problems = schemaConfigWhereProblems(engine, config);
+  const problems = schemaConfigWhereProblems(backend, config);
   if (problems.length > 0) {
     throw new ConfigError(
       `The schema config is invalid: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}.`,

@@ -13,8 +13,8 @@ import { PostgresConnector } from './postgres/postgres-connector.ts';
  */
 export function connectorFromUrl(url: string, options: ConnectorOptions = {}): SourceConnector {
   const source = parseSourceUrl(url);
-  if (source.engine === 'mssql') return new MsSqlConnector(source.options);
-  return source.engine === 'mysql'
+  if (source.backend === 'mssql') return new MsSqlConnector(source.options);
+  return source.backend === 'mysql'
     ? new MySqlConnector(source.options)
     : new PostgresConnector({ ...source.options, replicationId: options.replicationId });
 }

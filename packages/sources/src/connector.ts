@@ -78,9 +78,9 @@ export interface SnapshotOptions {
   readonly reads?: readonly string[];
 }
 
-/** Everything the engine needs from a source database, whatever its engine. */
+/** Everything the engine needs from a source database, whatever its backend. */
 export interface SourceConnector {
-  readonly engine: SourceBackend;
+  readonly backend: SourceBackend;
   /**
    * Whether the change stream carries the rows a foreign key's ON DELETE / ON UPDATE action
    * changes. PostgreSQL's logical replication and SQL Server's CDC do; MySQL/MariaDB's binary

@@ -44,7 +44,7 @@ export class SourceConfigError extends SourceError {
 
 /** Where a connector connects to: for structured error fields, never for messages. */
 export interface SourceTarget {
-  readonly engine: SourceBackend;
+  readonly backend: SourceBackend;
   readonly host: string;
   readonly port: number;
   readonly database: string;
@@ -57,7 +57,7 @@ export interface SourceTarget {
  * shown to anyone.
  */
 export class SourceConnectionError extends SourceError {
-  readonly engine: SourceBackend;
+  readonly backend: SourceBackend;
   readonly host: string;
   readonly port: number;
   readonly database: string;
@@ -77,7 +77,7 @@ export class SourceConnectionError extends SourceError {
   ) {
     super(code, message);
     this.name = 'SourceConnectionError';
-    this.engine = target.engine;
+    this.backend = target.backend;
     this.host = target.host;
     this.port = target.port;
     this.database = target.database;

@@ -7,23 +7,23 @@ const JOINERS = {
 };
 
 /**
- * Loads the driver a joiner of `engine` needs ahead of the share (which can come while the
- * source holds locks for it); false for an engine whose snapshots cannot be shared.
+ * Loads the driver a joiner of `backend` needs ahead of the share (which can come while the
+ * source holds locks for it); false for a backend whose snapshots cannot be shared.
  */
-export async function prepareJoin(engine: string): Promise<boolean> {
-  if (engine !== 'mysql' && engine !== 'postgres') return false;
-  await JOINERS[engine]();
+export async function prepareJoin(backend: string): Promise<boolean> {
+  if (backend !== 'mysql' && backend !== 'postgres') return false;
+  await JOINERS[backend]();
   return true;
 }
 
 /**
  * Opens a session of its own reading the snapshot `share` came from (`SnapshotReader.share`),
  * on whatever thread calls it (`@replix/sources/join`: a load worker loads only the one
- * engine's driver it needs). The caller closes it; the sharing reader's `joined` waits for
+ * backend's driver it needs). The caller closes it; the sharing reader's `joined` waits for
  * nothing, so call it once every joiner has joined or failed.
  */
 export async function joinSnapshot(share: SnapshotShare): Promise<SnapshotReader> {
-  switch (share.engine) {
+  switch (share.backend) {
     case 'mysql':
       return (await JOINERS.mysql()).joinMySqlSnapshot(share);
     case 'postgres':

@@ -6,11 +6,11 @@ import type { PostgresConnectorOptions } from './postgres/postgres-connection-op
 import { backendOfUrlScheme, SOURCE_DIALECTS } from './source-dialect.ts';
 import { tlsFromUrlParams } from './source-tls.ts';
 
-/** A parsed source URL: the engine and the options for its connector. */
+/** A parsed source URL: the backend and the options for its connector. */
 export type SourceUrl =
-  | { readonly engine: 'mysql'; readonly options: MySqlConnectorOptions }
-  | { readonly engine: 'postgres'; readonly options: PostgresConnectorOptions }
-  | { readonly engine: 'mssql'; readonly options: MsSqlConnectorOptions };
+  | { readonly backend: 'mysql'; readonly options: MySqlConnectorOptions }
+  | { readonly backend: 'postgres'; readonly options: PostgresConnectorOptions }
+  | { readonly backend: 'mssql'; readonly options: MsSqlConnectorOptions };
 
 function invalid(reason: string): SourceConfigError {
   return new SourceConfigError('invalid_source_url', `The source URL ${reason}.`);
@@ -42,8 +42,8 @@ export function parseSourceUrl(url: string): SourceUrl {
     throw invalid('is not a valid URL');
   }
   const scheme = parsed.protocol.slice(0, -1).toLowerCase();
-  const engine = backendOfUrlScheme(scheme);
-  if (engine === undefined) {
+  const backend = backendOfUrlScheme(scheme);
+  if (backend === undefined) {
     throw new SourceConfigError(
       'unsupported_source',
       `Unsupported source URL scheme "${scheme}:"; use mysql://, postgres:// or mssql://.`,
@@ -57,20 +57,20 @@ export function parseSourceUrl(url: string): SourceUrl {
   const password = parsed.password === '' ? undefined : decoded(parsed.password, 'password');
   const database = decoded(parsed.pathname.replace(/^\//, ''), 'database name');
   if (database === '' || database.includes('/')) throw invalid('must name one database');
-  const dialect = SOURCE_DIALECTS[engine];
+  const dialect = SOURCE_DIALECTS[backend];
   const port = parsed.port === '' ? dialect.defaultPort : Number(parsed.port);
 
   // MySQL and PostgreSQL read libpq's TLS parameters; SQL Server has its own (encrypt, …).
   const tls = dialect.tlsUrlStyle === 'sslmode' ? tlsFromUrlParams(parsed.searchParams) : undefined;
   const tlsOption = tls === undefined ? {} : { tls };
-  if (engine === 'mysql') {
-    return { engine, options: { host, port, user, password, database, ...tlsOption } };
+  if (backend === 'mysql') {
+    return { backend, options: { host, port, user, password, database, ...tlsOption } };
   }
-  if (engine === 'mssql') {
+  if (backend === 'mssql') {
     const basics = { host, port, user, password, database };
-    return { engine, options: msSqlUrlOptions(parsed.searchParams, basics) };
+    return { backend, options: msSqlUrlOptions(parsed.searchParams, basics) };
   }
   const schema = parsed.searchParams.get('schema') ?? 'public';
   if (schema === '') throw invalid('names an empty schema');
-  return { engine, options: { host, port, user, password, database, schema, ...tlsOption } };
+  return { backend, options: { host, port, user, password, database, schema, ...tlsOption } };
 }

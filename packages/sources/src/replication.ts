@@ -5,16 +5,16 @@ import type { SourceBackend } from './source-dialect.ts';
  * A point in a source's change history (a MariaDB/MySQL binlog file and offset; a PostgreSQL
  * LSN; a SQL Server log sequence number). Value objects: compare them, serialise them; the
  * serialised form sorts as a string in history order, so the rest of the system never parses
- * engine formats.
+ * backend formats.
  */
 export interface ReplicationPosition {
-  readonly engine: SourceBackend;
+  readonly backend: SourceBackend;
   /** Negative, zero or positive as this position is before, at or after `other`. */
   compare(other: ReplicationPosition): number;
   /** Sorts as a string in history order; the connector's `positionFromString` reads it back. */
   serialize(): string;
   /**
-   * For logs: the engine's own notation (`mysql-bin.000003:1234`, `0/16B3748`,
+   * For logs: the backend's own notation (`mysql-bin.000003:1234`, `0/16B3748`,
    * `0000002A:000001C8:0003`).
    */
   toString(): string;

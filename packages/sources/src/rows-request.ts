@@ -58,7 +58,7 @@ export function rowsWhereClause(
   return { clause: parts.length ? ` WHERE ${parts.join(' AND ')}` : '', params };
 }
 
-/** The extra select-list column of a `flagWhere` request (null: none). The SQL is every engine's. */
+/** The extra select-list column of a `flagWhere` request (null: none). The SQL is every backend's. */
 export function whereFlagColumn(request: RowsRequest): string | null {
   return request.flagWhere && request.where?.trim()
     ? `CASE WHEN (${request.where}\n) THEN 1 ELSE 0 END`

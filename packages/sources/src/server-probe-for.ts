@@ -10,7 +10,7 @@ const PROBES: Record<SourceBackend, ServerProbe> = {
   mssql: msSqlServerProbe,
 };
 
-/** The server probe of an engine (the connection test's checks). */
-export function serverProbeFor(engine: SourceBackend): ServerProbe {
-  return PROBES[engine];
+/** The server probe of a backend (the connection test's checks). */
+export function serverProbeFor(backend: SourceBackend): ServerProbe {
+  return PROBES[backend];
 }

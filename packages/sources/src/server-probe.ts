@@ -21,7 +21,7 @@ export interface ServerProbeTarget {
 }
 
 /**
- * The connector options of a probe target, so that a probe connects exactly as the engine's
+ * The connector options of a probe target, so that a probe connects exactly as the backend's
  * connector does (TLS included). `database` defaults to `defaultDatabase`.
  */
 export function probeConnectorOptions(
@@ -46,7 +46,7 @@ export function probeConnectorOptions(
 }
 
 /**
- * The change-log readiness of a server in one shape for every engine (the connection
+ * The change-log readiness of a server in one shape for every backend (the connection
  * test's `binlog`). MySQL/MariaDB: the binary log. PostgreSQL: logical replication (`logBin` is
  * `wal_level = logical`, `format` the `wal_level`, `serverId` null). SQL Server: change data
  * capture (`logBin` is CDC enabled on the database, `format` `cdc`, `serverId` null).
@@ -72,12 +72,12 @@ export interface ServerProbeReport {
 
 /**
  * Checks a server with raw credentials: connects, measures latency, lists databases, estimates
- * size and checks change-log readiness. One implementation per engine folder
+ * size and checks change-log readiness. One implementation per backend folder
  * (`mysql-server-probe.ts`, …). Fails with a `SourceError` whose message is safe to show (no
  * host, password or driver stack).
  */
 export interface ServerProbe {
-  readonly engine: SourceBackend;
+  readonly backend: SourceBackend;
   probe(target: ServerProbeTarget): Promise<ServerProbeReport>;
 }
 

@@ -14,13 +14,13 @@ export type SnapshotShare = MySqlSnapshotShare | PostgresSnapshotShare;
  * what the sharing reader sees.
  */
 export interface MySqlSnapshotShare {
-  readonly engine: 'mysql';
+  readonly backend: 'mysql';
   readonly options: MySqlConnectorOptions;
 }
 
 /** PostgreSQL: a joiner imports the snapshot the sharing reader exported (`pg_export_snapshot`). */
 export interface PostgresSnapshotShare {
-  readonly engine: 'postgres';
+  readonly backend: 'postgres';
   readonly options: PostgresConnectorOptions;
   readonly snapshotName: string;
 }

@@ -1,7 +1,7 @@
 // Pure data with no imports of Node modules: the dashboard bundles this file for the browser
 // (`@replix/sources/dialect`).
 
-/** The source engines, in the order they are offered. */
+/** The source backends, in the order they are offered. */
 export const SOURCE_BACKENDS = ['mysql', 'postgres', 'mssql'] as const;
 
 export type SourceBackend = (typeof SOURCE_BACKENDS)[number];
@@ -35,10 +35,10 @@ export const SOURCE_TLS_MODES: readonly SourceTlsMode[] = [
   'verify-full',
 ];
 
-/** What the rest of Replix needs to know about a source engine without asking its connector. */
+/** What the rest of Replix needs to know about a source backend without asking its connector. */
 export interface SourceDialect {
-  readonly engine: SourceBackend;
-  /** The engine as people name it. */
+  readonly backend: SourceBackend;
+  /** The backend as people name it. */
   readonly label: string;
   /** The schemes of its source URLs; the first is the one Replix writes. */
   readonly urlSchemes: readonly [string, ...string[]];
@@ -80,9 +80,9 @@ export interface SourceDialect {
   };
 }
 
-export const SOURCE_DIALECTS: { readonly [E in SourceBackend]: SourceDialect & { engine: E } } = {
+export const SOURCE_DIALECTS: { readonly [E in SourceBackend]: SourceDialect & { backend: E } } = {
   mysql: {
-    engine: 'mysql',
+    backend: 'mysql',
     label: 'MySQL / MariaDB',
     urlSchemes: ['mysql'],
     defaultPort: 3306,
@@ -95,7 +95,7 @@ export const SOURCE_DIALECTS: { readonly [E in SourceBackend]: SourceDialect & {
     changeLog: { name: 'Binary log (replication)', formatLabel: 'Format', hasServerId: true },
   },
   postgres: {
-    engine: 'postgres',
+    backend: 'postgres',
     label: 'PostgreSQL',
     urlSchemes: ['postgres', 'postgresql'],
     defaultPort: 5432,
@@ -108,7 +108,7 @@ export const SOURCE_DIALECTS: { readonly [E in SourceBackend]: SourceDialect & {
     changeLog: { name: 'Logical replication', formatLabel: 'wal_level', hasServerId: false },
   },
   mssql: {
-    engine: 'mssql',
+    backend: 'mssql',
     label: 'SQL Server',
     urlSchemes: ['mssql', 'sqlserver'],
     defaultPort: 1433,
@@ -127,18 +127,18 @@ export function isSourceBackend(name: string): name is SourceBackend {
 }
 
 /**
- * The dialect of a stored engine name (`connections.backend`, which the API only ever writes
+ * The dialect of a stored backend name (`connections.backend`, which the API only ever writes
  * from `SOURCE_BACKENDS`); an unknown name is a bug, not a user error.
  */
-export function sourceDialect(engine: string): SourceDialect {
-  if (!isSourceBackend(engine)) throw new Error(`Unknown source engine "${engine}".`);
-  return SOURCE_DIALECTS[engine];
+export function sourceDialect(backend: string): SourceDialect {
+  if (!isSourceBackend(backend)) throw new Error(`Unknown source backend "${backend}".`);
+  return SOURCE_DIALECTS[backend];
 }
 
-/** The engine a source URL scheme names (`postgresql` too), or undefined. */
+/** The backend a source URL scheme names (`postgresql` too), or undefined. */
 export function backendOfUrlScheme(scheme: string): SourceBackend | undefined {
   const lower = scheme.toLowerCase();
-  return SOURCE_BACKENDS.find((engine) => SOURCE_DIALECTS[engine].urlSchemes.includes(lower));
+  return SOURCE_BACKENDS.find((backend) => SOURCE_DIALECTS[backend].urlSchemes.includes(lower));
 }
 
 /** The URL query parameters that say how to use TLS, in the dialect's style. */

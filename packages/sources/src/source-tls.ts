@@ -67,8 +67,8 @@ export function sourceUrlThroughTunnel(
 ): string {
   const url = new URL(sourceUrl);
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const engine = backendOfUrlScheme(url.protocol.slice(0, -1));
-  const sslmode = engine === undefined || SOURCE_DIALECTS[engine].tlsUrlStyle === 'sslmode';
+  const backend = backendOfUrlScheme(url.protocol.slice(0, -1));
+  const sslmode = backend === undefined || SOURCE_DIALECTS[backend].tlsUrlStyle === 'sslmode';
   if (sslmode && !url.searchParams.has('sslservername')) {
     url.searchParams.set('sslservername', host);
   }

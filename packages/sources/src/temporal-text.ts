@@ -2,7 +2,7 @@ import { daysFromCivil, epochMicros } from '@replix/engine/storage';
 import { SourceError } from './errors.ts';
 
 /**
- * Parsers for the text both engines send for temporal values once the session time zone is UTC.
+ * Parsers for the text both backends send for temporal values once the session time zone is UTC.
  * They are hand-written over char codes because they run once per value of every temporal
  * column of every snapshot: no regular expressions, no `Date` objects.
  */

@@ -11,7 +11,7 @@ import {
 } from '../src/errors.ts';
 import type { ChangeBatch, ReplicationPosition } from '../src/replication.ts';
 
-/** A fresh database on the engine's test server. */
+/** A fresh database on the backend's test server. */
 export interface ContractDatabase {
   readonly name: string;
   /** A source URL naming the database, as a user of Replix would give it. */
@@ -21,11 +21,11 @@ export interface ContractDatabase {
   drop(): Promise<void>;
 }
 
-/** What the contract needs of one engine: its servers, its SQL, and where it may differ. */
+/** What the contract needs of one backend: its servers, its SQL, and where it may differ. */
 export interface ConnectorFixture {
   /** Names the suite: `MySqlConnector`, `PostgresConnector`, `MsSqlConnector`. */
   readonly title: string;
-  readonly engine: SourceBackend;
+  readonly backend: SourceBackend;
   /** False skips the suite (SQL Server runs only where MSSQL_URL names a server). */
   readonly enabled: boolean;
   createDatabase(sql: string): Promise<ContractDatabase>;
@@ -47,10 +47,10 @@ export interface ConnectorFixture {
   createKeysDatabase(): Promise<ContractDatabase>;
   /**
    * The rule introspection reports for a foreign key without one (`restrict`, `no action`);
-   * undefined where the engine's introspection reports no rules at all.
+   * undefined where the backend's introspection reports no rules at all.
    */
   readonly defaultForeignKeyRule: 'restrict' | 'no action' | undefined;
-  /** The estimate of a table never analysed, when the engine has a fixed answer for it. */
+  /** The estimate of a table never analysed, when the backend has a fixed answer for it. */
   readonly unanalysedEstimate?: null;
   /** The driver's code for an unknown column in a `where`. */
   readonly unknownColumnCode: string;
@@ -467,7 +467,11 @@ function describeConnectionErrors(fixture: ConnectorFixture): void {
           const error = await rejection(attempt());
           expect(error.code).toBe('source_unreachable');
           expect(error.message).toBe('Could not connect to the source database (ECONNREFUSED).');
-          expect(error).toMatchObject({ host: '127.0.0.1', port: closed, engine: fixture.engine });
+          expect(error).toMatchObject({
+            host: '127.0.0.1',
+            port: closed,
+            backend: fixture.backend,
+          });
         }
       } finally {
         await connector.close();

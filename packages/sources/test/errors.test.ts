@@ -8,7 +8,7 @@ import {
 } from '../src/errors.ts';
 
 const target: SourceTarget = {
-  engine: 'mysql',
+  backend: 'mysql',
   host: 'db.internal',
   port: 3306,
   database: 'shop',

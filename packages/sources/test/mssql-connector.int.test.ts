@@ -108,7 +108,7 @@ const POOL_SHAPE = { maxConnections: 2, requestTimeout: 60_000 };
 function serverPool(): Promise<ConnectionPool> {
   if (contractServer.server === undefined) {
     const source = parseSourceUrl(MSSQL_URL!);
-    if (source.engine !== 'mssql') throw new Error('MSSQL_URL must be an mssql:// URL');
+    if (source.backend !== 'mssql') throw new Error('MSSQL_URL must be an mssql:// URL');
     contractServer.options = source.options;
     contractServer.server = new mssql.ConnectionPool(
       msSqlConfig(source.options, POOL_SHAPE),
@@ -174,7 +174,7 @@ async function scanOnce(pool: ConnectionPool): Promise<void> {
 
 connectorContract({
   title: 'MsSqlConnector',
-  engine: 'mssql',
+  backend: 'mssql',
   enabled: Boolean(MSSQL_URL),
   createDatabase: contractDatabase,
   connectionsTo: async (db) => {
@@ -278,7 +278,7 @@ afterAll(async () => {
 describe.skipIf(!MSSQL_URL)('MsSqlConnector against SQL Server (MSSQL_URL)', () => {
   beforeAll(async () => {
     const source = parseSourceUrl(MSSQL_URL!);
-    if (source.engine !== 'mssql') throw new Error('MSSQL_URL must be an mssql:// URL');
+    if (source.backend !== 'mssql') throw new Error('MSSQL_URL must be an mssql:// URL');
     const shape = { maxConnections: 2, requestTimeout: 60_000 };
     server = await new mssql.ConnectionPool(msSqlConfig(source.options, shape)).connect();
     await server.request().batch(`CREATE DATABASE [${DATABASE}]`);

@@ -9,7 +9,7 @@ const refused = () =>
   new MsSqlConnector({ host: '127.0.0.1', port: 1, user: 'u', password: 'pw', database: 'db' });
 
 const postgres: ReplicationPosition = {
-  engine: 'postgres',
+  backend: 'postgres',
   compare: () => 0,
   serialize: () => '0000000016B3748',
   toString: () => '0/16B3748',
@@ -18,7 +18,7 @@ const postgres: ReplicationPosition = {
 describe('MsSqlConnector without a server', () => {
   it('reads schema dbo unless told otherwise', async () => {
     const connector = refused();
-    expect(connector.engine).toBe('mssql');
+    expect(connector.backend).toBe('mssql');
     expect(connector.schema).toBe('dbo');
     await connector.close();
   });

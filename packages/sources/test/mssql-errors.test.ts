@@ -4,7 +4,7 @@ import { SourceConnectionError, SourceQueryError, type SourceTarget } from '../s
 import { msSqlErrorFrom, msSqlErrorNumber } from '../src/mssql/mssql-errors.ts';
 
 const target: SourceTarget = {
-  engine: 'mssql',
+  backend: 'mssql',
   host: 'db.internal',
   port: 1433,
   database: 'shop',

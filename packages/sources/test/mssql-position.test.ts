@@ -9,7 +9,7 @@ describe('MsSqlLsn', () => {
   it('serialises 10 bytes as 20 uppercase hex digits and reads them back', () => {
     const bytes = Buffer.from('0000002a000001c80003', 'hex');
     const position = MsSqlLsn.fromBytes(bytes);
-    expect(position.engine).toBe('mssql');
+    expect(position.backend).toBe('mssql');
     expect(position.serialize()).toBe('0000002A000001C80003');
     expect(MsSqlLsn.parse(position.serialize()).bytes).toEqual(bytes);
     expect(position.toString()).toBe('0000002A:000001C8:0003');
@@ -57,7 +57,7 @@ describe('MsSqlLsn', () => {
 
   it('refuses positions of other engines', () => {
     const postgres: ReplicationPosition = {
-      engine: 'postgres',
+      backend: 'postgres',
       compare: () => 0,
       serialize: () => '0000000016B3748',
       toString: () => '0/16B3748',

@@ -19,7 +19,7 @@ function thrown(work: () => unknown): SourceConfigError {
 describe('parseSourceUrl for SQL Server', () => {
   it('reads an mssql:// URL with defaults: port 1433, schema dbo, encrypted, CA-checked', () => {
     expect(parseSourceUrl('mssql://app:p%40ss@db.example.com/shop')).toEqual({
-      engine: 'mssql',
+      backend: 'mssql',
       options: {
         host: 'db.example.com',
         port: 1433,
@@ -39,7 +39,7 @@ describe('parseSourceUrl for SQL Server', () => {
         'sqlserver://sa:pw@[::1]:14330/Sales%20DB?schema=Ops&encrypt=FALSE&trustServerCertificate=true',
       ),
     ).toEqual({
-      engine: 'mssql',
+      backend: 'mssql',
       options: {
         host: '::1',
         port: 14330,
@@ -82,7 +82,7 @@ describe('connectorFromUrl for SQL Server', () => {
     for (const url of ['mssql://u@127.0.0.1:1/db?schema=s', 'sqlserver://u@127.0.0.1:1/db']) {
       const connector = connectorFromUrl(url);
       expect(connector).toBeInstanceOf(MsSqlConnector);
-      expect(connector.engine).toBe('mssql');
+      expect(connector.backend).toBe('mssql');
       await connector.close();
     }
     const connector = connectorFromUrl('mssql://u@127.0.0.1:1/db?schema=s');

@@ -9,7 +9,7 @@ import { binlogStreamError } from '../src/mysql/mysql-binlog-errors.ts';
 import { BinlogPosition } from '../src/mysql/mysql-position.ts';
 
 const target: SourceTarget = {
-  engine: 'mysql',
+  backend: 'mysql',
   host: 'db.internal',
   port: 3306,
   database: 'shop',

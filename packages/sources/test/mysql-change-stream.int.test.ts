@@ -431,7 +431,7 @@ describe('MySQL change stream: connections', () => {
         (failure: unknown) => failure,
       );
       expect(error).toBeInstanceOf(SourceConnectionError);
-      expect(error).toMatchObject({ code: 'source_connection_lost', engine: 'mysql' });
+      expect(error).toMatchObject({ code: 'source_connection_lost', backend: 'mysql' });
       expect((error as SourceError).message).not.toContain('127.0.0.1');
       await expect.poll(async () => (await connections()).dumps).toBe(0);
     } finally {
@@ -439,10 +439,10 @@ describe('MySQL change stream: connections', () => {
     }
   });
 
-  it('refuses a position of another engine', async () => {
+  it('refuses a position of another backend', async () => {
     const stream = connector.streamChanges({
       tables: [{ table: 't', columns: tables[0]!.columns }],
-      from: { engine: 'postgres', compare: () => 0, serialize: () => '', toString: () => '' },
+      from: { backend: 'postgres', compare: () => 0, serialize: () => '', toString: () => '' },
       signal: new AbortController().signal,
     });
     await expect(stream[Symbol.asyncIterator]().next()).rejects.toMatchObject({

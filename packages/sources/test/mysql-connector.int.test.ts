@@ -44,7 +44,7 @@ async function createLogin(db: ContractDatabase): Promise<string> {
 
 connectorContract({
   title: 'MySqlConnector',
-  engine: 'mysql',
+  backend: 'mysql',
   enabled: true,
   createDatabase: contractDatabase,
   connectionsTo: async (db) => {

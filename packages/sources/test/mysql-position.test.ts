@@ -8,7 +8,7 @@ describe('BinlogPosition', () => {
     const position = new BinlogPosition('mysql-bin.000003', 1234);
     expect(position.toString()).toBe('mysql-bin.000003:1234');
     expect(position.serialize()).toBe('mysql:mysql-bin:0000000003:00000000000000001234');
-    expect(position).toMatchObject({ engine: 'mysql', base: 'mysql-bin', sequence: 3 });
+    expect(position).toMatchObject({ backend: 'mysql', base: 'mysql-bin', sequence: 3 });
   });
 
   it('reads back its serialised form and the server notation', () => {
@@ -73,7 +73,7 @@ describe('BinlogPosition', () => {
     expect(() => new BinlogPosition('binlog.000003', 1.5)).toThrow(RangeError);
   });
 
-  it('refuses to compare with another engine’s position', () => {
+  it('refuses to compare with another backend’s position', () => {
     expect(() => new BinlogPosition('binlog.000001', 4).compare(new Lsn(1n))).toThrow(
       'A MySQL position cannot be compared with a postgres one.',
     );

@@ -21,7 +21,7 @@ function thrown(work: () => unknown): SourceConfigError {
 describe('parseSourceUrl', () => {
   it('reads a MySQL URL, percent-decoding user, password and database', () => {
     expect(parseSourceUrl('mysql://app%40x:p%40ss%3Aw@db.example.com:3307/shop%2D1')).toEqual({
-      engine: 'mysql',
+      backend: 'mysql',
       options: {
         host: 'db.example.com',
         port: 3307,
@@ -45,7 +45,7 @@ describe('parseSourceUrl', () => {
 
   it('reads postgres:// and postgresql:// URLs with an optional schema', () => {
     expect(parseSourceUrl('postgres://u:pw@h:6543/app')).toEqual({
-      engine: 'postgres',
+      backend: 'postgres',
       options: {
         host: 'h',
         port: 6543,
@@ -128,13 +128,13 @@ describe('sourceUrlThroughTunnel', () => {
 });
 
 describe('connectorFromUrl', () => {
-  it('makes the connector for the engine without connecting', async () => {
+  it('makes the connector for the backend without connecting', async () => {
     const mysql = connectorFromUrl('mysql://u@127.0.0.1:1/db');
     expect(mysql).toBeInstanceOf(MySqlConnector);
-    expect(mysql.engine).toBe('mysql');
+    expect(mysql.backend).toBe('mysql');
     const postgres = connectorFromUrl('postgresql://u@127.0.0.1:1/db?schema=s');
     expect(postgres).toBeInstanceOf(PostgresConnector);
-    expect(postgres.engine).toBe('postgres');
+    expect(postgres.backend).toBe('postgres');
     expect((postgres as PostgresConnector).schema).toBe('s');
     await Promise.all([mysql.close(), postgres.close()]);
   });

@@ -10,7 +10,7 @@ const admin = testPostgres();
 
 connectorContract({
   title: 'PostgresConnector',
-  engine: 'postgres',
+  backend: 'postgres',
   enabled: true,
   createDatabase: (sql) => admin.createDatabase(sql),
   connectionsTo: async (db) => {

@@ -51,9 +51,9 @@ describe('Lsn', () => {
     expect(() => Lsn.parse('x/1')).toThrow('Not a PostgreSQL replication position: "x/1".');
   });
 
-  it('refuses to compare with another engine position', () => {
+  it('refuses to compare with another backend position', () => {
     const other: ReplicationPosition = {
-      engine: 'mysql',
+      backend: 'mysql',
       compare: () => 0,
       serialize: () => 'mysql:1',
       toString: () => 'mysql-bin.000001:4',

@@ -203,7 +203,7 @@ describe('postgresReplicationName', () => {
 
 describe('replication errors', () => {
   const target: SourceTarget = {
-    engine: 'postgres',
+    backend: 'postgres',
     host: 'db.internal',
     port: 5432,
     database: 'shop',

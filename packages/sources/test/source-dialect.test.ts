@@ -15,17 +15,20 @@ describe('SourceDialect', () => {
     expect(text).not.toMatch(/^\s*import\b/m);
   });
 
-  it('names each engine by its own key and reads its own URL schemes back', () => {
-    for (const engine of SOURCE_BACKENDS) {
-      const dialect = sourceDialect(engine);
-      expect(dialect.engine).toBe(engine);
-      for (const scheme of dialect.urlSchemes) expect(backendOfUrlScheme(scheme)).toBe(engine);
+  it('names each backend by its own key and reads its own URL schemes back', () => {
+    for (const backend of SOURCE_BACKENDS) {
+      const dialect = sourceDialect(backend);
+      expect(dialect.backend).toBe(backend);
+      for (const scheme of dialect.urlSchemes) expect(backendOfUrlScheme(scheme)).toBe(backend);
       const url = `${dialect.urlSchemes[0]}://u@db.example/app`;
-      expect(parseSourceUrl(url)).toMatchObject({ engine, options: { port: dialect.defaultPort } });
+      expect(parseSourceUrl(url)).toMatchObject({
+        backend,
+        options: { port: dialect.defaultPort },
+      });
     }
     expect(backendOfUrlScheme('POSTGRESQL')).toBe('postgres');
     expect(backendOfUrlScheme('oracle')).toBeUndefined();
-    expect(() => sourceDialect('oracle')).toThrow('Unknown source engine "oracle".');
+    expect(() => sourceDialect('oracle')).toThrow('Unknown source backend "oracle".');
   });
 
   it('writes TLS as sslmode, or as SQL Server’s encrypt and trustServerCertificate', () => {

@@ -69,7 +69,7 @@ async function failure(url: string): Promise<SourceError> {
  */
 async function sessionEncrypted(engine: Engine, url: string): Promise<boolean> {
   const source = parseSourceUrl(url);
-  if (engine === 'mariadb' && source.engine === 'mysql') {
+  if (engine === 'mariadb' && source.backend === 'mysql') {
     const connection = await mysql.createConnection(mySqlConnectionOptions(source.options, true));
     try {
       const [rows] = await connection.query("SHOW STATUS LIKE 'Ssl_cipher'");
@@ -78,7 +78,7 @@ async function sessionEncrypted(engine: Engine, url: string): Promise<boolean> {
       await connection.end();
     }
   }
-  if (source.engine !== 'postgres') throw new Error('unexpected engine');
+  if (source.backend !== 'postgres') throw new Error('unexpected engine');
   const client = new pg.Client(postgresConnectionConfig(source.options, true));
   await client.connect();
   try {

@@ -12,7 +12,7 @@ describe('temporalPrecision', () => {
     expect(temporalPrecision('time', 'time(7)', 0)).toBe(6);
   });
 
-  it('takes the engine default when none is declared', () => {
+  it('takes the backend default when none is declared', () => {
     expect(temporalPrecision('timestamp', 'datetime', 0)).toBe(0);
     expect(temporalPrecision('timestamp', 'timestamp with time zone', 6)).toBe(6);
     expect(temporalPrecision('time', 'time without time zone', 6)).toBe(6);

@@ -77,15 +77,15 @@ const REFUSED_BY_ENGINE: Record<SourceBackend, [string, RegExp, number][]> = {
   mssql: [["OPENROWSET('x') IS NULL", /function OPENROWSET is not allowed/, 1]],
 };
 
-describe.each(['mysql', 'postgres', 'mssql'] as const)('where predicates for %s', (engine) => {
-  it.each(ACCEPTED[engine])('accepts %s', (text) => {
-    expect(validateWherePredicate(engine, text)).toBeNull();
+describe.each(['mysql', 'postgres', 'mssql'] as const)('where predicates for %s', (backend) => {
+  it.each(ACCEPTED[backend])('accepts %s', (text) => {
+    expect(validateWherePredicate(backend, text)).toBeNull();
   });
 
-  it.each([...REFUSED_EVERYWHERE, ...REFUSED_BY_ENGINE[engine]])(
+  it.each([...REFUSED_EVERYWHERE, ...REFUSED_BY_ENGINE[backend]])(
     'refuses %s',
     (text, message, position) => {
-      const problem = validateWherePredicate(engine, text);
+      const problem = validateWherePredicate(backend, text);
       expect(problem?.message).toMatch(message);
       expect(problem?.position).toBe(position);
     },

@@ -25,7 +25,7 @@ function invalidConfig(issues: readonly WhereConfigIssue[]): ApiError {
  * source dialect's SQL grammar; a bad one is 400 `invalid_schema_config`, the message naming
  * every key path at fault and, for a `where`, the position of the problem in it.
  */
-export function validSchemaConfig(input: unknown, engine: SourceBackend): SchemaConfig {
+export function validSchemaConfig(input: unknown, backend: SourceBackend): SchemaConfig {
   let config: SchemaConfig;
   try {
     config = parseSchemaConfig(input);
@@ -33,7 +33,7 @@ export function validSchemaConfig(input: unknown, engine: SourceBackend): Schema
     if (!(error instanceof SchemaConfigError)) throw error;
     throw invalidConfig(error.issues);
   }
-  const issues = schemaConfigWhereProblems(engine, config);
+  const issues = schemaConfigWhereProblems(backend, config);
   if (issues.length > 0) throw invalidConfig(issues);
   return config;
 }

@@ -57,7 +57,7 @@ export function connectionTarget(
   schema: string | undefined,
 ): ConnectionTarget {
   const dialect = sourceDialect(connection.backend);
-  const { database, schema: sourceSchema } = splitSourceSchema(dialect.engine, schema);
+  const { database, schema: sourceSchema } = splitSourceSchema(dialect.backend, schema);
   const user = encodeURIComponent(connection.username);
   const password = sourcePassword(connection, secrets);
   // A user without a password is written `user@host`, as `replix serve --source` takes it.

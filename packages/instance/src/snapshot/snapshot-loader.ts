@@ -76,7 +76,7 @@ export async function loadSnapshot(
   // Workers start before the snapshot opens: a MySQL share locks the tables until they join.
   // A source that cannot share its snapshot (SQL Server) would leave them waiting: none then.
   const workers = connector.snapshotShareable
-    ? await startWorkers(connector.engine, threads - 1)
+    ? await startWorkers(connector.backend, threads - 1)
     : [];
   const stop = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
@@ -124,11 +124,11 @@ export async function loadSnapshot(
 }
 
 /** `count` load workers; fewer (none) when this runtime cannot start them. */
-async function startWorkers(engine: string, count: number): Promise<LoadWorkerHandle[]> {
+async function startWorkers(backend: string, count: number): Promise<LoadWorkerHandle[]> {
   if (count <= 0) return [];
   shareCompileCache();
   const started = await Promise.allSettled(
-    Array.from({ length: count }, () => LoadWorkerHandle.start(engine)),
+    Array.from({ length: count }, () => LoadWorkerHandle.start(backend)),
   );
   return started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
 }

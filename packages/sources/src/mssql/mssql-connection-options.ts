@@ -58,7 +58,7 @@ export function msSqlConfig(options: MsSqlConnectorOptions, shape: MsSqlPoolShap
 
 export function msSqlTarget(options: MsSqlConnectorOptions): SourceTarget {
   return {
-    engine: 'mssql',
+    backend: 'mssql',
     host: options.host,
     port: options.port,
     database: options.database,

@@ -30,7 +30,7 @@ import { openMsSqlSnapshot } from './mssql-snapshot.ts';
  * and dropping replication have nothing to do.
  */
 export class MsSqlConnector implements SourceConnector {
-  readonly engine = 'mssql';
+  readonly backend = 'mssql';
   /** CDC captures cascaded changes like any other. */
   readonly changesIncludeForeignKeyActions = true;
   readonly snapshotShareable = false;
@@ -115,7 +115,7 @@ export class MsSqlConnector implements SourceConnector {
 
   /**
    * Nothing to confirm: CDC keeps changes for its retention period (three days by default) and
-   * its cleanup job removes them whether or not anyone read them. Checks the position's engine.
+   * its cleanup job removes them whether or not anyone read them. Checks the position's backend.
    */
   async acknowledge(position: ReplicationPosition): Promise<void> {
     MsSqlLsn.from(position);

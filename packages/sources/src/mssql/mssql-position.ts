@@ -14,7 +14,7 @@ const DISPLAY = /^([0-9A-F]{8}):([0-9A-F]{8}):([0-9A-F]{4})$/;
  * text sorts in log order too.
  */
 export class MsSqlLsn implements ReplicationPosition {
-  readonly engine = 'mssql';
+  readonly backend = 'mssql';
   /** 20 uppercase hex digits. */
   readonly hex: string;
 
@@ -49,13 +49,13 @@ export class MsSqlLsn implements ReplicationPosition {
     );
   }
 
-  /** `position` as an LSN; another engine's position is a caller's mistake. */
+  /** `position` as an LSN; another backend's position is a caller's mistake. */
   static from(position: ReplicationPosition): MsSqlLsn {
     if (position instanceof MsSqlLsn) return position;
-    if (position.engine === 'mssql') return MsSqlLsn.parse(position.serialize());
+    if (position.backend === 'mssql') return MsSqlLsn.parse(position.serialize());
     throw new ReplicationError(
       'replication_failed',
-      `A ${position.engine} position cannot be used with a SQL Server source.`,
+      `A ${position.backend} position cannot be used with a SQL Server source.`,
     );
   }
 

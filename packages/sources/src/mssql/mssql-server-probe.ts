@@ -54,7 +54,7 @@ export function msSqlChangeLog(
  * use, sizes the database logged in to, and checks its change data capture.
  */
 export const msSqlServerProbe: ServerProbe = {
-  engine: 'mssql',
+  backend: 'mssql',
   async probe(target) {
     const options: MsSqlConnectorOptions = {
       host: target.host,

@@ -70,7 +70,7 @@ function binlogPositionOf(position: ChangeStreamRequest['from']): BinlogPosition
   if (position instanceof BinlogPosition) return position;
   throw new ReplicationError(
     'replication_failed',
-    `A MySQL change stream cannot start from a ${position.engine} position.`,
+    `A MySQL change stream cannot start from a ${position.backend} position.`,
   );
 }
 

@@ -88,7 +88,7 @@ export function mySqlConnectionOptions(
 
 export function mySqlTarget(options: MySqlConnectorOptions): SourceTarget {
   return {
-    engine: 'mysql',
+    backend: 'mysql',
     host: options.host,
     port: options.port,
     database: options.database,

@@ -27,7 +27,7 @@ import { openMySqlSnapshot } from './mysql-snapshot.ts';
 
 /** A MySQL or MariaDB database as a Replix source. */
 export class MySqlConnector implements SourceConnector {
-  readonly engine = 'mysql';
+  readonly backend = 'mysql';
   /** InnoDB applies foreign-key actions below the binary log. */
   readonly changesIncludeForeignKeyActions = false;
   readonly snapshotShareable = true;

@@ -28,7 +28,7 @@ function invalid(text: string): ReplicationError {
  * when the sequence outgrows six digits.
  */
 export class BinlogPosition implements ReplicationPosition {
-  readonly engine = 'mysql';
+  readonly backend = 'mysql';
   /** The file name as the server reports it, e.g. `mysql-bin.000003`. */
   readonly file: string;
   /** The byte offset in `file` of the next event to read. */
@@ -77,7 +77,7 @@ export class BinlogPosition implements ReplicationPosition {
 
   compare(other: ReplicationPosition): number {
     if (!(other instanceof BinlogPosition)) {
-      throw new TypeError(`A MySQL position cannot be compared with a ${other.engine} one.`);
+      throw new TypeError(`A MySQL position cannot be compared with a ${other.backend} one.`);
     }
     if (this.sequence !== other.sequence) return this.sequence < other.sequence ? -1 : 1;
     return this.offset < other.offset ? -1 : this.offset > other.offset ? 1 : 0;

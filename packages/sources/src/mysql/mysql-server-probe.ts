@@ -70,7 +70,7 @@ async function report(connection: Pool): Promise<ServerProbeReport> {
 
 /** MySQL and MariaDB: `SHOW DATABASES`, information_schema sizes, the binlog settings. */
 export const mySqlServerProbe: ServerProbe = {
-  engine: 'mysql',
+  backend: 'mysql',
   async probe(target) {
     const options = probeConnectorOptions(target, '');
     const sourceTarget = mySqlTarget(options);

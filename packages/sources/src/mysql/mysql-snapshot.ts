@@ -218,7 +218,7 @@ export async function openMySqlSnapshot(
     locks?.destroy();
     throw sourceErrorFrom(error, target, 'opening a snapshot');
   }
-  const share: MySqlSnapshotShare = { engine: 'mysql', options };
+  const share: MySqlSnapshotShare = { backend: 'mysql', options };
   return new MySqlSnapshotReader(
     connection,
     target,

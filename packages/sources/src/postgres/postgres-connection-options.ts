@@ -50,7 +50,7 @@ export function postgresConnectionConfig(
 
 export function postgresTarget(options: PostgresConnectorOptions): SourceTarget {
   return {
-    engine: 'postgres',
+    backend: 'postgres',
     host: options.host,
     port: options.port,
     database: options.database,

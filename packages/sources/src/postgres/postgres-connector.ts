@@ -60,7 +60,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One schema of a PostgreSQL database as a Replix source. */
 export class PostgresConnector implements SourceConnector {
-  readonly engine = 'postgres';
+  readonly backend = 'postgres';
   /** Logical replication carries the cascaded rows. */
   readonly changesIncludeForeignKeyActions = true;
   readonly snapshotShareable = true;

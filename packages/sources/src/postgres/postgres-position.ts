@@ -18,7 +18,7 @@ function invalid(text: string): ReplicationError {
  * and 16 upper-case hex digits, so that serialised positions sort as strings in WAL order.
  */
 export class Lsn implements ReplicationPosition {
-  readonly engine = 'postgres';
+  readonly backend = 'postgres';
   readonly value: bigint;
 
   constructor(value: bigint) {
@@ -38,12 +38,12 @@ export class Lsn implements ReplicationPosition {
     return new Lsn((BigInt(`0x${match[1]}`) << 32n) | BigInt(`0x${match[2]}`));
   }
 
-  /** `position` as an LSN; a position of another engine is refused. */
+  /** `position` as an LSN; a position of another backend is refused. */
   static of(position: ReplicationPosition): Lsn {
     if (position instanceof Lsn) return position;
     throw new ReplicationError(
       'replication_failed',
-      `A PostgreSQL source cannot use a ${position.engine} position.`,
+      `A PostgreSQL source cannot use a ${position.backend} position.`,
     );
   }
 
@@ -54,7 +54,7 @@ export class Lsn implements ReplicationPosition {
 
   compare(other: ReplicationPosition): number {
     if (!(other instanceof Lsn)) {
-      throw new TypeError(`A PostgreSQL position cannot be compared with a ${other.engine} one.`);
+      throw new TypeError(`A PostgreSQL position cannot be compared with a ${other.backend} one.`);
     }
     return this.value < other.value ? -1 : this.value > other.value ? 1 : 0;
   }

@@ -59,7 +59,7 @@ async function report(pool: pg.Pool): Promise<ServerProbeReport> {
  * connect to, sums their `pg_database_size`, and checks logical replication.
  */
 export const postgresServerProbe: ServerProbe = {
-  engine: 'postgres',
+  backend: 'postgres',
   async probe(target) {
     const options = probeConnectorOptions(target, 'postgres');
     try {

@@ -252,7 +252,7 @@ async function exportSnapshot(
       rowMode: 'array',
     });
     const name = result.rows[0]?.[0];
-    return typeof name === 'string' ? { engine: 'postgres', options, snapshotName: name } : null;
+    return typeof name === 'string' ? { backend: 'postgres', options, snapshotName: name } : null;
   } catch {
     return null;
   }

@@ -13,7 +13,7 @@ export interface WhereConfigIssue {
  * control plane runs it when a config is saved, an instance when it starts.
  */
 export function schemaConfigWhereProblems(
-  engine: SourceBackend,
+  backend: SourceBackend,
   config: Pick<SchemaConfig, 'where' | 'tables'>,
 ): WhereConfigIssue[] {
   const wheres: [string, string | undefined][] = [
@@ -24,7 +24,7 @@ export function schemaConfigWhereProblems(
     ]),
   ];
   return wheres.flatMap(([path, text]) => {
-    const problem = text === undefined ? null : validateWherePredicate(engine, text);
+    const problem = text === undefined ? null : validateWherePredicate(backend, text);
     return problem
       ? [{ path, message: `${problem.message} (at position ${problem.position})` }]
       : [];

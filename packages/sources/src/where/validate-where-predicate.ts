@@ -15,6 +15,6 @@ const CHECKS: Record<SourceBackend, (text: string) => WhereProblem | null> = {
  * boolean expression over the table's own row (see `checkWhereLexically`, `checkWhereSyntax`).
  * Returns the first problem with its position, or null when the predicate is safe to send.
  */
-export function validateWherePredicate(engine: SourceBackend, text: string): WhereProblem | null {
-  return CHECKS[engine](text);
+export function validateWherePredicate(backend: SourceBackend, text: string): WhereProblem | null {
+  return CHECKS[backend](text);
 }

@@ -6,7 +6,7 @@ export interface WhereProblem {
 
 /**
  * How one SQL dialect spells the things a predicate could use to leave its parentheses. The
- * checks read these flags; nothing else in `where/` knows which engine it is looking at.
+ * checks read these flags; nothing else in `where/` knows which backend it is looking at.
  */
 export interface WhereDialect {
   /** node-sql-parser's names for the dialect, tried in order; the first that parses wins. */

@@ -29,9 +29,9 @@ export class LoadWorkerHandle {
     worker.on('exit', () => this.#end(new Error('a load worker exited')));
   }
 
-  /** Starts a worker and waits until its modules, `engine`'s driver included, are loaded. */
-  static async start(engine: string): Promise<LoadWorkerHandle> {
-    const handle = new LoadWorkerHandle(new Worker(WORKER_URL, { workerData: { engine } }));
+  /** Starts a worker and waits until its modules, `backend`'s driver included, are loaded. */
+  static async start(backend: string): Promise<LoadWorkerHandle> {
+    const handle = new LoadWorkerHandle(new Worker(WORKER_URL, { workerData: { backend } }));
     try {
       await handle.#expect('ready');
     } catch (error) {

@@ -53,5 +53,5 @@ async function handle(request: LoadRequest): Promise<void> {
 port.on('message', (request: LoadRequest) => {
   handle(request).catch((error: unknown) => post({ type: 'failed', error: postedError(error) }));
 });
-await prepareJoin(String((workerData as { engine?: unknown } | undefined)?.engine));
+await prepareJoin(String((workerData as { backend?: unknown } | undefined)?.backend));
 post({ type: 'ready' });
