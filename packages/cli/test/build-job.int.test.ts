@@ -8,8 +8,8 @@ import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifactDirFor } from '../../control-plane/src/builder/artifact-paths.ts';
-import { claimBuild } from '../../control-plane/src/builder/build-queue.ts';
 import { queueBuild } from '../../control-plane/src/resources/builds/queue-build.ts';
+import { claimBuild } from '../../control-plane/src/store/build-queue.ts';
 import { testSourceDatabase } from '../../control-plane/test/builder-helpers.ts';
 import {
   startTestControlPlane,

@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { artifactDirFor } from '../src/builder/artifact-paths.ts';
-import { BUILDER_LOST_ERROR } from '../src/builder/build-queue.ts';
 import { queueBuild } from '../src/resources/builds/queue-build.ts';
+import { BUILDER_LOST_ERROR } from '../src/store/build-queue.ts';
 import { finishedBuild, testSourceDatabase } from './builder-helpers.ts';
 import {
   STORE_KINDS,

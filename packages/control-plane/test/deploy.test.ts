@@ -8,9 +8,9 @@ import { InstanceStartError } from '../src/drivers/instance-start-error.ts';
 import { PlatformEvents } from '../src/events/platform-events.ts';
 import { advanceGoal } from '../src/reconciler/advance-goal.ts';
 import type { GoalOutcome, GoalRun } from '../src/reconciler/goal-run.ts';
-import { claimGoal, releaseLease } from '../src/reconciler/leases.ts';
 import type { RoleContext } from '../src/roles/role.ts';
 import type { DatabaseRow } from '../src/store/database-store.ts';
+import { claimGoal, releaseLease } from '../src/store/goal-store.ts';
 import { type OpenStore, openStore } from '../src/store/open-store.ts';
 import { SecretBox } from '../src/store/secret-box.ts';
 import {

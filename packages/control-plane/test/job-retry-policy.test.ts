@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { BUILD_RETRY } from '../src/builder/build-queue.ts';
 import { afterFailedAttempt } from '../src/jobs/retry-policy.ts';
-import { GOAL_RETRY } from '../src/reconciler/leases.ts';
+import { BUILD_RETRY } from '../src/store/build-queue.ts';
+import { GOAL_RETRY } from '../src/store/goal-store.ts';
 import { MAX_ATTEMPTS, webhookRetryPolicy } from '../src/webhook-delivery/retry-schedule.ts';
 
 describe('job retry policies', () => {

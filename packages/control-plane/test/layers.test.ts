@@ -15,10 +15,6 @@ const MAP = readFileSync(new URL('../../../ARCHITECTURE.md', import.meta.url), '
  */
 const KNOWN_UPWARD = new Map<string, string>([
   [
-    'drivers/kubernetes/kubernetes-build-runner.ts -> builder/build-queue.ts',
-    "the Kubernetes build runner settles the build's row as the builder's own runner does",
-  ],
-  [
     'drivers/kubernetes/kubernetes-build-runner.ts -> builder/rates.ts',
     'the build cost estimate of a Job, as the builder prices its own builds',
   ],

@@ -7,7 +7,7 @@ import {
   freeDeadLocalLeases,
   releaseLease,
   renewLease,
-} from '../src/reconciler/leases.ts';
+} from '../src/store/goal-store.ts';
 import {
   STORE_KINDS,
   startTestControlPlane,

@@ -5,10 +5,11 @@ import { decodeEnvironment, type Environment } from '@replix/runtime';
 import type { Logger } from 'pino';
 import { type StaticDecode, Type } from 'typebox';
 import type { ControlPlaneConfig } from '../config.ts';
+import { type BuildClaim, type BuildRow, claimBuildById } from '../store/build-queue.ts';
+import { buildById, buildErrorOf } from '../store/build-store.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import { openStore } from '../store/open-store.ts';
 import { SecretBox } from '../store/secret-box.ts';
-import { type BuildClaim, type BuildRow, claimBuildById } from './build-queue.ts';
 import { introspectSource } from './introspect-source.ts';
 import { BUILD_RATES, type BuildComputeType } from './rates.ts';
 import { type ClaimedBuildResult, runClaimedBuild } from './run-claimed-build.ts';
@@ -60,9 +61,7 @@ export async function buildJobClaim(
 ): Promise<BuildJobClaim> {
   const buildId = settings.REPLIX_BUILD_ID;
   const attempt = settings.REPLIX_BUILD_ATTEMPT;
-  const build: BuildRow | undefined = UUID.test(buildId)
-    ? await db.selectFrom('builds').selectAll().where('id', '=', buildId).executeTakeFirst()
-    : undefined;
+  const build: BuildRow | undefined = UUID.test(buildId) ? await buildById(db, buildId) : undefined;
   if (!build) return { kind: 'refused', message: `There is no build ${JSON.stringify(buildId)}.` };
   if (build.status === 'succeeded' || build.status === 'failed') {
     return { kind: 'refused', message: `Build ${buildId} has already ${build.status}.` };
@@ -120,16 +119,12 @@ export async function runBuildJob(
       computeType: settings.REPLIX_BUILD_COMPUTE_TYPE,
       stopping,
     });
-    const recorded = await store.db
-      .selectFrom('builds')
-      .select('error')
-      .where('id', '=', found.claim.build.id)
-      .executeTakeFirst();
+    const recordedError = await buildErrorOf(store.db, found.claim.build.id);
     return {
       kind: 'ran',
       result,
       buildId: found.claim.build.id,
-      error: result === 'failed' ? (recorded?.error ?? null) : null,
+      error: result === 'failed' ? (recordedError ?? null) : null,
     };
   } finally {
     await store.close();

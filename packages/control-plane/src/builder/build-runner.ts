@@ -1,4 +1,4 @@
-import type { BuildClaim } from './build-queue.ts';
+import type { BuildClaim } from '../store/build-queue.ts';
 
 /**
  * Where the builder role runs a build it claimed: in its own process (`localBuildRunner`), or

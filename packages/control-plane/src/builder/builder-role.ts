@@ -6,7 +6,7 @@ import {
   claimBuild,
   expireDeadLocalBuildLeases,
   failLostBuilds,
-} from './build-queue.ts';
+} from '../store/build-queue.ts';
 import type { BuildRunner } from './build-runner.ts';
 import { computeTypeFor } from './rates.ts';
 import type { SourceIntrospector } from './run-build.ts';

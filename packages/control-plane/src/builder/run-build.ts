@@ -6,10 +6,11 @@ import {
   type SourceSchema,
 } from '@replix/engine';
 import type { Kysely, Selectable } from 'kysely';
+import type { BuildRow } from '../store/build-queue.ts';
+import { databaseById } from '../store/database-store.ts';
 import { appendLogLine } from '../store/log-lines.ts';
 import type { ConnectionTable, DatabaseTable, Store } from '../store/schema.ts';
 import type { SecretBox } from '../store/secret-box.ts';
-import type { BuildRow } from './build-queue.ts';
 import { databaseConfigHash } from './config-hash.ts';
 import { instanceBundle } from './instance-bundle.ts';
 import { writeArtifact } from './write-artifact.ts';
@@ -65,11 +66,7 @@ export function buildSchemaConfig(database: Selectable<DatabaseTable>): SchemaCo
  */
 export async function runBuild(build: BuildRow, env: BuildEnvironment): Promise<BuiltArtifact> {
   const log = (message: string) => appendLogLine(env.db, build.id, message);
-  const database = await env.db
-    .selectFrom('databases')
-    .selectAll()
-    .where('id', '=', build.database_id)
-    .executeTakeFirst();
+  const database = await databaseById(env.db, build.database_id);
   if (!database || database.deleted_at) throw new BuildError('The database was deleted.');
   const connection = await env.db
     .selectFrom('connections')

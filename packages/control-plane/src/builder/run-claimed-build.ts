@@ -1,16 +1,16 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { appendLogLine } from '../store/log-lines.ts';
-import type { StoreDb } from '../store/open-store.ts';
-import type { SecretBox } from '../store/secret-box.ts';
-import { buildFailureMessage } from './build-failure-message.ts';
 import {
   BUILD_LEASE_MS,
   type BuildClaim,
   finishBuild,
   releaseBuild,
   renewBuildLease,
-} from './build-queue.ts';
+} from '../store/build-queue.ts';
+import { appendLogLine } from '../store/log-lines.ts';
+import type { StoreDb } from '../store/open-store.ts';
+import type { SecretBox } from '../store/secret-box.ts';
+import { buildFailureMessage } from './build-failure-message.ts';
 import { type BuildComputeType, buildCostCents } from './rates.ts';
 import { runBuild, type SourceIntrospector } from './run-build.ts';
 

@@ -3,7 +3,7 @@ import { InstanceClient, parseInstanceMetrics } from '@replix/instance-protocol'
 import { combineReplicaMetrics } from '../drivers/combine-replica-metrics.ts';
 import type { LoopPulse } from '../roles/loop-pulse.ts';
 import type { RoleContext, RunningRole } from '../roles/role.ts';
-import { recordHealthReading } from '../store/instance-store.ts';
+import { monitoredInstances, recordHealthReading } from '../store/instance-store.ts';
 import type { ReplicaHealth } from '../store/schema.ts';
 import { classifyHealth, type HealthDetail, type HealthReading } from './classify-health.ts';
 import { combineReplicaHealth } from './combine-replica-health.ts';
@@ -119,27 +119,7 @@ export async function startHealthMonitor(
   };
 
   const check = async () => {
-    const rows = await db
-      .selectFrom('instances')
-      .innerJoin('databases', 'databases.id', 'instances.database_id')
-      .select([
-        'instances.id as instanceId',
-        'instances.private_url as privateUrl',
-        'instances.replica_urls as replicaUrls',
-        'instances.control_key_id as controlKeyId',
-        'instances.health_status as previous',
-        'databases.id as databaseId',
-        'databases.account_id as accountId',
-        'databases.name as databaseName',
-        'databases.key_secret_enc as keySecretEnc',
-        'databases.replication_paused as replicationPaused',
-      ])
-      .where('instances.removed_at', 'is', null)
-      .where('instances.standby', '=', false)
-      .where('instances.private_url', 'is not', null)
-      .where('databases.status', '=', 'running')
-      .where('databases.deleted_at', 'is', null)
-      .execute();
+    const rows = await monitoredInstances(db);
     await Promise.all(
       rows.map(async (row) => {
         const secret = context.secrets.openBuffer(row.keySecretEnc);

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { recordAudit } from '../events/audit-log.ts';
+import { recordReplicationPausedIf } from '../store/database-store.ts';
 import type { Store } from '../store/schema.ts';
 
 export interface ReplicationPausedObservation {
@@ -23,13 +24,9 @@ export async function recordReplicationPaused(
 ): Promise<boolean> {
   const { accountId, databaseId, storedPaused, observedPaused } = observation;
   if (storedPaused === observedPaused) return false;
-  const updated = await tx
-    .updateTable('databases')
-    .set({ replication_paused: observedPaused, updated_at: new Date() })
-    .where('id', '=', databaseId)
-    .where('replication_paused', '=', storedPaused)
-    .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) === 0) return false;
+  if (!(await recordReplicationPausedIf(tx, databaseId, storedPaused, observedPaused))) {
+    return false;
+  }
   await recordAudit(tx, {
     accountId,
     databaseId,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { ApiError, notFound } from '../domain/errors.ts';
 import type { TeamRole } from '../identity/role-policy.ts';
+import { countLiveDatabases } from '../store/database-store.ts';
 import type { Store } from '../store/schema.ts';
 
 type Tx = Kysely<Store>;
@@ -57,12 +58,7 @@ export async function assertNotLastOwner(tx: Tx, member: Member, what: string): 
 /** Live databases and connections of an account: what an account must not lose its last user over. */
 async function liveResources(tx: Tx, accountId: string): Promise<number> {
   const [databases, connections] = await Promise.all([
-    tx
-      .selectFrom('databases')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('account_id', '=', accountId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirstOrThrow(),
+    countLiveDatabases(tx, accountId),
     tx
       .selectFrom('connections')
       .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -70,7 +66,7 @@ async function liveResources(tx: Tx, accountId: string): Promise<number> {
       .where('deleted_at', 'is', null)
       .executeTakeFirstOrThrow(),
   ]);
-  return Number(databases.n) + Number(connections.n);
+  return databases + Number(connections.n);
 }
 
 /**

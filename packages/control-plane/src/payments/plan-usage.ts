@@ -8,6 +8,7 @@ import {
   replicatedComputeUnits,
 } from '../domain/plan-enforcement.ts';
 import { lockAccount } from '../membership/team-membership.ts';
+import { computeRowsOf, countLiveDatabases } from '../store/database-store.ts';
 import type { Store } from '../store/schema.ts';
 import { accountPlan } from './account-plan.ts';
 
@@ -23,14 +24,7 @@ export async function computeUnitsInUse(
   accountId: string,
   exceptDatabaseId?: string,
 ): Promise<number> {
-  let query = db
-    .selectFrom('databases')
-    .select(['instance_size', 'replicas', 'goal'])
-    .where('account_id', '=', accountId)
-    .where('deleted_at', 'is', null)
-    .where('status', 'in', [...COMPUTE_STATUSES]);
-  if (exceptDatabaseId) query = query.where('id', '!=', exceptDatabaseId);
-  const rows = await query.execute();
+  const rows = await computeRowsOf(db, accountId, COMPUTE_STATUSES, exceptDatabaseId);
   return rows.reduce((sum, row) => sum + databaseComputeUnits(row), 0);
 }
 
@@ -77,11 +71,8 @@ export interface AccountUsage {
 }
 
 export async function accountUsage(db: Kysely<Store>, accountId: string): Promise<AccountUsage> {
-  const { count } = await db
-    .selectFrom('databases')
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .where('account_id', '=', accountId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return { databases: Number(count), computeUnits: await computeUnitsInUse(db, accountId) };
+  return {
+    databases: await countLiveDatabases(db, accountId),
+    computeUnits: await computeUnitsInUse(db, accountId),
+  };
 }

@@ -8,6 +8,7 @@ import { accountPlan } from '../payments/account-plan.ts';
 import { connectionTarget, type SourceSettings } from '../source-access/connection-target.ts';
 import { buildArtifactOf } from '../store/build-store.ts';
 import type { DatabaseRow } from '../store/database-store.ts';
+import { keysVersionOf } from '../store/database-store.ts';
 import type { ApiKeyScope } from '../store/schema.ts';
 
 /**
@@ -30,11 +31,7 @@ export async function keyIdsOf(
   controlKeyId: string,
 ): Promise<{ keys: InstanceKeySet; keysVersion: number }> {
   // The version is read first: a key added meanwhile makes it stale, and the key sync fixes it.
-  const { keys_version: keysVersion } = await context.db
-    .selectFrom('databases')
-    .select('keys_version')
-    .where('id', '=', databaseId)
-    .executeTakeFirstOrThrow();
+  const keysVersion = await keysVersionOf(context.db, databaseId);
   const keys = await context.db
     .selectFrom('api_keys')
     .select(['key_id', 'scope'])

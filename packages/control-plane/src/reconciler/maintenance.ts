@@ -1,9 +1,14 @@
 import { currentReplicaUrls } from '../drivers/replica-urls.ts';
 import { recordAudit } from '../events/audit-log.ts';
 import type { RoleContext } from '../roles/role.ts';
-import { liveInstanceById, recordKeysVersion, recordStarted } from '../store/instance-store.ts';
+import { claimRunning, releaseLease } from '../store/goal-store.ts';
+import {
+  liveInstanceById,
+  maintainedInstances,
+  recordKeysVersion,
+  recordStarted,
+} from '../store/instance-store.ts';
 import { instanceLaunchFor, keyIdsOf } from './instance-launch-for.ts';
-import { claimRunning, releaseLease } from './leases.ts';
 import { recordReplicationSource } from './replication-sources.ts';
 
 /** Restart delays: 1 s, 2 s, 4 s … doubling up to a minute. */
@@ -44,23 +49,7 @@ export class Maintenance {
 
   async pass(): Promise<void> {
     const { db } = this.#context;
-    const live = await db
-      .selectFrom('instances')
-      .innerJoin('databases', 'databases.id', 'instances.database_id')
-      .select([
-        'instances.id as instanceId',
-        'instances.keys_version as instanceKeysVersion',
-        'instances.control_key_id as controlKeyId',
-        'instances.private_url as privateUrl',
-        'instances.standby as standby',
-        'databases.id as databaseId',
-        'databases.keys_version as databaseKeysVersion',
-        'databases.status as status',
-        'databases.goal as goal',
-      ])
-      .where('instances.removed_at', 'is', null)
-      .where('databases.deleted_at', 'is', null)
-      .execute();
+    const live = await maintainedInstances(db);
     for (const row of live) {
       if (row.instanceKeysVersion !== row.databaseKeysVersion) {
         await this.#syncKeys(

@@ -3,10 +3,7 @@ import { inSpan } from '@replix/runtime/tracing';
 import type { LoopPulse } from '../roles/loop-pulse.ts';
 import type { RoleContext, RunningRole } from '../roles/role.ts';
 import type { DatabaseRow } from '../store/database-store.ts';
-import { advanceGoal } from './advance-goal.ts';
-import { dropDueReplicationState } from './drop-replication-state.ts';
-import { type GoalRun, LeaseLostError, systemPorts } from './goal-run.ts';
-import { instanceLaunchFor } from './instance-launch-for.ts';
+import { databaseById } from '../store/database-store.ts';
 import {
   claimGoal,
   freeDeadLocalLeases,
@@ -14,7 +11,12 @@ import {
   LEASE_RENEW_MS,
   releaseLease,
   renewLease,
-} from './leases.ts';
+} from '../store/goal-store.ts';
+import { unremovedInstances } from '../store/instance-store.ts';
+import { advanceGoal } from './advance-goal.ts';
+import { dropDueReplicationState } from './drop-replication-state.ts';
+import { type GoalRun, LeaseLostError, systemPorts } from './goal-run.ts';
+import { instanceLaunchFor } from './instance-launch-for.ts';
 import { Maintenance } from './maintenance.ts';
 import { restoreEndpoints } from './restore-endpoints.ts';
 
@@ -145,13 +147,7 @@ export async function startReconciler(
 
   /** Start-up: adopt the live instances whose process still runs, stop the unknown ones. */
   async function adoptAndReap(ctx: RoleContext): Promise<void> {
-    const liveRows = () =>
-      ctx.db
-        .selectFrom('instances')
-        .innerJoin('databases', 'databases.id', 'instances.database_id')
-        .selectAll('instances')
-        .where('instances.removed_at', 'is', null)
-        .execute();
+    const liveRows = () => unremovedInstances(ctx.db);
     if (driver.reapOrphans) {
       const reaped = await driver.reapOrphans(async () => (await liveRows()).map((row) => row.id));
       if (reaped.length > 0) log.warn({ instanceIds: reaped }, 'stopped orphaned instances');
@@ -159,11 +155,8 @@ export async function startReconciler(
     for (const instance of await liveRows()) {
       if (!instance.build_id || !(await driver.isAlive(instance.id))) continue;
       try {
-        const database = await ctx.db
-          .selectFrom('databases')
-          .selectAll()
-          .where('id', '=', instance.database_id)
-          .executeTakeFirstOrThrow();
+        const database = await databaseById(ctx.db, instance.database_id);
+        if (!database) throw new Error(`Database ${instance.database_id} is not in the store.`);
         const { launch } = await instanceLaunchFor(ctx, database, instance, instance.build_id);
         await driver.start(launch);
       } catch (error) {

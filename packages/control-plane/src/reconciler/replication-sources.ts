@@ -6,6 +6,7 @@ import type { JobQueue } from '../jobs/job-queue.ts';
 import type { SourceSettings } from '../source-access/connection-target.ts';
 import { splitSourceSchema } from '../source-access/source-schema-name.ts';
 import type { DatabaseRow } from '../store/database-store.ts';
+import { everLaunched } from '../store/instance-store.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import type { ReplicationSourceTable } from '../store/schema.ts';
 
@@ -106,11 +107,7 @@ export async function requestReplicationDrop(
     .where('database_id', '=', database.id)
     .executeTakeFirst();
   // Only a database that ran instances may have left state; one never launched has none.
-  const launched = await db
-    .selectFrom('instances')
-    .select('id')
-    .where('database_id', '=', database.id)
-    .executeTakeFirst();
+  const launched = await everLaunched(db, database.id);
   if (!recorded && launched) {
     const connection = await db
       .selectFrom('connections')

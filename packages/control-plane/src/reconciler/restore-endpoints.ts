@@ -1,6 +1,6 @@
 import { unroutedMessage } from '../domain/endpoint-messages.ts';
 import type { RoleContext } from '../roles/role.ts';
-import { recordEndpoint } from '../store/database-store.ts';
+import { endpointsToRestore, recordEndpoint } from '../store/database-store.ts';
 import { recordEndpointUrl } from '../store/instance-store.ts';
 
 /**
@@ -11,26 +11,7 @@ import { recordEndpointUrl } from '../store/instance-store.ts';
  */
 export async function restoreEndpoints(context: RoleContext): Promise<void> {
   const { db, driver, log } = context;
-  const databases = await db
-    .selectFrom('databases')
-    .leftJoin('instances', (join) =>
-      join
-        .onRef('instances.database_id', '=', 'databases.id')
-        .on('instances.removed_at', 'is', null)
-        .on('instances.standby', '=', false),
-    )
-    .select([
-      'databases.id as databaseId',
-      'databases.status as status',
-      'databases.endpoint_port as endpointPort',
-      'databases.endpoint_url as endpointUrl',
-      'instances.id as instanceId',
-    ])
-    .where('databases.deleted_at', 'is', null)
-    .where((eb) =>
-      eb.or([eb('databases.endpoint_port', 'is not', null), eb('instances.id', 'is not', null)]),
-    )
-    .execute();
+  const databases = await endpointsToRestore(db);
   for (const row of databases) {
     try {
       const endpoint = await driver.openEndpoint(row.databaseId, row.endpointPort);

@@ -29,3 +29,14 @@ export async function finishDeployment(
     .where('id', '=', deploymentId)
     .execute();
 }
+
+/** The database's latest deployment, if any. */
+export function latestDeploymentOf(db: StoreDb, databaseId: string) {
+  return db
+    .selectFrom('deployments')
+    .select(['id', 'finished_at'])
+    .where('database_id', '=', databaseId)
+    .orderBy('started_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}

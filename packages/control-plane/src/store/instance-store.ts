@@ -191,3 +191,80 @@ export async function recordHealthReading(
     .executeTakeFirst();
   return Number(updated.numUpdatedRows) > 0;
 }
+
+/** Where the control plane reaches the database's serving instance, if it has one. */
+export function liveInstanceAddress(tx: StoreDb, databaseId: string) {
+  return tx
+    .selectFrom('instances')
+    .select(['private_url', 'replica_urls', 'control_key_id'])
+    .where('database_id', '=', databaseId)
+    .where('removed_at', 'is', null)
+    .where('standby', '=', false)
+    .executeTakeFirst();
+}
+
+/** Whether the database ever had an instance (removed ones count). */
+export async function everLaunched(db: StoreDb, databaseId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('instances')
+    .select('id')
+    .where('database_id', '=', databaseId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Every instance not removed whose database row exists: what the reconciler adopts on start. */
+export function unremovedInstances(db: StoreDb): Promise<InstanceRow[]> {
+  return db
+    .selectFrom('instances')
+    .innerJoin('databases', 'databases.id', 'instances.database_id')
+    .selectAll('instances')
+    .where('instances.removed_at', 'is', null)
+    .execute();
+}
+
+/** The live instances of live databases, with what maintenance checks of each (key sync, restarts). */
+export function maintainedInstances(db: StoreDb) {
+  return db
+    .selectFrom('instances')
+    .innerJoin('databases', 'databases.id', 'instances.database_id')
+    .select([
+      'instances.id as instanceId',
+      'instances.keys_version as instanceKeysVersion',
+      'instances.control_key_id as controlKeyId',
+      'instances.private_url as privateUrl',
+      'instances.standby as standby',
+      'databases.id as databaseId',
+      'databases.keys_version as databaseKeysVersion',
+      'databases.status as status',
+      'databases.goal as goal',
+    ])
+    .where('instances.removed_at', 'is', null)
+    .where('databases.deleted_at', 'is', null)
+    .execute();
+}
+
+/** The serving instances of running databases, with what the health monitor polls them with. */
+export function monitoredInstances(db: StoreDb) {
+  return db
+    .selectFrom('instances')
+    .innerJoin('databases', 'databases.id', 'instances.database_id')
+    .select([
+      'instances.id as instanceId',
+      'instances.private_url as privateUrl',
+      'instances.replica_urls as replicaUrls',
+      'instances.control_key_id as controlKeyId',
+      'instances.health_status as previous',
+      'databases.id as databaseId',
+      'databases.account_id as accountId',
+      'databases.name as databaseName',
+      'databases.key_secret_enc as keySecretEnc',
+      'databases.replication_paused as replicationPaused',
+    ])
+    .where('instances.removed_at', 'is', null)
+    .where('instances.standby', '=', false)
+    .where('instances.private_url', 'is not', null)
+    .where('databases.status', '=', 'running')
+    .where('databases.deleted_at', 'is', null)
+    .execute();
+}

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import type { BuildRunner } from '../../builder/build-runner.ts';
+import { buildCostCents } from '../../builder/rates.ts';
 import {
   BUILD_LEASE_MS,
   type BuildClaim,
   finishBuild,
   renewBuildLease,
-} from '../../builder/build-queue.ts';
-import type { BuildRunner } from '../../builder/build-runner.ts';
-import { buildCostCents } from '../../builder/rates.ts';
+} from '../../store/build-queue.ts';
 import { appendLogLine } from '../../store/log-lines.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import { type BuildJobOptions, buildJobManifest } from './build-job-manifest.ts';

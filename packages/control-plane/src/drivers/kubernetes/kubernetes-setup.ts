@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { artifactToken } from '../../builder/artifact-token.ts';
 import type { BuildRunner } from '../../builder/build-runner.ts';
 import type { ControlPlaneConfig } from '../../config.ts';
+import { databasePlaceOf } from '../../store/database-store.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import type { InstanceLaunch } from '../instance-launch.ts';
 import type { BuildJobOptions } from './build-job-manifest.ts';
@@ -123,11 +124,7 @@ async function fetchedArtifact(
 /** A database's account and region from the store (deleted databases too: they are cleaned up). */
 function placeFromStore(db: StoreDb) {
   return async (databaseId: string): Promise<DatabasePlace> => {
-    const row = await db
-      .selectFrom('databases')
-      .select(['account_id', 'region'])
-      .where('id', '=', databaseId)
-      .executeTakeFirst();
+    const row = await databasePlaceOf(db, databaseId);
     if (!row) throw new Error(`Database ${databaseId} is not in the store.`);
     return { accountId: row.account_id, region: row.region };
   };

@@ -28,35 +28,6 @@ export function customerRows(db: StoreDb) {
     .execute();
 }
 
-/** Every database not deleted, with what the plan limits are checked against. */
-export function liveDatabases(db: StoreDb) {
-  return db
-    .selectFrom('databases')
-    .select([
-      'account_id',
-      'status',
-      'instance_size',
-      'replicas',
-      'goal',
-      'region',
-      'sync_mode',
-      'sync_interval',
-    ])
-    .where('deleted_at', 'is', null)
-    .execute();
-}
-
-/** The ids of an account's databases not deleted, in id order (the order they are locked in). */
-export function databaseIdsOf(db: StoreDb, accountId: string) {
-  return db
-    .selectFrom('databases')
-    .select('id')
-    .where('account_id', '=', accountId)
-    .where('deleted_at', 'is', null)
-    .orderBy('id')
-    .execute();
-}
-
 export async function requireCustomer(db: StoreDb, id: string): Promise<void> {
   const row = await db.selectFrom('accounts').select('id').where('id', '=', id).executeTakeFirst();
   if (!row) throw notFound('Customer');

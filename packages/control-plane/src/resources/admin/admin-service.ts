@@ -16,10 +16,12 @@ import { INSTANCE_SIZE_NAMES, type InstanceSize, type Plan } from '../../domain/
 import { recordAudit } from '../../events/audit-log.ts';
 import type { Principal } from '../../identity/principal.ts';
 import { changePlan } from '../../payments/billing-ledger.ts';
+import { databaseIdsOf, liveDatabases } from '../../store/database-store.ts';
+import { dropQueuedGoal } from '../../store/goal-store.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import { iso } from '../common-schemas.ts';
 import { auditAction, lockDatabase, queueGoal } from '../databases/database-goals.ts';
-import { customerRows, databaseIdsOf, liveDatabases, requireCustomer } from './admin-queries.ts';
+import { customerRows, requireCustomer } from './admin-queries.ts';
 
 /** Queued actions that already take the instance down: a deprovision leaves them be. */
 const STOPPING: readonly string[] = ['terminate', 'delete'];
@@ -124,11 +126,7 @@ export async function deprovisionCustomer(db: StoreDb, by: Admin, accountId: str
         continue;
       }
       // A queued action nobody started: cancel it, then terminate what was deployed.
-      await tx
-        .updateTable('databases')
-        .set({ goal: null, status: goal.fromStatus, updated_at: new Date() })
-        .where('id', '=', row.id)
-        .execute();
+      await dropQueuedGoal(tx, row.id, goal.fromStatus);
       await auditAction(tx, accountId, row, 'cancel-goal', {
         fromStatus: row.status,
         toStatus: goal.fromStatus,

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { StoreDb } from '../../store/open-store.ts';
 
 /** A database's API keys, newest first. */
@@ -9,14 +8,5 @@ export function apiKeysOf(db: StoreDb, databaseId: string) {
     .where('database_id', '=', databaseId)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
-    .execute();
-}
-
-/** Marks the database's key set changed, so the reconciler pushes it to the instance. */
-export async function bumpKeysVersion(tx: StoreDb, databaseId: string): Promise<void> {
-  await tx
-    .updateTable('databases')
-    .set({ keys_version: sql<number>`keys_version + 1` })
-    .where('id', '=', databaseId)
     .execute();
 }

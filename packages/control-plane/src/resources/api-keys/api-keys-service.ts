@@ -8,11 +8,12 @@ import { deriveApiKey, newKeyId } from '@replix/instance-protocol';
 import type { Selectable } from 'kysely';
 import { notFound } from '../../domain/errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
+import { bumpKeysVersion } from '../../store/database-store.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import type { ApiKeyScope, DatabaseTable } from '../../store/schema.ts';
 import type { SecretBox } from '../../store/secret-box.ts';
 import { iso } from '../common-schemas.ts';
-import { apiKeysOf, bumpKeysVersion } from './api-keys-queries.ts';
+import { apiKeysOf } from './api-keys-queries.ts';
 
 type Database = Selectable<DatabaseTable>;
 

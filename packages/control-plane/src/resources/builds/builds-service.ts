@@ -1,7 +1,7 @@
 import type { ApiContext } from '../../api/context.ts';
+import { buildRowsOf, ownedBuild } from '../../store/build-store.ts';
 import { logLinesAfter } from '../../store/log-lines.ts';
 import { ownedDatabase } from '../../store/tenancy.ts';
-import { buildRowsOf, ownedBuild } from './builds-queries.ts';
 import { buildResource } from './builds-schemas.ts';
 
 /** Lines per page of a build log. */

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import { databaseConfigHash } from '../../builder/config-hash.ts';
 import { recordAudit } from '../../events/audit-log.ts';
+import { insertBuildRow } from '../../store/build-store.ts';
 import type { DatabaseTable, Store } from '../../store/schema.ts';
-import { insertBuildRow } from './builds-queries.ts';
 
 /**
  * Queues a build of the database in its region and returns the build id; a builder of that

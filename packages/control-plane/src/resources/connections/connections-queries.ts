@@ -43,18 +43,6 @@ export async function lockConnectionRow(tx: Kysely<Store>, id: string): Promise<
   await tx.selectFrom('connections').select('id').where('id', '=', id).forUpdate().execute();
 }
 
-/** The names of the live databases on a connection, in name order. */
-export async function databaseNamesOn(tx: Kysely<Store>, connectionId: string): Promise<string[]> {
-  const rows = await tx
-    .selectFrom('databases')
-    .select('name')
-    .where('connection_id', '=', connectionId)
-    .where('deleted_at', 'is', null)
-    .orderBy('name')
-    .execute();
-  return rows.map((row) => row.name);
-}
-
 export async function markConnectionDeleted(tx: Kysely<Store>, id: string): Promise<void> {
   await tx
     .updateTable('connections')

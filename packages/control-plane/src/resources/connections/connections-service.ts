@@ -11,12 +11,12 @@ import { sourcePassword } from '../../source-access/source-password.ts';
 import { readSourceSchema } from '../../source-access/source-schema-read.ts';
 import { assertUsablePrivateKey } from '../../source-access/ssh-private-key.ts';
 import { type TestConnectionInput, testConnection } from '../../source-access/test-connection.ts';
+import { databaseNamesOn } from '../../store/database-store.ts';
 import { fieldChanges } from '../../store/field-changes.ts';
 import type { ConnectionTable } from '../../store/schema.ts';
 import { ownedConnection } from '../../store/tenancy.ts';
 import { lastTestColumns, requirePassingTest } from './connection-test-gate.ts';
 import {
-  databaseNamesOn,
   insertConnectionRow,
   listConnectionRows,
   lockConnectionRow,

@@ -8,10 +8,13 @@ import { assertInstanceSize, assertReplicas } from '../../domain/plan-enforcemen
 import { type InstanceSize, planLimits } from '../../domain/plans.ts';
 import { replicaUrlsOf } from '../../drivers/replica-urls.ts';
 import { assertComputeUnits } from '../../payments/plan-usage.ts';
+import { buildOfDatabase } from '../../store/build-store.ts';
 import type { DatabaseRow } from '../../store/database-store.ts';
+import { updateDatabaseRow } from '../../store/database-store.ts';
+import { dropQueuedGoal } from '../../store/goal-store.ts';
+import { liveInstanceAddress } from '../../store/instance-store.ts';
 import type { Store } from '../../store/schema.ts';
 import { auditAction, lockDatabase, queueGoal, requireAllowed } from './database-goals.ts';
-import { buildOfDatabase, liveInstanceAddress, updateDatabaseRow } from './databases-queries.ts';
 
 type Context = Pick<ApiContext, 'db' | 'secrets' | 'log'>;
 
@@ -158,7 +161,7 @@ export function cancelGoal({ db }: Context, accountId: string, id: string): Prom
     const locked = await lockDatabase(tx, accountId, id);
     requireAllowed(locked, 'cancel-goal');
     const goal = locked.row.goal as Goal;
-    await updateDatabaseRow(tx, locked.row.id, { goal: null, status: goal.fromStatus });
+    await dropQueuedGoal(tx, locked.row.id, goal.fromStatus);
     await auditAction(tx, accountId, locked.row, 'cancel-goal', {
       fromStatus: locked.row.status,
       toStatus: goal.fromStatus,

@@ -11,14 +11,12 @@ import { ApiError, notFound } from '../../domain/errors.ts';
 import type { Goal } from '../../domain/goal.ts';
 import { asPlan, type InstanceSize, type Plan } from '../../domain/plans.ts';
 import { recordAudit } from '../../events/audit-log.ts';
+import { hasSucceededBuild } from '../../store/build-store.ts';
 import type { DatabaseRow } from '../../store/database-store.ts';
+import { lockDatabaseRow } from '../../store/database-store.ts';
+import { recordGoal } from '../../store/goal-store.ts';
 import type { Store } from '../../store/schema.ts';
-import {
-  hasSucceededBuild,
-  lockDatabaseRow,
-  planNameOf,
-  updateDatabaseRow,
-} from './databases-queries.ts';
+import { planNameOf } from './databases-queries.ts';
 
 /**
  * How an accepted database action is recorded: lock the row, check the allowed-actions matrix,
@@ -101,7 +99,7 @@ export async function queueGoal(
     ...extra,
     ...(traceparent ? { traceparent } : {}),
   } as Goal;
-  await updateDatabaseRow(tx, row.id, { goal: JSON.stringify(goal), status: toStatus });
+  await recordGoal(tx, row.id, goal, toStatus);
   await auditAction(tx, accountId, row, action, {
     fromStatus: row.status,
     toStatus,

@@ -17,6 +17,12 @@ import { recordAudit } from '../../events/audit-log.ts';
 import { accountPlan } from '../../payments/account-plan.ts';
 import { sourceReadiness } from '../../source-access/source-readiness.ts';
 import { readSourceSchema } from '../../source-access/source-schema-read.ts';
+import {
+  countLiveDatabases,
+  insertDatabaseRow,
+  listDatabaseRows,
+  updateLiveDatabaseRow,
+} from '../../store/database-store.ts';
 import { fieldChanges } from '../../store/field-changes.ts';
 import type { ConnectionTable, DatabaseTable } from '../../store/schema.ts';
 import type { SecretBox } from '../../store/secret-box.ts';
@@ -24,12 +30,8 @@ import { ownedConnection, ownedDatabase } from '../../store/tenancy.ts';
 import {
   backendOfConnection,
   connectionOfDatabase,
-  countLiveDatabases,
-  insertDatabaseRow,
-  listDatabaseRows,
   lockAccountRow,
   lockLiveConnection,
-  updateLiveDatabaseRow,
 } from './databases-queries.ts';
 import {
   type CreateDatabaseBody,

@@ -10,23 +10,19 @@ import { asPlan, planLimits } from '../../domain/plans.ts';
 import { combineReplicaMetrics } from '../../drivers/combine-replica-metrics.ts';
 import { replicaUrlsOf } from '../../drivers/replica-urls.ts';
 import { availableSchemas } from '../../source-access/available-schemas.ts';
+import { buildConfigHash, hasSucceededBuild, latestBuildOf } from '../../store/build-store.ts';
 import type { DatabaseRow } from '../../store/database-store.ts';
+import { latestDeploymentOf } from '../../store/deployment-store.ts';
 import { liveInstanceOf } from '../../store/instance-store.ts';
 import { logLinesAfter } from '../../store/log-lines.ts';
 import type { DeployedInstanceConfig } from '../../store/schema.ts';
 import { ownedDatabase } from '../../store/tenancy.ts';
 import { buildResource } from '../builds/builds-schemas.ts';
 import { iso } from '../common-schemas.ts';
-import { hasSucceededBuild, planNameOf } from '../databases/databases-queries.ts';
+import { planNameOf } from '../databases/databases-queries.ts';
 import { databaseResource } from '../databases/databases-schemas.ts';
 import { unseenNotifications } from '../notifications/notifications-queries.ts';
-import {
-  buildConfigHash,
-  connectionById,
-  latestBuildOf,
-  latestDeploymentOf,
-  skippedNotificationCount,
-} from './instance-queries.ts';
+import { connectionById, skippedNotificationCount } from './instance-queries.ts';
 import { instanceResource } from './instance-schemas.ts';
 
 /** How many infra log lines one response carries at most. */

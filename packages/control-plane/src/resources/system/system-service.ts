@@ -8,15 +8,12 @@ import { REGIONS } from '../../domain/regions.ts';
 import type { Principal } from '../../identity/principal.ts';
 import { CONTROL_PLANE_REVISION } from '../../roles/heartbeat.ts';
 import { ROLE_NAMES } from '../../roles/role.ts';
+import { MAX_BUILD_ATTEMPTS } from '../../store/build-queue.ts';
+import { recentBuildRows } from '../../store/build-store.ts';
 import type { StoreDb } from '../../store/open-store.ts';
+import { queueCounts } from '../../store/queue-counts.ts';
 import { iso } from '../common-schemas.ts';
-import {
-  type Heartbeat,
-  liveHeartbeats,
-  queueCounts,
-  recentBuildRows,
-  storeLatencyMs,
-} from './system-queries.ts';
+import { type Heartbeat, liveHeartbeats, storeLatencyMs } from './system-queries.ts';
 
 /** At least one process of each role must run; more are allowed (they share work by leases). */
 const DESIRED_COUNT = 1;
@@ -36,7 +33,7 @@ function byRegion(rows: ReadonlyArray<{ region: string; n: number | string | big
 }
 
 async function queues(db: StoreDb) {
-  const rows = await queueCounts(db);
+  const rows = await queueCounts(db, MAX_BUILD_ATTEMPTS);
   const count = {
     queued: byRegion(rows.queued),
     inProgress: byRegion(rows.inProgress),

@@ -10,6 +10,7 @@ import type { Static } from 'typebox';
 import type { ApiContext } from '../../api/context.ts';
 import { ApiError, notFound } from '../../domain/errors.ts';
 import { recordAudit } from '../../events/audit-log.ts';
+import { lockDatabaseRowById } from '../../store/database-store.ts';
 import type { StoreDb } from '../../store/open-store.ts';
 import type { DatabaseTable } from '../../store/schema.ts';
 import { enqueueDeliveries, newEventId } from '../../webhook-delivery/enqueue-deliveries.ts';
@@ -60,7 +61,7 @@ export async function createWebhook(
   const secret = randomBytes(32).toString('hex');
   const row = await db.transaction().execute(async (tx) => {
     // One at a time per database, so the count below cannot be raced past.
-    await sql`SELECT id FROM databases WHERE id = ${database.id} FOR UPDATE`.execute(tx);
+    await lockDatabaseRowById(tx, database.id);
     if ((await subscriptionCount(tx, database.id)) >= MAX_SUBSCRIPTIONS_PER_DATABASE) {
       throw new ApiError(
         'conflict',

@@ -5,8 +5,8 @@ import { endDeadLocalLeases } from '../jobs/dead-local-leases.ts';
 import { type JobChanges, type JobQueue, LEASE_IS_FREE, type Lease } from '../jobs/job-queue.ts';
 import { complete, release, renew } from '../jobs/lease-updates.ts';
 import type { RetryPolicy } from '../jobs/retry-policy.ts';
-import type { StoreDb } from '../store/open-store.ts';
-import type { BuildTable } from '../store/schema.ts';
+import type { StoreDb } from './open-store.ts';
+import type { BuildTable } from './schema.ts';
 
 /** A builder that stops renewing its lease this long is counted as lost. */
 export const BUILD_LEASE_MS = 30_000;

@@ -1,11 +1,13 @@
 import { sql } from 'kysely';
+import type { DatabaseStatus } from '../domain/database-lifecycle.ts';
+import type { Goal } from '../domain/goal.ts';
 import { claimById, claimNext } from '../jobs/claim-jobs.ts';
 import { endDeadLocalLeases } from '../jobs/dead-local-leases.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import { release, renew } from '../jobs/lease-updates.ts';
 import type { RetryPolicy } from '../jobs/retry-policy.ts';
-import type { DatabaseRow } from '../store/database-store.ts';
-import type { StoreDb } from '../store/open-store.ts';
+import { type DatabaseRow, updateDatabaseRow } from './database-store.ts';
+import type { StoreDb } from './open-store.ts';
 
 /** How long a claim holds a database; a runner renews it while it works. */
 export const LEASE_MS = 30_000;
@@ -83,4 +85,23 @@ export async function releaseLease(
  */
 export function freeDeadLocalLeases(db: StoreDb): Promise<number> {
   return endDeadLocalLeases(db, GOAL_QUEUE);
+}
+
+/** Records a goal, and the status the database shows while it waits, stamping `updated_at`. */
+export async function recordGoal(
+  db: StoreDb,
+  databaseId: string,
+  goal: Goal,
+  status: DatabaseStatus,
+): Promise<void> {
+  await updateDatabaseRow(db, databaseId, { goal: JSON.stringify(goal), status });
+}
+
+/** Drops a goal nobody started, putting back the status it was queued from. */
+export async function dropQueuedGoal(
+  db: StoreDb,
+  databaseId: string,
+  fromStatus: string,
+): Promise<void> {
+  await updateDatabaseRow(db, databaseId, { goal: null, status: fromStatus });
 }

@@ -1,0 +1,120 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+
+// Where the control plane's SQL lives (ARCHITECTURE.md, `store/`): the tables of the aggregates
+// the reconciler, the builder and the API share are read and written by their repository
+// modules in `store/` alone; SQL of any table is in the adapters (`store/`, `jobs/`, `events/`)
+// and the resources' `*-queries.ts`, and in the few modules listed below.
+
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+
+/** The aggregates' tables: `databases` (with each one's goal), `instances`, `builds`, `deployments`. */
+const AGGREGATE_TABLES = ['databases', 'instances', 'builds', 'deployments'];
+
+/** Files outside `store/` that name an aggregate's table, each with why: the list only shrinks. */
+const KNOWN_AGGREGATE_READERS = new Map<string, string>([
+  [
+    'resources/audit/audit-queries.ts',
+    "the audit log's page joins each event's database for its name, in the same query as the other names",
+  ],
+  [
+    'resources/admin/admin-queries.ts',
+    "an operator's customer list counts each account's instances and builds in its one query",
+  ],
+]);
+
+/**
+ * Application and API modules that still hold SQL, of tables no other module shares, each with
+ * why: the list only shrinks (the test fails when one of them no longer does).
+ */
+const KNOWN_SQL_OUTSIDE_ADAPTERS = new Map<string, string>(
+  [
+    'builder/run-build.ts',
+    'health/metrics-samples.ts',
+    'identity/principal.ts',
+    'identity/second-factor.ts',
+    'membership/team-membership.ts',
+    'payments/account-plan.ts',
+    'payments/billing-ledger.ts',
+    'payments/local-billing-pages.ts',
+    'payments/local-provider.ts',
+    'payments/plan-usage.ts',
+    'reconciler/deploy-failure-reason.ts',
+    'reconciler/drop-replication-state.ts',
+    'reconciler/instance-launch-for.ts',
+    'reconciler/replication-sources.ts',
+    'resources/account/account-service.ts',
+    'resources/api-keys/api-keys-service.ts',
+    'resources/auth/auth-service.ts',
+    'resources/management-keys/management-keys-service.ts',
+    'resources/notifications/notifications-service.ts',
+    'resources/team/team-service.ts',
+    'resources/webhooks/webhook-records.ts',
+    'resources/webhooks/webhooks-service.ts',
+    'roles/heartbeat.ts',
+    'roles/process-probes.ts',
+    'webhook-delivery/delivery-leases.ts',
+    'webhook-delivery/enqueue-deliveries.ts',
+    'webhook-delivery/record-attempt.ts',
+    'webhook-delivery/webhook-deliverer.ts',
+  ].map((file) => [
+    file,
+    'SQL of its own tables (connections, accounts, users, keys, billing, webhooks, heartbeats, replication sources, samples), not yet in a repository module',
+  ]),
+);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [relative(SRC, path)] : [];
+  });
+}
+
+const FILES = sourceFiles(SRC).map((file) => ({
+  file,
+  text: readFileSync(join(SRC, file), 'utf8'),
+}));
+
+const tables = AGGREGATE_TABLES.join('|');
+/** A query builder's call on a table, a job queue over one, or a table in raw SQL. */
+const NAMES_AGGREGATE = new RegExp(
+  [
+    String.raw`\b(?:selectFrom|updateTable|insertInto|deleteFrom|innerJoin|leftJoin|rightJoin)\(\s*'(?:${tables})(?: as \w+)?'`,
+    String.raw`\btable: '(?:${tables})'`,
+    String.raw`\b(?:FROM|UPDATE|INTO|JOIN)\s+(?:${tables})\b`,
+  ].join('|'),
+);
+const HOLDS_SQL = /\b(?:selectFrom|updateTable|insertInto|deleteFrom)\(|\bsql[`<]/;
+const ADAPTERS = ['store/', 'jobs/', 'events/'];
+
+it("reads and writes the aggregates' tables only in their repository modules", () => {
+  const readers = FILES.filter(
+    ({ file, text }) => !file.startsWith('store/') && NAMES_AGGREGATE.test(text),
+  ).map(({ file }) => file);
+  expect(readers.filter((file) => !KNOWN_AGGREGATE_READERS.has(file))).toEqual([]);
+  expect([...KNOWN_AGGREGATE_READERS.keys()].filter((file) => !readers.includes(file))).toEqual([]);
+});
+
+it('holds SQL only in the adapters and the resources’ queries, but for the listed modules', () => {
+  const holders = FILES.filter(
+    ({ file, text }) =>
+      !ADAPTERS.some((folder) => file.startsWith(folder)) &&
+      !file.endsWith('-queries.ts') &&
+      HOLDS_SQL.test(text),
+  ).map(({ file }) => file);
+  expect(holders.filter((file) => !KNOWN_SQL_OUTSIDE_ADAPTERS.has(file))).toEqual([]);
+  expect([...KNOWN_SQL_OUTSIDE_ADAPTERS.keys()].filter((file) => !holders.includes(file))).toEqual(
+    [],
+  );
+});
+
+it('finds what it looks for', () => {
+  expect(NAMES_AGGREGATE.test(".selectFrom('instances')")).toBe(true);
+  expect(NAMES_AGGREGATE.test("innerJoin('databases as d', 'd.id', 'x')")).toBe(true);
+  expect(NAMES_AGGREGATE.test('UPDATE builds SET status')).toBe(true);
+  expect(NAMES_AGGREGATE.test(".selectFrom('connections')")).toBe(false);
+  expect(FILES.filter(({ file }) => file.startsWith('store/')).length).toBeGreaterThan(5);
+});
