@@ -27,8 +27,8 @@ import {
 } from '@replix/instance-protocol';
 import { mariaDbAdmin, startTestServers } from '@replix/testkit';
 import pino from 'pino';
-import type { InstanceLaunch } from '../packages/control-plane/src/drivers/instance-launch.ts';
-import { ProcessDriver } from '../packages/control-plane/src/drivers/process-driver.ts';
+import type { InstanceLaunch } from '../packages/control-plane/src/adapters/drivers/instance-launch.ts';
+import { ProcessDriver } from '../packages/control-plane/src/adapters/drivers/process/process-driver.ts';
 import { measureThroughput } from './lib/http-load.ts';
 import { printTable } from './lib/report.ts';
 

@@ -24,19 +24,19 @@ import {
 } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import {
-  CONTROL_PLANE_VARIABLES,
-  type ControlPlaneConfig,
-  resolveControlPlaneConfig,
-} from '../packages/control-plane/src/config.ts';
-import { buildJobManifest } from '../packages/control-plane/src/drivers/kubernetes/build-job-manifest.ts';
-import { buildJobOptionsOf } from '../packages/control-plane/src/drivers/kubernetes/kubernetes-setup.ts';
+import { buildJobManifest } from '../packages/control-plane/src/adapters/drivers/kubernetes/build-job-manifest.ts';
+import { buildJobOptionsOf } from '../packages/control-plane/src/adapters/drivers/kubernetes/kubernetes-setup.ts';
 import {
   BUILDER_PERMISSIONS,
   KUBERNETES_PERMISSIONS,
   type KubernetesPermission,
   LOG_READ_PERMISSIONS,
-} from '../packages/control-plane/src/drivers/kubernetes/permissions.ts';
+} from '../packages/control-plane/src/adapters/drivers/kubernetes/permissions.ts';
+import {
+  CONTROL_PLANE_VARIABLES,
+  type ControlPlaneConfig,
+  resolveControlPlaneConfig,
+} from '../packages/control-plane/src/config.ts';
 import { PROBE_PATHS } from '../packages/control-plane/src/roles/process-probes.ts';
 import { ROLE_NAMES } from '../packages/control-plane/src/roles/role.ts';
 import { type RenderedObject, renderKustomization } from './render-kustomization.ts';

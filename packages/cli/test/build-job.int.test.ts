@@ -7,9 +7,9 @@ import { promisify } from 'node:util';
 import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifactDirFor } from '../../control-plane/src/builder/artifact-paths.ts';
-import { queueBuild } from '../../control-plane/src/resources/builds/queue-build.ts';
-import { claimBuild } from '../../control-plane/src/store/build-queue.ts';
+import { claimBuild } from '../../control-plane/src/adapters/store/build-queue.ts';
+import { artifactDirFor } from '../../control-plane/src/application/builder/artifact-paths.ts';
+import { queueBuild } from '../../control-plane/src/application/resources/builds/queue-build.ts';
 import { testSourceDatabase } from '../../control-plane/test/builder-helpers.ts';
 import {
   startTestControlPlane,

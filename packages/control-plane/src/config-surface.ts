@@ -5,6 +5,7 @@
  * signs a token imports this and starts in a fraction of the time.
  */
 
+export { BuiltInIssuer, LOGIN_LINK_TTL_SECONDS } from './application/identity/built-in-issuer.ts';
 export {
   CONTROL_PLANE_VARIABLES,
   type ControlPlaneConfig,
@@ -12,5 +13,4 @@ export {
   dataDirOf,
   resolveControlPlaneConfig,
 } from './config.ts';
-export { BuiltInIssuer, LOGIN_LINK_TTL_SECONDS } from './identity/built-in-issuer.ts';
 export { ROLE_NAMES, type RoleName } from './roles/role.ts';

@@ -14,23 +14,23 @@ import {
   tracingSettingsFrom,
 } from '@replix/runtime';
 import { type StaticDecode, Type } from 'typebox';
-import { REGIONS, type Region } from './domain/regions.ts';
 import {
   KUBERNETES_VARIABLE_SCHEMAS,
   type KubernetesSettings,
   kubernetesSettingsFrom,
-} from './drivers/kubernetes/kubernetes-settings.ts';
-import { BUILT_IN_AUDIENCE } from './identity/audience.ts';
+} from './adapters/drivers/kubernetes/kubernetes-settings.ts';
+import { BUILT_IN_AUDIENCE } from './application/identity/audience.ts';
 import {
   BILLING_VARIABLE_SCHEMAS,
   type BillingConfig,
   billingConfigFrom,
-} from './payments/billing-config.ts';
+} from './application/payments/billing-config.ts';
 import {
   WEBHOOK_VARIABLE_SCHEMAS,
   type WebhookSettings,
   webhookSettingsFrom,
-} from './webhook-delivery/webhook-settings.ts';
+} from './application/webhook-delivery/webhook-settings.ts';
+import { REGIONS, type Region } from './domain/regions.ts';
 
 /** Where instances run: child processes of this machine, or pods of a Kubernetes cluster. */
 export const DRIVERS = ['process', 'kubernetes'] as const;

@@ -4,29 +4,29 @@ import process from 'node:process';
 import { serviceLogger } from '@replix/runtime/logger';
 import { startTracing } from '@replix/runtime/tracing';
 import type { Logger } from 'pino';
+import { createDriver } from './adapters/drivers/create-driver.ts';
+import { PlatformEvents } from './adapters/events/platform-events.ts';
+import { markHealthUnknown } from './adapters/store/instance-store.ts';
+import { type OpenStore, openStore } from './adapters/store/open-store.ts';
+import { SecretBox } from './adapters/store/secret-box.ts';
 import type { ApiServer } from './api/api-server.ts';
 import { buildApi } from './api/build-api.ts';
 import type { ApiContext } from './api/context.ts';
 import { registerProbeRoutes } from './api/probe-routes.ts';
-import type { ControlPlaneConfig } from './config.ts';
-import { createDriver } from './drivers/create-driver.ts';
-import { PlatformEvents } from './events/platform-events.ts';
-import { BuiltInIssuer } from './identity/built-in-issuer.ts';
+import { BuiltInIssuer } from './application/identity/built-in-issuer.ts';
 import {
   builtInTokenVerifier,
   oidcTokenVerifier,
   refuseEveryToken,
-} from './identity/token-verifier.ts';
+} from './application/identity/token-verifier.ts';
+import { enqueueWebhookDeliveries } from './application/webhook-delivery/enqueue-deliveries.ts';
+import type { ControlPlaneConfig } from './config.ts';
 import { startHeartbeat } from './roles/heartbeat.ts';
 import { LoopPulse } from './roles/loop-pulse.ts';
 import { startProbeServer } from './roles/probe-server.ts';
 import { type ProbeWindows, ProcessProbes } from './roles/process-probes.ts';
 import type { RoleContext, RoleName, RunningRole } from './roles/role.ts';
 import { ROLE_STARTERS } from './roles/role-starters.ts';
-import { markHealthUnknown } from './store/instance-store.ts';
-import { type OpenStore, openStore } from './store/open-store.ts';
-import { SecretBox } from './store/secret-box.ts';
-import { enqueueWebhookDeliveries } from './webhook-delivery/enqueue-deliveries.ts';
 
 export interface StartControlPlaneOptions {
   readonly roles?: readonly RoleName[];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiKeyVerifier } from '@replix/instance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyIdsOf } from '../src/reconciler/instance-launch-for.ts';
+import { keyIdsOf } from '../src/application/reconciler/instance-launch-for.ts';
 import {
   STORE_KINDS,
   startTestControlPlane,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordAudit } from '../src/events/audit-log.ts';
+import { recordAudit } from '../src/adapters/events/audit-log.ts';
 import {
   STORE_KINDS,
   startTestControlPlane,

@@ -342,7 +342,7 @@ describe.each(STORE_KINDS)('billing with the Stripe provider on the %s store', (
 
 describe('the Stripe provider configuration', () => {
   it('needs every Stripe setting', async () => {
-    const { resolveBillingConfig } = await import('../src/payments/billing-config.ts');
+    const { resolveBillingConfig } = await import('../src/application/payments/billing-config.ts');
     expect(() => resolveBillingConfig({ REPLIX_BILLING_PROVIDER: 'stripe' })).toThrow(
       'STRIPE_SECRET_KEY is required with REPLIX_BILLING_PROVIDER=stripe.',
     );

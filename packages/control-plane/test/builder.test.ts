@@ -1,12 +1,12 @@
 import { SchemaConfigError } from '@replix/engine';
 import type { Selectable } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { buildFailureMessage } from '../src/builder/build-failure-message.ts';
-import { databaseConfigHash } from '../src/builder/config-hash.ts';
-import { buildCostCents, computeTypeFor } from '../src/builder/rates.ts';
-import { BuildError, buildSchemaConfig } from '../src/builder/run-build.ts';
+import type { DatabaseTable } from '../src/adapters/store/schema.ts';
+import { buildFailureMessage } from '../src/application/builder/build-failure-message.ts';
+import { databaseConfigHash } from '../src/application/builder/config-hash.ts';
+import { buildCostCents, computeTypeFor } from '../src/application/builder/rates.ts';
+import { BuildError, buildSchemaConfig } from '../src/application/builder/run-build.ts';
 import { ApiError } from '../src/domain/errors.ts';
-import type { DatabaseTable } from '../src/store/schema.ts';
 
 const database = (overrides: Partial<Selectable<DatabaseTable>> = {}) =>
   ({

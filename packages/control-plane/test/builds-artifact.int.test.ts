@@ -8,9 +8,12 @@ import { deriveApiKey, newKeyId, newKeySecret } from '@replix/instance-protocol'
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startThrowawaySshd } from '../../sources/test/throwaway-sshd.ts';
-import { type InstanceKeySet, keysFileText } from '../src/drivers/instance-key-set.ts';
-import { launchEnvironment, type SshTunnelLaunch } from '../src/drivers/instance-launch.ts';
-import { queueBuild } from '../src/resources/builds/queue-build.ts';
+import { type InstanceKeySet, keysFileText } from '../src/adapters/drivers/instance-key-set.ts';
+import {
+  launchEnvironment,
+  type SshTunnelLaunch,
+} from '../src/adapters/drivers/instance-launch.ts';
+import { queueBuild } from '../src/application/resources/builds/queue-build.ts';
 import { finishedBuild, testSourceDatabase } from './builder-helpers.ts';
 import { startTestControlPlane, type TestControlPlane } from './control-plane-harness.ts';
 import { caller } from './lifecycle-fixtures.ts';

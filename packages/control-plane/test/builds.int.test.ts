@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifactDirFor } from '../src/builder/artifact-paths.ts';
-import { queueBuild } from '../src/resources/builds/queue-build.ts';
-import { BUILDER_LOST_ERROR } from '../src/store/build-queue.ts';
+import { BUILDER_LOST_ERROR } from '../src/adapters/store/build-queue.ts';
+import { artifactDirFor } from '../src/application/builder/artifact-paths.ts';
+import { queueBuild } from '../src/application/resources/builds/queue-build.ts';
 import { finishedBuild, testSourceDatabase } from './builder-helpers.ts';
 import {
   STORE_KINDS,

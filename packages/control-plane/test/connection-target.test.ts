@@ -2,11 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { parseSourceUrl } from '@replix/sources';
 import type { Selectable } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import type { ConnectionTable } from '../src/adapters/store/schema.ts';
+import { SecretBox } from '../src/adapters/store/secret-box.ts';
+import {
+  connectionTarget,
+  withSourceConnector,
+} from '../src/application/source-access/connection-target.ts';
+import { splitSourceSchema } from '../src/application/source-access/source-schema-name.ts';
 import { ApiError } from '../src/domain/errors.ts';
-import { connectionTarget, withSourceConnector } from '../src/source-access/connection-target.ts';
-import { splitSourceSchema } from '../src/source-access/source-schema-name.ts';
-import type { ConnectionTable } from '../src/store/schema.ts';
-import { SecretBox } from '../src/store/secret-box.ts';
 
 const secrets = new SecretBox(randomBytes(32));
 

@@ -6,7 +6,10 @@ import {
   type TestDatabase,
 } from '@replix/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectionTarget, withSourceConnector } from '../src/source-access/connection-target.ts';
+import {
+  connectionTarget,
+  withSourceConnector,
+} from '../src/application/source-access/connection-target.ts';
 import { startTestControlPlane, type TestControlPlane } from './control-plane-harness.ts';
 
 type Engine = 'mariadb' | 'postgres';

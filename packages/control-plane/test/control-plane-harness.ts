@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { testPostgres } from '@replix/testkit/vitest';
 import pino from 'pino';
+import { openStore } from '../src/adapters/store/open-store.ts';
 import { resolveControlPlaneConfig } from '../src/config.ts';
 import type { RoleName } from '../src/roles/role.ts';
 import { type RunningControlPlane, startControlPlane } from '../src/start-control-plane.ts';
-import { openStore } from '../src/store/open-store.ts';
 
 export type StoreKind = 'pglite' | 'postgres';
 /** Every control-plane integration test runs on both stores. */

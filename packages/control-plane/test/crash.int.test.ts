@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore } from '../src/store/open-store.ts';
-import { SecretBox } from '../src/store/secret-box.ts';
+import { openStore } from '../src/adapters/store/open-store.ts';
+import { SecretBox } from '../src/adapters/store/secret-box.ts';
 import type { StoreKind } from './control-plane-harness.ts';
 import {
   databaseRow,

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DataFolderLockedError, lockDataFolder } from '../src/store/data-folder-lock.ts';
+import { DataFolderLockedError, lockDataFolder } from '../src/adapters/store/data-folder-lock.ts';
 
 const folders: string[] = [];
 afterEach(() => {

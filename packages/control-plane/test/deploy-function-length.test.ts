@@ -7,8 +7,8 @@ import { expect, it } from 'vitest';
 // applies (reconciler/deploy.ts); the records end the goal (reconciler/deployment-outcomes.ts).
 const DEPLOY_FILES = [
   '../src/domain/deploy-steps.ts',
-  '../src/reconciler/deploy.ts',
-  '../src/reconciler/deployment-outcomes.ts',
+  '../src/application/reconciler/deploy.ts',
+  '../src/application/reconciler/deployment-outcomes.ts',
 ];
 const MAX_LINES = 60;
 

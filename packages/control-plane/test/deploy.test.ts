@@ -1,18 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InstanceStartError } from '../src/adapters/drivers/instance-start-error.ts';
+import { PlatformEvents } from '../src/adapters/events/platform-events.ts';
+import type { DatabaseRow } from '../src/adapters/store/database-store.ts';
+import { claimGoal, releaseLease } from '../src/adapters/store/goal-store.ts';
+import { type OpenStore, openStore } from '../src/adapters/store/open-store.ts';
+import { SecretBox } from '../src/adapters/store/secret-box.ts';
+import { advanceGoal } from '../src/application/reconciler/advance-goal.ts';
+import type { GoalOutcome, GoalRun } from '../src/application/reconciler/goal-run.ts';
 import type { ControlPlaneConfig } from '../src/config.ts';
 import { SNAPSHOT_LOAD_TIMEOUT_MS } from '../src/domain/deploy-steps.ts';
 import type { Goal } from '../src/domain/goal.ts';
-import { InstanceStartError } from '../src/drivers/instance-start-error.ts';
-import { PlatformEvents } from '../src/events/platform-events.ts';
-import { advanceGoal } from '../src/reconciler/advance-goal.ts';
-import type { GoalOutcome, GoalRun } from '../src/reconciler/goal-run.ts';
 import type { RoleContext } from '../src/roles/role.ts';
-import type { DatabaseRow } from '../src/store/database-store.ts';
-import { claimGoal, releaseLease } from '../src/store/goal-store.ts';
-import { type OpenStore, openStore } from '../src/store/open-store.ts';
-import { SecretBox } from '../src/store/secret-box.ts';
 import {
   insertAccount,
   insertBuild,

@@ -1,6 +1,9 @@
 import { Type } from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { documentedAs, schemaForDocument } from '../src/resources/documented-schemas.ts';
+import {
+  documentedAs,
+  schemaForDocument,
+} from '../src/application/resources/documented-schemas.ts';
 
 describe('schemas documented in full', () => {
   const full = { type: 'object', properties: { a: { type: 'string' } } };

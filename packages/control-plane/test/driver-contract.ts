@@ -8,11 +8,11 @@ import { connectorFromUrl } from '@replix/sources';
 import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { instanceBundle } from '../src/builder/instance-bundle.ts';
-import { writeArtifact } from '../src/builder/write-artifact.ts';
-import type { Driver } from '../src/drivers/driver.ts';
-import type { InstanceKeySet } from '../src/drivers/instance-key-set.ts';
-import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
+import type { Driver } from '../src/adapters/drivers/driver.ts';
+import type { InstanceKeySet } from '../src/adapters/drivers/instance-key-set.ts';
+import type { InstanceLaunch } from '../src/adapters/drivers/instance-launch.ts';
+import { instanceBundle } from '../src/application/builder/instance-bundle.ts';
+import { writeArtifact } from '../src/application/builder/write-artifact.ts';
 import { eventually } from './reconciler-fixtures.ts';
 
 /**

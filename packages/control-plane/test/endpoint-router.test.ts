@@ -10,7 +10,11 @@ import { connect } from 'node:net';
 import { HTTP_LIMITS } from '@replix/runtime';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EndpointRouter, endToEndHeaders, leastBusy } from '../src/drivers/endpoint-router.ts';
+import {
+  EndpointRouter,
+  endToEndHeaders,
+  leastBusy,
+} from '../src/adapters/drivers/process/endpoint-router.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../src/store/open-store.ts';
+import { openStore } from '../src/adapters/store/open-store.ts';
 
 // Each test points the cache at a folder of its own (`XDG_CACHE_HOME`), so that what it finds
 // there is what it put there.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keysFileText } from '../src/drivers/instance-key-set.ts';
-import { type InstanceLaunch, launchEnvironment } from '../src/drivers/instance-launch.ts';
+import { keysFileText } from '../src/adapters/drivers/instance-key-set.ts';
+import { type InstanceLaunch, launchEnvironment } from '../src/adapters/drivers/instance-launch.ts';
 
 const launch: InstanceLaunch = {
   instanceId: 'i',

@@ -6,9 +6,9 @@ import { deriveApiKey, newKeyId } from '@replix/instance-protocol';
 import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseConfigHash } from '../src/builder/config-hash.ts';
+import { notify } from '../src/adapters/events/notifications.ts';
+import { databaseConfigHash } from '../src/application/builder/config-hash.ts';
 import { ACTIONS } from '../src/domain/database-lifecycle.ts';
-import { notify } from '../src/events/notifications.ts';
 import {
   STORE_KINDS,
   startTestControlPlane,

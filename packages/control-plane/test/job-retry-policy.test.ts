@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { afterFailedAttempt } from '../src/jobs/retry-policy.ts';
-import { BUILD_RETRY } from '../src/store/build-queue.ts';
-import { GOAL_RETRY } from '../src/store/goal-store.ts';
-import { MAX_ATTEMPTS, webhookRetryPolicy } from '../src/webhook-delivery/retry-schedule.ts';
+import { afterFailedAttempt } from '../src/adapters/jobs/retry-policy.ts';
+import { BUILD_RETRY } from '../src/adapters/store/build-queue.ts';
+import { GOAL_RETRY } from '../src/adapters/store/goal-store.ts';
+import {
+  MAX_ATTEMPTS,
+  webhookRetryPolicy,
+} from '../src/application/webhook-delivery/retry-schedule.ts';
 
 describe('job retry policies', () => {
   it('retries a webhook delivery on the schedule, then declares it dead', () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifactFetchScript } from '../src/drivers/kubernetes/artifact-fetch-script.ts';
+import { artifactFetchScript } from '../src/adapters/drivers/kubernetes/artifact-fetch-script.ts';
 
 const run = promisify(execFile);
 const TOKEN = 'rxa_fetch-token-abcdef';

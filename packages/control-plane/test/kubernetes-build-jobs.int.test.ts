@@ -7,16 +7,19 @@ import { type FakeKubernetes, startFakeKubernetes } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artifactDirFor } from '../src/builder/artifact-paths.ts';
-import { artifactToken } from '../src/builder/artifact-token.ts';
-import { startBuilder } from '../src/builder/builder-role.ts';
-import { introspectSource } from '../src/builder/introspect-source.ts';
-import { buildJobName } from '../src/drivers/kubernetes/build-job-manifest.ts';
-import { KubernetesApi } from '../src/drivers/kubernetes/kubernetes-api.ts';
-import { KubernetesBuildRunner } from '../src/drivers/kubernetes/kubernetes-build-runner.ts';
-import { type KubernetesObject, secretData } from '../src/drivers/kubernetes/kubernetes-object.ts';
-import { BUILDER_PERMISSIONS } from '../src/drivers/kubernetes/permissions.ts';
-import { queueBuild } from '../src/resources/builds/queue-build.ts';
+import { buildJobName } from '../src/adapters/drivers/kubernetes/build-job-manifest.ts';
+import { KubernetesApi } from '../src/adapters/drivers/kubernetes/kubernetes-api.ts';
+import { KubernetesBuildRunner } from '../src/adapters/drivers/kubernetes/kubernetes-build-runner.ts';
+import {
+  type KubernetesObject,
+  secretData,
+} from '../src/adapters/drivers/kubernetes/kubernetes-object.ts';
+import { BUILDER_PERMISSIONS } from '../src/adapters/drivers/kubernetes/permissions.ts';
+import { artifactDirFor } from '../src/application/builder/artifact-paths.ts';
+import { artifactToken } from '../src/application/builder/artifact-token.ts';
+import { startBuilder } from '../src/application/builder/builder-role.ts';
+import { introspectSource } from '../src/application/builder/introspect-source.ts';
+import { queueBuild } from '../src/application/resources/builds/queue-build.ts';
 import type { RunningRole } from '../src/roles/role.ts';
 import { finishedBuild, testSourceDatabase } from './builder-helpers.ts';
 import { startTestControlPlane, type TestControlPlane } from './control-plane-harness.ts';

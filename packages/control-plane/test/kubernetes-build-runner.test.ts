@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LiveObject } from '../src/drivers/kubernetes/kubernetes-api.ts';
-import { jobEndReason } from '../src/drivers/kubernetes/kubernetes-build-runner.ts';
+import type { LiveObject } from '../src/adapters/drivers/kubernetes/kubernetes-api.ts';
+import { jobEndReason } from '../src/adapters/drivers/kubernetes/kubernetes-build-runner.ts';
 
 const job = (conditions: object[] | undefined): LiveObject => ({
   apiVersion: 'batch/v1',

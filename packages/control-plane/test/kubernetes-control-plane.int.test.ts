@@ -9,11 +9,14 @@ import { type FakeKubernetes, freePort, startFakeKubernetes } from '@replix/test
 import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { KubernetesApi } from '../src/adapters/drivers/kubernetes/kubernetes-api.ts';
+import {
+  type KubernetesObject,
+  secretData,
+} from '../src/adapters/drivers/kubernetes/kubernetes-object.ts';
+import { openStore } from '../src/adapters/store/open-store.ts';
 import { resolveControlPlaneConfig } from '../src/config.ts';
-import { KubernetesApi } from '../src/drivers/kubernetes/kubernetes-api.ts';
-import { type KubernetesObject, secretData } from '../src/drivers/kubernetes/kubernetes-object.ts';
 import { type RunningControlPlane, startControlPlane } from '../src/start-control-plane.ts';
-import { openStore } from '../src/store/open-store.ts';
 import { REPLIX_BIN, throughGateway } from './kubernetes-test-cluster.ts';
 import {
   addApiKey,

@@ -5,10 +5,10 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { type FakeKubernetes, startFakeKubernetes } from '@replix/testkit';
 import pino from 'pino';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { artifactFile } from '../src/builder/artifact-files.ts';
-import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
-import type { KubernetesDriver } from '../src/drivers/kubernetes/kubernetes-driver.ts';
-import { kubernetesDriverOf } from '../src/drivers/kubernetes/kubernetes-setup.ts';
+import type { InstanceLaunch } from '../src/adapters/drivers/instance-launch.ts';
+import type { KubernetesDriver } from '../src/adapters/drivers/kubernetes/kubernetes-driver.ts';
+import { kubernetesDriverOf } from '../src/adapters/drivers/kubernetes/kubernetes-setup.ts';
+import { artifactFile } from '../src/application/builder/artifact-files.ts';
 import { runDriverContract } from './driver-contract.ts';
 import {
   apiCallsOf,

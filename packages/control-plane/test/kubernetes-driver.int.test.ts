@@ -6,17 +6,17 @@ import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { type FakeKubernetes, startFakeKubernetes } from '@replix/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replicaReplicationId } from '../src/domain/replication-id.ts';
-import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
-import { InstanceStartError } from '../src/drivers/instance-start-error.ts';
-import { KubernetesApi } from '../src/drivers/kubernetes/kubernetes-api.ts';
-import type { KubernetesDriver } from '../src/drivers/kubernetes/kubernetes-driver.ts';
+import type { InstanceLaunch } from '../src/adapters/drivers/instance-launch.ts';
+import { InstanceStartError } from '../src/adapters/drivers/instance-start-error.ts';
+import { KubernetesApi } from '../src/adapters/drivers/kubernetes/kubernetes-api.ts';
+import type { KubernetesDriver } from '../src/adapters/drivers/kubernetes/kubernetes-driver.ts';
 import {
   instanceKeysName,
   instanceObjectName,
   instanceSecretName,
   replicaObjectName,
-} from '../src/drivers/kubernetes/kubernetes-names.ts';
+} from '../src/adapters/drivers/kubernetes/kubernetes-names.ts';
+import { replicaReplicationId } from '../src/domain/replication-id.ts';
 import { sampleLaunch } from './fixtures/sample-launch.ts';
 import {
   apiCallsOf,

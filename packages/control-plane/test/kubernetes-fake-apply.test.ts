@@ -12,14 +12,17 @@ import {
 } from '@kubernetes/client-node';
 import { type FakeKubernetes, startFakeKubernetes } from '@replix/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildJobManifest } from '../src/drivers/kubernetes/build-job-manifest.ts';
-import { endpointManifests } from '../src/drivers/kubernetes/endpoint-manifests.ts';
+import { buildJobManifest } from '../src/adapters/drivers/kubernetes/build-job-manifest.ts';
+import { endpointManifests } from '../src/adapters/drivers/kubernetes/endpoint-manifests.ts';
 import {
   type InstanceManifestInput,
   instanceManifests,
-} from '../src/drivers/kubernetes/instance-manifests.ts';
-import { LABELS, replicaObjectName } from '../src/drivers/kubernetes/kubernetes-names.ts';
-import { type KubernetesObject, ownedBy } from '../src/drivers/kubernetes/kubernetes-object.ts';
+} from '../src/adapters/drivers/kubernetes/instance-manifests.ts';
+import { LABELS, replicaObjectName } from '../src/adapters/drivers/kubernetes/kubernetes-names.ts';
+import {
+  type KubernetesObject,
+  ownedBy,
+} from '../src/adapters/drivers/kubernetes/kubernetes-object.ts';
 import { sampleLaunch } from './fixtures/sample-launch.ts';
 
 // The driver's real manifests, applied to the fake API server (testkit) the way the driver

@@ -1,6 +1,6 @@
 import { type FakeKubernetes, startFakeKubernetes } from '@replix/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOG_READ_PERMISSIONS } from '../src/drivers/kubernetes/permissions.ts';
+import { LOG_READ_PERMISSIONS } from '../src/adapters/drivers/kubernetes/permissions.ts';
 import { sampleLaunch } from './fixtures/sample-launch.ts';
 import { apiCallsOf, callsNotGranted, standInDriver } from './kubernetes-test-cluster.ts';
 

@@ -7,7 +7,7 @@ import {
   linesAfter,
   parseTimestampedLog,
   sinceSecondsOf,
-} from '../src/drivers/kubernetes/log-token.ts';
+} from '../src/adapters/drivers/kubernetes/log-token.ts';
 
 const LOG = [
   '2026-01-02T03:04:05.000000001Z first',

@@ -4,22 +4,20 @@ import { Job } from 'kubernetes-models/batch/v1';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
 import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
-import { INSTANCE_SIZE_NAMES, INSTANCE_SIZES } from '../src/domain/plans.ts';
-import { replicaReplicationId } from '../src/domain/replication-id.ts';
-import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
-import { buildJobManifest } from '../src/drivers/kubernetes/build-job-manifest.ts';
+import type { InstanceLaunch } from '../src/adapters/drivers/instance-launch.ts';
+import { buildJobManifest } from '../src/adapters/drivers/kubernetes/build-job-manifest.ts';
 import {
   type EndpointInput,
   type EndpointManifestOptions,
   endpointManifests,
-} from '../src/drivers/kubernetes/endpoint-manifests.ts';
+} from '../src/adapters/drivers/kubernetes/endpoint-manifests.ts';
 import {
   type InstanceManifestInput,
   type InstanceManifestOptions,
   instanceManifests,
   KEYS_FILE,
   TERMINATION_GRACE_SECONDS,
-} from '../src/drivers/kubernetes/instance-manifests.ts';
+} from '../src/adapters/drivers/kubernetes/instance-manifests.ts';
 import {
   DNS_LABEL,
   databaseObjectName,
@@ -27,13 +25,18 @@ import {
   LABEL_VALUE,
   namespaceFor,
   replicaObjectName,
-} from '../src/drivers/kubernetes/kubernetes-names.ts';
-import { type KubernetesObject, ownedBy } from '../src/drivers/kubernetes/kubernetes-object.ts';
+} from '../src/adapters/drivers/kubernetes/kubernetes-names.ts';
+import {
+  type KubernetesObject,
+  ownedBy,
+} from '../src/adapters/drivers/kubernetes/kubernetes-object.ts';
 import {
   namespaceManifest,
   unroutedManifests,
   unroutedMessageConfigMap,
-} from '../src/drivers/kubernetes/unrouted-backend.ts';
+} from '../src/adapters/drivers/kubernetes/unrouted-backend.ts';
+import { INSTANCE_SIZE_NAMES, INSTANCE_SIZES } from '../src/domain/plans.ts';
+import { replicaReplicationId } from '../src/domain/replication-id.ts';
 import { sampleLaunch } from './fixtures/sample-launch.ts';
 
 const PASSWORD = 'pa55:w/ord@secret';

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
 import { expect, it } from 'vitest';
-import { artifactFetchScript } from '../src/drivers/kubernetes/artifact-fetch-script.ts';
-import { unroutedScript } from '../src/drivers/kubernetes/unrouted-backend.ts';
+import { artifactFetchScript } from '../src/adapters/drivers/kubernetes/artifact-fetch-script.ts';
+import { unroutedScript } from '../src/adapters/drivers/kubernetes/unrouted-backend.ts';
 
 // The programs pods run with `node -e` on an image with Node and nothing of ours: plain
 // JavaScript made from programs/*.ts, importing Node's built-ins only. (What they do is run by

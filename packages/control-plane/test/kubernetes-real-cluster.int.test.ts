@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubernetesApi } from '../src/drivers/kubernetes/kubernetes-api.ts';
-import { KubernetesDriver } from '../src/drivers/kubernetes/kubernetes-driver.ts';
+import { KubernetesApi } from '../src/adapters/drivers/kubernetes/kubernetes-api.ts';
+import { KubernetesDriver } from '../src/adapters/drivers/kubernetes/kubernetes-driver.ts';
 import { sampleLaunch } from './fixtures/sample-launch.ts';
 
 /**

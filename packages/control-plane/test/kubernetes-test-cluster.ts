@@ -3,13 +3,13 @@ import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import pino from 'pino';
-import { KubernetesApi } from '../src/drivers/kubernetes/kubernetes-api.ts';
-import { KubernetesDriver } from '../src/drivers/kubernetes/kubernetes-driver.ts';
-import { replicaObjectName } from '../src/drivers/kubernetes/kubernetes-names.ts';
+import { KubernetesApi } from '../src/adapters/drivers/kubernetes/kubernetes-api.ts';
+import { KubernetesDriver } from '../src/adapters/drivers/kubernetes/kubernetes-driver.ts';
+import { replicaObjectName } from '../src/adapters/drivers/kubernetes/kubernetes-names.ts';
 import {
   KUBERNETES_PERMISSIONS,
   type KubernetesPermission,
-} from '../src/drivers/kubernetes/permissions.ts';
+} from '../src/adapters/drivers/kubernetes/permissions.ts';
 
 /** The `replix` command of this checkout: what the fake kubelet's pods run as the image's CLI. */
 export const REPLIX_BIN = fileURLToPath(new URL('../../cli/bin/replix.js', import.meta.url));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@replix/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unroutedScript } from '../src/drivers/kubernetes/unrouted-backend.ts';
+import { unroutedScript } from '../src/adapters/drivers/kubernetes/unrouted-backend.ts';
 import { eventually } from './reconciler-fixtures.ts';
 
 // The unrouted server's program as the pods run it: the message of the request's host, or a

@@ -15,22 +15,25 @@ const MAP = readFileSync(new URL('../../../ARCHITECTURE.md', import.meta.url), '
  */
 const KNOWN_UPWARD = new Map<string, string>([
   [
-    'drivers/kubernetes/kubernetes-build-runner.ts -> builder/rates.ts',
+    'adapters/drivers/kubernetes/kubernetes-build-runner.ts -> application/builder/rates.ts',
     'the build cost estimate of a Job, as the builder prices its own builds',
   ],
   [
-    'drivers/kubernetes/kubernetes-setup.ts -> builder/artifact-token.ts',
+    'adapters/drivers/kubernetes/kubernetes-setup.ts -> application/builder/artifact-token.ts',
     "instance pods fetch the artifact with the builder's per-build token",
   ],
   [
-    'resources/system/system-queries.ts -> roles/heartbeat.ts',
+    'application/resources/system/system-queries.ts -> roles/heartbeat.ts',
     'the system status reads the heartbeats the roles write',
   ],
   [
-    'resources/system/system-service.ts -> roles/heartbeat.ts',
+    'application/resources/system/system-service.ts -> roles/heartbeat.ts',
     "the system status reports this process's revision, which the heartbeat records",
   ],
-  ['resources/system/system-service.ts -> roles/role.ts', 'the system status lists every role'],
+  [
+    'application/resources/system/system-service.ts -> roles/role.ts',
+    'the system status lists every role',
+  ],
   ['api/probe-routes.ts -> roles/process-probes.ts', "the API's port serves the process probes"],
 ]);
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseLogLine } from '../src/drivers/log-file.ts';
+import { parseLogLine } from '../src/adapters/drivers/log-file.ts';
 
 describe('instance log lines as people read them', () => {
   const now = 1_900_000_000_000;

@@ -4,10 +4,10 @@ import type {
   InstanceHandle,
   LogChunk,
   ReplicaState,
-} from '../src/drivers/driver.ts';
-import type { InstanceKeySet } from '../src/drivers/instance-key-set.ts';
-import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
-import type { Clock } from '../src/reconciler/goal-run.ts';
+} from '../src/adapters/drivers/driver.ts';
+import type { InstanceKeySet } from '../src/adapters/drivers/instance-key-set.ts';
+import type { InstanceLaunch } from '../src/adapters/drivers/instance-launch.ts';
+import type { Clock } from '../src/application/reconciler/goal-run.ts';
 
 /**
  * How a started instance behaves: `loads` answers /health 200 after `loadPolls` health checks;

@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { METRICS_RETENTION_MS, METRICS_SAMPLE_INTERVAL_MS } from '../src/health/metrics-samples.ts';
+import {
+  METRICS_RETENTION_MS,
+  METRICS_SAMPLE_INTERVAL_MS,
+} from '../src/application/health/metrics-samples.ts';
 
 const doc = readFileSync(new URL('../../../docs/limits.md', import.meta.url), 'utf8');
 

@@ -7,10 +7,10 @@ import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../src/adapters/store/open-store.ts';
+import { METRICS_RETENTION_MS } from '../src/application/health/metrics-samples.ts';
 import { resolveControlPlaneConfig } from '../src/config.ts';
-import { METRICS_RETENTION_MS } from '../src/health/metrics-samples.ts';
 import { type RunningControlPlane, startControlPlane } from '../src/start-control-plane.ts';
-import { openStore } from '../src/store/open-store.ts';
 import { STORE_KINDS } from './control-plane-harness.ts';
 import {
   accountOf,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { notify, UNSEEN_NOTIFICATION_CAP } from '../src/events/notifications.ts';
+import { notify, UNSEEN_NOTIFICATION_CAP } from '../src/adapters/events/notifications.ts';
 import {
   STORE_KINDS,
   startTestControlPlane,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PollPauses } from '../src/drivers/kubernetes/poll-pauses.ts';
+import { PollPauses } from '../src/adapters/drivers/kubernetes/poll-pauses.ts';
 
 describe('PollPauses', () => {
   it('starts at the first pause and grows by half each time, up to the longest', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll } from 'vitest';
-import { ProcessDriver } from '../src/drivers/process-driver.ts';
+import { ProcessDriver } from '../src/adapters/drivers/process/process-driver.ts';
 import { runDriverContract } from './driver-contract.ts';
 import { killInstanceProcesses } from './reconciler-fixtures.ts';
 

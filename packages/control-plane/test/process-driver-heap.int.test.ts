@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { newKeyId, newKeySecret } from '@replix/instance-protocol';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
-import { ProcessDriver } from '../src/drivers/process-driver.ts';
+import type { InstanceLaunch } from '../src/adapters/drivers/instance-launch.ts';
+import { ProcessDriver } from '../src/adapters/drivers/process/process-driver.ts';
 
 /** A stand-in instance that answers every request with its own heap limit in MB. */
 const REPORT_HEAP = `

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { testMariaDb } from '@replix/testkit/vitest';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProcessDriver } from '../src/drivers/process-driver.ts';
-import { processesUnder } from '../src/drivers/process-identity.ts';
+import { ProcessDriver } from '../src/adapters/drivers/process/process-driver.ts';
+import { processesUnder } from '../src/adapters/drivers/process-identity.ts';
 import { serveSourceArgs, serveSourceLaunch } from './fixtures/serve-source-launch.ts';
 
 const log = pino({ level: 'silent' });

@@ -7,11 +7,14 @@ import { ConfigError } from '@replix/runtime';
 import { testMariaDb } from '@replix/testkit/vitest';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDriver } from '../src/adapters/drivers/create-driver.ts';
+import type { InstanceLaunch } from '../src/adapters/drivers/instance-launch.ts';
+import {
+  InstanceStartError,
+  ProcessDriver,
+} from '../src/adapters/drivers/process/process-driver.ts';
+import { processesUnder } from '../src/adapters/drivers/process-identity.ts';
 import { resolveControlPlaneConfig } from '../src/config.ts';
-import { createDriver } from '../src/drivers/create-driver.ts';
-import type { InstanceLaunch } from '../src/drivers/instance-launch.ts';
-import { InstanceStartError, ProcessDriver } from '../src/drivers/process-driver.ts';
-import { processesUnder } from '../src/drivers/process-identity.ts';
 import { serveSourceArgs, serveSourceLaunch } from './fixtures/serve-source-launch.ts';
 
 const log = pino({ level: 'silent' });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type OpenStore, openStore } from '../src/adapters/store/open-store.ts';
 import { LoopPulse } from '../src/roles/loop-pulse.ts';
 import { type ProbeServer, startProbeServer } from '../src/roles/probe-server.ts';
 import { DEFAULT_PROBE_WINDOWS, ProcessProbes } from '../src/roles/process-probes.ts';
-import { type OpenStore, openStore } from '../src/store/open-store.ts';
 
 /** A clock the test moves by hand, so windows are crossed without waiting. */
 function manualClock() {

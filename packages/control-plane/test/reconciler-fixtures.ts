@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { newKeyId } from '@replix/instance-protocol';
 import type { Kysely } from 'kysely';
+import { processesUnder } from '../src/adapters/drivers/process-identity.ts';
+import { liveInstancesOf } from '../src/adapters/store/instance-store.ts';
+import type { Store } from '../src/adapters/store/schema.ts';
+import type { SecretBox } from '../src/adapters/store/secret-box.ts';
 import type { Goal } from '../src/domain/goal.ts';
-import { processesUnder } from '../src/drivers/process-identity.ts';
-import { liveInstancesOf } from '../src/store/instance-store.ts';
-import type { Store } from '../src/store/schema.ts';
-import type { SecretBox } from '../src/store/secret-box.ts';
 import {
   insertAccount,
   insertConnection,

@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replicationIdFor } from '../src/domain/replication-id.ts';
 import {
   claimGoal,
   freeDeadLocalLeases,
   releaseLease,
   renewLease,
-} from '../src/store/goal-store.ts';
+} from '../src/adapters/store/goal-store.ts';
+import { replicationIdFor } from '../src/domain/replication-id.ts';
 import {
   STORE_KINDS,
   startTestControlPlane,

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InstanceMetricsReport } from '@replix/instance-protocol';
 import { afterAll, describe, expect, it } from 'vitest';
-import { combineReplicaMetrics } from '../src/drivers/combine-replica-metrics.ts';
-import { readReplicaLogs } from '../src/drivers/replica-logs.ts';
-import { replicaUrlsOf } from '../src/drivers/replica-urls.ts';
-import type { HealthReading } from '../src/health/classify-health.ts';
-import { combineReplicaHealth } from '../src/health/combine-replica-health.ts';
+import { combineReplicaMetrics } from '../src/adapters/drivers/combine-replica-metrics.ts';
+import { readReplicaLogs } from '../src/adapters/drivers/process/replica-logs.ts';
+import { replicaUrlsOf } from '../src/adapters/drivers/replica-urls.ts';
+import type { HealthReading } from '../src/application/health/classify-health.ts';
+import { combineReplicaHealth } from '../src/application/health/combine-replica-health.ts';
 
 const reading = (overrides: Partial<HealthReading>): HealthReading => ({
   health: 'ok',

@@ -4,9 +4,9 @@ import { deriveApiKey, InstanceClient, parseInstanceMetrics } from '@replix/inst
 import { testPostgres } from '@replix/testkit/vitest';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queueResize } from '../src/application/resources/databases/database-actions-service.ts';
+import { instanceStatus } from '../src/application/resources/instance/instance-service.ts';
 import { replicationIdFor } from '../src/domain/replication-id.ts';
-import { queueResize } from '../src/resources/databases/database-actions-service.ts';
-import { instanceStatus } from '../src/resources/instance/instance-service.ts';
 import { startTestControlPlane, type TestControlPlane } from './control-plane-harness.ts';
 import {
   addApiKey,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { afterFailedAttempt } from '../src/jobs/retry-policy.ts';
-import { dropRetryPolicy } from '../src/reconciler/drop-replication-state.ts';
+import { afterFailedAttempt } from '../src/adapters/jobs/retry-policy.ts';
+import { dropRetryPolicy } from '../src/application/reconciler/drop-replication-state.ts';
 
 describe("the retry policy of dropping a source's replication state", () => {
   it('tries 7 times over about 20 hours, then leaves it for an operator', () => {

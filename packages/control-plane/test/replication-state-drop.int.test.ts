@@ -1,14 +1,14 @@
 import { testPostgres } from '@replix/testkit/vitest';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { replicationIdFor } from '../src/domain/replication-id.ts';
-import { DROP_RETRY_SCHEDULE_MS } from '../src/reconciler/drop-replication-state.ts';
-import { DROP_BY_HAND_DOC } from '../src/reconciler/replication-drop-steps.ts';
+import type { Store } from '../src/adapters/store/schema.ts';
+import { DROP_RETRY_SCHEDULE_MS } from '../src/application/reconciler/drop-replication-state.ts';
+import { DROP_BY_HAND_DOC } from '../src/application/reconciler/replication-drop-steps.ts';
 import {
   recordReplicationSource,
   requestReplicationDrop,
-} from '../src/reconciler/replication-sources.ts';
-import type { Store } from '../src/store/schema.ts';
+} from '../src/application/reconciler/replication-sources.ts';
+import { replicationIdFor } from '../src/domain/replication-id.ts';
 import {
   STORE_KINDS,
   startTestControlPlane,

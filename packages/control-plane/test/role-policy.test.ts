@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { hasRole, minimumRole, TEAM_ROLES, type TeamRole } from '../src/identity/role-policy.ts';
+import {
+  hasRole,
+  minimumRole,
+  TEAM_ROLES,
+  type TeamRole,
+} from '../src/application/identity/role-policy.ts';
 
 /** The documented matrix (docs/control-plane/teams-and-2fa.md), one row per kind of route. */
 const MATRIX: Array<[method: string, url: string, minimum: TeamRole]> = [

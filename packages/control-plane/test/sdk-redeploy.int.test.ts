@@ -18,7 +18,7 @@ import {
   ReplixClient,
   type ReplixError,
 } from '../../sdk/src/index.ts';
-import { EndpointRouter } from '../src/drivers/endpoint-router.ts';
+import { EndpointRouter } from '../src/adapters/drivers/process/endpoint-router.ts';
 
 const DATABASE = 'db_redeploy';
 const INSERTS = 60;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BuiltInIssuer } from '../src/identity/built-in-issuer.ts';
+import { BuiltInIssuer } from '../src/application/identity/built-in-issuer.ts';
 import { eventually, instanceProcesses, killInstanceProcesses } from './reconciler-fixtures.ts';
 
 const REPLIX = fileURLToPath(new URL('../../cli/bin/replix.js', import.meta.url));

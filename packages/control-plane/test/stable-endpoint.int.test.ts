@@ -6,9 +6,9 @@ import { deriveApiKey } from '@replix/instance-protocol';
 import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openStore } from '../src/adapters/store/open-store.ts';
 import { resolveControlPlaneConfig } from '../src/config.ts';
 import { type RunningControlPlane, startControlPlane } from '../src/start-control-plane.ts';
-import { openStore } from '../src/store/open-store.ts';
 import {
   addApiKey,
   databaseRow,

@@ -3,9 +3,9 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 
-// Where the control plane's SQL lives (ARCHITECTURE.md, `store/`): the tables of the aggregates
+// Where the control plane's SQL lives (ARCHITECTURE.md, `adapters/store/`): the tables of the aggregates
 // the reconciler, the builder and the API share are read and written by their repository
-// modules in `store/` alone; SQL of any table is in the adapters (`store/`, `jobs/`, `events/`)
+// modules in `adapters/store/` alone; SQL of any table is in the adapters' store, jobs and events
 // and the resources' `*-queries.ts`, and in the few modules listed below.
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
@@ -16,11 +16,11 @@ const AGGREGATE_TABLES = ['databases', 'instances', 'builds', 'deployments'];
 /** Files outside `store/` that name an aggregate's table, each with why: the list only shrinks. */
 const KNOWN_AGGREGATE_READERS = new Map<string, string>([
   [
-    'resources/audit/audit-queries.ts',
+    'application/resources/audit/audit-queries.ts',
     "the audit log's page joins each event's database for its name, in the same query as the other names",
   ],
   [
-    'resources/admin/admin-queries.ts',
+    'application/resources/admin/admin-queries.ts',
     "an operator's customer list counts each account's instances and builds in its one query",
   ],
 ]);
@@ -31,34 +31,34 @@ const KNOWN_AGGREGATE_READERS = new Map<string, string>([
  */
 const KNOWN_SQL_OUTSIDE_ADAPTERS = new Map<string, string>(
   [
-    'builder/run-build.ts',
-    'health/metrics-samples.ts',
-    'identity/principal.ts',
-    'identity/second-factor.ts',
-    'membership/team-membership.ts',
-    'payments/account-plan.ts',
-    'payments/billing-ledger.ts',
-    'payments/local-billing-pages.ts',
-    'payments/local-provider.ts',
-    'payments/plan-usage.ts',
-    'reconciler/deploy-failure-reason.ts',
-    'reconciler/drop-replication-state.ts',
-    'reconciler/instance-launch-for.ts',
-    'reconciler/replication-sources.ts',
-    'resources/account/account-service.ts',
-    'resources/api-keys/api-keys-service.ts',
-    'resources/auth/auth-service.ts',
-    'resources/management-keys/management-keys-service.ts',
-    'resources/notifications/notifications-service.ts',
-    'resources/team/team-service.ts',
-    'resources/webhooks/webhook-records.ts',
-    'resources/webhooks/webhooks-service.ts',
+    'application/builder/run-build.ts',
+    'application/health/metrics-samples.ts',
+    'application/identity/principal.ts',
+    'application/identity/second-factor.ts',
+    'application/membership/team-membership.ts',
+    'application/payments/account-plan.ts',
+    'application/payments/billing-ledger.ts',
+    'application/payments/local-billing-pages.ts',
+    'application/payments/local-provider.ts',
+    'application/payments/plan-usage.ts',
+    'application/reconciler/deploy-failure-reason.ts',
+    'application/reconciler/drop-replication-state.ts',
+    'application/reconciler/instance-launch-for.ts',
+    'application/reconciler/replication-sources.ts',
+    'application/resources/account/account-service.ts',
+    'application/resources/api-keys/api-keys-service.ts',
+    'application/resources/auth/auth-service.ts',
+    'application/resources/management-keys/management-keys-service.ts',
+    'application/resources/notifications/notifications-service.ts',
+    'application/resources/team/team-service.ts',
+    'application/resources/webhooks/webhook-records.ts',
+    'application/resources/webhooks/webhooks-service.ts',
     'roles/heartbeat.ts',
     'roles/process-probes.ts',
-    'webhook-delivery/delivery-leases.ts',
-    'webhook-delivery/enqueue-deliveries.ts',
-    'webhook-delivery/record-attempt.ts',
-    'webhook-delivery/webhook-deliverer.ts',
+    'application/webhook-delivery/delivery-leases.ts',
+    'application/webhook-delivery/enqueue-deliveries.ts',
+    'application/webhook-delivery/record-attempt.ts',
+    'application/webhook-delivery/webhook-deliverer.ts',
   ].map((file) => [
     file,
     'SQL of its own tables (connections, accounts, users, keys, billing, webhooks, heartbeats, replication sources, samples), not yet in a repository module',
@@ -88,11 +88,11 @@ const NAMES_AGGREGATE = new RegExp(
   ].join('|'),
 );
 const HOLDS_SQL = /\b(?:selectFrom|updateTable|insertInto|deleteFrom)\(|\bsql[`<]/;
-const ADAPTERS = ['store/', 'jobs/', 'events/'];
+const ADAPTERS = ['adapters/store/', 'adapters/jobs/', 'adapters/events/'];
 
 it("reads and writes the aggregates' tables only in their repository modules", () => {
   const readers = FILES.filter(
-    ({ file, text }) => !file.startsWith('store/') && NAMES_AGGREGATE.test(text),
+    ({ file, text }) => !file.startsWith('adapters/store/') && NAMES_AGGREGATE.test(text),
   ).map(({ file }) => file);
   expect(readers.filter((file) => !KNOWN_AGGREGATE_READERS.has(file))).toEqual([]);
   expect([...KNOWN_AGGREGATE_READERS.keys()].filter((file) => !readers.includes(file))).toEqual([]);
@@ -116,5 +116,5 @@ it('finds what it looks for', () => {
   expect(NAMES_AGGREGATE.test("innerJoin('databases as d', 'd.id', 'x')")).toBe(true);
   expect(NAMES_AGGREGATE.test('UPDATE builds SET status')).toBe(true);
   expect(NAMES_AGGREGATE.test(".selectFrom('connections')")).toBe(false);
-  expect(FILES.filter(({ file }) => file.startsWith('store/')).length).toBeGreaterThan(5);
+  expect(FILES.filter(({ file }) => file.startsWith('adapters/store/')).length).toBeGreaterThan(5);
 });

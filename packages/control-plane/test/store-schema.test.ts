@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import ts from 'typescript';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type OpenStore, openStore } from '../src/store/open-store.ts';
+import { type OpenStore, openStore } from '../src/adapters/store/open-store.ts';
 
 // The table types Kysely checks every query against (store/schema.ts) say what the migrations
 // made: the same tables, the same columns, and null where a column may hold it.
@@ -21,7 +21,7 @@ type Columns = Record<string, 'null' | 'not null'>;
 
 /** Each table of `interface Store` in schema.ts, with its columns as the types declare them. */
 function declaredTables(): Record<string, Columns> {
-  const path = new URL('../src/store/schema.ts', import.meta.url);
+  const path = new URL('../src/adapters/store/schema.ts', import.meta.url);
   const source = ts.createSourceFile(
     'schema.ts',
     readFileSync(path, 'utf8'),

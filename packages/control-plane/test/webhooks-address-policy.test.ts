@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   type BlockedReason,
   blockedAddressReason,
-} from '../src/webhook-delivery/address-policy.ts';
+} from '../src/application/webhook-delivery/address-policy.ts';
 import {
   resolveWebhookTarget,
   WebhookTargetError,
-} from '../src/webhook-delivery/resolve-webhook-target.ts';
-import { retryDelayMs } from '../src/webhook-delivery/retry-schedule.ts';
+} from '../src/application/webhook-delivery/resolve-webhook-target.ts';
+import { retryDelayMs } from '../src/application/webhook-delivery/retry-schedule.ts';
 
 describe('the webhook address policy', () => {
   it.each([

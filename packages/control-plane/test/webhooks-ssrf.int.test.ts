@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_ATTEMPTS } from '../src/application/webhook-delivery/retry-schedule.ts';
+import { startWebhookDeliverer } from '../src/application/webhook-delivery/webhook-deliverer.ts';
 import type { RunningRole } from '../src/roles/role.ts';
-import { MAX_ATTEMPTS } from '../src/webhook-delivery/retry-schedule.ts';
-import { startWebhookDeliverer } from '../src/webhook-delivery/webhook-deliverer.ts';
 import {
   STORE_KINDS,
   startTestControlPlane,

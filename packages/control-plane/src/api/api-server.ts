@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { Principal } from '../identity/principal.ts';
+import type { Principal } from '../application/identity/principal.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
+import type { Driver } from '../adapters/drivers/driver.ts';
+import type { PlatformEvents } from '../adapters/events/platform-events.ts';
+import type { StoreDb } from '../adapters/store/open-store.ts';
+import type { SecretBox } from '../adapters/store/secret-box.ts';
+import type { BuiltInIssuer } from '../application/identity/built-in-issuer.ts';
+import type { TokenVerifier } from '../application/identity/token-verifier.ts';
 import type { ControlPlaneConfig } from '../config.ts';
-import type { Driver } from '../drivers/driver.ts';
-import type { PlatformEvents } from '../events/platform-events.ts';
-import type { BuiltInIssuer } from '../identity/built-in-issuer.ts';
-import type { TokenVerifier } from '../identity/token-verifier.ts';
-import type { StoreDb } from '../store/open-store.ts';
-import type { SecretBox } from '../store/secret-box.ts';
 
 /** What route handlers work with; one per control-plane process. */
 export interface ApiContext {

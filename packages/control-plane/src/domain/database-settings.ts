@@ -5,7 +5,7 @@ import {
   type WhereConfigIssue,
 } from '@replix/sources';
 import type { Selectable } from 'kysely';
-import type { DatabaseTable, DeployedInstanceConfig } from '../store/schema.ts';
+import type { DatabaseTable, DeployedInstanceConfig } from '../adapters/store/schema.ts';
 import { ApiError } from './errors.ts';
 import { INSTANCE_SIZE_NAMES, INSTANCE_SIZES, type InstanceSize } from './plans.ts';
 

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { StoreDb } from '../store/open-store.ts';
+import type { StoreDb } from '../adapters/store/open-store.ts';
 import type { LoopPulse } from './loop-pulse.ts';
 
 /** Where every control-plane process answers its probes (the API's port or the probe listener). */

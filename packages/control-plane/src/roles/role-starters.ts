@@ -1,10 +1,10 @@
-import { startBuilder } from '../builder/builder-role.ts';
-import { introspectSource } from '../builder/introspect-source.ts';
-import { createBuildRunner } from '../drivers/create-driver.ts';
-import { startHealthMonitor } from '../health/health-monitor-role.ts';
-import { startReconciler } from '../reconciler/reconciler-role.ts';
-import { BUILD_LEASE_MS } from '../store/build-queue.ts';
-import { startWebhookDeliverer } from '../webhook-delivery/webhook-deliverer.ts';
+import { createBuildRunner } from '../adapters/drivers/create-driver.ts';
+import { BUILD_LEASE_MS } from '../adapters/store/build-queue.ts';
+import { startBuilder } from '../application/builder/builder-role.ts';
+import { introspectSource } from '../application/builder/introspect-source.ts';
+import { startHealthMonitor } from '../application/health/health-monitor-role.ts';
+import { startReconciler } from '../application/reconciler/reconciler-role.ts';
+import { startWebhookDeliverer } from '../application/webhook-delivery/webhook-deliverer.ts';
 import type { LoopPulse } from './loop-pulse.ts';
 import type { RoleContext, RoleName, RunningRole } from './role.ts';
 

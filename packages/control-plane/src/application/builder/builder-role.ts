@@ -1,0 +1,95 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  BUILD_LEASE_MS,
+  claimBuild,
+  expireDeadLocalBuildLeases,
+  failLostBuilds,
+} from '../../adapters/store/build-queue.ts';
+import type { LoopPulse } from '../../roles/loop-pulse.ts';
+import type { RoleContext, RunningRole } from '../../roles/role.ts';
+import type { BuildRunner } from './build-runner.ts';
+import { computeTypeFor } from './rates.ts';
+import type { SourceIntrospector } from './run-build.ts';
+import { runClaimedBuild } from './run-claimed-build.ts';
+
+export interface BuilderOptions {
+  readonly introspect: SourceIntrospector;
+  /** Where claimed builds run; in this process unless given (the Kubernetes driver: Jobs). */
+  readonly runner?: BuildRunner;
+  /** How long an idle builder waits before looking for work again. */
+  readonly pollMs?: number;
+  readonly leaseMs?: number;
+  /** Told of each pass and, during a build, of each renewed lease (the process's probes). */
+  readonly pulse?: LoopPulse;
+}
+
+/** Runs claimed builds in the builder's own process. */
+export function localBuildRunner(
+  context: RoleContext,
+  options: Pick<BuilderOptions, 'introspect' | 'leaseMs'>,
+): BuildRunner {
+  const computeType = computeTypeFor(context.driver.name);
+  return {
+    async run(claim, stopping, progressed) {
+      await runClaimedBuild(claim, {
+        db: context.db,
+        log: context.log,
+        dataDir: context.config.dataDir,
+        secrets: context.secrets,
+        introspect: options.introspect,
+        computeType,
+        ...(options.leaseMs ? { leaseMs: options.leaseMs } : {}),
+        stopping,
+        ...(progressed ? { onLeaseRenewed: progressed } : {}),
+      });
+    },
+  };
+}
+
+/**
+ * The builder role: a worker that claims one build at a time (queued, or lost by another
+ * builder) and runs it through its runner, which records the outcome. It emits no platform
+ * events: the reconciler reports build.completed / build.failed when it sees the result.
+ * Closing it puts a build running in this process back in the queue without counting the
+ * attempt (a build running in a Job goes on there).
+ */
+export async function startBuilder(
+  context: RoleContext,
+  options: BuilderOptions,
+): Promise<RunningRole> {
+  const { db, log } = context;
+  const owner = `${context.processId}:builder`;
+  const pollMs = options.pollMs ?? 500;
+  const leaseMs = options.leaseMs ?? BUILD_LEASE_MS;
+  const runner = options.runner ?? localBuildRunner(context, options);
+  const stopping = new AbortController();
+
+  const loop = (async () => {
+    while (!stopping.signal.aborted) {
+      try {
+        await expireDeadLocalBuildLeases(db);
+        await failLostBuilds(db);
+        const claim = await claimBuild(db, owner, leaseMs);
+        options.pulse?.passed();
+        if (claim) {
+          log.info({ buildId: claim.build.id, attempt: claim.attempt }, 'build claimed');
+          // A long build is progress while its lease holds.
+          await runner.run(claim, stopping.signal, () => options.pulse?.passed());
+          continue;
+        }
+      } catch (error) {
+        if (stopping.signal.aborted) break;
+        options.pulse?.failed();
+        log.error({ err: error }, 'builder loop failed; retrying');
+      }
+      await sleep(pollMs, undefined, { signal: stopping.signal }).catch(() => {});
+    }
+  })();
+
+  return {
+    async close() {
+      stopping.abort();
+      await loop;
+    },
+  };
+}

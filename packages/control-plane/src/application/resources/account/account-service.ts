@@ -1,0 +1,59 @@
+/** The caller's account and their acceptance of the terms of service. */
+
+import { recordAudit } from '../../../adapters/events/audit-log.ts';
+import type { StoreDb } from '../../../adapters/store/open-store.ts';
+import type { Principal } from '../../identity/principal.ts';
+import { accountPlan } from '../../payments/account-plan.ts';
+import { accountUsage } from '../../payments/plan-usage.ts';
+import { limitsResource } from '../billing/limits-resource.ts';
+import { iso } from '../common-schemas.ts';
+import { acceptedTos, accountRow, latestTosAcceptance } from './account-queries.ts';
+
+/** The caller's account: plan, role, terms acceptance (against `termsVersion`), limits, usage. */
+export async function accountOf(db: StoreDb, principal: Principal, termsVersion: string) {
+  const { accountId, userId, email, role, admin } = principal;
+  const account = await accountRow(db, accountId);
+  const plan = await accountPlan(db, accountId);
+  const latest = await latestTosAcceptance(db, userId);
+  const current = await acceptedTos(db, userId, termsVersion);
+  return {
+    id: account.id,
+    email: account.email,
+    createdAt: iso(account.created_at),
+    plan: plan.plan,
+    user: { id: userId, email, role, admin },
+    tosAcceptedVersion: latest?.version ?? null,
+    tosAcceptedAt: iso(latest?.accepted_at ?? null),
+    currentTosVersion: termsVersion,
+    tosAccepted: current,
+    limits: limitsResource(plan.limits),
+    usage: await accountUsage(db, accountId),
+  };
+}
+
+/** Records the caller's acceptance of `version`; accepting it again keeps the first. */
+export async function acceptTos(
+  db: StoreDb,
+  { accountId, userId }: Pick<Principal, 'accountId' | 'userId'>,
+  version: string,
+  termsVersion: string,
+) {
+  await db.transaction().execute(async (tx) => {
+    const inserted = await tx
+      .insertInto('tos_acceptances')
+      .values({ user_id: userId, account_id: accountId, version })
+      .onConflict((oc) => oc.columns(['user_id', 'version']).doNothing())
+      .returning('version')
+      .executeTakeFirst();
+    if (inserted) {
+      await recordAudit(tx, {
+        accountId,
+        entityType: 'user',
+        entityId: userId,
+        eventType: 'account.tos_accepted',
+        payload: { version, current: version === termsVersion },
+      });
+    }
+  });
+  return { ok: true, version };
+}

@@ -1,0 +1,221 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type SourceBackend, sourceDialect } from '@replix/sources';
+import type { Selectable } from 'kysely';
+import { recordAudit } from '../../../adapters/events/audit-log.ts';
+import {
+  countLiveDatabases,
+  insertDatabaseRow,
+  listDatabaseRows,
+  updateLiveDatabaseRow,
+} from '../../../adapters/store/database-store.ts';
+import { fieldChanges } from '../../../adapters/store/field-changes.ts';
+import type { ConnectionTable, DatabaseTable } from '../../../adapters/store/schema.ts';
+import type { SecretBox } from '../../../adapters/store/secret-box.ts';
+import { ownedConnection, ownedDatabase } from '../../../adapters/store/tenancy.ts';
+import type { ApiContext } from '../../../api/context.ts';
+import { validSchemaConfig } from '../../../domain/database-settings.ts';
+import { ApiError } from '../../../domain/errors.ts';
+import {
+  assertDatabaseCount,
+  assertInstanceSize,
+  assertPollInterval,
+  assertRegion,
+  assertReplicas,
+} from '../../../domain/plan-enforcement.ts';
+import type { InstanceSize } from '../../../domain/plans.ts';
+import { accountPlan } from '../../payments/account-plan.ts';
+import { sourceReadiness } from '../../source-access/source-readiness.ts';
+import { readSourceSchema } from '../../source-access/source-schema-read.ts';
+import {
+  backendOfConnection,
+  connectionOfDatabase,
+  lockAccountRow,
+  lockLiveConnection,
+} from './databases-queries.ts';
+import {
+  type CreateDatabaseBody,
+  databaseResource,
+  type UpdateDatabaseBody,
+} from './databases-schemas.ts';
+
+type Context = Pick<ApiContext, 'db' | 'secrets'>;
+
+export async function listDatabases({ db }: Context, accountId: string) {
+  return (await listDatabaseRows(db, accountId)).map(databaseResource);
+}
+
+export async function getDatabase({ db }: Context, accountId: string, id: string) {
+  return databaseResource(await ownedDatabase(db, accountId, id));
+}
+
+/**
+ * Creates a draft database on one of the account's connections. The schema config is
+ * validated, the region, size, sync interval and database count checked against the plan; the
+ * defaults come from the connection and the schema config.
+ */
+export async function createDatabase(
+  { db, secrets }: Context,
+  accountId: string,
+  body: CreateDatabaseBody,
+) {
+  const connection = await ownedConnection(db, accountId, body.connectionId);
+  const schemaConfig = body.schemaConfig ?? {};
+  const config = validSchemaConfig(schemaConfig, connection.backend as SourceBackend);
+  const plan = await accountPlan(db, accountId);
+  const { limits } = plan;
+  const region = body.region ?? connection.default_region;
+  assertRegion(plan, region);
+  const instanceSize: InstanceSize = body.instanceSize ?? 'xs';
+  assertInstanceSize(plan, instanceSize);
+  const replicas = body.replicas ?? 1;
+  assertReplicas(plan, replicas);
+  // Neither the body nor the config chose a sync mode: CDC where the source can do it.
+  const chosenMode = body.syncMode ?? explicitSyncMode(schemaConfig);
+  const cdcProblem =
+    chosenMode === undefined
+      ? await cdcUnavailableReason(connection, secrets, body.sourceSchema)
+      : undefined;
+  const syncMode = chosenMode ?? (cdcProblem ? 'poll' : config.sync.mode);
+  const configInterval = Math.max(1, Math.round(config.sync.interval));
+  const syncInterval =
+    body.syncInterval ??
+    (syncMode === 'poll'
+      ? Math.max(configInterval, limits.pollModeMinSyncInterval)
+      : configInterval);
+  assertPollInterval(plan, syncMode, syncInterval);
+  const id = randomUUID();
+  const now = new Date();
+  const row = await db.transaction().execute(async (tx) => {
+    // Serialises creations per account (the count below) and against deleting the connection.
+    await lockAccountRow(tx, accountId);
+    if (!(await lockLiveConnection(tx, connection.id))) {
+      throw new ApiError('not_found', 'Connection not found.');
+    }
+    assertDatabaseCount(plan, await countLiveDatabases(tx, accountId));
+    const inserted = await insertDatabaseRow(tx, {
+      id,
+      account_id: accountId,
+      connection_id: connection.id,
+      name: body.name,
+      source_schema: body.sourceSchema,
+      schema_config: JSON.stringify(schemaConfig),
+      region,
+      instance_size: instanceSize,
+      replicas,
+      sync_mode: syncMode,
+      sync_interval: syncInterval,
+      sync_mode_reason: cdcProblem ?? null,
+      log_level: body.logLevel ?? 'info',
+      safety_net: body.safetyNet ?? Math.round(config.sync.safety_net),
+      status: 'draft',
+      goal: null,
+      key_secret_enc: secrets.seal(randomBytes(32)),
+      created_at: now,
+      updated_at: now,
+    });
+    await recordAudit(tx, {
+      accountId,
+      databaseId: id,
+      entityType: 'database',
+      entityId: id,
+      eventType: 'database.created',
+      payload: { name: body.name, connectionId: connection.id, region, instanceSize, replicas },
+    });
+    return inserted;
+  });
+  return databaseResource(row);
+}
+
+/** The `sync.mode` a schema config sets itself, if it does. */
+function explicitSyncMode(schemaConfig: Record<string, unknown>): 'cdc' | 'poll' | undefined {
+  const sync = schemaConfig.sync;
+  if (typeof sync !== 'object' || sync === null) return undefined;
+  const mode = (sync as Record<string, unknown>).mode;
+  return mode === 'cdc' || mode === 'poll' ? mode : undefined;
+}
+
+/** How long creating a database waits for the source's answer before assuming CDC works. */
+const READINESS_TIMEOUT_MS = 5000;
+
+/**
+ * Why the source cannot do change data capture (the connection test's verdict), or undefined
+ * when it can, or does not answer in time (the deploy will say so then).
+ */
+async function cdcUnavailableReason(
+  connection: Selectable<ConnectionTable>,
+  secrets: SecretBox,
+  sourceSchema: string,
+): Promise<string | undefined> {
+  const test = await Promise.race([
+    sourceReadiness(connection, secrets, sourceSchema).catch(() => undefined),
+    sleep(READINESS_TIMEOUT_MS, undefined, { ref: false }),
+  ]);
+  const changeLog = test?.ok ? test.binlog : undefined;
+  if (!changeLog || changeLog.ready) return undefined;
+  const logName = sourceDialect(connection.backend).changeLog.name.toLowerCase();
+  const why = changeLog.logBin
+    ? `the source is not set up for change data capture (${changeLog.issues.join(' ')})`
+    : `the source’s ${logName} is off`;
+  return `Poll: ${why}, so CDC is not available.`;
+}
+
+/** Changes settings; they become pending changes until a rebuild or reconfigure. */
+export async function updateDatabase(
+  { db }: Context,
+  accountId: string,
+  id: string,
+  body: UpdateDatabaseBody,
+) {
+  const current = await ownedDatabase(db, accountId, id);
+  const { changes, changed, set } = fieldChanges<DatabaseTable>();
+  if (body.schemaConfig !== undefined) {
+    const backend = await backendOfConnection(db, current.connection_id);
+    validSchemaConfig(body.schemaConfig, backend as SourceBackend);
+    set('schemaConfig', 'schema_config', JSON.stringify(body.schemaConfig));
+  }
+  if (body.name !== undefined) set('name', 'name', body.name);
+  if (body.sourceSchema !== undefined) set('sourceSchema', 'source_schema', body.sourceSchema);
+  if (body.syncMode !== undefined) {
+    set('syncMode', 'sync_mode', body.syncMode);
+    // The user has chosen: Replix's reason for its own choice no longer applies.
+    changes.sync_mode_reason = null;
+  }
+  if (body.logLevel !== undefined) set('logLevel', 'log_level', body.logLevel);
+  if (body.safetyNet !== undefined) set('safetyNet', 'safety_net', body.safetyNet);
+  if (body.syncMode !== undefined || body.syncInterval !== undefined) {
+    const plan = await accountPlan(db, accountId);
+    const syncMode = body.syncMode ?? current.sync_mode;
+    // Switching to poll without an interval: the plan's fastest poll, not CDC's 1 s.
+    const syncInterval =
+      body.syncInterval ??
+      (syncMode === 'poll'
+        ? Math.max(current.sync_interval, plan.limits.pollModeMinSyncInterval)
+        : current.sync_interval);
+    assertPollInterval(plan, syncMode, syncInterval);
+    if (syncInterval !== current.sync_interval || body.syncInterval !== undefined) {
+      set('syncInterval', 'sync_interval', syncInterval);
+    }
+  }
+  const row = await db.transaction().execute(async (tx) => {
+    const updated = await updateLiveDatabaseRow(tx, current.id, changes);
+    if (!updated) throw new ApiError('not_found', 'Database not found.');
+    await recordAudit(tx, {
+      accountId,
+      databaseId: current.id,
+      entityType: 'database',
+      entityId: current.id,
+      eventType: 'database.updated',
+      payload: { changed },
+    });
+    return updated;
+  });
+  return databaseResource(row);
+}
+
+/** The database's source schema, read live through its connection. */
+export async function readDatabaseSchema({ db, secrets }: Context, accountId: string, id: string) {
+  const database = await ownedDatabase(db, accountId, id);
+  const connection = await connectionOfDatabase(db, accountId, database);
+  return readSourceSchema(connection, secrets, database.source_schema);
+}

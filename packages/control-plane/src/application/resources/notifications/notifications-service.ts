@@ -1,0 +1,66 @@
+/**
+ * In-app notifications per database. At most UNSEEN_NOTIFICATION_CAP unseen ones are listed;
+ * older unseen ones are skipped (counted in `skippedCount`), the audit log keeps everything.
+ */
+import type { Static } from 'typebox';
+import { recordAudit } from '../../../adapters/events/audit-log.ts';
+import type { StoreDb } from '../../../adapters/store/open-store.ts';
+import { iso } from '../common-schemas.ts';
+import { countsOf, unseenNotifications } from './notifications-queries.ts';
+import type { Notification } from './notifications-schemas.ts';
+
+export async function listNotifications(db: StoreDb, databaseId: string) {
+  const [rows, tally] = await Promise.all([
+    unseenNotifications(db, databaseId),
+    countsOf(db, databaseId),
+  ]);
+  return {
+    notifications: rows.map((row) => ({
+      id: row.id,
+      eventType: row.event_type,
+      message: row.message,
+      detail: row.detail,
+      severity: row.severity as Static<typeof Notification>['severity'],
+      sticky: row.sticky,
+      createdAt: iso(row.created_at),
+    })),
+    ...tally,
+  };
+}
+
+/**
+ * Marks the named notifications seen, or without `ids` every one but sticky ones (clearing the
+ * skipped ones too); answers the counts after.
+ */
+export async function markSeen(
+  db: StoreDb,
+  accountId: string,
+  databaseId: string,
+  ids: readonly string[] | undefined,
+) {
+  await db.transaction().execute(async (tx) => {
+    let update = tx
+      .updateTable('notifications')
+      .set({ seen_at: new Date() })
+      .where('database_id', '=', databaseId)
+      .where('seen_at', 'is', null);
+    if (ids) {
+      if (ids.length === 0) return;
+      update = update.where('id', 'in', ids);
+    } else {
+      // A skipped notification is never listed, so it cannot be named: "all" clears it.
+      update = update.where((eb) => eb.or([eb('sticky', '=', false), eb('skipped', '=', true)]));
+    }
+    const marked = await update.returning('id').execute();
+    if (marked.length > 0)
+      await recordAudit(tx, {
+        accountId,
+        databaseId,
+        entityType: 'database',
+        entityId: databaseId,
+        eventType: 'notification.seen',
+        payload: { count: marked.length, all: !ids },
+      });
+  });
+  return countsOf(db, databaseId);
+}

@@ -1,0 +1,83 @@
+import type { Selectable } from 'kysely';
+import type { StoreDb } from '../../../adapters/store/open-store.ts';
+import type {
+  WebhookAttemptTable,
+  WebhookDeliveryTable,
+  WebhookSubscriptionTable,
+} from '../../../adapters/store/schema.ts';
+import type { DeliveryStatus } from '../../webhook-delivery/delivery-status.ts';
+import type { WebhookEventType } from '../../webhook-delivery/webhook-event-types.ts';
+
+/** Deliveries the history shows (spec §8: the last 50). */
+export const DELIVERY_HISTORY_LIMIT = 50;
+/** Attempts listed per delivery, newest first. */
+export const ATTEMPTS_PER_DELIVERY = 20;
+
+export function subscriptionRecord(row: Selectable<WebhookSubscriptionTable>) {
+  return {
+    id: row.id,
+    databaseId: row.database_id,
+    url: row.url,
+    // Written only from the validated create body.
+    eventTypes: row.event_types as WebhookEventType[],
+    description: row.description,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+type AttemptRow = Selectable<WebhookAttemptTable>;
+
+/**
+ * A delivery as the API shows it (spec §2 WebhookDelivery). Fields without a value (no
+ * attempt yet, nothing scheduled, not delivered) are left out rather than null, as the spec
+ * types them.
+ */
+export function deliveryRecord(row: Selectable<WebhookDeliveryTable>, attempts: AttemptRow[]) {
+  return {
+    id: row.id,
+    subscriptionId: row.subscription_id,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    status: row.status as DeliveryStatus,
+    attemptCount: row.attempt_count,
+    ...(row.next_attempt_at ? { nextAttemptAt: row.next_attempt_at.toISOString() } : {}),
+    ...(row.last_attempt_at ? { lastAttemptAt: row.last_attempt_at.toISOString() } : {}),
+    ...(row.last_status_code !== null ? { lastStatusCode: row.last_status_code } : {}),
+    ...(row.last_error !== null ? { lastError: row.last_error } : {}),
+    ...(row.delivered_at ? { deliveredAt: row.delivered_at.toISOString() } : {}),
+    createdAt: row.created_at.toISOString(),
+    attempts: attempts.map((attempt) => ({
+      attempt: attempt.attempt,
+      attemptedAt: attempt.attempted_at.toISOString(),
+      durationMs: attempt.duration_ms,
+      ...(attempt.status_code !== null ? { statusCode: attempt.status_code } : {}),
+      ...(attempt.error !== null ? { error: attempt.error } : {}),
+      succeeded: attempt.succeeded,
+    })),
+  };
+}
+
+/** The API records of the given delivery rows, each with its latest attempts. */
+export async function deliveryRecords(
+  db: StoreDb,
+  rows: Selectable<WebhookDeliveryTable>[],
+): Promise<ReturnType<typeof deliveryRecord>[]> {
+  if (rows.length === 0) return [];
+  const attempts = await db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where(
+      'delivery_id',
+      'in',
+      rows.map((row) => row.id),
+    )
+    .orderBy('seq', 'desc')
+    .execute();
+  const byDelivery = new Map<string, AttemptRow[]>();
+  for (const attempt of attempts) {
+    const list = byDelivery.get(attempt.delivery_id) ?? [];
+    if (list.length < ATTEMPTS_PER_DELIVERY) list.push(attempt);
+    byDelivery.set(attempt.delivery_id, list);
+  }
+  return rows.map((row) => deliveryRecord(row, byDelivery.get(row.id) ?? []));
+}
