@@ -32,13 +32,13 @@ import {
   type KubernetesPermission,
   LOG_READ_PERMISSIONS,
 } from '../packages/control-plane/src/adapters/drivers/kubernetes/permissions.ts';
+import { PROBE_PATHS } from '../packages/control-plane/src/api/process-probes.ts';
 import {
   CONTROL_PLANE_VARIABLES,
   type ControlPlaneConfig,
   resolveControlPlaneConfig,
 } from '../packages/control-plane/src/config.ts';
-import { PROBE_PATHS } from '../packages/control-plane/src/roles/process-probes.ts';
-import { ROLE_NAMES } from '../packages/control-plane/src/roles/role.ts';
+import { ROLE_NAMES } from '../packages/control-plane/src/domain/role-names.ts';
 import { type RenderedObject, renderKustomization } from './render-kustomization.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

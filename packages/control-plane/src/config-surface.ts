@@ -13,4 +13,4 @@ export {
   dataDirOf,
   resolveControlPlaneConfig,
 } from './config.ts';
-export { ROLE_NAMES, type RoleName } from './roles/role.ts';
+export { ROLE_NAMES, type RoleName } from './domain/role-names.ts';

@@ -6,6 +6,7 @@ import { startTracing } from '@replix/runtime/tracing';
 import type { Logger } from 'pino';
 import { createDriver } from './adapters/drivers/create-driver.ts';
 import { PlatformEvents } from './adapters/events/platform-events.ts';
+import { startHeartbeat } from './adapters/store/heartbeat-store.ts';
 import { markHealthUnknown } from './adapters/store/instance-store.ts';
 import { type OpenStore, openStore } from './adapters/store/open-store.ts';
 import { SecretBox } from './adapters/store/secret-box.ts';
@@ -13,6 +14,7 @@ import type { ApiServer } from './api/api-server.ts';
 import { buildApi } from './api/build-api.ts';
 import type { ApiContext } from './api/context.ts';
 import { registerProbeRoutes } from './api/probe-routes.ts';
+import { type ProbeWindows, ProcessProbes } from './api/process-probes.ts';
 import { BuiltInIssuer } from './application/identity/built-in-issuer.ts';
 import {
   builtInTokenVerifier,
@@ -21,11 +23,10 @@ import {
 } from './application/identity/token-verifier.ts';
 import { enqueueWebhookDeliveries } from './application/webhook-delivery/enqueue-deliveries.ts';
 import type { ControlPlaneConfig } from './config.ts';
-import { startHeartbeat } from './roles/heartbeat.ts';
+import type { RoleName } from './domain/role-names.ts';
 import { LoopPulse } from './roles/loop-pulse.ts';
 import { startProbeServer } from './roles/probe-server.ts';
-import { type ProbeWindows, ProcessProbes } from './roles/process-probes.ts';
-import type { RoleContext, RoleName, RunningRole } from './roles/role.ts';
+import type { RoleContext, RunningRole } from './roles/role.ts';
 import { ROLE_STARTERS } from './roles/role-starters.ts';
 
 export interface StartControlPlaneOptions {

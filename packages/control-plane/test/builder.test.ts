@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { DatabaseTable } from '../src/adapters/store/schema.ts';
 import { buildFailureMessage } from '../src/application/builder/build-failure-message.ts';
 import { databaseConfigHash } from '../src/application/builder/config-hash.ts';
-import { buildCostCents, computeTypeFor } from '../src/application/builder/rates.ts';
 import { BuildError, buildSchemaConfig } from '../src/application/builder/run-build.ts';
+import { buildCostCents, computeTypeFor } from '../src/domain/build-rates.ts';
 import { ApiError } from '../src/domain/errors.ts';
 
 const database = (overrides: Partial<Selectable<DatabaseTable>> = {}) =>

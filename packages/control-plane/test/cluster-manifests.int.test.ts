@@ -14,7 +14,7 @@ import type { KubernetesObject } from '../src/adapters/drivers/kubernetes/kubern
 import { type OpenStore, openStore } from '../src/adapters/store/open-store.ts';
 import { SecretBox } from '../src/adapters/store/secret-box.ts';
 import { artifactDirFor } from '../src/application/builder/artifact-paths.ts';
-import { ROLE_NAMES } from '../src/roles/role.ts';
+import { ROLE_NAMES } from '../src/domain/role-names.ts';
 import { REPLIX_BIN, throughGateway } from './kubernetes-test-cluster.ts';
 import { addApiKey, eventually, seedProvision, statusReached } from './reconciler-fixtures.ts';
 

@@ -6,7 +6,7 @@ import { testPostgres } from '@replix/testkit/vitest';
 import pino from 'pino';
 import { openStore } from '../src/adapters/store/open-store.ts';
 import { resolveControlPlaneConfig } from '../src/config.ts';
-import type { RoleName } from '../src/roles/role.ts';
+import type { RoleName } from '../src/domain/role-names.ts';
 import { type RunningControlPlane, startControlPlane } from '../src/start-control-plane.ts';
 
 export type StoreKind = 'pglite' | 'postgres';

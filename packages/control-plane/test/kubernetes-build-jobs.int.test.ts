@@ -16,10 +16,10 @@ import {
 } from '../src/adapters/drivers/kubernetes/kubernetes-object.ts';
 import { BUILDER_PERMISSIONS } from '../src/adapters/drivers/kubernetes/permissions.ts';
 import { artifactDirFor } from '../src/application/builder/artifact-paths.ts';
-import { artifactToken } from '../src/application/builder/artifact-token.ts';
 import { startBuilder } from '../src/application/builder/builder-role.ts';
 import { introspectSource } from '../src/application/builder/introspect-source.ts';
 import { queueBuild } from '../src/application/resources/builds/queue-build.ts';
+import { artifactToken } from '../src/domain/artifact-token.ts';
 import type { RunningRole } from '../src/roles/role.ts';
 import { finishedBuild, testSourceDatabase } from './builder-helpers.ts';
 import { startTestControlPlane, type TestControlPlane } from './control-plane-harness.ts';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OpenStore, openStore } from '../src/adapters/store/open-store.ts';
+import { DEFAULT_PROBE_WINDOWS, ProcessProbes } from '../src/api/process-probes.ts';
 import { LoopPulse } from '../src/roles/loop-pulse.ts';
 import { type ProbeServer, startProbeServer } from '../src/roles/probe-server.ts';
-import { DEFAULT_PROBE_WINDOWS, ProcessProbes } from '../src/roles/process-probes.ts';
 
 /** A clock the test moves by hand, so windows are crossed without waiting. */
 function manualClock() {

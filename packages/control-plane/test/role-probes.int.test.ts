@@ -1,6 +1,6 @@
 import { testPostgres } from '@replix/testkit/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RoleName } from '../src/roles/role.ts';
+import type { RoleName } from '../src/domain/role-names.ts';
 import { startTestControlPlane, type TestControlPlane } from './control-plane-harness.ts';
 import { eventually } from './reconciler-fixtures.ts';
 

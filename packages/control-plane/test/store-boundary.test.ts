@@ -53,8 +53,6 @@ const KNOWN_SQL_OUTSIDE_ADAPTERS = new Map<string, string>(
     'application/resources/team/team-service.ts',
     'application/resources/webhooks/webhook-records.ts',
     'application/resources/webhooks/webhooks-service.ts',
-    'roles/heartbeat.ts',
-    'roles/process-probes.ts',
     'application/webhook-delivery/delivery-leases.ts',
     'application/webhook-delivery/enqueue-deliveries.ts',
     'application/webhook-delivery/record-attempt.ts',

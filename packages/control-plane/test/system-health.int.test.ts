@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTROL_PLANE_REVISION, HEARTBEAT_STALE_MS } from '../src/roles/heartbeat.ts';
+import {
+  CONTROL_PLANE_REVISION,
+  HEARTBEAT_STALE_MS,
+} from '../src/adapters/store/heartbeat-store.ts';
 import {
   STORE_KINDS,
   startTestControlPlane,

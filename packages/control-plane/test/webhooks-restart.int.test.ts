@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../src/adapters/store/open-store.ts';
 import { startWebhookDeliverer } from '../src/application/webhook-delivery/webhook-deliverer.ts';
 import { resolveControlPlaneConfig } from '../src/config.ts';
-import type { RoleName } from '../src/roles/role.ts';
+import type { RoleName } from '../src/domain/role-names.ts';
 import { type RunningControlPlane, startControlPlane } from '../src/start-control-plane.ts';
 import { STORE_KINDS } from './control-plane-harness.ts';
 import { insertAccount, insertDatabase, insertWebhookSubscription } from './lifecycle-fixtures.ts';

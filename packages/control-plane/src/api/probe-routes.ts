@@ -1,5 +1,5 @@
-import { PROBE_PATHS, type ProcessProbes } from '../roles/process-probes.ts';
 import type { ApiServer } from './api-server.ts';
+import { PROBE_PATHS, type ProcessProbes } from './process-probes.ts';
 
 /**
  * `/live` and `/ready` on the API's own port, for a load balancer or the kubelet: public, out of

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PROBE_PATHS, type ProbeAnswer, type ProcessProbes } from './process-probes.ts';
+import { PROBE_PATHS, type ProbeAnswer, type ProcessProbes } from '../api/process-probes.ts';
 
 export interface ProbeServer {
   /** `http://host:port`, the port it holds. */

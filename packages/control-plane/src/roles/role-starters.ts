@@ -5,8 +5,9 @@ import { introspectSource } from '../application/builder/introspect-source.ts';
 import { startHealthMonitor } from '../application/health/health-monitor-role.ts';
 import { startReconciler } from '../application/reconciler/reconciler-role.ts';
 import { startWebhookDeliverer } from '../application/webhook-delivery/webhook-deliverer.ts';
+import type { RoleName } from '../domain/role-names.ts';
 import type { LoopPulse } from './loop-pulse.ts';
-import type { RoleContext, RoleName, RunningRole } from './role.ts';
+import type { RoleContext, RunningRole } from './role.ts';
 
 export interface RoleStarter {
   /** How often the role's loop reports to its pulse at the slowest, when it works normally. */

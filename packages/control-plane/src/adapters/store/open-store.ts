@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
-import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
+import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { lockDataFolder } from './data-folder-lock.ts';
 import { createPglite } from './fresh-cluster-image.ts';
@@ -70,4 +70,9 @@ export async function openStore(location: StoreLocation): Promise<OpenStore> {
       unlock();
     },
   };
+}
+
+/** A trivial query: it settles when the store answers (a probe's check, the status's latency). */
+export async function pingStore(db: StoreDb): Promise<void> {
+  await sql`SELECT 1`.execute(db);
 }

@@ -2,7 +2,7 @@ import type { Buffer } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ARTIFACT_FILES } from '@replix/instance-protocol';
-import { artifactTokenMatches } from './artifact-token.ts';
+import { artifactTokenMatches } from '../../domain/artifact-token.ts';
 
 /** A file name of an artifact: one path segment, never `.` or `..`. */
 const FILE_NAME = /^[a-z0-9][a-z0-9._-]{0,127}$/;

@@ -14,8 +14,8 @@ import type { StoreDb } from '../../adapters/store/open-store.ts';
 import { openStore } from '../../adapters/store/open-store.ts';
 import { SecretBox } from '../../adapters/store/secret-box.ts';
 import type { ControlPlaneConfig } from '../../config.ts';
+import { BUILD_RATES, type BuildComputeType } from '../../domain/build-rates.ts';
 import { introspectSource } from './introspect-source.ts';
-import { BUILD_RATES, type BuildComputeType } from './rates.ts';
 import { type ClaimedBuildResult, runClaimedBuild } from './run-claimed-build.ts';
 
 const COMPUTE_TYPES = Object.keys(BUILD_RATES) as BuildComputeType[];

@@ -5,10 +5,10 @@ import {
   expireDeadLocalBuildLeases,
   failLostBuilds,
 } from '../../adapters/store/build-queue.ts';
+import { computeTypeFor } from '../../domain/build-rates.ts';
 import type { LoopPulse } from '../../roles/loop-pulse.ts';
 import type { RoleContext, RunningRole } from '../../roles/role.ts';
 import type { BuildRunner } from './build-runner.ts';
-import { computeTypeFor } from './rates.ts';
 import type { SourceIntrospector } from './run-build.ts';
 import { runClaimedBuild } from './run-claimed-build.ts';
 

@@ -10,8 +10,8 @@ import {
 import { appendLogLine } from '../../adapters/store/log-lines.ts';
 import type { StoreDb } from '../../adapters/store/open-store.ts';
 import type { SecretBox } from '../../adapters/store/secret-box.ts';
+import { type BuildComputeType, buildCostCents } from '../../domain/build-rates.ts';
 import { buildFailureMessage } from './build-failure-message.ts';
-import { type BuildComputeType, buildCostCents } from './rates.ts';
 import { runBuild, type SourceIntrospector } from './run-build.ts';
 
 export interface ClaimedBuildOptions {

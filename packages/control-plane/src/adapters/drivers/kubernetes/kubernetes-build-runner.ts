@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { BuildRunner } from '../../../application/builder/build-runner.ts';
-import { buildCostCents } from '../../../application/builder/rates.ts';
+import { buildCostCents } from '../../../domain/build-rates.ts';
 import {
   BUILD_LEASE_MS,
   type BuildClaim,

@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { sql } from 'kysely';
-import type { StoreDb } from '../../../adapters/store/open-store.ts';
-import { HEARTBEAT_STALE_MS } from '../../../roles/heartbeat.ts';
+import { HEARTBEAT_STALE_MS } from '../../../adapters/store/heartbeat-store.ts';
+import { pingStore, type StoreDb } from '../../../adapters/store/open-store.ts';
 
 export interface Heartbeat {
   readonly name: string;
@@ -21,6 +20,6 @@ export function liveHeartbeats(db: StoreDb): Promise<Heartbeat[]> {
 /** Times a trivial query on the store: the round trip every role depends on. */
 export async function storeLatencyMs(db: StoreDb): Promise<number> {
   const started = performance.now();
-  await sql`SELECT 1`.execute(db);
+  await pingStore(db);
   return Math.round(performance.now() - started);
 }

@@ -6,11 +6,11 @@
 
 import { MAX_BUILD_ATTEMPTS } from '../../../adapters/store/build-queue.ts';
 import { recentBuildRows } from '../../../adapters/store/build-store.ts';
+import { CONTROL_PLANE_REVISION } from '../../../adapters/store/heartbeat-store.ts';
 import type { StoreDb } from '../../../adapters/store/open-store.ts';
 import { queueCounts } from '../../../adapters/store/queue-counts.ts';
 import { REGIONS } from '../../../domain/regions.ts';
-import { CONTROL_PLANE_REVISION } from '../../../roles/heartbeat.ts';
-import { ROLE_NAMES } from '../../../roles/role.ts';
+import { ROLE_NAMES } from '../../../domain/role-names.ts';
 import type { Principal } from '../../identity/principal.ts';
 import { iso } from '../common-schemas.ts';
 import { type Heartbeat, liveHeartbeats, storeLatencyMs } from './system-queries.ts';

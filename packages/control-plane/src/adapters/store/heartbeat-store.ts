@@ -1,4 +1,4 @@
-import type { StoreDb } from '../adapters/store/open-store.ts';
+import type { StoreDb } from './open-store.ts';
 
 /** The revision of the control-plane code; bumped with each release of its contract. */
 export const CONTROL_PLANE_REVISION = 1;

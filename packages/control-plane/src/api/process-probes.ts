@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
-import type { StoreDb } from '../adapters/store/open-store.ts';
-import type { LoopPulse } from './loop-pulse.ts';
+import { pingStore, type StoreDb } from '../adapters/store/open-store.ts';
+import type { LoopPulse } from '../roles/loop-pulse.ts';
 
 /** Where every control-plane process answers its probes (the API's port or the probe listener). */
 export const PROBE_PATHS = Object.freeze({ live: '/live', ready: '/ready' });
@@ -89,7 +88,7 @@ export class ProcessProbes {
     const timeout = new Promise<boolean>((resolve) => {
       timer = setTimeout(() => resolve(false), this.#windows.storeTimeoutMs);
     });
-    const check = sql`SELECT 1`.execute(this.#db).then(
+    const check = pingStore(this.#db).then(
       () => true,
       () => false,
     );
