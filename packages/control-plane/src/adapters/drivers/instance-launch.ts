@@ -1,5 +1,5 @@
-import { INSTANCE_MALLOC_ENVIRONMENT } from '@replix/instance-protocol';
-import { type TracingSettings, tracingEnvironment } from '@replix/runtime';
+import { launchVariables } from '@replix/instance-protocol';
+import type { TracingSettings } from '@replix/runtime';
 import { INSTANCE_SIZES, type InstanceSize } from '../../domain/plans.ts';
 import type { DeployedInstanceConfig } from '../store/schema.ts';
 import type { InstanceKeySet } from './instance-key-set.ts';
@@ -52,40 +52,30 @@ export function queryThreadsOf(taskCpu: number): number {
 }
 
 /**
- * The environment of `replix serve --artifact`: the contract between drivers and the instance
- * program (docs/control-plane/builds.md).
+ * The environment of `replix serve --artifact` for `launch`: the contract between drivers and
+ * the instance program, written by `@replix/instance-protocol` (docs/control-plane/builds.md).
  */
 export function launchEnvironment(
   launch: InstanceLaunch,
   keysFile: string,
 ): Record<string, string> {
-  const env: Record<string, string> = {
-    REPLIX_SOURCE_URL: launch.sourceUrl,
-    REPLIX_KEY_SECRET: launch.keySecretHex,
-    REPLIX_KEY_IDS: launch.keys.keyIds.join(','),
-    REPLIX_ADMIN_KEY_IDS: launch.keys.adminKeyIds.join(','),
-    REPLIX_KEYS_FILE: keysFile,
-    REPLIX_REPLICATION_ID: launch.replicationId,
-    REPLIX_LOG_LEVEL: launch.settings.logLevel,
-    REPLIX_SYNC_MODE: launch.settings.syncMode,
-    REPLIX_SYNC_INTERVAL: String(launch.settings.syncInterval),
-    REPLIX_SAFETY_NET: String(launch.settings.safetyNet),
-    REPLIX_MEMORY_CAP_MB: String(launch.settings.taskMemoryMb),
-    REPLIX_QUERY_TIMEOUT_MAX_MS: String(maxQueryMsOf(launch.settings.instanceSize)),
-    REPLIX_THREADS: String(queryThreadsOf(launch.settings.taskCpu)),
-    REPLIX_REPLICATION_PAUSED: launch.replicationPaused ? '1' : '0',
-    ...tracingEnvironment(launch.tracing),
-    ...INSTANCE_MALLOC_ENVIRONMENT,
-  };
-  if (launch.rateLimit) {
-    env.REPLIX_RATE_LIMIT = String(launch.rateLimit.quota);
-    env.REPLIX_RATE_LIMIT_WINDOW = String(launch.rateLimit.windowSeconds);
-  }
-  if (launch.ssh) {
-    env.REPLIX_SSH_HOST = launch.ssh.host;
-    env.REPLIX_SSH_PORT = String(launch.ssh.port);
-    env.REPLIX_SSH_USER = launch.ssh.user;
-    env.REPLIX_SSH_PRIVATE_KEY = launch.ssh.privateKey;
-  }
-  return env;
+  return launchVariables({
+    sourceUrl: launch.sourceUrl,
+    keySecretHex: launch.keySecretHex,
+    keyIds: launch.keys.keyIds,
+    adminKeyIds: launch.keys.adminKeyIds,
+    keysFile,
+    replicationId: launch.replicationId,
+    replicationPaused: launch.replicationPaused,
+    logLevel: launch.settings.logLevel,
+    syncMode: launch.settings.syncMode,
+    syncInterval: launch.settings.syncInterval,
+    safetyNet: launch.settings.safetyNet,
+    memoryCapMb: launch.settings.taskMemoryMb,
+    queryTimeoutMaxMs: maxQueryMsOf(launch.settings.instanceSize),
+    threads: queryThreadsOf(launch.settings.taskCpu),
+    rateLimit: launch.rateLimit,
+    ssh: launch.ssh,
+    tracing: launch.tracing,
+  });
 }
