@@ -1,5 +1,6 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newKeyId } from '@replix/instance-protocol';
@@ -102,6 +103,23 @@ describe('the process driver', () => {
     expect(processesUnder(join(dataDir, 'instances', launch.instanceId))).toEqual([first.pid]);
     await successor.shutdown();
     expect(await driver.isAlive(launch.instanceId)).toBe(false);
+  });
+
+  it('stops a process its folder holds but no pid file names before starting the replica', async () => {
+    // What a control plane killed between spawning a replica and recording its pid leaves.
+    const launch = launchFor(source.url);
+    const folder = driver.replicaFolderOf(launch.instanceId, 0);
+    mkdirSync(folder, { recursive: true });
+    const stray = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+      cwd: folder,
+      detached: true,
+      stdio: 'ignore',
+    });
+    stray.unref();
+    await waitFor(() => processesUnder(folder).includes(stray.pid as number));
+    const handle = await driver.start(launch);
+    expect(processesUnder(join(dataDir, 'instances', launch.instanceId))).toEqual([handle.pid]);
+    await driver.stop(launch.instanceId);
   });
 
   it('sees a killed instance as dead and restarts it on the same port', async () => {

@@ -32,7 +32,7 @@ export function processRuns(pid: number): boolean {
   }
 }
 
-/** The pids of live processes whose working directory is inside `root` (tests, diagnostics). */
+/** The pids of live processes whose working directory is inside `root` (strays, tests). */
 export function processesUnder(root: string): number[] {
   const found: number[] = [];
   let entries: string[];

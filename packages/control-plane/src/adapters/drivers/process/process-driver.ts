@@ -22,7 +22,7 @@ import { type InstanceKeySet, keysFileText } from '../instance-key-set.ts';
 import { type InstanceLaunch, launchEnvironment } from '../instance-launch.ts';
 import { InstanceStartError, launchSecrets, redact } from '../instance-start-error.ts';
 import { lastLogLines } from '../log-file.ts';
-import { processRunsIn } from '../process-identity.ts';
+import { processesUnder, processRunsIn } from '../process-identity.ts';
 import { EndpointRouter } from './endpoint-router.ts';
 import { portFreesUp } from './free-port.ts';
 import { readReplicaLogs } from './replica-logs.ts';
@@ -224,6 +224,7 @@ export class ProcessDriver implements Driver {
       const port = await this.#waitListening(launch.instanceId, ordinal, runningPid, secrets);
       return this.#handle(launch.instanceId, runningPid, port);
     }
+    await this.#stopStrays(launch.instanceId, ordinal);
     this.#writeKeys(this.folderOf(launch.instanceId), launch.keys);
     // A restart keeps its private port when that is free again; otherwise (and always on a
     // first start) the instance listens on port 0 and writes the port the kernel gave it to
@@ -366,6 +367,24 @@ export class ProcessDriver implements Driver {
     }
     rmSync(join(folder, 'pid'), { force: true });
     this.#children.delete(`${instanceId}/${ordinal}`);
+  }
+
+  /**
+   * Kills the processes running in a replica's folder that its pid file does not name: a
+   * control plane killed between spawning a replica and recording its pid leaves one, which no
+   * later start would see (it would start a second beside it) and no reap would stop (its
+   * instance is live).
+   */
+  async #stopStrays(instanceId: string, ordinal: number): Promise<void> {
+    const folder = this.replicaFolderOf(instanceId, ordinal);
+    const strays = processesUnder(folder).filter((pid) => processRunsIn(pid, folder));
+    if (strays.length === 0) return;
+    this.#log.warn({ instanceId, replica: ordinal, pids: strays }, 'stopping unrecorded processes');
+    for (const pid of strays) this.#signal(pid, 'SIGKILL');
+    const deadline = Date.now() + 2000;
+    while (strays.some((pid) => processRunsIn(pid, folder)) && Date.now() < deadline) {
+      await sleep(POLL_MS);
+    }
   }
 
   /** Signals the instance's whole process group (it leads one: it was spawned detached). */
