@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   METRICS_RETENTION_MS,
   METRICS_SAMPLE_INTERVAL_MS,
-} from '../src/application/health/metrics-samples.ts';
+} from '../src/adapters/store/metrics-samples.ts';
 
 const doc = readFileSync(new URL('../../../docs/limits.md', import.meta.url), 'utf8');
 

@@ -32,12 +32,9 @@ const KNOWN_AGGREGATE_READERS = new Map<string, string>([
 const KNOWN_SQL_OUTSIDE_ADAPTERS = new Map<string, string>(
   [
     'application/builder/run-build.ts',
-    'application/health/metrics-samples.ts',
     'application/identity/principal.ts',
     'application/identity/second-factor.ts',
     'application/membership/team-membership.ts',
-    'application/payments/account-plan.ts',
-    'application/payments/billing-ledger.ts',
     'application/payments/local-billing-pages.ts',
     'application/payments/local-provider.ts',
     'application/payments/plan-usage.ts',
@@ -51,9 +48,7 @@ const KNOWN_SQL_OUTSIDE_ADAPTERS = new Map<string, string>(
     'application/resources/management-keys/management-keys-service.ts',
     'application/resources/notifications/notifications-service.ts',
     'application/resources/team/team-service.ts',
-    'application/resources/webhooks/webhook-records.ts',
     'application/resources/webhooks/webhooks-service.ts',
-    'application/webhook-delivery/delivery-leases.ts',
     'application/webhook-delivery/enqueue-deliveries.ts',
     'application/webhook-delivery/record-attempt.ts',
     'application/webhook-delivery/webhook-deliverer.ts',

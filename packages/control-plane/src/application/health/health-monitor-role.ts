@@ -2,16 +2,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { InstanceClient, parseInstanceMetrics } from '@replix/instance-protocol';
 import { combineReplicaMetrics } from '../../adapters/drivers/combine-replica-metrics.ts';
 import { monitoredInstances, recordHealthReading } from '../../adapters/store/instance-store.ts';
+import {
+  METRICS_SAMPLE_INTERVAL_MS,
+  pruneMetricsSamples,
+  recordMetricsSample,
+} from '../../adapters/store/metrics-samples.ts';
 import type { ReplicaHealth } from '../../adapters/store/schema.ts';
 import type { LoopPulse } from '../../roles/loop-pulse.ts';
 import type { RoleContext, RunningRole } from '../../roles/role.ts';
 import { classifyHealth, type HealthDetail, type HealthReading } from './classify-health.ts';
 import { combineReplicaHealth } from './combine-replica-health.ts';
-import {
-  METRICS_SAMPLE_INTERVAL_MS,
-  pruneMetricsSamples,
-  recordMetricsSample,
-} from './metrics-samples.ts';
 import { recordReplicationPaused } from './record-replication-paused.ts';
 
 interface Checked {

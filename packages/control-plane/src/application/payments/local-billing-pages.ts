@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
+import {
+  applyBillingEvent,
+  billingAccount,
+  hasActiveSubscription,
+} from '../../adapters/store/billing-ledger.ts';
 import type { Store } from '../../adapters/store/schema.ts';
 import type { ApiServer } from '../../api/api-server.ts';
 import type { ApiContext } from '../../api/context.ts';
 import { asPlan } from '../../domain/plans.ts';
-import { applyBillingEvent, billingAccount, hasActiveSubscription } from './billing-ledger.ts';
 import {
   type BillingSession,
   LOCAL_CHECKOUT_PATH,

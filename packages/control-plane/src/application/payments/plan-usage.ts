@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { accountPlan } from '../../adapters/store/account-plan.ts';
 import { computeRowsOf, countLiveDatabases } from '../../adapters/store/database-store.ts';
 import type { Store } from '../../adapters/store/schema.ts';
 import { ApiError } from '../../domain/errors.ts';
@@ -10,7 +11,6 @@ import {
   replicatedComputeUnits,
 } from '../../domain/plan-enforcement.ts';
 import { lockAccount } from '../membership/team-membership.ts';
-import { accountPlan } from './account-plan.ts';
 
 /**
  * What an account uses of its plan, read from the store: compute units in use, its overage

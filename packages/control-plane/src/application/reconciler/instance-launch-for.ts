@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { InstanceKeySet } from '../../adapters/drivers/instance-key-set.ts';
 import type { InstanceLaunch } from '../../adapters/drivers/instance-launch.ts';
+import { accountPlan } from '../../adapters/store/account-plan.ts';
 import { buildArtifactOf } from '../../adapters/store/build-store.ts';
 import type { DatabaseRow } from '../../adapters/store/database-store.ts';
 import { keysVersionOf } from '../../adapters/store/database-store.ts';
@@ -8,7 +9,6 @@ import type { ApiKeyScope } from '../../adapters/store/schema.ts';
 import type { ApiContext } from '../../api/context.ts';
 import { deployedConfigOf } from '../../domain/database-settings.ts';
 import { replicationIdFor } from '../../domain/replication-id.ts';
-import { accountPlan } from '../payments/account-plan.ts';
 import { connectionTarget, type SourceSettings } from '../source-access/connection-target.ts';
 
 /**

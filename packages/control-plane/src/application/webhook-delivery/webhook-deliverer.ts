@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { claimDueDeliveries, type DeliveryRow } from '../../adapters/store/delivery-queue.ts';
 import type { RoleContext, RunningRole } from '../../roles/role.ts';
-import { claimDueDeliveries, type DeliveryRow } from './delivery-leases.ts';
 import { recordAttempt } from './record-attempt.ts';
 import { resolveWebhookTarget, WebhookTargetError } from './resolve-webhook-target.ts';
 import { sendWebhook, type WebhookResponse } from './send-webhook.ts';

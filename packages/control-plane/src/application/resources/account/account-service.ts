@@ -1,9 +1,9 @@
 /** The caller's account and their acceptance of the terms of service. */
 
 import { recordAudit } from '../../../adapters/events/audit-log.ts';
+import { accountPlan } from '../../../adapters/store/account-plan.ts';
 import type { StoreDb } from '../../../adapters/store/open-store.ts';
 import type { Principal } from '../../identity/principal.ts';
-import { accountPlan } from '../../payments/account-plan.ts';
 import { accountUsage } from '../../payments/plan-usage.ts';
 import { limitsResource } from '../billing/limits-resource.ts';
 import { iso } from '../common-schemas.ts';

@@ -1,6 +1,7 @@
 /** Operator work across accounts: the customer list, plan overrides, deprovisioning. */
 
 import { recordAudit } from '../../../adapters/events/audit-log.ts';
+import { changePlan } from '../../../adapters/store/billing-ledger.ts';
 import { databaseIdsOf, liveDatabases } from '../../../adapters/store/database-store.ts';
 import { dropQueuedGoal } from '../../../adapters/store/goal-store.ts';
 import type { StoreDb } from '../../../adapters/store/open-store.ts';
@@ -18,7 +19,6 @@ import {
 } from '../../../domain/plan-enforcement.ts';
 import { INSTANCE_SIZE_NAMES, type InstanceSize, type Plan } from '../../../domain/plans.ts';
 import type { Principal } from '../../identity/principal.ts';
-import { changePlan } from '../../payments/billing-ledger.ts';
 import { iso } from '../common-schemas.ts';
 import { auditAction, lockDatabase, queueGoal } from '../databases/database-goals.ts';
 import { customerRows, requireCustomer } from './admin-queries.ts';

@@ -2,6 +2,13 @@ import type { Buffer } from 'node:buffer';
 /** Plans and payments: the billing page's figures, checkout, overage, provider webhooks. */
 import type { Logger } from 'pino';
 import { recordAudit } from '../../../adapters/events/audit-log.ts';
+import { accountPlan } from '../../../adapters/store/account-plan.ts';
+import {
+  applyBillingEvent,
+  billingAccount,
+  hasActiveSubscription,
+  updateBillingAccount,
+} from '../../../adapters/store/billing-ledger.ts';
 import type { StoreDb } from '../../../adapters/store/open-store.ts';
 import { ApiError } from '../../../domain/errors.ts';
 import { computeUnitsAllowed, type PlanOf } from '../../../domain/plan-enforcement.ts';
@@ -13,13 +20,6 @@ import {
   PLANS,
 } from '../../../domain/plans.ts';
 import { lockAccount } from '../../membership/team-membership.ts';
-import { accountPlan } from '../../payments/account-plan.ts';
-import {
-  applyBillingEvent,
-  billingAccount,
-  hasActiveSubscription,
-  updateBillingAccount,
-} from '../../payments/billing-ledger.ts';
 import { type PaymentProvider, WebhookSignatureError } from '../../payments/payment-provider.ts';
 import { accountUsage } from '../../payments/plan-usage.ts';
 import { iso } from '../common-schemas.ts';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_SOURCE_BACKEND, SOURCE_DIALECTS, type SourceTlsMode } from '@replix/sources';
 import { recordAudit } from '../../../adapters/events/audit-log.ts';
+import { accountPlan } from '../../../adapters/store/account-plan.ts';
 import { databaseNamesOn } from '../../../adapters/store/database-store.ts';
 import { fieldChanges } from '../../../adapters/store/field-changes.ts';
 import type { ConnectionTable } from '../../../adapters/store/schema.ts';
@@ -9,7 +10,6 @@ import type { ApiContext } from '../../../api/context.ts';
 import { ApiError } from '../../../domain/errors.ts';
 import { assertRegion } from '../../../domain/plan-enforcement.ts';
 import { DEFAULT_REGION } from '../../../domain/regions.ts';
-import { accountPlan } from '../../payments/account-plan.ts';
 import { testSavedConnection } from '../../source-access/saved-connection-test.ts';
 import { sourcePassword } from '../../source-access/source-password.ts';
 import { readSourceSchema } from '../../source-access/source-schema-read.ts';

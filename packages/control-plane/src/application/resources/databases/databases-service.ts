@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type SourceBackend, sourceDialect } from '@replix/sources';
 import type { Selectable } from 'kysely';
 import { recordAudit } from '../../../adapters/events/audit-log.ts';
+import { accountPlan } from '../../../adapters/store/account-plan.ts';
 import {
   countLiveDatabases,
   insertDatabaseRow,
@@ -24,7 +25,6 @@ import {
   assertReplicas,
 } from '../../../domain/plan-enforcement.ts';
 import type { InstanceSize } from '../../../domain/plans.ts';
-import { accountPlan } from '../../payments/account-plan.ts';
 import { sourceReadiness } from '../../source-access/source-readiness.ts';
 import { readSourceSchema } from '../../source-access/source-schema-read.ts';
 import {

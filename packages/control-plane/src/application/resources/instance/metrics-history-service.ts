@@ -3,9 +3,12 @@
  * (`health/metrics-samples.ts`), so charts show the last day whether or not a page was open.
  */
 import type { Static } from 'typebox';
+import {
+  METRICS_RETENTION_MS,
+  METRICS_SAMPLE_INTERVAL_MS,
+} from '../../../adapters/store/metrics-samples.ts';
 import type { StoreDb } from '../../../adapters/store/open-store.ts';
 import { ownedDatabase } from '../../../adapters/store/tenancy.ts';
-import { METRICS_RETENTION_MS, METRICS_SAMPLE_INTERVAL_MS } from '../../health/metrics-samples.ts';
 import { iso } from '../common-schemas.ts';
 import { metricsSampleRows } from './metrics-history-queries.ts';
 import type { MetricsHistory, MetricsHistoryFilter } from './metrics-history-schemas.ts';

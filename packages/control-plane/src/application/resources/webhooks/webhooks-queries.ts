@@ -2,8 +2,8 @@ import type { Selectable } from 'kysely';
 import type { StoreDb } from '../../../adapters/store/open-store.ts';
 import type { DatabaseTable, WebhookSubscriptionTable } from '../../../adapters/store/schema.ts';
 import { ownedDatabase } from '../../../adapters/store/tenancy.ts';
+import { DELIVERY_HISTORY_LIMIT } from '../../../adapters/store/webhook-records.ts';
 import { notFound } from '../../../domain/errors.ts';
-import { DELIVERY_HISTORY_LIMIT } from './webhook-records.ts';
 
 /** Which subscription of which database a request names (its route params). */
 export interface SubscriptionRef {

@@ -11,6 +11,7 @@ import { recordAudit } from '../../../adapters/events/audit-log.ts';
 import { lockDatabaseRowById } from '../../../adapters/store/database-store.ts';
 import type { StoreDb } from '../../../adapters/store/open-store.ts';
 import type { DatabaseTable } from '../../../adapters/store/schema.ts';
+import { deliveryRecords, subscriptionRecord } from '../../../adapters/store/webhook-records.ts';
 import type { ApiContext } from '../../../api/context.ts';
 import { ApiError, notFound } from '../../../domain/errors.ts';
 import { enqueueDeliveries, newEventId } from '../../webhook-delivery/enqueue-deliveries.ts';
@@ -20,7 +21,6 @@ import {
 } from '../../webhook-delivery/resolve-webhook-target.ts';
 import { standardWebhooksSecret } from '../../webhook-delivery/sign-webhook.ts';
 import { TEST_EVENT_TYPE } from '../../webhook-delivery/webhook-event-types.ts';
-import { deliveryRecords, subscriptionRecord } from './webhook-records.ts';
 import {
   ownedSubscription,
   recentDeliveries,

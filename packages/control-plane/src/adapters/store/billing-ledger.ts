@@ -1,9 +1,9 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
-import { recordAudit } from '../../adapters/events/audit-log.ts';
-import type { BillingAccountTable, Store } from '../../adapters/store/schema.ts';
+import type { BillingProviderName } from '../../application/payments/billing-config.ts';
+import type { BillingEvent } from '../../application/payments/payment-provider.ts';
 import { asPlan, planLimits } from '../../domain/plans.ts';
-import type { BillingProviderName } from './billing-config.ts';
-import type { BillingEvent } from './payment-provider.ts';
+import { recordAudit } from '../events/audit-log.ts';
+import type { BillingAccountTable, Store } from './schema.ts';
 
 /**
  * The account side of billing: the subscription, renewal payments and overage settings in

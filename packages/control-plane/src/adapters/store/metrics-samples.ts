@@ -1,6 +1,6 @@
 import type { InstanceMetricsReport } from '@replix/instance-protocol';
 import type { Kysely } from 'kysely';
-import type { Store } from '../../adapters/store/schema.ts';
+import type { Store } from './schema.ts';
 
 /** How often the health monitor keeps a reading of each instance's metrics. */
 export const METRICS_SAMPLE_INTERVAL_MS = 30_000;

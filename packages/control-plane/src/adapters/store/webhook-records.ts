@@ -1,12 +1,12 @@
 import type { Selectable } from 'kysely';
-import type { StoreDb } from '../../../adapters/store/open-store.ts';
+import type { DeliveryStatus } from '../../application/webhook-delivery/delivery-status.ts';
+import type { WebhookEventType } from '../../application/webhook-delivery/webhook-event-types.ts';
+import type { StoreDb } from './open-store.ts';
 import type {
   WebhookAttemptTable,
   WebhookDeliveryTable,
   WebhookSubscriptionTable,
-} from '../../../adapters/store/schema.ts';
-import type { DeliveryStatus } from '../../webhook-delivery/delivery-status.ts';
-import type { WebhookEventType } from '../../webhook-delivery/webhook-event-types.ts';
+} from './schema.ts';
 
 /** Deliveries the history shows (spec §8: the last 50). */
 export const DELIVERY_HISTORY_LIMIT = 50;

@@ -1,5 +1,5 @@
-import type { StoreDb } from '../../adapters/store/open-store.ts';
 import { type PlanLimits, planLimits } from '../../domain/plans.ts';
+import type { StoreDb } from './open-store.ts';
 
 /** The account's plan name and its limits. */
 export async function accountPlan(

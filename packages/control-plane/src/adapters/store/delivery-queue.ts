@@ -1,9 +1,9 @@
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
-import { claimNext } from '../../adapters/jobs/claim-jobs.ts';
-import type { JobQueue } from '../../adapters/jobs/job-queue.ts';
-import type { StoreDb } from '../../adapters/store/open-store.ts';
-import type { WebhookDeliveryTable } from '../../adapters/store/schema.ts';
+import { claimNext } from '../jobs/claim-jobs.ts';
+import type { JobQueue } from '../jobs/job-queue.ts';
+import type { StoreDb } from './open-store.ts';
+import type { WebhookDeliveryTable } from './schema.ts';
 
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
 
