@@ -31,27 +31,20 @@ const KNOWN_AGGREGATE_READERS = new Map<string, string>([
  */
 const KNOWN_SQL_OUTSIDE_ADAPTERS = new Map<string, string>(
   [
-    'application/builder/run-build.ts',
     'application/identity/principal.ts',
     'application/identity/second-factor.ts',
     'application/membership/team-membership.ts',
     'application/payments/local-billing-pages.ts',
     'application/payments/local-provider.ts',
-    'application/payments/plan-usage.ts',
-    'application/reconciler/deploy-failure-reason.ts',
     'application/reconciler/drop-replication-state.ts',
-    'application/reconciler/instance-launch-for.ts',
     'application/reconciler/replication-sources.ts',
-    'application/resources/account/account-service.ts',
     'application/resources/api-keys/api-keys-service.ts',
     'application/resources/auth/auth-service.ts',
     'application/resources/management-keys/management-keys-service.ts',
-    'application/resources/notifications/notifications-service.ts',
     'application/resources/team/team-service.ts',
     'application/resources/webhooks/webhooks-service.ts',
     'application/webhook-delivery/enqueue-deliveries.ts',
     'application/webhook-delivery/record-attempt.ts',
-    'application/webhook-delivery/webhook-deliverer.ts',
   ].map((file) => [
     file,
     'SQL of its own tables (connections, accounts, users, keys, billing, webhooks, heartbeats, replication sources, samples), not yet in a repository module',

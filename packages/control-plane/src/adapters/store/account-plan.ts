@@ -1,3 +1,4 @@
+import type { OverageState } from '../../domain/plan-enforcement.ts';
 import { type PlanLimits, planLimits } from '../../domain/plans.ts';
 import type { StoreDb } from './open-store.ts';
 
@@ -13,4 +14,16 @@ export async function accountPlan(
     .executeTakeFirst();
   const plan = row?.plan ?? 'free';
   return { plan, limits: planLimits(plan) };
+}
+
+export async function overageState(db: StoreDb, accountId: string): Promise<OverageState> {
+  const row = await db
+    .selectFrom('billing_accounts')
+    .select(['overage_enabled', 'spending_cap_cents'])
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return {
+    enabled: row?.overage_enabled ?? false,
+    spendingCapCents: row?.spending_cap_cents ?? null,
+  };
 }

@@ -81,3 +81,15 @@ export async function deliveryRecords(
   }
   return rows.map((row) => deliveryRecord(row, byDelivery.get(row.id) ?? []));
 }
+
+/** Where a subscription's deliveries go, and its sealed signing secret; undefined once deleted. */
+export function subscriptionTarget(
+  db: StoreDb,
+  subscriptionId: string,
+): Promise<{ url: string; secret_enc: string } | undefined> {
+  return db
+    .selectFrom('webhook_subscriptions')
+    .select(['url', 'secret_enc'])
+    .where('id', '=', subscriptionId)
+    .executeTakeFirst();
+}

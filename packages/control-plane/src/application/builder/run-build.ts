@@ -7,6 +7,7 @@ import {
 } from '@replix/engine';
 import type { Kysely, Selectable } from 'kysely';
 import type { BuildRow } from '../../adapters/store/build-queue.ts';
+import { connectionById } from '../../adapters/store/connection-store.ts';
 import { databaseById } from '../../adapters/store/database-store.ts';
 import { appendLogLine } from '../../adapters/store/log-lines.ts';
 import type { ConnectionTable, DatabaseTable, Store } from '../../adapters/store/schema.ts';
@@ -68,11 +69,7 @@ export async function runBuild(build: BuildRow, env: BuildEnvironment): Promise<
   const log = (message: string) => appendLogLine(env.db, build.id, message);
   const database = await databaseById(env.db, build.database_id);
   if (!database || database.deleted_at) throw new BuildError('The database was deleted.');
-  const connection = await env.db
-    .selectFrom('connections')
-    .selectAll()
-    .where('id', '=', database.connection_id)
-    .executeTakeFirst();
+  const connection = await connectionById(env.db, database.connection_id);
   if (!connection || connection.deleted_at) {
     throw new BuildError("The database's connection was deleted.");
   }

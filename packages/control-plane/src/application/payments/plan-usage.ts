@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { accountPlan } from '../../adapters/store/account-plan.ts';
+import { accountPlan, overageState } from '../../adapters/store/account-plan.ts';
 import { computeRowsOf, countLiveDatabases } from '../../adapters/store/database-store.ts';
 import type { Store } from '../../adapters/store/schema.ts';
 import { ApiError } from '../../domain/errors.ts';
@@ -7,7 +7,6 @@ import {
   COMPUTE_STATUSES,
   computeUnitsViolation,
   databaseComputeUnits,
-  type OverageState,
   replicatedComputeUnits,
 } from '../../domain/plan-enforcement.ts';
 import { lockAccount } from '../membership/team-membership.ts';
@@ -26,18 +25,6 @@ export async function computeUnitsInUse(
 ): Promise<number> {
   const rows = await computeRowsOf(db, accountId, COMPUTE_STATUSES, exceptDatabaseId);
   return rows.reduce((sum, row) => sum + databaseComputeUnits(row), 0);
-}
-
-export async function overageState(db: Kysely<Store>, accountId: string): Promise<OverageState> {
-  const row = await db
-    .selectFrom('billing_accounts')
-    .select(['overage_enabled', 'spending_cap_cents'])
-    .where('account_id', '=', accountId)
-    .executeTakeFirst();
-  return {
-    enabled: row?.overage_enabled ?? false,
-    spendingCapCents: row?.spending_cap_cents ?? null,
-  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { sourceDialect } from '@replix/sources';
+import { connectionById } from '../../adapters/store/connection-store.ts';
 import type { DatabaseRow } from '../../adapters/store/database-store.ts';
 import type { RoleContext } from '../../roles/role.ts';
 import { sourceReadiness } from '../source-access/source-readiness.ts';
@@ -19,11 +20,8 @@ export async function deployFailureReason(
   instanceReason: string,
 ): Promise<string> {
   try {
-    const connection = await context.db
-      .selectFrom('connections')
-      .selectAll()
-      .where('id', '=', database.connection_id)
-      .executeTakeFirstOrThrow();
+    const connection = await connectionById(context.db, database.connection_id);
+    if (!connection) throw new Error("The database's connection is not in the store.");
     const test = await sourceReadiness(connection, context.secrets, database.source_schema);
     const name = `“${connection.name}”`;
     const cli = (change: string, action: string) =>

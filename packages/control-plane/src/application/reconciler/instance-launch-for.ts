@@ -2,7 +2,9 @@ import { fileURLToPath } from 'node:url';
 import type { InstanceKeySet } from '../../adapters/drivers/instance-key-set.ts';
 import type { InstanceLaunch } from '../../adapters/drivers/instance-launch.ts';
 import { accountPlan } from '../../adapters/store/account-plan.ts';
+import { keyScopesOf } from '../../adapters/store/api-key-store.ts';
 import { buildArtifactOf } from '../../adapters/store/build-store.ts';
+import { connectionById } from '../../adapters/store/connection-store.ts';
 import type { DatabaseRow } from '../../adapters/store/database-store.ts';
 import { keysVersionOf } from '../../adapters/store/database-store.ts';
 import type { ApiKeyScope } from '../../adapters/store/schema.ts';
@@ -32,12 +34,7 @@ export async function keyIdsOf(
 ): Promise<{ keys: InstanceKeySet; keysVersion: number }> {
   // The version is read first: a key added meanwhile makes it stale, and the key sync fixes it.
   const keysVersion = await keysVersionOf(context.db, databaseId);
-  const keys = await context.db
-    .selectFrom('api_keys')
-    .select(['key_id', 'scope'])
-    .where('database_id', '=', databaseId)
-    .orderBy('created_at')
-    .execute();
+  const keys = await keyScopesOf(context.db, databaseId);
   const idsOf = (scope: ApiKeyScope) =>
     keys.filter((key) => key.scope === scope).map((key) => key.key_id);
   return {
@@ -61,11 +58,7 @@ export async function instanceLaunchFor(
   if (build?.status !== 'succeeded' || !build.image_uri) {
     throw new LaunchError('The build to deploy has no artifact.');
   }
-  const connection = await context.db
-    .selectFrom('connections')
-    .selectAll()
-    .where('id', '=', database.connection_id)
-    .executeTakeFirst();
+  const connection = await connectionById(context.db, database.connection_id);
   if (!connection) throw new LaunchError("The database's connection no longer exists.");
   const target = connectionTarget(connection, context.secrets, database.source_schema);
   const { keys, keysVersion } = await keyIdsOf(context, database.id, instance.control_key_id);

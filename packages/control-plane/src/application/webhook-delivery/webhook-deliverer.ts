@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { claimDueDeliveries, type DeliveryRow } from '../../adapters/store/delivery-queue.ts';
+import { subscriptionTarget } from '../../adapters/store/webhook-records.ts';
 import type { RoleContext, RunningRole } from '../../roles/role.ts';
 import { recordAttempt } from './record-attempt.ts';
 import { resolveWebhookTarget, WebhookTargetError } from './resolve-webhook-target.ts';
@@ -29,11 +30,7 @@ export async function startWebhookDeliverer(context: RoleContext): Promise<Runni
   const inFlight = new Set<Promise<void>>();
 
   const attempt = async (delivery: DeliveryRow) => {
-    const subscription = await db
-      .selectFrom('webhook_subscriptions')
-      .select(['url', 'secret_enc'])
-      .where('id', '=', delivery.subscription_id)
-      .executeTakeFirst();
+    const subscription = await subscriptionTarget(db, delivery.subscription_id);
     if (!subscription) return; // Deleted: its deliveries went with it.
     const attemptedAt = new Date();
     let response: WebhookResponse;

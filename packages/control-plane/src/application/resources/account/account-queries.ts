@@ -30,3 +30,19 @@ export async function acceptedTos(db: StoreDb, userId: string, version: string):
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** Records that the user accepted terms `version`; false when they had already. */
+export async function recordTosAcceptance(
+  db: StoreDb,
+  userId: string,
+  accountId: string,
+  version: string,
+): Promise<boolean> {
+  const inserted = await db
+    .insertInto('tos_acceptances')
+    .values({ user_id: userId, account_id: accountId, version })
+    .onConflict((oc) => oc.columns(['user_id', 'version']).doNothing())
+    .returning('version')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}

@@ -7,7 +7,12 @@ import type { Principal } from '../../identity/principal.ts';
 import { accountUsage } from '../../payments/plan-usage.ts';
 import { limitsResource } from '../billing/limits-resource.ts';
 import { iso } from '../common-schemas.ts';
-import { acceptedTos, accountRow, latestTosAcceptance } from './account-queries.ts';
+import {
+  acceptedTos,
+  accountRow,
+  latestTosAcceptance,
+  recordTosAcceptance,
+} from './account-queries.ts';
 
 /** The caller's account: plan, role, terms acceptance (against `termsVersion`), limits, usage. */
 export async function accountOf(db: StoreDb, principal: Principal, termsVersion: string) {
@@ -39,13 +44,7 @@ export async function acceptTos(
   termsVersion: string,
 ) {
   await db.transaction().execute(async (tx) => {
-    const inserted = await tx
-      .insertInto('tos_acceptances')
-      .values({ user_id: userId, account_id: accountId, version })
-      .onConflict((oc) => oc.columns(['user_id', 'version']).doNothing())
-      .returning('version')
-      .executeTakeFirst();
-    if (inserted) {
+    if (await recordTosAcceptance(tx, userId, accountId, version)) {
       await recordAudit(tx, {
         accountId,
         entityType: 'user',

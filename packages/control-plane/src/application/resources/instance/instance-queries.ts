@@ -1,9 +1,5 @@
 import type { StoreDb } from '../../../adapters/store/open-store.ts';
 
-export function connectionById(db: StoreDb, id: string) {
-  return db.selectFrom('connections').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-}
-
 /** How many of the database's unseen notifications were skipped. */
 export async function skippedNotificationCount(db: StoreDb, databaseId: string): Promise<number> {
   const tally = await db

@@ -7,6 +7,7 @@ import {
   hasSucceededBuild,
   latestBuildOf,
 } from '../../../adapters/store/build-store.ts';
+import { connectionById } from '../../../adapters/store/connection-store.ts';
 import type { DatabaseRow } from '../../../adapters/store/database-store.ts';
 import { latestDeploymentOf } from '../../../adapters/store/deployment-store.ts';
 import { liveInstanceOf } from '../../../adapters/store/instance-store.ts';
@@ -26,7 +27,7 @@ import { iso } from '../common-schemas.ts';
 import { planNameOf } from '../databases/databases-queries.ts';
 import { databaseResource } from '../databases/databases-schemas.ts';
 import { unseenNotifications } from '../notifications/notifications-queries.ts';
-import { connectionById, skippedNotificationCount } from './instance-queries.ts';
+import { skippedNotificationCount } from './instance-queries.ts';
 import { instanceResource } from './instance-schemas.ts';
 
 /** How many infra log lines one response carries at most. */
@@ -62,7 +63,10 @@ export async function instanceStatus(context: Context, accountId: string, id: st
   const [planName, connection, instance, latestBuild, currentBuild, hasBuild, notes, skipped] =
     await Promise.all([
       planNameOf(db, accountId),
-      connectionById(db, row.connection_id),
+      connectionById(db, row.connection_id).then((connection) => {
+        if (!connection) throw new Error("The database's connection is not in the store.");
+        return connection;
+      }),
       liveInstanceOf(db, row.id),
       latestBuildOf(db, row.id),
       row.current_build_id ? buildConfigHash(db, row.current_build_id) : undefined,

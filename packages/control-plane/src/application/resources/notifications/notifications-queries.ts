@@ -28,3 +28,24 @@ export async function countsOf(
   const count = (skipped: boolean) => Number(rows.find((row) => row.skipped === skipped)?.n ?? 0);
   return { unseenCount: count(false), skippedCount: count(true) };
 }
+
+/**
+ * Marks the database's unseen notifications `ids` seen, or all of them but the sticky ones
+ * when `ids` is undefined; the ids marked.
+ */
+export async function markNotificationsSeen(
+  db: StoreDb,
+  databaseId: string,
+  ids: readonly string[] | undefined,
+): Promise<{ id: string }[]> {
+  let update = db
+    .updateTable('notifications')
+    .set({ seen_at: new Date() })
+    .where('database_id', '=', databaseId)
+    .where('seen_at', 'is', null);
+  update = ids
+    ? update.where('id', 'in', ids)
+    : // A skipped notification is never listed, so it cannot be named: "all" clears it.
+      update.where((eb) => eb.or([eb('sticky', '=', false), eb('skipped', '=', true)]));
+  return update.returning('id').execute();
+}

@@ -6,7 +6,7 @@ import type { Static } from 'typebox';
 import { recordAudit } from '../../../adapters/events/audit-log.ts';
 import type { StoreDb } from '../../../adapters/store/open-store.ts';
 import { iso } from '../common-schemas.ts';
-import { countsOf, unseenNotifications } from './notifications-queries.ts';
+import { countsOf, markNotificationsSeen, unseenNotifications } from './notifications-queries.ts';
 import type { Notification } from './notifications-schemas.ts';
 
 export async function listNotifications(db: StoreDb, databaseId: string) {
@@ -39,19 +39,8 @@ export async function markSeen(
   ids: readonly string[] | undefined,
 ) {
   await db.transaction().execute(async (tx) => {
-    let update = tx
-      .updateTable('notifications')
-      .set({ seen_at: new Date() })
-      .where('database_id', '=', databaseId)
-      .where('seen_at', 'is', null);
-    if (ids) {
-      if (ids.length === 0) return;
-      update = update.where('id', 'in', ids);
-    } else {
-      // A skipped notification is never listed, so it cannot be named: "all" clears it.
-      update = update.where((eb) => eb.or([eb('sticky', '=', false), eb('skipped', '=', true)]));
-    }
-    const marked = await update.returning('id').execute();
+    if (ids?.length === 0) return;
+    const marked = await markNotificationsSeen(tx, databaseId, ids);
     if (marked.length > 0)
       await recordAudit(tx, {
         accountId,

@@ -1,0 +1,12 @@
+import type { Selectable } from 'kysely';
+import type { StoreDb } from './open-store.ts';
+import type { ConnectionTable } from './schema.ts';
+
+/** The `connections` table's reads the reconciler, the builder and the API share. */
+
+export type ConnectionRow = Selectable<ConnectionTable>;
+
+/** A connection's row by id, deleted or not; undefined when there is none. */
+export function connectionById(db: StoreDb, id: string): Promise<ConnectionRow | undefined> {
+  return db.selectFrom('connections').selectAll().where('id', '=', id).executeTakeFirst();
+}
