@@ -38,12 +38,9 @@ const KNOWN_SQL_OUTSIDE_ADAPTERS = new Map<string, string>(
     'application/payments/local-provider.ts',
     'application/reconciler/drop-replication-state.ts',
     'application/reconciler/replication-sources.ts',
-    'application/resources/api-keys/api-keys-service.ts',
     'application/resources/auth/auth-service.ts',
-    'application/resources/management-keys/management-keys-service.ts',
     'application/resources/team/team-service.ts',
     'application/resources/webhooks/webhooks-service.ts',
-    'application/webhook-delivery/enqueue-deliveries.ts',
     'application/webhook-delivery/record-attempt.ts',
   ].map((file) => [
     file,

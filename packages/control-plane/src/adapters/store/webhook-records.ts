@@ -1,4 +1,5 @@
-import type { Selectable } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { type Selectable, sql } from 'kysely';
 import type { DeliveryStatus } from '../../application/webhook-delivery/delivery-status.ts';
 import type { WebhookEventType } from '../../application/webhook-delivery/webhook-event-types.ts';
 import type { StoreDb } from './open-store.ts';
@@ -92,4 +93,48 @@ export function subscriptionTarget(
     .select(['url', 'secret_enc'])
     .where('id', '=', subscriptionId)
     .executeTakeFirst();
+}
+
+export interface DeliveryJob {
+  readonly subscriptionId: string;
+  readonly accountId: string;
+  readonly databaseId: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  /** The exact bytes to send and sign. */
+  readonly body: string;
+  readonly maxAttempts: number;
+}
+
+/** Records delivery jobs, due at once; returns their ids. Pass the event's transaction. */
+export async function enqueueDeliveries(db: StoreDb, jobs: readonly DeliveryJob[]) {
+  if (jobs.length === 0) return [];
+  const rows = await db
+    .insertInto('webhook_deliveries')
+    .values(
+      jobs.map((job) => ({
+        id: randomUUID(),
+        subscription_id: job.subscriptionId,
+        account_id: job.accountId,
+        database_id: job.databaseId,
+        event_id: job.eventId,
+        event_type: job.eventType,
+        body: job.body,
+        status: 'pending',
+        max_attempts: job.maxAttempts,
+        next_attempt_at: sql<Date>`now()`,
+      })),
+    )
+    .returningAll()
+    .execute();
+  return rows;
+}
+
+/** A database's webhook subscriptions: who they are for and the event types they take. */
+export function subscriptionsOf(db: StoreDb, databaseId: string) {
+  return db
+    .selectFrom('webhook_subscriptions')
+    .select(['id', 'account_id', 'event_types'])
+    .where('database_id', '=', databaseId)
+    .execute();
 }

@@ -13,7 +13,7 @@ import type { ApiKeyScope, DatabaseTable } from '../../../adapters/store/schema.
 import type { SecretBox } from '../../../adapters/store/secret-box.ts';
 import { notFound } from '../../../domain/errors.ts';
 import { iso } from '../common-schemas.ts';
-import { apiKeysOf } from './api-keys-queries.ts';
+import { apiKeysOf, deleteApiKeyRow, insertApiKeyRow } from './api-keys-queries.ts';
 
 type Database = Selectable<DatabaseTable>;
 
@@ -43,18 +43,15 @@ export async function createApiKey(
   const { name } = request;
   const scope: ApiKeyScope = request.scope ?? 'query';
   await db.transaction().execute(async (tx) => {
-    await tx
-      .insertInto('api_keys')
-      .values({
-        id,
-        database_id: database.id,
-        account_id: accountId,
-        key_id: keyId,
-        name,
-        scope,
-        created_at: createdAt,
-      })
-      .execute();
+    await insertApiKeyRow(tx, {
+      id,
+      database_id: database.id,
+      account_id: accountId,
+      key_id: keyId,
+      name,
+      scope,
+      created_at: createdAt,
+    });
     await bumpKeysVersion(tx, database.id);
     await recordAudit(tx, {
       accountId,
@@ -84,12 +81,7 @@ export async function deleteApiKey(
   keyId: string,
 ): Promise<void> {
   const deleted = await db.transaction().execute(async (tx) => {
-    const row = await tx
-      .deleteFrom('api_keys')
-      .where('database_id', '=', database.id)
-      .where('key_id', '=', keyId)
-      .returning(['id', 'key_id', 'name', 'scope'])
-      .executeTakeFirst();
+    const row = await deleteApiKeyRow(tx, database.id, keyId);
     if (!row) return undefined;
     await bumpKeysVersion(tx, database.id);
     await recordAudit(tx, {

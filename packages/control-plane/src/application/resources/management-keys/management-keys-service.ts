@@ -5,7 +5,11 @@ import { notFound } from '../../../domain/errors.ts';
 import { newManagementKey } from '../../identity/management-keys.ts';
 import type { Principal } from '../../identity/principal.ts';
 import { iso } from '../common-schemas.ts';
-import { activeManagementKeys } from './management-keys-queries.ts';
+import {
+  activeManagementKeys,
+  insertManagementKeyRow,
+  revokeManagementKeyRow,
+} from './management-keys-queries.ts';
 
 /** The account's management keys that are not revoked, newest first. */
 export async function listManagementKeys(db: StoreDb, accountId: string) {
@@ -29,18 +33,15 @@ export async function createManagementKey(
   const id = randomUUID();
   const createdAt = new Date();
   await db.transaction().execute(async (tx) => {
-    await tx
-      .insertInto('management_keys')
-      .values({
-        id,
-        account_id: accountId,
-        user_id: userId,
-        name,
-        prefix,
-        key_hash: hash,
-        created_at: createdAt,
-      })
-      .execute();
+    await insertManagementKeyRow(tx, {
+      id,
+      account_id: accountId,
+      user_id: userId,
+      name,
+      prefix,
+      key_hash: hash,
+      created_at: createdAt,
+    });
     await recordAudit(tx, {
       accountId,
       entityType: 'management_key',
@@ -59,15 +60,13 @@ export async function revokeManagementKey(
   id: string,
 ): Promise<void> {
   const revoked = await db.transaction().execute(async (tx) => {
-    let revoke = tx
-      .updateTable('management_keys')
-      .set({ revoked_at: new Date() })
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .where('revoked_at', 'is', null);
     // Members revoke only their own keys (auth/role-policy.ts); admins and owners any.
-    if (role === 'member') revoke = revoke.where('user_id', '=', userId);
-    const row = await revoke.returning(['id', 'prefix']).executeTakeFirst();
+    const row = await revokeManagementKeyRow(
+      tx,
+      id,
+      accountId,
+      role === 'member' ? userId : undefined,
+    );
     if (row)
       await recordAudit(tx, {
         accountId,

@@ -11,10 +11,14 @@ import { recordAudit } from '../../../adapters/events/audit-log.ts';
 import { lockDatabaseRowById } from '../../../adapters/store/database-store.ts';
 import type { StoreDb } from '../../../adapters/store/open-store.ts';
 import type { DatabaseTable } from '../../../adapters/store/schema.ts';
-import { deliveryRecords, subscriptionRecord } from '../../../adapters/store/webhook-records.ts';
+import {
+  deliveryRecords,
+  enqueueDeliveries,
+  subscriptionRecord,
+} from '../../../adapters/store/webhook-records.ts';
 import type { ApiContext } from '../../../api/context.ts';
 import { ApiError, notFound } from '../../../domain/errors.ts';
-import { enqueueDeliveries, newEventId } from '../../webhook-delivery/enqueue-deliveries.ts';
+import { newEventId } from '../../webhook-delivery/enqueue-deliveries.ts';
 import {
   resolveWebhookTarget,
   WebhookTargetError,
