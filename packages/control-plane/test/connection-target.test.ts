@@ -8,8 +8,8 @@ import {
   connectionTarget,
   withSourceConnector,
 } from '../src/application/source-access/connection-target.ts';
-import { splitSourceSchema } from '../src/application/source-access/source-schema-name.ts';
 import { ApiError } from '../src/domain/errors.ts';
+import { splitSourceSchema } from '../src/domain/source-schema-name.ts';
 
 const secrets = new SecretBox(randomBytes(32));
 

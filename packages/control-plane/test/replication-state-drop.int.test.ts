@@ -1,13 +1,13 @@
 import { testPostgres } from '@replix/testkit/vitest';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../src/adapters/store/schema.ts';
-import { DROP_RETRY_SCHEDULE_MS } from '../src/application/reconciler/drop-replication-state.ts';
-import { DROP_BY_HAND_DOC } from '../src/application/reconciler/replication-drop-steps.ts';
 import {
   recordReplicationSource,
   requestReplicationDrop,
-} from '../src/application/reconciler/replication-sources.ts';
+} from '../src/adapters/store/replication-sources.ts';
+import type { Store } from '../src/adapters/store/schema.ts';
+import { DROP_RETRY_SCHEDULE_MS } from '../src/application/reconciler/drop-replication-state.ts';
+import { DROP_BY_HAND_DOC } from '../src/application/reconciler/replication-drop-steps.ts';
 import { replicationIdFor } from '../src/domain/replication-id.ts';
 import {
   STORE_KINDS,

@@ -36,8 +36,6 @@ const KNOWN_SQL_OUTSIDE_ADAPTERS = new Map<string, string>(
     'application/membership/team-membership.ts',
     'application/payments/local-billing-pages.ts',
     'application/payments/local-provider.ts',
-    'application/reconciler/drop-replication-state.ts',
-    'application/reconciler/replication-sources.ts',
     'application/resources/auth/auth-service.ts',
     'application/resources/team/team-service.ts',
     'application/resources/webhooks/webhooks-service.ts',

@@ -14,6 +14,7 @@ import {
   recordStarted,
 } from '../../adapters/store/instance-store.ts';
 import { appendLogLine } from '../../adapters/store/log-lines.ts';
+import { recordReplicationSource } from '../../adapters/store/replication-sources.ts';
 import {
   type DeployEffect,
   type DeployFacts,
@@ -42,7 +43,6 @@ import {
   updateClaimed,
 } from './goal-run.ts';
 import { instanceLaunchFor, LaunchError } from './instance-launch-for.ts';
-import { recordReplicationSource } from './replication-sources.ts';
 
 export { SNAPSHOT_LOAD_TIMEOUT_MS };
 

@@ -1,16 +1,17 @@
-import { sql } from 'kysely';
 import { claimById, claimNext } from '../../adapters/jobs/claim-jobs.ts';
 import { complete, release } from '../../adapters/jobs/lease-updates.ts';
 import { afterFailedAttempt, type RetryPolicy } from '../../adapters/jobs/retry-policy.ts';
 import type { DatabaseRow } from '../../adapters/store/database-store.ts';
-import { MAX_REPLICAS } from '../../domain/plans.ts';
-import type { RoleContext } from '../../roles/role.ts';
-import { dropSourceState, reportStateLeft } from './replication-drop-steps.ts';
 import {
+  dropLease,
+  dropsWaitingOf,
   REPLICATION_DROP_QUEUE,
   type ReplicationSourceRow,
   requestReplicationDrop,
-} from './replication-sources.ts';
+} from '../../adapters/store/replication-sources.ts';
+import { MAX_REPLICAS } from '../../domain/plans.ts';
+import type { RoleContext } from '../../roles/role.ts';
+import { dropSourceState, reportStateLeft } from './replication-drop-steps.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -64,12 +65,7 @@ export async function dropReplicationState(
   fromOrdinal = 0,
 ): Promise<void> {
   await requestReplicationDrop(context.db, database, fromOrdinal, MAX_REPLICAS);
-  const sources = await context.db
-    .selectFrom('replication_sources')
-    .select('id')
-    .where('database_id', '=', database.id)
-    .where(REPLICATION_DROP_QUEUE.waiting)
-    .execute();
+  const sources = await dropsWaitingOf(context.db, database.id);
   for (const { id } of sources) {
     const claimed = await claimById(context.db, REPLICATION_DROP_QUEUE, owner, id, {
       leaseMs: DROP_LEASE_MS,
@@ -99,7 +95,7 @@ async function attemptDrop(
 ): Promise<void> {
   const from = source.drop_from;
   if (from === null) return;
-  const lease = { id: source.id, owner, held: sql<boolean>`drop_from = ${from}` };
+  const lease = dropLease(source.id, owner, from);
   const error = await dropSourceState(context.secrets, source, from);
   const { db, log } = context;
   if (error === undefined) {

@@ -7,9 +7,9 @@ import {
   recordKeysVersion,
   recordStarted,
 } from '../../adapters/store/instance-store.ts';
+import { recordReplicationSource } from '../../adapters/store/replication-sources.ts';
 import type { RoleContext } from '../../roles/role.ts';
 import { instanceLaunchFor, keyIdsOf } from './instance-launch-for.ts';
-import { recordReplicationSource } from './replication-sources.ts';
 
 /** Restart delays: 1 s, 2 s, 4 s … doubling up to a minute. */
 const FIRST_RESTART_DELAY_MS = 1000;

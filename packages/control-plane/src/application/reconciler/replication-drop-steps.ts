@@ -2,11 +2,11 @@ import { sourceDialect } from '@replix/sources';
 import { recordAudit } from '../../adapters/events/audit-log.ts';
 import { notify } from '../../adapters/events/notifications.ts';
 import type { StoreDb } from '../../adapters/store/open-store.ts';
+import type { ReplicationSourceRow } from '../../adapters/store/replication-sources.ts';
 import type { SecretBox } from '../../adapters/store/secret-box.ts';
 import { replicaReplicationId } from '../../domain/replication-id.ts';
+import { splitSourceSchema } from '../../domain/source-schema-name.ts';
 import { connectionTarget, withSourceConnector } from '../source-access/connection-target.ts';
-import { splitSourceSchema } from '../source-access/source-schema-name.ts';
-import type { ReplicationSourceRow } from './replication-sources.ts';
 
 /** Where docs/replication.md says how to drop the state by hand. */
 export const DROP_BY_HAND_DOC = 'docs/replication.md#dropping-it-by-hand';

@@ -2,8 +2,8 @@ import { type SourceBackend, type SourceTlsMode, sourceDialect } from '@replix/s
 import type { Selectable } from 'kysely';
 import type { ConnectionTable } from '../../adapters/store/schema.ts';
 import type { SecretBox } from '../../adapters/store/secret-box.ts';
+import { splitSourceSchema } from '../../domain/source-schema-name.ts';
 import { sourcePassword } from './source-password.ts';
-import { splitSourceSchema } from './source-schema-name.ts';
 import { testConnection } from './test-connection.ts';
 
 /** The dashboard polls the instance status every few seconds; the source is asked once a minute. */

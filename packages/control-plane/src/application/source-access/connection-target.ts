@@ -15,8 +15,8 @@ import type { SshTunnelLaunch } from '../../adapters/drivers/instance-launch.ts'
 import type { ConnectionTable } from '../../adapters/store/schema.ts';
 import type { SecretBox } from '../../adapters/store/secret-box.ts';
 import { ApiError } from '../../domain/errors.ts';
+import { splitSourceSchema } from '../../domain/source-schema-name.ts';
 import { sourcePassword } from './source-password.ts';
-import { splitSourceSchema } from './source-schema-name.ts';
 
 /** How to reach a database's source: the URL `connectorFromUrl` takes, and the tunnel to open. */
 export interface ConnectionTarget {

@@ -2,8 +2,8 @@ import { sourceDialect } from '@replix/sources';
 import type { Selectable } from 'kysely';
 import type { ConnectionTable } from '../../adapters/store/schema.ts';
 import type { SecretBox } from '../../adapters/store/secret-box.ts';
+import { splitSourceSchema } from '../../domain/source-schema-name.ts';
 import { testSavedConnection } from './saved-connection-test.ts';
-import { splitSourceSchema } from './source-schema-name.ts';
 import type { TestConnectionResult } from './test-connection.ts';
 
 /**

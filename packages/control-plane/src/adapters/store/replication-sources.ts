@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { sourceDialect } from '@replix/sources';
 import { type Selectable, sql } from 'kysely';
-import type { JobQueue } from '../../adapters/jobs/job-queue.ts';
-import type { DatabaseRow } from '../../adapters/store/database-store.ts';
-import { everLaunched } from '../../adapters/store/instance-store.ts';
-import type { StoreDb } from '../../adapters/store/open-store.ts';
-import type { ReplicationSourceTable } from '../../adapters/store/schema.ts';
+import type { SourceSettings } from '../../application/source-access/connection-target.ts';
 import { replicationIdFor } from '../../domain/replication-id.ts';
-import type { SourceSettings } from '../source-access/connection-target.ts';
-import { splitSourceSchema } from '../source-access/source-schema-name.ts';
+import { splitSourceSchema } from '../../domain/source-schema-name.ts';
+import type { JobQueue, Lease } from '../jobs/job-queue.ts';
+import { connectionById } from './connection-store.ts';
+import type { DatabaseRow } from './database-store.ts';
+import { everLaunched } from './instance-store.ts';
+import type { StoreDb } from './open-store.ts';
+import type { ReplicationSourceTable } from './schema.ts';
 
 export type ReplicationSourceRow = Selectable<ReplicationSourceTable>;
 
@@ -109,11 +110,7 @@ export async function requestReplicationDrop(
   // Only a database that ran instances may have left state; one never launched has none.
   const launched = await everLaunched(db, database.id);
   if (!recorded && launched) {
-    const connection = await db
-      .selectFrom('connections')
-      .selectAll()
-      .where('id', '=', database.connection_id)
-      .executeTakeFirst();
+    const connection = await connectionById(db, database.connection_id);
     if (!connection) return;
     await recordReplicationSource(db, database, connection, maxReplicas);
   }
@@ -131,4 +128,19 @@ export async function requestReplicationDrop(
     .where('database_id', '=', database.id)
     .where('replicas_launched', '>', fromOrdinal)
     .execute();
+}
+
+/** The ids of the database's sources whose replication state waits to be dropped. */
+export function dropsWaitingOf(db: StoreDb, databaseId: string): Promise<{ id: string }[]> {
+  return db
+    .selectFrom('replication_sources')
+    .select('id')
+    .where('database_id', '=', databaseId)
+    .where(REPLICATION_DROP_QUEUE.waiting)
+    .execute();
+}
+
+/** `owner`'s lease on a source's drop from ordinal `from`: held while that drop is still the one asked for. */
+export function dropLease(sourceId: string, owner: string, from: number): Lease {
+  return { id: sourceId, owner, held: sql<boolean>`drop_from = ${from}` };
 }
