@@ -34,8 +34,6 @@ const KNOWN_SQL_OUTSIDE_ADAPTERS = new Map<string, string>(
     'application/identity/principal.ts',
     'application/identity/second-factor.ts',
     'application/membership/team-membership.ts',
-    'application/payments/local-billing-pages.ts',
-    'application/payments/local-provider.ts',
     'application/resources/auth/auth-service.ts',
     'application/resources/team/team-service.ts',
     'application/resources/webhooks/webhooks-service.ts',

@@ -27,3 +27,15 @@ export async function overageState(db: StoreDb, accountId: string): Promise<Over
     spendingCapCents: row?.spending_cap_cents ?? null,
   };
 }
+
+/** The account's email and plan name, as its billing pages show them. */
+export function accountEmailAndPlan(
+  db: StoreDb,
+  accountId: string,
+): Promise<{ email: string; plan: string }> {
+  return db
+    .selectFrom('accounts')
+    .select(['email', 'plan'])
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
+}

@@ -1,21 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
+import { accountEmailAndPlan } from '../../adapters/store/account-plan.ts';
 import {
   applyBillingEvent,
   billingAccount,
   hasActiveSubscription,
 } from '../../adapters/store/billing-ledger.ts';
+import {
+  type BillingSession,
+  closeBillingSession,
+  lockBillingSession,
+  openBillingSession,
+} from '../../adapters/store/billing-sessions.ts';
 import type { Store } from '../../adapters/store/schema.ts';
 import type { ApiServer } from '../../api/api-server.ts';
 import type { ApiContext } from '../../api/context.ts';
 import { asPlan } from '../../domain/plans.ts';
-import {
-  type BillingSession,
-  LOCAL_CHECKOUT_PATH,
-  LOCAL_PORTAL_PATH,
-  openBillingSession,
-} from './local-provider.ts';
+import { LOCAL_CHECKOUT_PATH, LOCAL_PORTAL_PATH } from './local-provider.ts';
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -88,11 +90,7 @@ async function openPage(
   const session = await openBillingSession(db, token, kind);
   const problem = unusable(session);
   if (problem || !session) return { problem: problem ?? NOT_VALID };
-  const account = await db
-    .selectFrom('accounts')
-    .select(['email', 'plan'])
-    .where('id', '=', session.account_id)
-    .executeTakeFirstOrThrow();
+  const account = await accountEmailAndPlan(db, session.account_id);
   return { session, account };
 }
 
@@ -164,21 +162,10 @@ export function registerLocalBillingPages(app: ApiServer, context: ApiContext): 
         const pay = request.body?.action !== 'cancel';
         const outcome = await db.transaction().execute(async (tx) => {
           const session = await openBillingSession(tx, request.params.token, 'checkout');
-          const locked = session
-            ? await tx
-                .selectFrom('billing_sessions')
-                .selectAll()
-                .where('id', '=', session.id)
-                .forUpdate()
-                .executeTakeFirst()
-            : undefined;
+          const locked = session ? await lockBillingSession(tx, session.id) : undefined;
           const problem = unusable(locked);
           if (problem || !locked) return { problem: problem ?? NOT_VALID };
-          await tx
-            .updateTable('billing_sessions')
-            .set({ status: pay ? 'completed' : 'cancelled', completed_at: new Date() })
-            .where('id', '=', locked.id)
-            .execute();
+          await closeBillingSession(tx, locked.id, pay ? 'completed' : 'cancelled');
           if (!pay) return { plan: undefined };
           const current = await billingAccount(tx, locked.account_id);
           await applyBillingEvent(tx, 'local', {

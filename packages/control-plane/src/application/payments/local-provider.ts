@@ -1,6 +1,7 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
-import type { BillingSessionTable, Store } from '../../adapters/store/schema.ts';
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { insertBillingSession, sessionTokenHash } from '../../adapters/store/billing-sessions.ts';
+import type { Store } from '../../adapters/store/schema.ts';
 import type {
   CheckoutRequest,
   CheckoutSession,
@@ -12,27 +13,6 @@ export const LOCAL_CHECKOUT_PATH = '/billing/local-checkout';
 export const LOCAL_PORTAL_PATH = '/billing/local-portal';
 /** How long a local checkout or portal link works. */
 export const LOCAL_SESSION_TTL_MS = 30 * 60 * 1000;
-
-export type BillingSession = Selectable<BillingSessionTable>;
-
-/** Only the SHA-256 of a page's token is stored: the store alone cannot open a page. */
-export function sessionTokenHash(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
-
-/** The open, unexpired session of a page token, or undefined. */
-export async function openBillingSession(
-  db: Kysely<Store>,
-  token: string,
-  kind: 'checkout' | 'portal',
-): Promise<BillingSession | undefined> {
-  return db
-    .selectFrom('billing_sessions')
-    .selectAll()
-    .where('token_hash', '=', sessionTokenHash(token))
-    .where('kind', '=', kind)
-    .executeTakeFirst();
-}
 
 /**
  * The embedded provider: checkout and portal are pages the control plane serves itself
@@ -54,17 +34,14 @@ export class LocalPaymentProvider implements PaymentProvider {
     plan: string | null,
   ): Promise<string> {
     const token = randomBytes(32).toString('base64url');
-    await this.#db
-      .insertInto('billing_sessions')
-      .values({
-        id: randomUUID(),
-        token_hash: sessionTokenHash(token),
-        account_id: accountId,
-        kind,
-        plan,
-        expires_at: new Date(Date.now() + LOCAL_SESSION_TTL_MS),
-      })
-      .execute();
+    await insertBillingSession(this.#db, {
+      id: randomUUID(),
+      token_hash: sessionTokenHash(token),
+      account_id: accountId,
+      kind,
+      plan,
+      expires_at: new Date(Date.now() + LOCAL_SESSION_TTL_MS),
+    });
     return token;
   }
 
