@@ -36,11 +36,9 @@ const KNOWN_SQL_OUTSIDE_ADAPTERS = new Map<string, string>(
     'application/membership/team-membership.ts',
     'application/resources/auth/auth-service.ts',
     'application/resources/team/team-service.ts',
-    'application/resources/webhooks/webhooks-service.ts',
-    'application/webhook-delivery/record-attempt.ts',
   ].map((file) => [
     file,
-    'SQL of its own tables (connections, accounts, users, keys, billing, webhooks, heartbeats, replication sources, samples), not yet in a repository module',
+    'SQL of the identity tables (accounts, users, management keys, recovery codes, second-factor failures, invitations) inside their transactions, not yet in a repository module',
   ]),
 );
 

@@ -1,7 +1,8 @@
 import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import { claimNext } from '../jobs/claim-jobs.ts';
-import type { JobQueue } from '../jobs/job-queue.ts';
+import type { JobChanges, JobQueue, Lease } from '../jobs/job-queue.ts';
+import { complete } from '../jobs/lease-updates.ts';
 import type { StoreDb } from './open-store.ts';
 import type { WebhookDeliveryTable } from './schema.ts';
 
@@ -26,4 +27,20 @@ export function claimDueDeliveries(
   leaseSeconds: number,
 ): Promise<DeliveryRow[]> {
   return claimNext(db, DELIVERY_QUEUE, owner, { leaseMs: leaseSeconds * 1000, limit });
+}
+
+/**
+ * Ends an attempt under its lease with `changes`, stamped delivered now when it was; false
+ * when the lease is no longer ours.
+ */
+export function completeDelivery(
+  db: StoreDb,
+  lease: Lease,
+  changes: JobChanges<'webhook_deliveries'>,
+  delivered: boolean,
+): Promise<boolean> {
+  return complete(db, DELIVERY_QUEUE, lease, {
+    ...changes,
+    delivered_at: delivered ? sql`now()` : null,
+  });
 }

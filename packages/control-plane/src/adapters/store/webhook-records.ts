@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Selectable, sql } from 'kysely';
+import { type Insertable, type Selectable, sql, type Updateable } from 'kysely';
 import type { DeliveryStatus } from '../../application/webhook-delivery/delivery-status.ts';
 import type { WebhookEventType } from '../../application/webhook-delivery/webhook-event-types.ts';
 import type { StoreDb } from './open-store.ts';
@@ -137,4 +137,65 @@ export function subscriptionsOf(db: StoreDb, databaseId: string) {
     .select(['id', 'account_id', 'event_types'])
     .where('database_id', '=', databaseId)
     .execute();
+}
+
+export function insertSubscription(
+  db: StoreDb,
+  values: Insertable<WebhookSubscriptionTable>,
+): Promise<Selectable<WebhookSubscriptionTable>> {
+  return db
+    .insertInto('webhook_subscriptions')
+    .values(values)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Deletes a subscription; its deliveries and their attempts go with it. */
+export async function deleteSubscription(db: StoreDb, id: string): Promise<void> {
+  await db.deleteFrom('webhook_subscriptions').where('id', '=', id).execute();
+}
+
+/** Locks one of a subscription's deliveries for the rest of the transaction. */
+export function lockDelivery(
+  db: StoreDb,
+  subscriptionId: string,
+  deliveryId: string,
+): Promise<Selectable<WebhookDeliveryTable> | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', deliveryId)
+    .where('subscription_id', '=', subscriptionId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Makes a delivery due now with `changes`; the delivery as written. */
+export function dueNow(
+  db: StoreDb,
+  id: string,
+  changes: Updateable<WebhookDeliveryTable>,
+): Promise<Selectable<WebhookDeliveryTable>> {
+  return db
+    .updateTable('webhook_deliveries')
+    .set({ ...changes, next_attempt_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function deliveryExists(db: StoreDb, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function insertAttempt(
+  db: StoreDb,
+  values: Insertable<WebhookAttemptTable>,
+): Promise<void> {
+  await db.insertInto('webhook_attempts').values(values).execute();
 }

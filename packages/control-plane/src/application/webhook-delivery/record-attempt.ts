@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import { recordAudit } from '../../adapters/events/audit-log.ts';
 import { fromNow } from '../../adapters/jobs/job-queue.ts';
-import { complete } from '../../adapters/jobs/lease-updates.ts';
 import { afterFailedAttempt } from '../../adapters/jobs/retry-policy.ts';
-import { DELIVERY_QUEUE, type DeliveryRow } from '../../adapters/store/delivery-queue.ts';
+import { completeDelivery, type DeliveryRow } from '../../adapters/store/delivery-queue.ts';
 import type { StoreDb } from '../../adapters/store/open-store.ts';
+import { deliveryExists, insertAttempt } from '../../adapters/store/webhook-records.ts';
 import type { DeliveryStatus } from './delivery-status.ts';
 import { webhookRetryPolicy } from './retry-schedule.ts';
 import type { WebhookResponse } from './send-webhook.ts';
@@ -37,9 +36,8 @@ export async function recordAttempt(
       ? 'retrying'
       : 'failed';
   await db.transaction().execute(async (tx) => {
-    const owned = await complete(
+    const owned = await completeDelivery(
       tx,
-      DELIVERY_QUEUE,
       { id: delivery.id, owner },
       {
         status,
@@ -47,32 +45,24 @@ export async function recordAttempt(
         last_attempt_at: attemptedAt,
         last_status_code: response.statusCode,
         last_error: response.error,
-        delivered_at: response.ok ? sql`now()` : null,
         next_attempt_at: next?.kind === 'retry' ? fromNow(next.delayMs) : null,
       },
+      response.ok,
     );
     if (!owned) {
       // Deleted with its subscription meanwhile: nothing left to record it on.
-      const exists = await tx
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('id', '=', delivery.id)
-        .executeTakeFirst();
-      if (!exists) return;
+      if (!(await deliveryExists(tx, delivery.id))) return;
     }
-    await tx
-      .insertInto('webhook_attempts')
-      .values({
-        id: randomUUID(),
-        delivery_id: delivery.id,
-        attempt: attempts,
-        attempted_at: attemptedAt,
-        duration_ms: response.durationMs,
-        status_code: response.statusCode,
-        error: response.error,
-        succeeded: response.ok,
-      })
-      .execute();
+    await insertAttempt(tx, {
+      id: randomUUID(),
+      delivery_id: delivery.id,
+      attempt: attempts,
+      attempted_at: attemptedAt,
+      duration_ms: response.durationMs,
+      status_code: response.statusCode,
+      error: response.error,
+      succeeded: response.ok,
+    });
     if (owned && status === 'failed' && delivery.event_type !== TEST_EVENT_TYPE) {
       await recordAudit(tx, {
         accountId: delivery.account_id,

@@ -5,15 +5,18 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import { sql } from 'kysely';
 import type { Static } from 'typebox';
 import { recordAudit } from '../../../adapters/events/audit-log.ts';
 import { lockDatabaseRowById } from '../../../adapters/store/database-store.ts';
 import type { StoreDb } from '../../../adapters/store/open-store.ts';
 import type { DatabaseTable } from '../../../adapters/store/schema.ts';
 import {
+  deleteSubscription,
   deliveryRecords,
+  dueNow,
   enqueueDeliveries,
+  insertSubscription,
+  lockDelivery,
   subscriptionRecord,
 } from '../../../adapters/store/webhook-records.ts';
 import type { ApiContext } from '../../../api/context.ts';
@@ -72,19 +75,15 @@ export async function createWebhook(
         `A database has at most ${MAX_SUBSCRIPTIONS_PER_DATABASE} webhook subscriptions; delete one first.`,
       );
     }
-    const inserted = await tx
-      .insertInto('webhook_subscriptions')
-      .values({
-        id,
-        account_id: accountId,
-        database_id: database.id,
-        url,
-        event_types: JSON.stringify(body.eventTypes),
-        description: body.description ?? null,
-        secret_enc: secrets.seal(secret),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const inserted = await insertSubscription(tx, {
+      id,
+      account_id: accountId,
+      database_id: database.id,
+      url,
+      event_types: JSON.stringify(body.eventTypes),
+      description: body.description ?? null,
+      secret_enc: secrets.seal(secret),
+    });
     await recordAudit(tx, {
       accountId,
       databaseId: database.id,
@@ -110,7 +109,7 @@ export async function deleteWebhook(
 ): Promise<void> {
   const { database, subscription } = await ownedSubscription(db, accountId, ref);
   await db.transaction().execute(async (tx) => {
-    await tx.deleteFrom('webhook_subscriptions').where('id', '=', subscription.id).execute();
+    await deleteSubscription(tx, subscription.id);
     await recordAudit(tx, {
       accountId,
       databaseId: database.id,
@@ -135,13 +134,7 @@ export async function retryDelivery(
 ) {
   const { database, subscription } = await ownedSubscription(db, accountId, ref);
   const row = await db.transaction().execute(async (tx) => {
-    const delivery = await tx
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('id', '=', ref.deliveryId)
-      .where('subscription_id', '=', subscription.id)
-      .forUpdate()
-      .executeTakeFirst();
+    const delivery = await lockDelivery(tx, subscription.id, ref.deliveryId);
     if (!delivery) throw notFound('Delivery');
     if (delivery.status === 'delivered') {
       throw new ApiError(
@@ -150,17 +143,11 @@ export async function retryDelivery(
       );
     }
     // A failed delivery gets one more attempt; a scheduled one is simply brought forward.
-    const updated = await tx
-      .updateTable('webhook_deliveries')
-      .set({
-        status: delivery.status === 'failed' ? 'retrying' : delivery.status,
-        max_attempts:
-          delivery.status === 'failed' ? delivery.attempt_count + 1 : delivery.max_attempts,
-        next_attempt_at: sql<Date>`now()`,
-      })
-      .where('id', '=', delivery.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const updated = await dueNow(tx, delivery.id, {
+      status: delivery.status === 'failed' ? 'retrying' : delivery.status,
+      max_attempts:
+        delivery.status === 'failed' ? delivery.attempt_count + 1 : delivery.max_attempts,
+    });
     await recordAudit(tx, {
       accountId,
       databaseId: database.id,
