@@ -14,16 +14,7 @@ const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 const AGGREGATE_TABLES = ['databases', 'instances', 'builds', 'deployments'];
 
 /** Files outside `store/` that name an aggregate's table, each with why: the list only shrinks. */
-const KNOWN_AGGREGATE_READERS = new Map<string, string>([
-  [
-    'application/resources/audit/audit-queries.ts',
-    "the audit log's page joins each event's database for its name, in the same query as the other names",
-  ],
-  [
-    'application/resources/admin/admin-queries.ts',
-    "an operator's customer list counts each account's instances and builds in its one query",
-  ],
-]);
+const KNOWN_AGGREGATE_READERS = new Map<string, string>([]);
 
 /**
  * Application and API modules that still hold SQL, of tables no other module shares, each with

@@ -2,6 +2,7 @@
 
 import { recordAudit } from '../../../adapters/events/audit-log.ts';
 import { changePlan } from '../../../adapters/store/billing-ledger.ts';
+import { customerRows, requireCustomer } from '../../../adapters/store/customer-store.ts';
 import { databaseIdsOf, liveDatabases } from '../../../adapters/store/database-store.ts';
 import { dropQueuedGoal } from '../../../adapters/store/goal-store.ts';
 import type { StoreDb } from '../../../adapters/store/open-store.ts';
@@ -21,7 +22,6 @@ import { INSTANCE_SIZE_NAMES, type InstanceSize, type Plan } from '../../../doma
 import type { Principal } from '../../identity/principal.ts';
 import { iso } from '../common-schemas.ts';
 import { auditAction, lockDatabase, queueGoal } from '../databases/database-goals.ts';
-import { customerRows, requireCustomer } from './admin-queries.ts';
 
 /** Queued actions that already take the instance down: a deprovision leaves them be. */
 const STOPPING: readonly string[] = ['terminate', 'delete'];

@@ -3,9 +3,9 @@
  * `limit`/`offset`. Unlike notifications nothing is ever capped or skipped here.
  */
 import type { Static } from 'typebox';
+import { auditEventRows } from '../../../adapters/store/audit-events-store.ts';
 import type { StoreDb } from '../../../adapters/store/open-store.ts';
 import { iso } from '../common-schemas.ts';
-import { auditEventRows } from './audit-queries.ts';
 import type { AccountAuditFilter, AuditEventWithDatabase } from './audit-schemas.ts';
 
 type AuditEventRecord = Static<typeof AuditEventWithDatabase>;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import type { StoreDb } from '../../../adapters/store/open-store.ts';
-import { notFound } from '../../../domain/errors.ts';
+import { notFound } from '../../domain/errors.ts';
+import type { StoreDb } from './open-store.ts';
 
 /** Every account, oldest first, with its activity counts and overage settings. */
 export function customerRows(db: StoreDb) {

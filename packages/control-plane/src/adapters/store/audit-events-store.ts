@@ -1,7 +1,7 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
-import type { StoreDb } from '../../../adapters/store/open-store.ts';
-import type { Store } from '../../../adapters/store/schema.ts';
-import type { AccountAuditFilter } from './audit-schemas.ts';
+import type { AccountAuditFilter } from '../../application/resources/audit/audit-schemas.ts';
+import type { StoreDb } from './open-store.ts';
+import type { Store } from './schema.ts';
 
 type AuditQuery = SelectQueryBuilder<Store, 'audit_events', object>;
 
