@@ -24,9 +24,7 @@ const KNOWN_SQL_OUTSIDE_ADAPTERS = new Map<string, string>(
   [
     'application/identity/principal.ts',
     'application/identity/second-factor.ts',
-    'application/membership/team-membership.ts',
     'application/resources/auth/auth-service.ts',
-    'application/resources/team/team-service.ts',
   ].map((file) => [
     file,
     'SQL of the identity tables (accounts, users, management keys, recovery codes, second-factor failures, invitations) inside their transactions, not yet in a repository module',

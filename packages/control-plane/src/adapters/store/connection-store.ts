@@ -10,3 +10,13 @@ export type ConnectionRow = Selectable<ConnectionTable>;
 export function connectionById(db: StoreDb, id: string): Promise<ConnectionRow | undefined> {
   return db.selectFrom('connections').selectAll().where('id', '=', id).executeTakeFirst();
 }
+
+export async function countLiveConnections(db: StoreDb, accountId: string): Promise<number> {
+  const { n } = await db
+    .selectFrom('connections')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}

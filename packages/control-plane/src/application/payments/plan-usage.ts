@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { accountPlan, overageState } from '../../adapters/store/account-plan.ts';
+import { lockAccount } from '../../adapters/store/account-store.ts';
 import { computeRowsOf, countLiveDatabases } from '../../adapters/store/database-store.ts';
 import type { Store } from '../../adapters/store/schema.ts';
 import { ApiError } from '../../domain/errors.ts';
@@ -9,7 +10,6 @@ import {
   databaseComputeUnits,
   replicatedComputeUnits,
 } from '../../domain/plan-enforcement.ts';
-import { lockAccount } from '../membership/team-membership.ts';
 
 /**
  * What an account uses of its plan, read from the store: compute units in use, its overage

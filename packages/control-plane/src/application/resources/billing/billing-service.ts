@@ -3,6 +3,7 @@ import type { Buffer } from 'node:buffer';
 import type { Logger } from 'pino';
 import { recordAudit } from '../../../adapters/events/audit-log.ts';
 import { accountPlan } from '../../../adapters/store/account-plan.ts';
+import { lockAccount } from '../../../adapters/store/account-store.ts';
 import {
   applyBillingEvent,
   billingAccount,
@@ -19,7 +20,6 @@ import {
   PLAN_LIMITS,
   PLANS,
 } from '../../../domain/plans.ts';
-import { lockAccount } from '../../membership/team-membership.ts';
 import { type PaymentProvider, WebhookSignatureError } from '../../payments/payment-provider.ts';
 import { accountUsage } from '../../payments/plan-usage.ts';
 import { iso } from '../common-schemas.ts';

@@ -1,4 +1,6 @@
+import type { Insertable } from 'kysely';
 import type { StoreDb } from '../../../adapters/store/open-store.ts';
+import type { TeamInvitationTable } from '../../../adapters/store/schema.ts';
 
 /** The users columns a TeamMember is made of. */
 export const MEMBER_COLUMNS = [
@@ -69,4 +71,75 @@ export async function hasPendingInvitation(
     .where('expires_at', '>', now)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Sets a member's role; the member as written. */
+export function setMemberRole(db: StoreDb, userId: string, role: string) {
+  return db
+    .updateTable('users')
+    .set({ role })
+    .where('id', '=', userId)
+    .returning(MEMBER_COLUMNS)
+    .executeTakeFirstOrThrow();
+}
+
+/** A user's id, account, email and role. */
+export function memberById(db: StoreDb, userId: string) {
+  return db
+    .selectFrom('users')
+    .select(['id', 'account_id', 'email', 'role'])
+    .where('id', '=', userId)
+    .executeTakeFirstOrThrow();
+}
+
+/** Locks a user's row for the rest of the transaction; the account it is in now. */
+export function lockUserAccount(db: StoreDb, userId: string) {
+  return db
+    .selectFrom('users')
+    .select('account_id')
+    .where('id', '=', userId)
+    .forUpdate()
+    .executeTakeFirstOrThrow();
+}
+
+export async function insertInvitation(
+  db: StoreDb,
+  values: Insertable<TeamInvitationTable>,
+): Promise<void> {
+  await db.insertInto('team_invitations').values(values).execute();
+}
+
+/** Locks one of the account's invitations neither accepted nor deleted; undefined when none. */
+export function lockOpenInvitation(db: StoreDb, accountId: string, id: string) {
+  return db
+    .selectFrom('team_invitations')
+    .select(['id', 'email', 'role'])
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Locks the open, unexpired invitation of a token's hash; undefined when none. */
+export function lockUsableInvitation(db: StoreDb, tokenHash: string, now: Date) {
+  return db
+    .selectFrom('team_invitations')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Closes an invitation: accepted or deleted (revoked). */
+export async function closeInvitation(
+  db: StoreDb,
+  id: string,
+  closed: { accepted_at: Date } | { revoked_at: Date },
+): Promise<void> {
+  await db.updateTable('team_invitations').set(closed).where('id', '=', id).execute();
 }

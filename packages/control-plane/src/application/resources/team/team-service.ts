@@ -6,19 +6,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import { recordAudit } from '../../../adapters/events/audit-log.ts';
+import {
+  lockAccount,
+  memberOf,
+  moveUser,
+  newPersonalAccount,
+} from '../../../adapters/store/account-store.ts';
 import type { StoreDb } from '../../../adapters/store/open-store.ts';
 import type { UserTable } from '../../../adapters/store/schema.ts';
 import { ApiError, notFound } from '../../../domain/errors.ts';
 import type { Principal } from '../../identity/principal.ts';
 import { TEAM_ROLES, type TeamRole } from '../../identity/role-policy.ts';
-import {
-  assertMayLeave,
-  assertNotLastOwner,
-  lockAccount,
-  memberOf,
-  moveUser,
-  newPersonalAccount,
-} from '../../membership/team-membership.ts';
+import { assertMayLeave, assertNotLastOwner } from '../../membership/team-membership.ts';
 import { iso } from '../common-schemas.ts';
 import {
   hashInvitationToken,
@@ -26,11 +25,18 @@ import {
   newInvitationToken,
 } from './invitation-token.ts';
 import {
+  closeInvitation,
   hasPendingInvitation,
+  insertInvitation,
   isMember,
-  MEMBER_COLUMNS,
+  lockOpenInvitation,
+  lockUsableInvitation,
+  lockUserAccount,
+  type MEMBER_COLUMNS,
+  memberById,
   membersOf,
   openInvitationsOf,
+  setMemberRole,
 } from './team-queries.ts';
 
 type Caller = Pick<Principal, 'accountId' | 'role' | 'userId'>;
@@ -74,12 +80,7 @@ export async function changeMemberRole(
     if (member.role === 'owner' && role !== 'owner') {
       await assertNotLastOwner(tx, member, 'This change');
     }
-    const updated = await tx
-      .updateTable('users')
-      .set({ role })
-      .where('id', '=', member.userId)
-      .returning(MEMBER_COLUMNS)
-      .executeTakeFirstOrThrow();
+    const updated = await setMemberRole(tx, member.userId, role);
     if (member.role !== role) {
       await recordAudit(tx, {
         accountId,
@@ -155,19 +156,16 @@ export async function createInvitation(
         `${email} already has a pending invitation; delete it to send a new one.`,
       );
     }
-    await tx
-      .insertInto('team_invitations')
-      .values({
-        id,
-        account_id: accountId,
-        email,
-        role,
-        token_hash: hash,
-        invited_by: userId,
-        created_at: createdAt,
-        expires_at: expiresAt,
-      })
-      .execute();
+    await insertInvitation(tx, {
+      id,
+      account_id: accountId,
+      email,
+      role,
+      token_hash: hash,
+      invited_by: userId,
+      created_at: createdAt,
+      expires_at: expiresAt,
+    });
     await recordAudit(tx, {
       accountId,
       entityType: 'team_invitation',
@@ -193,22 +191,10 @@ export async function deleteInvitation(
   id: string,
 ): Promise<void> {
   await db.transaction().execute(async (tx) => {
-    const row = await tx
-      .selectFrom('team_invitations')
-      .select(['id', 'email', 'role'])
-      .where('id', '=', id)
-      .where('account_id', '=', accountId)
-      .where('accepted_at', 'is', null)
-      .where('revoked_at', 'is', null)
-      .forUpdate()
-      .executeTakeFirst();
+    const row = await lockOpenInvitation(tx, accountId, id);
     if (!row) throw notFound('Invitation');
     if (row.role === 'owner') assertMayTouchOwners(callerRole, 'delete owner invitations');
-    await tx
-      .updateTable('team_invitations')
-      .set({ revoked_at: new Date() })
-      .where('id', '=', row.id)
-      .execute();
+    await closeInvitation(tx, row.id, { revoked_at: new Date() });
     await recordAudit(tx, {
       accountId,
       entityType: 'team_invitation',
@@ -223,21 +209,9 @@ export async function deleteInvitation(
 export async function acceptInvitation(db: StoreDb, userId: string, token: string) {
   const now = new Date();
   return db.transaction().execute(async (tx) => {
-    const invitation = await tx
-      .selectFrom('team_invitations')
-      .selectAll()
-      .where('token_hash', '=', hashInvitationToken(token))
-      .where('accepted_at', 'is', null)
-      .where('revoked_at', 'is', null)
-      .where('expires_at', '>', now)
-      .forUpdate()
-      .executeTakeFirst();
+    const invitation = await lockUsableInvitation(tx, hashInvitationToken(token), now);
     if (!invitation) throw notFound('Invitation (or it has expired, been used or deleted)');
-    const me = await tx
-      .selectFrom('users')
-      .select(['id', 'account_id', 'email', 'role'])
-      .where('id', '=', userId)
-      .executeTakeFirstOrThrow();
+    const me = await memberById(tx, userId);
     if (me.email.toLowerCase() !== invitation.email) {
       throw new ApiError('forbidden', 'This invitation is for another email address.');
     }
@@ -247,12 +221,7 @@ export async function acceptInvitation(db: StoreDb, userId: string, token: strin
     // Lock both accounts in a fixed order (accounts before users, as every team change
     // does), so crossing changes cannot deadlock; then check the user did not move meanwhile.
     for (const id of [me.account_id, invitation.account_id].sort()) await lockAccount(tx, id);
-    const still = await tx
-      .selectFrom('users')
-      .select('account_id')
-      .where('id', '=', userId)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
+    const still = await lockUserAccount(tx, userId);
     if (still.account_id !== me.account_id) {
       throw new ApiError('conflict', 'Your account changed meanwhile; try again.');
     }
@@ -260,11 +229,7 @@ export async function acceptInvitation(db: StoreDb, userId: string, token: strin
     await assertMayLeave(tx, member);
     const role = asRole(invitation.role);
     await moveUser(tx, member, invitation.account_id, role);
-    await tx
-      .updateTable('team_invitations')
-      .set({ accepted_at: now })
-      .where('id', '=', invitation.id)
-      .execute();
+    await closeInvitation(tx, invitation.id, { accepted_at: now });
     await recordAudit(tx, {
       accountId: invitation.account_id,
       entityType: 'team_invitation',
