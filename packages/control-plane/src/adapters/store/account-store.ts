@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { TeamRole } from '../../application/identity/role-policy.ts';
-import type { Member } from '../../application/membership/team-membership.ts';
 import { notFound } from '../../domain/errors.ts';
 import type { StoreDb } from './open-store.ts';
 
 /** Accounts and their users: who is in which account, with which role. */
+
+/** A user as a member of their account. */
+export interface Member {
+  readonly userId: string;
+  readonly accountId: string;
+  readonly email: string;
+  readonly role: string;
+}
 
 type Tx = StoreDb;
 

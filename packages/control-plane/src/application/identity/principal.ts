@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { StoreDb } from '../../adapters/store/open-store.ts';
+import {
+  activeManagementKeyByHash,
+  insertUserWithAccount,
+  recordManagementKeyUsed,
+  recordUserSeen,
+  userById,
+  userBySubject,
+} from '../../adapters/store/user-store.ts';
 import { ADMIN_GROUP } from './built-in-issuer.ts';
 import { hashManagementKey, MANAGEMENT_KEY_PREFIX } from './management-keys.ts';
 import { isTeamRole, type TeamRole } from './role-policy.ts';
@@ -46,8 +54,6 @@ function knownUser(row: {
   };
 }
 
-const USER_COLUMNS = ['id', 'account_id', 'role', 'totp_enabled_at'] as const;
-
 /**
  * How fresh "last seen" and "last used" times are kept: authentication runs on every request,
  * and a write per request would load the store for a timestamp nobody reads that finely.
@@ -61,62 +67,32 @@ function stale(time: Date | null, now: Date): boolean {
 /** The user behind a token, made (with an account of their own) on first sight. */
 async function userFor(db: StoreDb, identity: Identity): Promise<KnownUser> {
   const now = new Date();
-  const existing = await db
-    .selectFrom('users')
-    .select([...USER_COLUMNS, 'email', 'last_seen_at'])
-    .where('subject', '=', identity.subject)
-    .executeTakeFirst();
+  const existing = await userBySubject(db, identity.subject);
   if (existing) {
     if (existing.email !== identity.email || stale(existing.last_seen_at, now)) {
-      await db
-        .updateTable('users')
-        .set({ last_seen_at: now, email: identity.email })
-        .where('id', '=', existing.id)
-        .execute();
+      await recordUserSeen(db, existing.id, now, identity.email);
     }
     return knownUser(existing);
   }
   return db
     .transaction()
     .execute(async (tx) => {
-      const accountId = randomUUID();
-      const userId = randomUUID();
-      await tx
-        .insertInto('accounts')
-        .values({
-          id: accountId,
-          email: identity.email,
-          plan: 'free',
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
-      const inserted = await tx
-        .insertInto('users')
-        .values({
-          id: userId,
-          account_id: accountId,
-          email: identity.email,
-          subject: identity.subject,
-          created_at: now,
-          last_seen_at: now,
-          // The first user of an account owns it.
-          role: 'owner',
-        })
-        .onConflict((oc) => oc.column('subject').doNothing())
-        .returning(USER_COLUMNS)
-        .executeTakeFirst();
+      const inserted = await insertUserWithAccount(tx, {
+        accountId: randomUUID(),
+        userId: randomUUID(),
+        email: identity.email,
+        subject: identity.subject,
+        at: now,
+      });
       if (inserted) return knownUser(inserted);
       // A concurrent first request made the user: roll back our account and use theirs.
       throw new RetryFirstSight();
     })
     .catch(async (error) => {
       if (!(error instanceof RetryFirstSight)) throw error;
-      const user = await db
-        .selectFrom('users')
-        .select(USER_COLUMNS)
-        .where('subject', '=', identity.subject)
-        .executeTakeFirstOrThrow();
+      const user = await userBySubject(db, identity.subject);
+      if (!user)
+        throw new Error('The user made by a concurrent first request is not in the store.');
       return knownUser(user);
     });
 }
@@ -130,26 +106,13 @@ export async function authenticate(
   credential: string,
 ): Promise<Principal | undefined> {
   if (credential.startsWith(MANAGEMENT_KEY_PREFIX)) {
-    const key = await db
-      .selectFrom('management_keys')
-      .select(['id', 'account_id', 'user_id', 'last_used_at', 'name'])
-      .where('key_hash', '=', hashManagementKey(credential))
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+    const key = await activeManagementKeyByHash(db, hashManagementKey(credential));
     if (!key) return undefined;
     const now = new Date();
     if (stale(key.last_used_at, now)) {
-      await db
-        .updateTable('management_keys')
-        .set({ last_used_at: now })
-        .where('id', '=', key.id)
-        .execute();
+      await recordManagementKeyUsed(db, key.id, now);
     }
-    const user = await db
-      .selectFrom('users')
-      .select([...USER_COLUMNS, 'email'])
-      .where('id', '=', key.user_id)
-      .executeTakeFirst();
+    const user = await userById(db, key.user_id);
     // A key stops working when its creator leaves the account it was made in.
     if (!user || user.account_id !== key.account_id) return undefined;
     const { role } = knownUser(user);

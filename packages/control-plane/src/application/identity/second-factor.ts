@@ -1,5 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { StoreDb } from '../../adapters/store/open-store.ts';
+import {
+  lockTotpState,
+  recentFailures,
+  recordFailure,
+  recordTotpStep,
+  unusedRecoveryCodes,
+  useRecoveryCode,
+} from '../../adapters/store/second-factor-store.ts';
 import type { SecretBox } from '../../adapters/store/secret-box.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { hashRecoveryCode, sameHash, totpStep } from './totp.ts';
@@ -32,60 +39,32 @@ export async function checkSecondFactor(
 ): Promise<{ method: 'totp' | 'recovery_code' }> {
   const now = new Date();
   const outcome = await db.transaction().execute(async (tx) => {
-    const user = await tx
-      .selectFrom('users')
-      .select(['totp_secret_enc', 'totp_pending_enc', 'totp_last_step'])
-      .where('id', '=', userId)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
-    // Failures older than the window no longer count: drop them so the table stays small.
-    await tx
-      .deleteFrom('second_factor_failures')
-      .where('user_id', '=', userId)
-      .where('created_at', '<=', new Date(now.getTime() - SECOND_FACTOR_WINDOW_MS))
-      .execute();
-    const failures = await tx
-      .selectFrom('second_factor_failures')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('user_id', '=', userId)
-      .where('created_at', '>', new Date(now.getTime() - SECOND_FACTOR_WINDOW_MS))
-      .executeTakeFirstOrThrow();
-    if (Number(failures.n) >= MAX_SECOND_FACTOR_FAILURES) return 'limited' as const;
+    const user = await lockTotpState(tx, userId);
+    const failures = await recentFailures(
+      tx,
+      userId,
+      new Date(now.getTime() - SECOND_FACTOR_WINDOW_MS),
+    );
+    if (failures >= MAX_SECOND_FACTOR_FAILURES) return 'limited' as const;
     const sealed = kind === 'enabled' ? user.totp_secret_enc : user.totp_pending_enc;
     if (!sealed) return 'no_secret' as const;
     if (proof.code !== undefined) {
       const step = totpStep(secrets.open(sealed), proof.code, now.getTime());
       const lastStep = user.totp_last_step === null ? -1 : Number(user.totp_last_step);
       if (step !== undefined && step > lastStep) {
-        await tx
-          .updateTable('users')
-          .set({ totp_last_step: step })
-          .where('id', '=', userId)
-          .execute();
+        await recordTotpStep(tx, userId, step);
         return 'totp' as const;
       }
     } else if (proof.recoveryCode !== undefined && kind === 'enabled') {
       const hash = hashRecoveryCode(proof.recoveryCode);
-      const unused = await tx
-        .selectFrom('recovery_codes')
-        .select(['id', 'code_hash'])
-        .where('user_id', '=', userId)
-        .where('used_at', 'is', null)
-        .execute();
+      const unused = await unusedRecoveryCodes(tx, userId);
       const match = unused.find((row) => sameHash(row.code_hash, hash));
       if (match) {
-        await tx
-          .updateTable('recovery_codes')
-          .set({ used_at: now })
-          .where('id', '=', match.id)
-          .execute();
+        await useRecoveryCode(tx, match.id, now);
         return 'recovery_code' as const;
       }
     }
-    await tx
-      .insertInto('second_factor_failures')
-      .values({ id: randomUUID(), user_id: userId, created_at: now })
-      .execute();
+    await recordFailure(tx, userId, now);
     return 'wrong' as const;
   });
   switch (outcome) {

@@ -1,18 +1,11 @@
 import type { Kysely } from 'kysely';
-import { otherUsersOf, ownerCount } from '../../adapters/store/account-store.ts';
+import { type Member, otherUsersOf, ownerCount } from '../../adapters/store/account-store.ts';
 import { countLiveConnections } from '../../adapters/store/connection-store.ts';
 import { countLiveDatabases } from '../../adapters/store/database-store.ts';
 import type { Store } from '../../adapters/store/schema.ts';
 import { ApiError } from '../../domain/errors.ts';
 
 type Tx = Kysely<Store>;
-
-export interface Member {
-  readonly userId: string;
-  readonly accountId: string;
-  readonly email: string;
-  readonly role: string;
-}
 
 /** Refuses to take the account's last owner away (demotion, removal, leaving). */
 export async function assertNotLastOwner(tx: Tx, member: Member, what: string): Promise<void> {

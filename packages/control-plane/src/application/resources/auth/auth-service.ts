@@ -1,11 +1,11 @@
-/**
- * Two-factor authentication (TOTP, RFC 6238) for the built-in identity: enrol, confirm (which
- * turns it on and hands out recovery codes), disable, and the exchange of a first-factor token
- * for one carrying the second factor; and the redemption of one-time login links. The auth hook
- * refuses a 2FA user's first-factor token on every other route with 401 `second_factor_required`.
- */
-import { randomUUID } from 'node:crypto';
 import { recordAudit } from '../../../adapters/events/audit-log.ts';
+import {
+  disableTotp,
+  enableTotp,
+  lockTotpState,
+  replaceRecoveryCodes,
+  startTotpEnrolment,
+} from '../../../adapters/store/second-factor-store.ts';
 import type { ApiContext } from '../../../api/context.ts';
 import { ApiError } from '../../../domain/errors.ts';
 import type { BuiltInIssuer } from '../../identity/built-in-issuer.ts';
@@ -92,14 +92,7 @@ export async function startEnrolment(deps: AuthDeps, principal: Principal) {
   const { userId, accountId, email } = principal;
   const enrolment = await newTotpEnrolment(email);
   await deps.db.transaction().execute(async (tx) => {
-    const updated = await tx
-      .updateTable('users')
-      .set({ totp_pending_enc: deps.secrets.seal(enrolment.secret) })
-      .where('id', '=', userId)
-      .where('totp_enabled_at', 'is', null)
-      .returning('id')
-      .executeTakeFirst();
-    if (!updated) {
+    if (!(await startTotpEnrolment(tx, userId, deps.secrets.seal(enrolment.secret)))) {
       throw new ApiError(
         'conflict',
         'Two-factor authentication is already on; disable it first to enrol a new device.',
@@ -124,35 +117,12 @@ export async function confirmEnrolment(deps: AuthDeps, caller: Caller, code: str
   await checkSecondFactor(db, secrets, userId, { code }, 'pending');
   const recoveryCodes = newRecoveryCodes();
   await db.transaction().execute(async (tx) => {
-    const user = await tx
-      .selectFrom('users')
-      .select('totp_pending_enc')
-      .where('id', '=', userId)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
-    if (!user.totp_pending_enc) {
+    const { totp_pending_enc: pending } = await lockTotpState(tx, userId);
+    if (!pending) {
       throw new ApiError('conflict', 'The enrolment was confirmed or replaced meanwhile.');
     }
-    await tx
-      .updateTable('users')
-      .set({
-        totp_secret_enc: user.totp_pending_enc,
-        totp_pending_enc: null,
-        totp_enabled_at: new Date(),
-      })
-      .where('id', '=', userId)
-      .execute();
-    await tx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
-    await tx
-      .insertInto('recovery_codes')
-      .values(
-        recoveryCodes.map((recoveryCode) => ({
-          id: randomUUID(),
-          user_id: userId,
-          code_hash: hashRecoveryCode(recoveryCode),
-        })),
-      )
-      .execute();
+    await enableTotp(tx, userId, pending);
+    await replaceRecoveryCodes(tx, userId, recoveryCodes.map(hashRecoveryCode));
     await recordAudit(tx, {
       accountId,
       entityType: 'user',
@@ -176,17 +146,7 @@ export async function disableTwoFactor(
   const { userId, accountId } = principal;
   const { method } = await checkSecondFactor(db, secrets, userId, exactlyOne(proof), 'enabled');
   await db.transaction().execute(async (tx) => {
-    await tx
-      .updateTable('users')
-      .set({
-        totp_secret_enc: null,
-        totp_pending_enc: null,
-        totp_enabled_at: null,
-        totp_last_step: null,
-      })
-      .where('id', '=', userId)
-      .execute();
-    await tx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+    await disableTotp(tx, userId);
     await recordAudit(tx, {
       accountId,
       entityType: 'user',
