@@ -47,6 +47,11 @@ export {
   GenerationBuilder,
   nextGeneration,
 } from './storage/generation-builder.ts';
+export {
+  decodeGeneration,
+  type EncodedGeneration,
+  encodeGeneration,
+} from './storage/generation-codec.ts';
 export { forEachRowKeyed, rowsWithValues } from './storage/generation-rows.ts';
 export { valuesKey } from './storage/row-key.ts';
 export { sameContent } from './storage/same-content.ts';

@@ -1,0 +1,168 @@
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  compileSchema,
+  exportGeneration,
+  type Generation,
+  GenerationBuilder,
+  importGeneration,
+  parseSchemaConfig,
+  QueryEngine,
+} from '@replix/engine';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  CHECKPOINT_FORMAT,
+  CheckpointError,
+  newestCheckpoint,
+  readCheckpoint,
+  writeCheckpoint,
+} from '../src/snapshot/checkpoint-files.ts';
+
+const schema = compileSchema(
+  {
+    tables: [
+      {
+        name: 't',
+        columns: [
+          { name: 'id', type: 'int', nullable: false, sourceType: 'int' },
+          { name: 'name', type: 'string', nullable: true, sourceType: 'varchar(20)' },
+          { name: 'price', type: 'float', nullable: true, sourceType: 'double' },
+        ],
+        primaryKey: ['id'],
+        uniqueKeys: [],
+        foreignKeys: [],
+        estimatedRows: null,
+      },
+    ],
+  },
+  parseSchemaConfig({}),
+);
+
+function generation(id: number, rows: number): Generation {
+  const builder = new GenerationBuilder(schema);
+  builder
+    .loader('t')
+    .appendRows(Array.from({ length: rows }, (_, i) => [i + 1, i % 7 ? `name ${i}` : null, i / 4]));
+  return builder.finish(id);
+}
+
+const META = { version: 'test', swapCount: 0, ageMs: 0 };
+const answer = (g: Generation, text: string) =>
+  JSON.parse(new QueryEngine(schema).execute(g, text, META)).data;
+const QUERY = 't (name IS NOT NULL AND price > 100) { id name price } ORDER BY id DESC LIMIT 50';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'replix-checkpoints-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The one problem reading `name` finds, or undefined when it reads. */
+async function problemOf(name: string, fingerprint = 'fp'): Promise<string | undefined> {
+  try {
+    await readCheckpoint(join(dir, name), fingerprint);
+    return undefined;
+  } catch (error) {
+    expect(error).toBeInstanceOf(CheckpointError);
+    return (error as CheckpointError).problem;
+  }
+}
+
+describe('a checkpoint on disk', () => {
+  it('gives back the generation it was written from, with its position and fingerprint', async () => {
+    const original = generation(7, 5000);
+    const name = await writeCheckpoint(dir, exportGeneration(original), {
+      fingerprint: 'fp',
+      position: 'mysql-bin.000003:1234',
+    });
+    expect(readdirSync(join(dir, name)).sort()).toEqual([
+      'buffers.bin',
+      'manifest.json',
+      'structure.json',
+    ]);
+    const { manifest, generation: shared } = await readCheckpoint(join(dir, name), 'fp');
+    expect(manifest).toMatchObject({
+      format: CHECKPOINT_FORMAT,
+      fingerprint: 'fp',
+      position: 'mysql-bin.000003:1234',
+      generationId: 7,
+    });
+    const read = importGeneration(schema, shared);
+    expect(answer(read, QUERY)).toEqual(answer(original, QUERY));
+    expect(answer(read, QUERY).length).toBe(50);
+  });
+
+  it('is refused when of another schema config or format, truncated, changed, or unfinished', async () => {
+    const write = () =>
+      writeCheckpoint(dir, exportGeneration(generation(1, 2000)), {
+        fingerprint: 'fp',
+        position: null,
+      });
+    expect(await problemOf(await write(), 'other')).toBe('fingerprint');
+
+    const truncated = await write();
+    const bin = join(dir, truncated, 'buffers.bin');
+    truncateSync(bin, readFileSync(bin).byteLength - 1);
+    expect(await problemOf(truncated)).toBe('damaged');
+
+    const flipped = await write();
+    const bytes = readFileSync(join(dir, flipped, 'buffers.bin'));
+    bytes[Math.floor(bytes.length / 2)] ^= 0x01;
+    writeFileSync(join(dir, flipped, 'buffers.bin'), bytes);
+    expect(await problemOf(flipped)).toBe('damaged');
+
+    const structure = await write();
+    const text = readFileSync(join(dir, structure, 'structure.json'), 'utf8');
+    writeFileSync(join(dir, structure, 'structure.json'), text.replace('"t"', '"u"'));
+    expect(await problemOf(structure)).toBe('damaged');
+
+    const future = await write();
+    const manifest = JSON.parse(readFileSync(join(dir, future, 'manifest.json'), 'utf8'));
+    writeFileSync(
+      join(dir, future, 'manifest.json'),
+      JSON.stringify({ ...manifest, format: CHECKPOINT_FORMAT + 1 }),
+    );
+    expect(await problemOf(future)).toBe('format');
+
+    const unfinished = await write();
+    rmSync(join(dir, unfinished, 'manifest.json'));
+    expect(await problemOf(unfinished)).toBe('unfinished');
+  });
+
+  it('is the newest usable one, and the newer ones it skipped say why', async () => {
+    const older = await writeCheckpoint(dir, exportGeneration(generation(3, 100)), {
+      fingerprint: 'fp',
+      position: 'old',
+    });
+    const newer = await writeCheckpoint(dir, exportGeneration(generation(4, 200)), {
+      fingerprint: 'fp',
+      position: 'new',
+    });
+    const bin = join(dir, newer, 'buffers.bin');
+    truncateSync(bin, 10);
+    // A write that did not finish (still under its partial name) is not even looked at.
+    const partial = await writeCheckpoint(dir, exportGeneration(generation(5, 50)), {
+      fingerprint: 'fp',
+      position: 'partial',
+    });
+    renameSync(join(dir, partial), join(dir, `${partial}.partial`));
+    const found = await newestCheckpoint(dir, 'fp');
+    expect(found.checkpoint?.manifest.position).toBe('old');
+    expect(found.checkpoint?.manifest.generationId).toBe(3);
+    expect(found.skipped.map(({ name, error }) => [name, error.problem])).toEqual([
+      [newer, 'damaged'],
+    ]);
+    expect(older < newer).toBe(true);
+    expect((await newestCheckpoint(dir, 'another')).checkpoint).toBeUndefined();
+    expect((await newestCheckpoint(join(dir, 'none'), 'fp')).checkpoint).toBeUndefined();
+  });
+});
