@@ -192,17 +192,6 @@ export async function recordHealthReading(
   return Number(updated.numUpdatedRows) > 0;
 }
 
-/** Where the control plane reaches the database's serving instance, if it has one. */
-export function liveInstanceAddress(tx: StoreDb, databaseId: string) {
-  return tx
-    .selectFrom('instances')
-    .select(['private_url', 'replica_urls', 'control_key_id'])
-    .where('database_id', '=', databaseId)
-    .where('removed_at', 'is', null)
-    .where('standby', '=', false)
-    .executeTakeFirst();
-}
-
 /** Whether the database ever had an instance (removed ones count). */
 export async function everLaunched(db: StoreDb, databaseId: string): Promise<boolean> {
   const row = await db

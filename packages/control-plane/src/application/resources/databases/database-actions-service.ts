@@ -5,7 +5,7 @@ import { buildOfDatabase } from '../../../adapters/store/build-store.ts';
 import type { DatabaseRow } from '../../../adapters/store/database-store.ts';
 import { updateDatabaseRow } from '../../../adapters/store/database-store.ts';
 import { dropQueuedGoal } from '../../../adapters/store/goal-store.ts';
-import { liveInstanceAddress } from '../../../adapters/store/instance-store.ts';
+import { liveInstanceOf } from '../../../adapters/store/instance-store.ts';
 import type { Store } from '../../../adapters/store/schema.ts';
 import type { ApiContext } from '../../../api/context.ts';
 import type { DatabaseStatus, QueuedAction } from '../../../domain/database-lifecycle.ts';
@@ -219,7 +219,7 @@ async function liveReplicas(
   context: Context,
   row: DatabaseRow,
 ): Promise<InstanceClient[]> {
-  const instance = await liveInstanceAddress(tx, row.id);
+  const instance = await liveInstanceOf(tx, row.id);
   const urls = instance ? replicaUrlsOf(instance) : [];
   if (!instance || urls.length === 0) {
     throw new ApiError('instance_unavailable', 'The database has no running instance.');

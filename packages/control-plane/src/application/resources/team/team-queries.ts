@@ -83,15 +83,6 @@ export function setMemberRole(db: StoreDb, userId: string, role: string) {
     .executeTakeFirstOrThrow();
 }
 
-/** A user's id, account, email and role. */
-export function memberById(db: StoreDb, userId: string) {
-  return db
-    .selectFrom('users')
-    .select(['id', 'account_id', 'email', 'role'])
-    .where('id', '=', userId)
-    .executeTakeFirstOrThrow();
-}
-
 /** Locks a user's row for the rest of the transaction; the account it is in now. */
 export function lockUserAccount(db: StoreDb, userId: string) {
   return db

@@ -14,6 +14,7 @@ import {
 } from '../../../adapters/store/account-store.ts';
 import type { StoreDb } from '../../../adapters/store/open-store.ts';
 import type { UserTable } from '../../../adapters/store/schema.ts';
+import { userById } from '../../../adapters/store/user-store.ts';
 import { ApiError, notFound } from '../../../domain/errors.ts';
 import type { Principal } from '../../identity/principal.ts';
 import { TEAM_ROLES, type TeamRole } from '../../identity/role-policy.ts';
@@ -33,7 +34,6 @@ import {
   lockUsableInvitation,
   lockUserAccount,
   type MEMBER_COLUMNS,
-  memberById,
   membersOf,
   openInvitationsOf,
   setMemberRole,
@@ -211,7 +211,8 @@ export async function acceptInvitation(db: StoreDb, userId: string, token: strin
   return db.transaction().execute(async (tx) => {
     const invitation = await lockUsableInvitation(tx, hashInvitationToken(token), now);
     if (!invitation) throw notFound('Invitation (or it has expired, been used or deleted)');
-    const me = await memberById(tx, userId);
+    const me = await userById(tx, userId);
+    if (!me) throw new Error('The signed-in user is not in the store.');
     if (me.email.toLowerCase() !== invitation.email) {
       throw new ApiError('forbidden', 'This invitation is for another email address.');
     }
