@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
 import { compileSchema } from '../src/schema/compile-schema.ts';
 import { parseSchemaConfig } from '../src/schema/schema-config.ts';
@@ -79,6 +80,17 @@ describe('a generation encoded as bytes', () => {
     // A copy: writing the decoded arrays leaves the encoded bytes as they were.
     decoded.a[0] = 7;
     expect(value.a[0]).toBe(0);
+  });
+
+  it('writes of an array over a plain buffer its own bytes only, never the rest of a pool', () => {
+    const pooled = Buffer.from('abc');
+    expect(pooled.buffer.byteLength).toBeGreaterThan(3);
+    const { structure, buffers } = encodeGeneration({
+      bytes: pooled,
+    } as unknown as SharedGeneration);
+    expect(buffers.map((bytes) => [...bytes])).toEqual([[97, 98, 99]]);
+    const decoded = decodeGeneration(structure, buffers) as unknown as { bytes: Uint8Array };
+    expect(Buffer.from(decoded.bytes).toString()).toBe('abc');
   });
 
   it('keeps the numbers JSON cannot write, bigints, maps, sets and NULL holes', () => {

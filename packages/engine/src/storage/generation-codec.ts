@@ -2,8 +2,9 @@ import type { SharedGeneration } from './shared-generation.ts';
 
 /**
  * A generation as bytes, for a checkpoint on disk: its structure as JSON, and the memory its
- * typed arrays view, each buffer once (two arrays over one buffer share it again when
- * decoded, as the columns and indexes that share one do now). What a checkpoint file holds is
+ * typed arrays view, each shared buffer once (two arrays over one buffer share it again when
+ * decoded, as the columns and indexes that share one do now; an array over a plain buffer is
+ * written alone, its own bytes only). What a checkpoint file holds is
  * the instance's business; this is the lossless part: numbers JSON cannot write (NaN,
  * infinities, -0), bigints, maps and sets are tagged, and a buffer comes back shared when it
  * was.
@@ -60,22 +61,17 @@ function typedArrayName(view: ArrayBufferView): TypedArrayName {
   throw new TypeError(`A generation cannot hold a ${name}.`);
 }
 
-interface BufferRef {
-  readonly index: number;
-  readonly shared: boolean;
-}
-
 export function encodeGeneration(generation: SharedGeneration): EncodedGeneration {
   const buffers: Uint8Array[] = [];
-  const refs = new Map<ArrayBufferLike, BufferRef>();
-  const refOf = (buffer: ArrayBufferLike): BufferRef => {
-    let ref = refs.get(buffer);
-    if (!ref) {
-      ref = { index: buffers.length, shared: buffer instanceof SharedArrayBuffer };
-      refs.set(buffer, ref);
+  const sharedIndexes = new Map<SharedArrayBuffer, number>();
+  const indexOf = (buffer: SharedArrayBuffer): number => {
+    let index = sharedIndexes.get(buffer);
+    if (index === undefined) {
+      index = buffers.length;
+      sharedIndexes.set(buffer, index);
       buffers.push(new Uint8Array(buffer));
     }
-    return ref;
+    return index;
   };
   const encode = (value: unknown): unknown => {
     if (typeof value === 'number') {
@@ -85,13 +81,20 @@ export function encodeGeneration(generation: SharedGeneration): EncodedGeneratio
     if (typeof value === 'bigint') return { [TAG]: 'bigint', value: value.toString() };
     if (value === null || typeof value !== 'object') return value;
     if (ArrayBuffer.isView(value)) {
-      const ref = refOf(value.buffer);
       const length = 'length' in value ? (value.length as number) : value.byteLength;
+      const type = typedArrayName(value);
+      if (!(value.buffer instanceof SharedArrayBuffer)) {
+        // Only the array's own bytes: a plain buffer may be a pool that small Buffers share
+        // (Node's), and the rest of it is other data, which a checkpoint must not hold.
+        const index = buffers.length;
+        buffers.push(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+        return { [TAG]: 'array', type, buffer: index, shared: false, byteOffset: 0, length };
+      }
       return {
         [TAG]: 'array',
-        type: typedArrayName(value),
-        buffer: ref.index,
-        shared: ref.shared,
+        type,
+        buffer: indexOf(value.buffer),
+        shared: true,
         byteOffset: value.byteOffset,
         length,
       };
