@@ -17,7 +17,8 @@ type Tx = StoreDb;
 
 /**
  * Locks the account row for the rest of the transaction. Every change to an account's members
- * takes it first, so two concurrent demotions cannot both see "another owner is left".
+ * takes it first, so two concurrent demotions cannot both see "another owner is left"; so does
+ * a new database, so two cannot both fit under the plan's count.
  */
 export async function lockAccount(tx: Tx, accountId: string): Promise<void> {
   await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().execute();

@@ -3,11 +3,6 @@ import type { DatabaseRow } from '../../../adapters/store/database-store.ts';
 import type { StoreDb } from '../../../adapters/store/open-store.ts';
 import type { Store } from '../../../adapters/store/schema.ts';
 
-/** Locks the account row: serialises what counts the account's databases. */
-export async function lockAccountRow(tx: Kysely<Store>, accountId: string): Promise<void> {
-  await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().execute();
-}
-
 /** The stored plan name of an account. */
 export async function planNameOf(tx: Kysely<Store>, accountId: string): Promise<string> {
   const account = await tx

@@ -4,6 +4,7 @@ import { type SourceBackend, sourceDialect } from '@replix/sources';
 import type { Selectable } from 'kysely';
 import { recordAudit } from '../../../adapters/events/audit-log.ts';
 import { accountPlan } from '../../../adapters/store/account-plan.ts';
+import { lockAccount } from '../../../adapters/store/account-store.ts';
 import {
   countLiveDatabases,
   insertDatabaseRow,
@@ -30,7 +31,6 @@ import { readSourceSchema } from '../../source-access/source-schema-read.ts';
 import {
   backendOfConnection,
   connectionOfDatabase,
-  lockAccountRow,
   lockLiveConnection,
 } from './databases-queries.ts';
 import {
@@ -88,7 +88,7 @@ export async function createDatabase(
   const now = new Date();
   const row = await db.transaction().execute(async (tx) => {
     // Serialises creations per account (the count below) and against deleting the connection.
-    await lockAccountRow(tx, accountId);
+    await lockAccount(tx, accountId);
     if (!(await lockLiveConnection(tx, connection.id))) {
       throw new ApiError('not_found', 'Connection not found.');
     }
