@@ -17,6 +17,7 @@ export interface ServeOptions {
   logLevel?: string;
   memoryMb?: string;
   threads?: string;
+  checkpointDir?: string;
 }
 
 /**
@@ -82,6 +83,7 @@ async function startFromArtifact(
     host: options.host,
     logLevel: options.logLevel,
     threads: options.threads,
+    checkpointDir: options.checkpointDir,
     onFatal,
   });
 }
@@ -109,6 +111,10 @@ export function addServeCommand(program: Command): void {
     .option(
       '--threads <n>',
       'threads answering queries over one snapshot (or REPLIX_THREADS; default 1)',
+    )
+    .option(
+      '--checkpoint-dir <dir>',
+      'checkpoint the snapshot into this folder and start from it next time instead of reading the whole source (or REPLIX_CHECKPOINT_DIR); see docs/replication.md',
     )
     .addHelpText(
       'after',

@@ -14,6 +14,8 @@ export interface ServeProcess {
   residentBytes(): number;
   /** SIGTERM, then its exit code. */
   stop(): Promise<number | null>;
+  /** SIGKILL, as a crash would end it; resolves once it is gone. */
+  kill(): Promise<void>;
 }
 
 /** Runs `replix serve ...args` and waits for its ready line; rejects with stderr if it exits. */
@@ -46,6 +48,10 @@ export async function serveProcess(
     stop() {
       child.kill('SIGTERM');
       return exited;
+    },
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }

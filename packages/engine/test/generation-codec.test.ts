@@ -71,7 +71,11 @@ describe('a generation encoded as bytes', () => {
     };
     const { structure, buffers } = encodeGeneration(value as unknown as SharedGeneration);
     expect(buffers.map((bytes) => bytes.byteLength)).toEqual([32, 8]);
-    const decoded = decodeGeneration(structure, buffers) as unknown as typeof value;
+    // Bytes copied out of their buffers, as a reader of a file would give them.
+    const decoded = decodeGeneration(
+      structure,
+      buffers.map((bytes) => Uint8Array.from(bytes)),
+    ) as unknown as typeof value;
     expect(decoded.a.buffer).toBe(decoded.b.buffer);
     expect(decoded.a.buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(decoded.c.buffer).toBeInstanceOf(ArrayBuffer);
@@ -80,6 +84,22 @@ describe('a generation encoded as bytes', () => {
     // A copy: writing the decoded arrays leaves the encoded bytes as they were.
     decoded.a[0] = 7;
     expect(value.a[0]).toBe(0);
+  });
+
+  it('uses a shared buffer given whole as it is, and copies one given in part', () => {
+    const shared = new SharedArrayBuffer(16);
+    const value = { a: new Int32Array(shared, 4, 2) };
+    const { structure } = encodeGeneration(value as unknown as SharedGeneration);
+    const adopted = decodeGeneration(structure, [
+      new Uint8Array(shared),
+    ]) as unknown as typeof value;
+    expect(adopted.a.buffer).toBe(shared);
+    const larger = new SharedArrayBuffer(32);
+    const copied = decodeGeneration(structure, [
+      new Uint8Array(larger, 0, 16),
+    ]) as unknown as typeof value;
+    expect(copied.a.buffer).not.toBe(larger);
+    expect(copied.a.buffer.byteLength).toBe(16);
   });
 
   it('writes of an array over a plain buffer its own bytes only, never the rest of a pool', () => {

@@ -11,6 +11,7 @@ import {
 } from '@replix/runtime';
 import { type StaticDecode, Type } from 'typebox';
 import {
+  checkpointsOf,
   INSTANCE_SERVICE_NAME,
   INSTANCE_VARIABLE_SCHEMAS,
   type InstanceConfig,
@@ -128,6 +129,7 @@ export interface ArtifactFlags {
   readonly port?: string | number | undefined;
   readonly logLevel?: string | undefined;
   readonly threads?: string | number | undefined;
+  readonly checkpointDir?: string | undefined;
 }
 
 function readArtifactJson(artifactDir: string, file: string): unknown {
@@ -239,6 +241,7 @@ export function resolveArtifactConfig(
       threads: variables.REPLIX_THREADS,
       rateLimit: rateLimitOf(variables),
       tracing: tracingSettingsFrom(variables, INSTANCE_SERVICE_NAME),
+      checkpoints: checkpointsOf(variables),
     }),
     manifest,
     keysFile: variables.REPLIX_KEYS_FILE,

@@ -46,6 +46,8 @@ export async function runArtifact(
       onFatal: options.onFatal,
       replicationId: launch.replicationId,
       replicationPaused: launch.replicationPaused,
+      // Through a tunnel the URL names a local port that changes: checkpoints know the source by its own.
+      sourceAddress: launch.instance.sourceUrl,
     });
   } catch (error) {
     await tunnel?.close();

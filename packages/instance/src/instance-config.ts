@@ -1,5 +1,6 @@
 import type { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import process from 'node:process';
 import { parseSchemaConfig, type SchemaConfig } from '@replix/engine';
 import { newKeyId, newKeySecret } from '@replix/instance-protocol';
@@ -16,6 +17,10 @@ import { parseSourceUrl, schemaConfigWhereProblems } from '@replix/sources';
 import { type StaticDecode, Type } from 'typebox';
 import { keyIdListVariable } from './config/key-id-list-variable.ts';
 import type { RateLimitPolicy } from './http/rate-limiter.ts';
+import {
+  type CheckpointSchedule,
+  DEFAULT_CHECKPOINT_SCHEDULE,
+} from './snapshot/checkpoint-schedule.ts';
 import { sourceBuildHash } from './version.ts';
 
 /**
@@ -73,6 +78,29 @@ export const INSTANCE_VARIABLE_SCHEMAS = {
       description: 'written with the port once listening (for --port 0)',
     }),
   ),
+  REPLIX_CHECKPOINT_DIR: Type.Optional(
+    Type.String({
+      minLength: 1,
+      problem: 'must be a folder path',
+      description: "the folder of this database's checkpoints (docs/replication.md); unset: none",
+    }),
+  ),
+  REPLIX_CHECKPOINT_INTERVAL: Type.Integer({
+    minimum: 1,
+    maximum: 86_400,
+    default: DEFAULT_CHECKPOINT_SCHEDULE.intervalMs / 1000,
+    problem: 'must be a whole number of seconds from 1 to 86400',
+    echo: true,
+    description: 'seconds after a checkpoint when the next is due, if anything changed',
+  }),
+  REPLIX_CHECKPOINT_CHANGES: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000_000,
+    default: DEFAULT_CHECKPOINT_SCHEDULE.changes,
+    problem: 'must be a whole number of row changes from 1 to 1000000000',
+    echo: true,
+    description: 'row changes after a checkpoint that make the next one due at once',
+  }),
   ...TRACING_VARIABLE_SCHEMAS,
 };
 
@@ -119,6 +147,16 @@ export interface InstanceConfig {
   readonly rateLimit?: RateLimitPolicy | undefined;
   /** Where its spans go (`OTEL_*`, docs/tracing.md); absent: tracing is off. */
   readonly tracing?: TracingSettings | undefined;
+  /**
+   * `REPLIX_CHECKPOINT_DIR` (`--checkpoint-dir`) and its schedule: where the snapshot is
+   * checkpointed and started from (docs/replication.md). Absent: every start reads the source.
+   */
+  readonly checkpoints?: CheckpointSettings | undefined;
+}
+
+export interface CheckpointSettings {
+  readonly dir: string;
+  readonly schedule: CheckpointSchedule;
 }
 
 export interface InstanceConfigInput {
@@ -128,6 +166,7 @@ export interface InstanceConfigInput {
   readonly port?: string | number | undefined;
   readonly logLevel?: string | undefined;
   readonly threads?: string | number | undefined;
+  readonly checkpointDir?: string | undefined;
 }
 
 function readSchemaConfigFile(path: string): SchemaConfig {
@@ -210,6 +249,23 @@ export function rateLimitOf(
   return { quota: variables.REPLIX_RATE_LIMIT, windowSeconds: variables.REPLIX_RATE_LIMIT_WINDOW };
 }
 
+/** The checkpoint folder and schedule the variables set, or undefined for none. */
+export function checkpointsOf(
+  variables: Pick<
+    InstanceVariables,
+    'REPLIX_CHECKPOINT_DIR' | 'REPLIX_CHECKPOINT_INTERVAL' | 'REPLIX_CHECKPOINT_CHANGES'
+  >,
+): CheckpointSettings | undefined {
+  if (!variables.REPLIX_CHECKPOINT_DIR) return undefined;
+  return {
+    dir: resolve(variables.REPLIX_CHECKPOINT_DIR),
+    schedule: {
+      intervalMs: variables.REPLIX_CHECKPOINT_INTERVAL * 1000,
+      changes: variables.REPLIX_CHECKPOINT_CHANGES,
+    },
+  };
+}
+
 /** The flags of `replix serve` that stand for a variable, laid over the environment. */
 export function withFlags(
   env: Environment,
@@ -217,10 +273,12 @@ export function withFlags(
     readonly source?: string | undefined;
     readonly logLevel?: string | undefined;
     readonly threads?: string | number | undefined;
+    readonly checkpointDir?: string | undefined;
   },
 ): Environment {
   return {
     ...env,
+    ...(flags.checkpointDir !== undefined ? { REPLIX_CHECKPOINT_DIR: flags.checkpointDir } : {}),
     ...(flags.threads !== undefined ? { REPLIX_THREADS: String(flags.threads) } : {}),
     ...(flags.source !== undefined ? { REPLIX_SOURCE_URL: flags.source } : {}),
     ...(flags.logLevel !== undefined ? { REPLIX_LOG_LEVEL: flags.logLevel } : {}),
@@ -257,5 +315,6 @@ export function resolveInstanceConfig(
     threads: variables.REPLIX_THREADS,
     rateLimit: rateLimitOf(variables),
     tracing: tracingSettingsFrom(variables, INSTANCE_SERVICE_NAME),
+    checkpoints: checkpointsOf(variables),
   });
 }

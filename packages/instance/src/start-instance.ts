@@ -16,6 +16,8 @@ import type { RowFetcher } from './replication/change-mapper.ts';
 import { IncrementalPoller } from './replication/incremental-poller.ts';
 import { SyncScheduler } from './replication/sync-scheduler.ts';
 import { ViewRefresher, withViewReport } from './replication/view-refresher.ts';
+import { checkpointFingerprint } from './snapshot/checkpoint-fingerprint.ts';
+import { Checkpointer } from './snapshot/checkpointer.ts';
 import { SnapshotController } from './snapshot/snapshot-controller.ts';
 import { sourceColumnsOf } from './snapshot/snapshot-loader.ts';
 import { type NewQueryWorker, QueryThreads } from './threads/query-threads.ts';
@@ -59,6 +61,11 @@ export interface StartInstanceOptions {
   readonly httpLimits?: HttpLimits;
   /** Makes the query threads' workers, when not `newQueryWorker` (tests end one as a crash would). */
   readonly newQueryWorker?: NewQueryWorker;
+  /**
+   * The source's own URL when `config.sourceUrl` reaches it through a tunnel: a checkpoint is
+   * of a source, whatever local port leads there today.
+   */
+  readonly sourceAddress?: string;
 }
 
 /**
@@ -91,6 +98,25 @@ export async function startInstance(
       log,
     });
     const sync = config.schemaConfig.sync;
+    // A checkpoint holds rows and the position to follow on from: without a change stream or
+    // a change column to catch up by, every poll re-reads the source anyway.
+    const checkpoints =
+      config.checkpoints && (sync.mode === 'cdc' || sync.change_column)
+        ? new Checkpointer({
+            dir: config.checkpoints.dir,
+            schedule: config.checkpoints.schedule,
+            fingerprint: checkpointFingerprint(
+              options.sourceAddress ?? config.sourceUrl,
+              source,
+              schema,
+            ),
+            controller,
+            log,
+            parsePosition: (text) => connector.positionFromString(text),
+            acknowledge: (position) => connector.acknowledge(position),
+          })
+        : null;
+    if (checkpoints) controller.reportCheckpoints(() => checkpoints.report());
     const intervalMs = Math.max(10, sync.interval * 1000);
     const fetchRows: RowFetcher = (table, keys, options) =>
       connector.readRows({
@@ -112,6 +138,7 @@ export async function startInstance(
             intervalMs,
             log,
             onFatal: options.onFatal ?? (() => {}),
+            acknowledgeApplied: checkpoints === null,
           })
         : null;
     const poller =
@@ -216,7 +243,7 @@ export async function startInstance(
     try {
       await threads?.start(port);
       if (config.portFile) writePortFile(config.portFile, port);
-      await controller.start();
+      await controller.start(checkpoints ? () => checkpoints.startingPoint(schema) : undefined);
       await threads?.published();
     } catch (error) {
       await threads?.close(drainLimit);
@@ -226,6 +253,7 @@ export async function startInstance(
     if (options.replicationPaused) scheduler.pause();
     scheduler.start();
     refresher?.start();
+    checkpoints?.start();
     const generated = (ids: readonly string[]) =>
       config.generatedKey && ids[0] ? deriveApiKey(config.keySecret, ids[0]) : undefined;
     return {
@@ -247,6 +275,8 @@ export async function startInstance(
         } finally {
           clearTimeout(cut);
         }
+        // A planned stop: what is served now is where the next start begins.
+        await checkpoints?.close();
         await connector.close();
         await tracing?.shutdown().catch(() => {});
       },

@@ -17,35 +17,36 @@ import {
   importGeneration,
   parseSchemaConfig,
   QueryEngine,
+  type SourceSchema,
 } from '@replix/engine';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   CHECKPOINT_FORMAT,
   CheckpointError,
   newestCheckpoint,
+  pruneCheckpoints,
   readCheckpoint,
   writeCheckpoint,
 } from '../src/snapshot/checkpoint-files.ts';
+import { checkpointFingerprint } from '../src/snapshot/checkpoint-fingerprint.ts';
 
-const schema = compileSchema(
-  {
-    tables: [
-      {
-        name: 't',
-        columns: [
-          { name: 'id', type: 'int', nullable: false, sourceType: 'int' },
-          { name: 'name', type: 'string', nullable: true, sourceType: 'varchar(20)' },
-          { name: 'price', type: 'float', nullable: true, sourceType: 'double' },
-        ],
-        primaryKey: ['id'],
-        uniqueKeys: [],
-        foreignKeys: [],
-        estimatedRows: null,
-      },
-    ],
-  },
-  parseSchemaConfig({}),
-);
+const source: SourceSchema = {
+  tables: [
+    {
+      name: 't',
+      columns: [
+        { name: 'id', type: 'int', nullable: false, sourceType: 'int' },
+        { name: 'name', type: 'string', nullable: true, sourceType: 'varchar(20)' },
+        { name: 'price', type: 'float', nullable: true, sourceType: 'double' },
+      ],
+      primaryKey: ['id'],
+      uniqueKeys: [],
+      foreignKeys: [],
+      estimatedRows: null,
+    },
+  ],
+};
+const schema = compileSchema(source, parseSchemaConfig({}));
 
 function generation(id: number, rows: number): Generation {
   const builder = new GenerationBuilder(schema);
@@ -164,5 +165,61 @@ describe('a checkpoint on disk', () => {
     expect(older < newer).toBe(true);
     expect((await newestCheckpoint(dir, 'another')).checkpoint).toBeUndefined();
     expect((await newestCheckpoint(join(dir, 'none'), 'fp')).checkpoint).toBeUndefined();
+  });
+
+  it('keeps the newest two when pruned, and removes unfinished writes', async () => {
+    const names = [];
+    for (let id = 1; id <= 4; id++) {
+      names.push(
+        await writeCheckpoint(dir, exportGeneration(generation(id, 10)), {
+          fingerprint: 'fp',
+          position: String(id),
+        }),
+      );
+    }
+    renameSync(join(dir, names[3] as string), join(dir, `${names[3]}.partial`));
+    expect(await pruneCheckpoints(dir, 2)).toEqual([`${names[3]}.partial`, names[0]]);
+    expect(readdirSync(dir).sort()).toEqual([names[1], names[2]]);
+  });
+});
+
+describe('a checkpoint fingerprint', () => {
+  const url = 'postgres://reader:secret@db.internal:5432/shop';
+  const of = (
+    sourceUrl = url,
+    config: Record<string, unknown> = {},
+    described: SourceSchema = source,
+  ) =>
+    checkpointFingerprint(
+      sourceUrl,
+      described,
+      compileSchema(described, parseSchemaConfig(config)),
+    );
+
+  it('is the same across credentials and row estimates', () => {
+    expect(of('postgres://other:pw@db.internal:5432/shop')).toBe(of());
+    const estimated = { tables: source.tables.map((t) => ({ ...t, estimatedRows: 1234 })) };
+    expect(of(url, {}, estimated)).toBe(of());
+  });
+
+  it('changes with the source, the schema config and a served column', () => {
+    const base = of();
+    expect(of('postgres://reader:secret@db.internal:5432/other')).not.toBe(base);
+    expect(of('postgres://reader:secret@replica.internal:5432/shop')).not.toBe(base);
+    expect(of(url, { memory_cap_mb: 64 })).not.toBe(base);
+    const retyped = {
+      tables: source.tables.map((t) => ({
+        ...t,
+        columns: t.columns.map((c) => (c.name === 'price' ? { ...c, sourceType: 'float' } : c)),
+      })),
+    };
+    expect(of(url, {}, retyped)).not.toBe(base);
+  });
+
+  it('leaves out tables the config does not serve', () => {
+    const table = source.tables[0] as SourceSchema['tables'][number];
+    const more = { tables: [...source.tables, { ...table, name: 'unserved' }] };
+    const only = { tables: [{ name: 't' }] };
+    expect(of(url, only, more)).toBe(of(url, only));
   });
 });

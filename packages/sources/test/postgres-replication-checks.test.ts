@@ -76,7 +76,12 @@ describe('postgresReplicationIssues', () => {
 
 describe('slotProblem', () => {
   const healthy: SlotState = {
-    slot: { database: 'shop', plugin: 'pgoutput', walStatus: 'reserved' },
+    slot: {
+      database: 'shop',
+      plugin: 'pgoutput',
+      walStatus: 'reserved',
+      confirmedFlush: '0/1000000',
+    },
     currentDatabase: 'shop',
     publicationExists: true,
     publishedTables: new Set(['orders', 'lines']),
@@ -85,6 +90,9 @@ describe('slotProblem', () => {
 
   it('accepts a healthy slot whose publication has the tables', () => {
     expect(slotProblem('replix_a', healthy, ['orders', 'lines'], at)).toBeNull();
+    // A position past the confirmed one (changes applied but not yet acknowledged) is fine.
+    const later = 'postgres:0000000001000100';
+    expect(slotProblem('replix_a', healthy, ['orders', 'lines'], later)).toBeNull();
   });
 
   it('reports what a new snapshot mends as an expired position', () => {
@@ -96,6 +104,10 @@ describe('slotProblem', () => {
       [
         { ...healthy, slot: { ...healthy.slot!, walStatus: 'lost' } },
         'The replication slot "replix_a" was invalidated because the WAL it needed was removed: take a new snapshot.',
+      ],
+      [
+        { ...healthy, slot: { ...healthy.slot!, confirmedFlush: '0/1000001' } },
+        'The replication slot "replix_a" has confirmed changes past this position: take a new snapshot.',
       ],
       [
         { ...healthy, publicationExists: false },

@@ -122,9 +122,19 @@ export function encodeGeneration(generation: SharedGeneration): EncodedGeneratio
   return { structure, buffers };
 }
 
+function wholeSharedBuffer(bytes: Uint8Array): boolean {
+  return (
+    bytes.buffer instanceof SharedArrayBuffer &&
+    bytes.byteOffset === 0 &&
+    bytes.byteLength === bytes.buffer.byteLength
+  );
+}
+
 /**
- * The generation `encodeGeneration` wrote. `buffers` are its buffers' bytes, in order; each is
- * copied into a new buffer (shared when it was), so the inputs can be reused or dropped.
+ * The generation `encodeGeneration` wrote. `buffers` are its buffers' bytes, in order. A buffer
+ * that was shared and is given as the whole of a SharedArrayBuffer is used as it is (a reader
+ * that reads each buffer into its own SharedArrayBuffer holds every byte once); any other is
+ * copied into a new buffer (shared when it was), so those inputs can be reused or dropped.
  */
 export function decodeGeneration(
   structure: string,
@@ -136,8 +146,14 @@ export function decodeGeneration(
     if (!buffer) {
       const bytes = buffers[index];
       if (!bytes) throw new RangeError(`The checkpoint has no buffer ${index}.`);
-      buffer = shared ? new SharedArrayBuffer(bytes.byteLength) : new ArrayBuffer(bytes.byteLength);
-      new Uint8Array(buffer).set(bytes);
+      if (shared && wholeSharedBuffer(bytes)) {
+        buffer = bytes.buffer;
+      } else {
+        buffer = shared
+          ? new SharedArrayBuffer(bytes.byteLength)
+          : new ArrayBuffer(bytes.byteLength);
+        new Uint8Array(buffer).set(bytes);
+      }
       made.set(index, buffer);
     }
     return buffer;

@@ -22,6 +22,12 @@ export interface ChangeFollowerOptions {
   readonly log: Logger;
   /** Called once when the stream is lost and the policy is `shutdown`. */
   readonly onFatal: (reason: string) => void;
+  /**
+   * Whether each applied position is acknowledged to the source (default true). False when
+   * checkpoints are written: the source must keep its history back to the newest checkpoint,
+   * which acknowledges its own position once it is on disk.
+   */
+  readonly acknowledgeApplied?: boolean;
 }
 
 /** Changes buffered beyond this wait for a tick before more are read (backpressure). */
@@ -209,42 +215,45 @@ export class ChangeFollower {
     const position = batches.at(-1)?.position ?? this.#position;
     let applied = false;
     try {
-      applied = await controller.flush(async () => {
-        const mapped = await mapChanges(
-          schema,
-          batches.flatMap((batch) => batch.changes),
-          this.#options.fetchRows,
-          (table, row) => controller.current()?.generation.hasKey(table.name, row) ?? false,
-          this.#foreignKeys
-            ? {
-                graph: this.#foreignKeys,
-                generation: controller.current()?.generation ?? null,
-              }
-            : undefined,
-        );
-        if (mapped.foreignKeyReReads.size > 0) {
-          log.info(
-            {
-              constraints: Object.fromEntries(
-                [...mapped.foreignKeyReReads].map(([name, tables]) => [name, [...tables]]),
-              ),
-            },
-            'foreign-key actions re-read from the source: their effect is not derivable from served rows',
+      applied = await controller.flush(
+        async () => {
+          const mapped = await mapChanges(
+            schema,
+            batches.flatMap((batch) => batch.changes),
+            this.#options.fetchRows,
+            (table, row) => controller.current()?.generation.hasKey(table.name, row) ?? false,
+            this.#foreignKeys
+              ? {
+                  graph: this.#foreignKeys,
+                  generation: controller.current()?.generation ?? null,
+                }
+              : undefined,
           );
-        }
-        if (mapped.staleReads > 0) {
-          log.debug(
-            { rows: mapped.staleReads },
-            'filtered rows read again: the source showed them older than its change stream',
-          );
-        }
-        for (const { table, detail } of mapped.schemaChanges) {
-          if (!this.#schemaChanges.has(table))
-            log.warn({ table, detail }, 'source schema changed; serving the compiled schema');
-          this.#schemaChanges.set(table, detail);
-        }
-        return mapped.changes;
-      });
+          if (mapped.foreignKeyReReads.size > 0) {
+            log.info(
+              {
+                constraints: Object.fromEntries(
+                  [...mapped.foreignKeyReReads].map(([name, tables]) => [name, [...tables]]),
+                ),
+              },
+              'foreign-key actions re-read from the source: their effect is not derivable from served rows',
+            );
+          }
+          if (mapped.staleReads > 0) {
+            log.debug(
+              { rows: mapped.staleReads },
+              'filtered rows read again: the source showed them older than its change stream',
+            );
+          }
+          for (const { table, detail } of mapped.schemaChanges) {
+            if (!this.#schemaChanges.has(table))
+              log.warn({ table, detail }, 'source schema changed; serving the compiled schema');
+            this.#schemaChanges.set(table, detail);
+          }
+          return mapped.changes;
+        },
+        batches.length > 0 ? position : null,
+      );
     } catch (error) {
       log.error({ err: error }, 'sync flush failed; will retry');
     }
@@ -255,6 +264,7 @@ export class ChangeFollower {
     }
     if (batches.length > 0 && position) {
       this.#position = position;
+      if (this.#options.acknowledgeApplied === false) return;
       connector.acknowledge(position).catch((error: unknown) => {
         log.warn({ reason: describeError(error) }, 'could not acknowledge the applied position');
       });

@@ -6,7 +6,7 @@ import { decodeGeneration, encodeGeneration, type SharedGeneration } from '@repl
 
 /**
  * A checkpoint on disk: one generation of the snapshot and what it corresponds to, in a
- * folder of its own under a checkpoint folder (issue 29; not yet used by the instance's start).
+ * folder of its own under a checkpoint folder (`Checkpointer` writes them and starts from them).
  *
  *     <dir>/<name>/structure.json   the generation's structure (engine's generation codec)
  *     <dir>/<name>/buffers.bin      its buffers, back to back, each at a multiple of 8 bytes
@@ -26,6 +26,8 @@ const BUFFERS_FILE = 'buffers.bin';
 const MANIFEST_FILE = 'manifest.json';
 const PARTIAL = '.partial';
 const ALIGNMENT = 8;
+/** Bytes hashed and written (or read) in one step. */
+const SLICE_BYTES = 1024 * 1024;
 
 /** What a checkpoint is of: the schema config it was built under, and where the source was. */
 export interface CheckpointOf {
@@ -57,6 +59,9 @@ export class CheckpointError extends Error {
   }
 }
 
+/** The time in the newest name given: two writes in one millisecond still sort in order. */
+let lastStamp = 0;
+
 function padding(offset: number): number {
   return (ALIGNMENT - (offset % ALIGNMENT)) % ALIGNMENT;
 }
@@ -71,7 +76,10 @@ export async function writeCheckpoint(
   generation: SharedGeneration,
   of: CheckpointOf,
 ): Promise<string> {
-  const name = `${String(generation.id).padStart(12, '0')}-${Date.now()}`;
+  // Named by time, so the newest sorts last whatever its generation's number (a start from
+  // the source numbers generations from 1 again).
+  lastStamp = Math.max(Date.now(), lastStamp + 1);
+  const name = `${String(lastStamp).padStart(15, '0')}-${generation.id}`;
   const partial = join(dir, `${name}${PARTIAL}`);
   await mkdir(partial, { recursive: true });
   try {
@@ -97,8 +105,12 @@ export async function writeCheckpoint(
           offset += gap;
         }
         table.push({ offset, bytes: bytes.byteLength });
-        hash.update(bytes);
-        await file.write(bytes);
+        // A slice at a time, each write yielding: hashing stays a short step between requests.
+        for (let at = 0; at < bytes.byteLength; at += SLICE_BYTES) {
+          const slice = bytes.subarray(at, Math.min(at + SLICE_BYTES, bytes.byteLength));
+          hash.update(slice);
+          await file.write(slice);
+        }
         offset += bytes.byteLength;
       }
       await file.sync();
@@ -161,6 +173,68 @@ async function checkedFile(
 }
 
 /**
+ * The buffers of `buffers.bin`, each read into a SharedArrayBuffer of its own (which the
+ * decoded generation then uses as it is: no second copy), the file's size and sha256 checked
+ * against the manifest as it is read.
+ */
+async function readBuffers(
+  folder: string,
+  manifest: CheckpointManifest,
+): Promise<Uint8Array<SharedArrayBuffer>[]> {
+  const expected = manifest.files?.[BUFFERS_FILE];
+  if (!expected || !Array.isArray(manifest.buffers)) {
+    throw new CheckpointError('damaged', `The manifest does not list ${BUFFERS_FILE}.`);
+  }
+  const file = await open(join(folder, BUFFERS_FILE), 'r').catch(() => undefined);
+  if (!file) throw new CheckpointError('damaged', `${BUFFERS_FILE} is missing.`);
+  try {
+    const { size } = await file.stat();
+    if (size !== expected.bytes) {
+      throw new CheckpointError(
+        'damaged',
+        `${BUFFERS_FILE} has ${size} bytes; the manifest says ${expected.bytes}.`,
+      );
+    }
+    const hash = createHash('sha256');
+    const buffers: Uint8Array<SharedArrayBuffer>[] = [];
+    let position = 0;
+    const readInto = async (target: Uint8Array) => {
+      for (let at = 0; at < target.byteLength; at += SLICE_BYTES) {
+        const slice = target.subarray(at, Math.min(at + SLICE_BYTES, target.byteLength));
+        const { bytesRead } = await file.read(slice, 0, slice.byteLength, position);
+        if (bytesRead !== slice.byteLength) {
+          throw new CheckpointError('damaged', `${BUFFERS_FILE} ends early.`);
+        }
+        hash.update(slice);
+        position += bytesRead;
+      }
+    };
+    for (const { offset, bytes } of manifest.buffers) {
+      const gap = offset - position;
+      if (!Number.isSafeInteger(bytes) || bytes < 0 || gap < 0 || gap >= ALIGNMENT) {
+        throw new CheckpointError('damaged', 'The buffer table does not match buffers.bin.');
+      }
+      if (offset + bytes > size) {
+        throw new CheckpointError('damaged', 'A buffer lies beyond the end of buffers.bin.');
+      }
+      if (gap > 0) await readInto(new Uint8Array(gap));
+      const buffer = new Uint8Array(new SharedArrayBuffer(bytes));
+      await readInto(buffer);
+      buffers.push(buffer);
+    }
+    if (position !== size) {
+      throw new CheckpointError('damaged', `${BUFFERS_FILE} holds bytes no buffer accounts for.`);
+    }
+    if (hash.digest('hex') !== expected.sha256) {
+      throw new CheckpointError('damaged', `${BUFFERS_FILE} does not match its checksum.`);
+    }
+    return buffers;
+  } finally {
+    await file.close();
+  }
+}
+
+/**
  * The checkpoint in `folder`, if it is whole and of `fingerprint`: its manifest and its
  * generation. Throws `CheckpointError` saying why not.
  */
@@ -179,13 +253,7 @@ export async function readCheckpoint(
     throw new CheckpointError('fingerprint', 'The checkpoint is of another schema config.');
   }
   const structure = await checkedFile(folder, STRUCTURE_FILE, manifest);
-  const all = await checkedFile(folder, BUFFERS_FILE, manifest);
-  const buffers = manifest.buffers.map(({ offset, bytes }) => {
-    if (offset + bytes > all.byteLength) {
-      throw new CheckpointError('damaged', 'A buffer lies beyond the end of buffers.bin.');
-    }
-    return all.subarray(offset, offset + bytes);
-  });
+  const buffers = await readBuffers(folder, manifest);
   try {
     return { manifest, generation: decodeGeneration(structure.toString('utf8'), buffers) };
   } catch (error) {
@@ -201,7 +269,7 @@ export async function newestCheckpoint(
   dir: string,
   fingerprint: string,
 ): Promise<{
-  checkpoint: Awaited<ReturnType<typeof readCheckpoint>> | undefined;
+  checkpoint: (Awaited<ReturnType<typeof readCheckpoint>> & { name: string }) | undefined;
   skipped: { name: string; error: CheckpointError }[];
 }> {
   const names = (await readdir(dir).catch(() => [] as string[]))
@@ -211,11 +279,28 @@ export async function newestCheckpoint(
   const skipped: { name: string; error: CheckpointError }[] = [];
   for (const name of names) {
     try {
-      return { checkpoint: await readCheckpoint(join(dir, name), fingerprint), skipped };
+      const checkpoint = await readCheckpoint(join(dir, name), fingerprint);
+      return { checkpoint: { ...checkpoint, name }, skipped };
     } catch (error) {
       if (!(error instanceof CheckpointError)) throw error;
       skipped.push({ name, error });
     }
   }
   return { checkpoint: undefined, skipped };
+}
+
+/**
+ * Keeps the newest `keep` checkpoints under `dir` (the newest, and one to fall back to) and
+ * removes the others and any unfinished write; the names removed. Only one instance writes
+ * into a folder, and it prunes between its own writes.
+ */
+export async function pruneCheckpoints(dir: string, keep: number): Promise<string[]> {
+  const names = (await readdir(dir).catch(() => [] as string[])).sort();
+  const whole = names.filter((name) => !name.endsWith(PARTIAL));
+  const removed = [
+    ...names.filter((name) => name.endsWith(PARTIAL)),
+    ...whole.slice(0, Math.max(0, whole.length - keep)),
+  ];
+  for (const name of removed) await rm(join(dir, name), { recursive: true, force: true });
+  return removed;
 }

@@ -50,6 +50,15 @@ export interface ReplicationReport {
   readonly detail: Readonly<Record<string, unknown>>;
 }
 
+/** Where the served snapshot came from at start: a checkpoint, or a full read of the source. */
+export type SnapshotOrigin = 'checkpoint' | 'source';
+
+/** A generation to start from instead of reading the source, and the position it is at. */
+export interface StartingPoint {
+  readonly generation: Generation;
+  readonly position: ReplicationPosition | null;
+}
+
 /** Why a full snapshot is taken: the first load, `POST /reload`, the safety net, poll mode, or lost history. */
 export type ReloadReason = 'initial' | 'api' | 'safety_net' | 'poll' | 'position_expired';
 
@@ -76,6 +85,12 @@ export class SnapshotController implements ServedState {
   #reloads = 0;
   #lastReloadReason: ReloadReason | null = null;
   #replication: () => ReplicationReport = () => ({ degradedReason: null, detail: {} });
+  #checkpoints: (() => Record<string, unknown>) | null = null;
+  #origin: SnapshotOrigin | null = null;
+  /** The replication position the served generation is at (null in poll mode). */
+  #position: ReplicationPosition | null = null;
+  /** Row changes applied since start: a checkpoint schedule counts them. */
+  #changesApplied = 0;
   #queryBytesInFlight: () => number = () => 0;
   #clientHeldBytes: () => number = () => 0;
   /** A generation built and waiting for running queries to make room for it. */
@@ -141,6 +156,29 @@ export class SnapshotController implements ServedState {
     this.#replication = report;
   }
 
+  /**
+   * Checkpoints report their state through this: `/health/detail`'s `snapshot.checkpoint` (the
+   * one started from) and `snapshot.checkpoints` (the writes since).
+   */
+  reportCheckpoints(report: () => Record<string, unknown>): void {
+    this.#checkpoints = report;
+  }
+
+  /** The served generation and the replication position it is at; null before the first load. */
+  servedAt(): { generation: Generation; position: ReplicationPosition | null } | null {
+    return this.#generation ? { generation: this.#generation, position: this.#position } : null;
+  }
+
+  /** Row changes applied since start. */
+  get changesApplied(): number {
+    return this.#changesApplied;
+  }
+
+  /** Where the snapshot served since start came from; null before it is in. */
+  get origin(): SnapshotOrigin | null {
+    return this.#origin;
+  }
+
   /** Called after every full snapshot with its position, so the change stream restarts there. */
   onSnapshot(listener: (position: ReplicationPosition | null) => void): void {
     this.#reloadListeners.push(listener);
@@ -164,17 +202,26 @@ export class SnapshotController implements ServedState {
     return this.#bytesOf(generation);
   }
 
-  /** Loads the first snapshot. Until it is in, queries get 503 with the loading progress. */
-  async start(): Promise<void> {
+  /**
+   * Loads the first snapshot: from `checkpoint` when it gives one (a generation saved earlier and
+   * its position), otherwise from the source. Until it is in, queries get 503 with the loading
+   * progress.
+   */
+  async start(checkpoint?: () => Promise<StartingPoint | undefined>): Promise<void> {
     const started = performance.now();
     this.#cycle = 'reload';
     try {
-      const { generation, position } = await this.#load();
+      const saved = await checkpoint?.();
+      const { generation, position } = saved ?? (await this.#load());
+      this.#origin = saved ? 'checkpoint' : 'source';
+      if (saved) this.#nextGenerationId = generation.id + 1;
       this.#capExceeded = this.#overCap(generation);
+      this.#position = position;
       this.#install(generation, false);
       this.#options.log.info(
         {
-          rows: this.#progress.rowsLoaded,
+          origin: this.#origin,
+          rows: Object.values(generation.rowCounts()).reduce((sum, rows) => sum + rows, 0),
           tables: this.schema.tables.length,
           ms: Math.round(performance.now() - started),
           bytes: generation.byteSize(),
@@ -330,6 +377,8 @@ export class SnapshotController implements ServedState {
         this.#lastReloadError = null;
       } else {
         this.#capExceeded = false;
+        this.#position = position;
+        this.#origin = 'source';
         this.#install(loaded.generation, true);
         this.#lastReloadError = null;
         this.#reloads += 1;
@@ -354,8 +403,12 @@ export class SnapshotController implements ServedState {
    * it in, unless there are none (no swap) or it would break the memory cap (the last good one
    * stays). `prepare` runs inside the cycle first (it may read the source). Returns false when
    * another cycle is running or the changes could not be applied, so the caller keeps them.
+   * `position`, when given, is where the source is once these changes are applied.
    */
-  async flush(prepare: () => Promise<ReadonlyMap<string, readonly RowChange[]>>): Promise<boolean> {
+  async flush(
+    prepare: () => Promise<ReadonlyMap<string, readonly RowChange[]>>,
+    position?: ReplicationPosition | null,
+  ): Promise<boolean> {
     if (this.#cycle !== null || !this.#generation) return false;
     this.#cycle = 'flush';
     try {
@@ -376,8 +429,11 @@ export class SnapshotController implements ServedState {
           return false;
         }
         this.#capExceeded = false;
+        this.#changesApplied += count;
+        if (position) this.#position = position;
         this.#install(next, true);
       } else {
+        if (position) this.#position = position;
         this.#lastSyncAt = Date.now();
       }
       return true;
@@ -437,6 +493,8 @@ export class SnapshotController implements ServedState {
             age_ms: served.ageMs,
             bytes: this.#bytesOf(served.generation),
             row_counts: served.generation.rowCounts(),
+            origin: this.#origin,
+            ...this.#checkpoints?.(),
           }
         : null,
       memory: this.#memoryDetail(),

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { PositionExpiredError, ReplicationError, type SourceError } from '../errors.ts';
+import { Lsn } from './postgres-position.ts';
 
 /** What the source says about a replication slot and its publication before streaming. */
 export interface SlotState {
@@ -9,6 +10,8 @@ export interface SlotState {
     readonly plugin: string | null;
     /** `reserved`, `extended`, `unreserved` or `lost` (PostgreSQL 13+; null before). */
     readonly walStatus: string | null;
+    /** Where the slot's consumer confirmed it had applied everything (`0/16B3748`), or null. */
+    readonly confirmedFlush: string | null;
   } | null;
   readonly currentDatabase: string;
   readonly publicationExists: boolean;
@@ -47,6 +50,16 @@ export function slotProblem(
       `The replication slot "${name}" was invalidated because the WAL it needed was removed: take a new snapshot.`,
     );
   }
+  if (
+    slot.confirmedFlush !== null &&
+    Lsn.parse(slot.confirmedFlush).compare(Lsn.parse(position)) > 0
+  ) {
+    // PostgreSQL would silently start at the confirmed position, skipping what lies between.
+    return new PositionExpiredError(
+      position,
+      `The replication slot "${name}" has confirmed changes past this position: take a new snapshot.`,
+    );
+  }
   if (!state.publicationExists) {
     return new PositionExpiredError(
       position,
@@ -83,6 +96,7 @@ export async function readSlotState(pool: Pool, name: string, schema: string): P
           database: text(slot.database),
           plugin: text(slot.plugin),
           walStatus: text(slot.wal_status),
+          confirmedFlush: text(slot.confirmed_flush_lsn),
         }
       : null,
     currentDatabase: String(row.current_database),
