@@ -107,6 +107,10 @@ export class MemoryDriver implements Driver {
     this.routes.delete(databaseId);
   }
 
+  async dropCheckpoints(databaseId: string): Promise<void> {
+    this.#call('dropCheckpoints', databaseId);
+  }
+
   async stop(instanceId: string): Promise<void> {
     this.#call('stop', instanceId);
     const instance = this.instances.get(instanceId);

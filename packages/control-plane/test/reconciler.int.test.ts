@@ -1,3 +1,5 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { deriveApiKey } from '@replix/instance-protocol';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -42,8 +44,35 @@ describe.each(STORE_KINDS)('the reconciler on the %s store', (kind) => {
   let cp: TestControlPlane;
   let source: Awaited<ReturnType<ReturnType<typeof testMariaDb>['createDatabase']>>;
   let seeded: SeededSource;
+  /** Rows of `item` the source had given up to reads when the first deploy had run. */
+  let readAtFirstDeploy = 0;
+
+  /** Rows of `item` read at the source so far (MariaDB's per-table statistics). */
+  const itemRowsRead = async () => {
+    const [row] = await source.query<{ read: string }>(
+      "SELECT ROWS_READ AS `read` FROM information_schema.TABLE_STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'item'",
+    );
+    return Number(row?.read ?? 0);
+  };
+  /**
+   * Where the serving instance's snapshot came from; and that no start since the first deploy
+   * read the table (nothing else reads it: no write needs a row looked up).
+   */
+  const expectStartFromCheckpoint = async () => {
+    const [live] = await liveInstances(cp.context.db, seeded.databaseId);
+    const response = await fetch(`${live?.endpoint_url}/health/detail`, {
+      headers: {
+        authorization: `Bearer ${deriveApiKey(seeded.keySecret, live?.control_key_id as string)}`,
+      },
+    });
+    const detail = (await response.json()) as { snapshot: { origin: string } };
+    expect(detail.snapshot.origin).toBe('checkpoint');
+    expect(await itemRowsRead()).toBe(readAtFirstDeploy);
+  };
 
   beforeAll(async () => {
+    // Per-table read counters, to tell a start that read the source from one that did not.
+    await testMariaDb().exec('SET GLOBAL userstat = 1');
     source = await testMariaDb().createDatabase(SHOP);
     cp = await startTestControlPlane(kind, {
       roles: ['api', 'reconciler', 'builder', 'health-monitor'],
@@ -78,6 +107,14 @@ describe.each(STORE_KINDS)('the reconciler on the %s store', (kind) => {
     expect(instance?.build_id).toBe(row.current_build_id);
     expect(instance?.endpoint_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(instanceProcesses(cp.dataDir)).toEqual([instance?.pid]);
+    // The first deploy read the table whole, and checkpoints what it read for the next start.
+    readAtFirstDeploy = await itemRowsRead();
+    expect(readAtFirstDeploy).toBeGreaterThanOrEqual(3);
+    await eventually(
+      async () => readdirSync(join(cp.dataDir, 'checkpoints', seeded.databaseId, '0')).length > 0,
+      10_000,
+      'the first checkpoint',
+    );
     // The control key works; the instance serves the source's rows.
     const answer = await query(
       instance?.endpoint_url as string,
@@ -187,6 +224,7 @@ describe.each(STORE_KINDS)('the reconciler on the %s store', (kind) => {
     expect(types).toContain('instance.restarted');
     expect(types.indexOf('instance.unhealthy')).toBeGreaterThan(-1);
     expect(types.indexOf('instance.unhealthy')).toBeLessThan(types.indexOf('instance.recovered'));
+    await expectStartFromCheckpoint();
     const unhealthy = await db
       .selectFrom('notifications')
       .select(['message', 'severity'])
@@ -215,6 +253,7 @@ describe.each(STORE_KINDS)('the reconciler on the %s store', (kind) => {
       .executeTakeFirstOrThrow();
     expect(old.removed_at).toBeInstanceOf(Date);
     expect(await auditTypes(db, seeded.databaseId)).toContain('database.resized');
+    await expectStartFromCheckpoint();
   });
 
   it('pauses and resumes', async () => {
@@ -230,6 +269,7 @@ describe.each(STORE_KINDS)('the reconciler on the %s store', (kind) => {
     const types = await auditTypes(db, seeded.databaseId);
     expect(types).toContain('database.paused');
     expect(types).toContain('database.resumed');
+    await expectStartFromCheckpoint();
   });
 
   it('fails a deploy whose instance cannot start, with the reason and without the password; the old instance keeps serving', async () => {
@@ -322,6 +362,8 @@ describe.each(STORE_KINDS)('the reconciler on the %s store', (kind) => {
     await statusReached(db, seeded.databaseId, 'terminated');
     expect(await liveInstances(db, seeded.databaseId)).toEqual([]);
     expect(instanceProcesses(cp.dataDir)).toEqual([]);
+    // Its checkpoints went with it: a deploy after a terminate reads the source.
+    expect(existsSync(join(cp.dataDir, 'checkpoints', seeded.databaseId))).toBe(false);
     await requestAction(db, seeded.databaseId, 'delete', 'deleting');
     const row = await eventually(
       async () => {

@@ -196,17 +196,21 @@ describe('a checkpoint fingerprint', () => {
       compileSchema(described, parseSchemaConfig(config)),
     );
 
-  it('is the same across credentials and row estimates', () => {
+  it('is the same across credentials, row estimates, and settings that shape no row', () => {
     expect(of('postgres://other:pw@db.internal:5432/shop')).toBe(of());
     const estimated = { tables: source.tables.map((t) => ({ ...t, estimatedRows: 1234 })) };
     expect(of(url, {}, estimated)).toBe(of());
+    // A resize changes the memory cap and the query limits: its checkpoints still serve.
+    expect(of(url, { memory_cap_mb: 64, query: { timeout_ms: 500 } })).toBe(of());
+    expect(of(url, { sync: { interval: 5, safety_net: 60 } })).toBe(of());
   });
 
   it('changes with the source, the schema config and a served column', () => {
     const base = of();
     expect(of('postgres://reader:secret@db.internal:5432/other')).not.toBe(base);
     expect(of('postgres://reader:secret@replica.internal:5432/shop')).not.toBe(base);
-    expect(of(url, { memory_cap_mb: 64 })).not.toBe(base);
+    expect(of(url, { where: 'price > 0', where_columns: ['price'] })).not.toBe(base);
+    expect(of(url, { sync: { mode: 'poll' } })).not.toBe(base);
     const retyped = {
       tables: source.tables.map((t) => ({
         ...t,

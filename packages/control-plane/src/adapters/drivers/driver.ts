@@ -69,6 +69,11 @@ export interface Driver {
   /** Closes the database's endpoint for good (the database is deleted). */
   closeEndpoint(databaseId: string): Promise<void>;
   /**
+   * Removes the database's snapshot checkpoints (terminate, delete): the next deploy reads
+   * the source. Redeploys, resizes, pauses and restarts keep them (docs/replication.md).
+   */
+  dropCheckpoints(databaseId: string): Promise<void>;
+  /**
    * Stops and removes the instance; resolves once it is gone. It first stops accepting and
    * finishes the requests in flight (within a bound). Unknown ids are fine.
    */

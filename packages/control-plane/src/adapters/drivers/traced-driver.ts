@@ -30,6 +30,8 @@ export function tracedDriver(driver: Driver): Driver {
       traced('unroute', database(databaseId), () => driver.unroute(databaseId, message)),
     closeEndpoint: (databaseId) =>
       traced('closeEndpoint', database(databaseId), () => driver.closeEndpoint(databaseId)),
+    dropCheckpoints: (databaseId) =>
+      traced('dropCheckpoints', database(databaseId), () => driver.dropCheckpoints(databaseId)),
     stop: (instanceId) => traced('stop', instance(instanceId), () => driver.stop(instanceId)),
     updateKeys: (instanceId, keys) =>
       traced('updateKeys', instance(instanceId), () => driver.updateKeys(instanceId, keys)),

@@ -101,7 +101,10 @@ async function stopInstance(
     unroutedMessage(action === 'pause' ? 'paused' : 'terminated'),
   );
   if (action === 'delete') await context.driver.closeEndpoint(run.database.id);
-  if (action !== 'pause') await dropReplicationState(context, run.owner, run.database);
+  if (action !== 'pause') {
+    await dropReplicationState(context, run.owner, run.database);
+    await context.driver.dropCheckpoints(run.database.id);
+  }
   const database = run.database;
   await context.db.transaction().execute(async (tx) => {
     await updateClaimed(

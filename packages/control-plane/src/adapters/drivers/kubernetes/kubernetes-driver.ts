@@ -665,6 +665,12 @@ export class KubernetesDriver implements Driver {
     this.#log.warn({ namespace }, 'the unrouted server did not take the new message in time');
   }
 
+  /**
+   * Nothing to remove: pods keep no checkpoints yet (their containers' disks go with them), so
+   * each start on Kubernetes reads the source (docs/control-plane/instances.md#checkpoints).
+   */
+  async dropCheckpoints(_databaseId: string): Promise<void> {}
+
   /** Deletes the database's route and Service, and its message; found by label, so the
    * database's place is not needed (it may be deleted already). */
   async closeEndpoint(databaseId: string): Promise<void> {

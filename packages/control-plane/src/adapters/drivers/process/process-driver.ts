@@ -106,6 +106,8 @@ function writeAtomically(path: string, text: string, mode = 0o600): void {
 export class ProcessDriver implements Driver {
   readonly name = 'process';
   readonly instancesDir: string;
+  /** `<dataDir>/checkpoints`: a folder per database, and in it one per replica. */
+  readonly checkpointsDir: string;
   readonly #log: Logger;
   readonly #router: EndpointRouter;
   readonly #programArgs: (launch: InstanceLaunch, port: number) => string[];
@@ -117,6 +119,7 @@ export class ProcessDriver implements Driver {
 
   constructor(options: ProcessDriverOptions) {
     this.instancesDir = join(options.dataDir, 'instances');
+    this.checkpointsDir = join(options.dataDir, 'checkpoints');
     this.#log = options.log;
     this.#programArgs = options.programArgs ?? defaultProgramArgs;
     this.#listenTimeoutMs = options.listenTimeoutMs ?? DEFAULT_LISTEN_TIMEOUT_MS;
@@ -142,6 +145,20 @@ export class ProcessDriver implements Driver {
 
   closeEndpoint(databaseId: string): Promise<void> {
     return this.#router.close(databaseId);
+  }
+
+  async dropCheckpoints(databaseId: string): Promise<void> {
+    rmSync(this.#checkpointsOf(databaseId), { recursive: true, force: true });
+  }
+
+  /**
+   * The database's checkpoints, outside any instance's folder: they outlive the instance that
+   * wrote them (a redeploy, resize or pause starts another one), and each replica keeps its own,
+   * since each follows the source under its own slot or binlog client.
+   */
+  #checkpointsOf(databaseId: string): string {
+    if (!/^[A-Za-z0-9_-]+$/.test(databaseId)) throw new Error('Invalid database id.');
+    return join(this.checkpointsDir, databaseId);
   }
 
   folderOf(instanceId: string): string {
@@ -256,6 +273,8 @@ export class ProcessDriver implements Driver {
       // Each replica follows the source under its own slot or binlog client.
       env.REPLIX_REPLICATION_ID = replicaReplicationId(launch.replicationId, ordinal);
       env.REPLIX_PORT_FILE = join(folder, 'port');
+      env.REPLIX_CHECKPOINT_DIR = join(this.#checkpointsOf(launch.databaseId), String(ordinal));
+      mkdirSync(env.REPLIX_CHECKPOINT_DIR, { recursive: true, mode: 0o700 });
       if (process.env.PATH) env.PATH = process.env.PATH;
       if (process.env.HOME) env.HOME = process.env.HOME;
       // The heap is bounded by the instance size, so a query cannot grow it past the task.
