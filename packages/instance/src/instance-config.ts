@@ -1,6 +1,7 @@
 import type { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import process from 'node:process';
 import { parseSchemaConfig, type SchemaConfig } from '@replix/engine';
 import { newKeyId, newKeySecret } from '@replix/instance-protocol';
@@ -21,6 +22,10 @@ import {
   type CheckpointSchedule,
   DEFAULT_CHECKPOINT_SCHEDULE,
 } from './snapshot/checkpoint-schedule.ts';
+import {
+  type S3CheckpointSettings,
+  s3CheckpointSettingsFromEnv,
+} from './snapshot/s3-checkpoint-settings.ts';
 import { sourceBuildHash } from './version.ts';
 
 /**
@@ -101,6 +106,19 @@ export const INSTANCE_VARIABLE_SCHEMAS = {
     echo: true,
     description: 'row changes after a checkpoint that make the next one due at once',
   }),
+  REPLIX_CHECKPOINT_S3_BUCKET: Type.Optional(
+    Type.String({ description: 'keep checkpoints in this S3 bucket (docs/replication.md)' }),
+  ),
+  REPLIX_CHECKPOINT_S3_PREFIX: Type.Optional(
+    Type.String({ description: "the key prefix of this database's checkpoints in the bucket" }),
+  ),
+  REPLIX_CHECKPOINT_S3_ENDPOINT: Type.Optional(
+    Type.String({ description: 'an S3-compatible endpoint (MinIO); unset: AWS' }),
+  ),
+  REPLIX_CHECKPOINT_S3_REGION: Type.Optional(Type.String({ description: "the bucket's region" })),
+  REPLIX_CHECKPOINT_S3_PATH_STYLE: Type.Optional(
+    Type.String({ description: '`true`: path-style addressing (most S3-compatible servers)' }),
+  ),
   ...TRACING_VARIABLE_SCHEMAS,
 };
 
@@ -155,8 +173,11 @@ export interface InstanceConfig {
 }
 
 export interface CheckpointSettings {
+  /** The local folder: the checkpoints themselves, or with `s3` the copies written and read. */
   readonly dir: string;
   readonly schedule: CheckpointSchedule;
+  /** Where checkpoints are kept for any node to load (`REPLIX_CHECKPOINT_S3_*`), if anywhere. */
+  readonly s3?: S3CheckpointSettings | undefined;
 }
 
 export interface InstanceConfigInput {
@@ -253,12 +274,26 @@ export function rateLimitOf(
 export function checkpointsOf(
   variables: Pick<
     InstanceVariables,
-    'REPLIX_CHECKPOINT_DIR' | 'REPLIX_CHECKPOINT_INTERVAL' | 'REPLIX_CHECKPOINT_CHANGES'
+    | 'REPLIX_CHECKPOINT_DIR'
+    | 'REPLIX_CHECKPOINT_INTERVAL'
+    | 'REPLIX_CHECKPOINT_CHANGES'
+    | `REPLIX_CHECKPOINT_S3_${'BUCKET' | 'PREFIX' | 'ENDPOINT' | 'REGION' | 'PATH_STYLE'}`
   >,
 ): CheckpointSettings | undefined {
-  if (!variables.REPLIX_CHECKPOINT_DIR) return undefined;
+  const s3 = s3CheckpointSettingsFromEnv({
+    REPLIX_CHECKPOINT_S3_BUCKET: variables.REPLIX_CHECKPOINT_S3_BUCKET,
+    REPLIX_CHECKPOINT_S3_PREFIX: variables.REPLIX_CHECKPOINT_S3_PREFIX,
+    REPLIX_CHECKPOINT_S3_ENDPOINT: variables.REPLIX_CHECKPOINT_S3_ENDPOINT,
+    REPLIX_CHECKPOINT_S3_REGION: variables.REPLIX_CHECKPOINT_S3_REGION,
+    REPLIX_CHECKPOINT_S3_PATH_STYLE: variables.REPLIX_CHECKPOINT_S3_PATH_STYLE,
+  });
+  if (!variables.REPLIX_CHECKPOINT_DIR && !s3) return undefined;
   return {
-    dir: resolve(variables.REPLIX_CHECKPOINT_DIR),
+    // With a bucket alone, a folder of this process stages what goes up and comes down.
+    dir: variables.REPLIX_CHECKPOINT_DIR
+      ? resolve(variables.REPLIX_CHECKPOINT_DIR)
+      : join(tmpdir(), `replix-checkpoints-${process.pid}`),
+    s3,
     schedule: {
       intervalMs: variables.REPLIX_CHECKPOINT_INTERVAL * 1000,
       changes: variables.REPLIX_CHECKPOINT_CHANGES,

@@ -100,8 +100,14 @@ export async function startInstance(
     const sync = config.schemaConfig.sync;
     // A checkpoint holds rows and the position to follow on from: without a change stream or
     // a change column to catch up by, every poll re-reads the source anyway.
+    const keepsCheckpoints = config.checkpoints && (sync.mode === 'cdc' || sync.change_column);
+    // Loaded only when used: the S3 client is a large module.
+    const remote =
+      keepsCheckpoints && config.checkpoints?.s3
+        ? new (await import('./snapshot/s3-checkpoints.ts')).S3Checkpoints(config.checkpoints.s3)
+        : undefined;
     const checkpoints =
-      config.checkpoints && (sync.mode === 'cdc' || sync.change_column)
+      config.checkpoints && keepsCheckpoints
         ? new Checkpointer({
             dir: config.checkpoints.dir,
             schedule: config.checkpoints.schedule,
@@ -114,6 +120,7 @@ export async function startInstance(
             log,
             parsePosition: (text) => connector.positionFromString(text),
             acknowledge: (position) => connector.acknowledge(position),
+            remote,
           })
         : null;
     if (checkpoints) controller.reportCheckpoints(() => checkpoints.report());
@@ -277,6 +284,7 @@ export async function startInstance(
         }
         // A planned stop: what is served now is where the next start begins.
         await checkpoints?.close();
+        remote?.close();
         await connector.close();
         await tracing?.shutdown().catch(() => {});
       },

@@ -4,6 +4,7 @@ import { deriveApiKey, newKeyId, newKeySecret } from '@replix/instance-protocol'
 import type { TracingSettings } from '@replix/runtime/tracing';
 import type { RateLimitPolicy } from '../src/http/rate-limiter.ts';
 import { type RunningInstance, type StartInstanceOptions, startInstance } from '../src/index.ts';
+import type { CheckpointSettings } from '../src/instance-config.ts';
 import { createLogger } from '../src/start-instance.ts';
 import { type NewQueryWorker, newQueryWorker } from '../src/threads/query-threads.ts';
 
@@ -36,6 +37,7 @@ export async function startTestInstance(
     readonly threads?: number;
     readonly rateLimit?: RateLimitPolicy;
     readonly tracing?: TracingSettings;
+    readonly checkpoints?: CheckpointSettings;
   } = {},
 ): Promise<TestInstance> {
   const keySecret = newKeySecret();
@@ -56,6 +58,7 @@ export async function startTestInstance(
       threads: options.threads,
       rateLimit: options.rateLimit,
       tracing: options.tracing,
+      checkpoints: options.checkpoints,
     },
     createLogger(process.env.REPLIX_TEST_LOG ?? 'silent'),
     options,

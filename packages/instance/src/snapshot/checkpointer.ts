@@ -1,3 +1,5 @@
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   type CompiledSchema,
@@ -36,6 +38,19 @@ export interface CheckpointerOptions {
    * connector's `acknowledge`: PostgreSQL's slot then recycles WAL), or undefined.
    */
   readonly acknowledge?: (position: ReplicationPosition) => Promise<void>;
+  /**
+   * Where checkpoints are kept for any node to load (`S3Checkpoints`): each one written goes up
+   * before the source is told of it, and a start first brings down the ones the folder lacks.
+   */
+  readonly remote?: RemoteCheckpoints;
+}
+
+/** The part of `S3Checkpoints` the checkpointer uses. */
+export interface RemoteCheckpoints {
+  list(): Promise<string[]>;
+  upload(folder: string, name: string): Promise<void>;
+  download(name: string, folder: string): Promise<void>;
+  prune(keep: number): Promise<string[]>;
 }
 
 interface Written {
@@ -97,6 +112,7 @@ export class Checkpointer {
   async #startingPoint(schema: CompiledSchema): Promise<StartingPoint | undefined> {
     const { dir, fingerprint, log } = this.#options;
     const started = performance.now();
+    await this.#bringDown();
     const { checkpoint, skipped } = await newestCheckpoint(dir, fingerprint);
     for (const { name, error } of skipped) {
       log.warn(
@@ -215,6 +231,10 @@ export class Checkpointer {
         'checkpoint written',
       );
       await pruneCheckpoints(dir, KEEP);
+      if (this.#options.remote) {
+        await this.#options.remote.upload(join(dir, name), name);
+        await this.#options.remote.prune(KEEP);
+      }
       if (served.position)
         this.#keptPositions = [...this.#keptPositions, served.position].slice(-KEEP);
       // History back to the oldest checkpoint kept: falling back to it still finds its changes.
@@ -230,6 +250,28 @@ export class Checkpointer {
     } catch (error) {
       this.#lastError = 'The last checkpoint could not be written.';
       log.error({ err: error }, 'checkpoint write failed');
+    }
+  }
+
+  /**
+   * Copies the newest remote checkpoints the folder lacks into it (a new node's folder is
+   * empty). One that fails to come down is left out, and the start goes on with the rest.
+   */
+  async #bringDown(): Promise<void> {
+    const { remote, dir, log } = this.#options;
+    if (!remote) return;
+    const local = new Set(await readdir(dir).catch(() => [] as string[]));
+    const wanted = (await remote.list()).slice(-KEEP).filter((name) => !local.has(name));
+    for (const name of wanted) {
+      try {
+        await remote.download(name, join(dir, name));
+      } catch (error) {
+        await rm(join(dir, name), { recursive: true, force: true });
+        log.warn(
+          { checkpoint: name, reason: error instanceof Error ? error.message : String(error) },
+          'checkpoint not brought down',
+        );
+      }
     }
   }
 
