@@ -114,5 +114,17 @@ describe('checkpoints in an S3 bucket', () => {
     } finally {
       await second.close();
     }
+
+    // The bucket out of reach: node B's own folder still serves its start.
+    const third = await startTestInstance(db.url, replicationConfig('postgres'), {
+      replicationId: db.name,
+      checkpoints: { ...checkpoints('node-b'), s3: { ...s3, endpoint: 'http://127.0.0.1:9' } },
+    });
+    try {
+      expect((await detailOf(third)).snapshot.origin).toBe('checkpoint');
+      await converged(third);
+    } finally {
+      await third.close();
+    }
   });
 });

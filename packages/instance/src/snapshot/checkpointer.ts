@@ -261,7 +261,18 @@ export class Checkpointer {
     const { remote, dir, log } = this.#options;
     if (!remote) return;
     const local = new Set(await readdir(dir).catch(() => [] as string[]));
-    const wanted = (await remote.list()).slice(-KEEP).filter((name) => !local.has(name));
+    let listed: string[];
+    try {
+      listed = await remote.list();
+    } catch (error) {
+      // The folder may still hold what this node wrote itself.
+      log.warn(
+        { reason: error instanceof Error ? error.message : String(error) },
+        'checkpoints in the bucket unreachable; using the folder alone',
+      );
+      return;
+    }
+    const wanted = listed.slice(-KEEP).filter((name) => !local.has(name));
     for (const name of wanted) {
       try {
         await remote.download(name, join(dir, name));
