@@ -7,6 +7,10 @@ import { describe, expect, it } from 'vitest';
 import type { InstanceLaunch } from '../src/adapters/drivers/instance-launch.ts';
 import { buildJobManifest } from '../src/adapters/drivers/kubernetes/build-job-manifest.ts';
 import {
+  CHECKPOINT_DIR,
+  type CheckpointBucket,
+} from '../src/adapters/drivers/kubernetes/checkpoint-bucket.ts';
+import {
   type EndpointInput,
   type EndpointManifestOptions,
   endpointManifests,
@@ -149,7 +153,11 @@ type PodSpec = {
   containers: Container[];
   initContainers: Container[];
   terminationGracePeriodSeconds: number;
-  volumes: Array<{ name: string; secret?: { secretName: string } }>;
+  volumes: Array<{
+    name: string;
+    secret?: { secretName: string };
+    emptyDir?: { sizeLimit?: string; medium?: string };
+  }>;
   securityContext: { runAsNonRoot: boolean };
 };
 type DeploymentShape = {
@@ -535,6 +543,130 @@ describe('Kubernetes manifests', () => {
     expect(() => namespaceFor('Replix_{region}', { region: 'eu-west-1', accountId: 'a' })).toThrow(
       /DNS-1123/,
     );
+  });
+
+  describe('with a checkpoint bucket', () => {
+    const bucket: CheckpointBucket = {
+      bucket: 'replix-checkpoints',
+      prefix: 'replix/',
+      endpoint: 'http://minio.storage.svc:9000',
+      region: 'eu-west-1',
+      pathStyle: true,
+      secret: 'replix-checkpoint-keys',
+    };
+    const withBucket = { ...instanceOptions, checkpoints: bucket };
+    const podsOf = (objects: KubernetesObject[]) =>
+      objects
+        .filter((object) => object.kind === 'Deployment')
+        .map((object) => (object as KubernetesObject & DeploymentShape).spec.template.spec);
+
+    it('give each replica a checkpoint folder on disk, uploaded under its own prefix', () => {
+      const objects = instanceManifests(inputOf(launchOf('m'), 2), withBucket);
+      for (const object of objects) expect(() => validate(object), object.kind).not.toThrow();
+      const memoryMb = INSTANCE_SIZES.m.taskMemoryMb;
+      for (const [ordinal, pod] of podsOf(objects).entries()) {
+        const container = pod.containers[0] as Container;
+        const literal = (name: string) =>
+          container.env.find((variable) => variable.name === name)?.value;
+        expect(literal('REPLIX_CHECKPOINT_DIR')).toBe(CHECKPOINT_DIR);
+        expect(literal('REPLIX_CHECKPOINT_S3_BUCKET')).toBe('replix-checkpoints');
+        // Each replica follows the source under its own slot, so each keeps its own.
+        expect(literal('REPLIX_CHECKPOINT_S3_PREFIX')).toBe(`replix/db_1/${ordinal}/`);
+        expect(literal('REPLIX_CHECKPOINT_S3_ENDPOINT')).toBe('http://minio.storage.svc:9000');
+        expect(literal('REPLIX_CHECKPOINT_S3_REGION')).toBe('eu-west-1');
+        expect(literal('REPLIX_CHECKPOINT_S3_PATH_STYLE')).toBe('true');
+        expect(container.volumeMounts).toContainEqual({
+          name: 'checkpoints',
+          mountPath: CHECKPOINT_DIR,
+        });
+        // Disk-backed (no `medium: Memory`), room for three checkpoints of a full snapshot.
+        expect(pod.volumes).toContainEqual({
+          name: 'checkpoints',
+          emptyDir: { sizeLimit: `${3 * memoryMb}Mi` },
+        });
+        // /tmp stays as it was: the checkpoints are not there.
+        expect(pod.volumes).toContainEqual({ name: 'tmp', emptyDir: { sizeLimit: '256Mi' } });
+        // The init container fetching the artifact has nothing to do with the bucket.
+        for (const init of pod.initContainers) {
+          expect(JSON.stringify(init)).not.toMatch(/CHECKPOINT|AWS_/);
+        }
+      }
+    });
+
+    it("take the bucket's credentials from the named Secret by reference, never as values", () => {
+      const objects = instanceManifests(inputOf(launchOf(), 2), withBucket);
+      for (const pod of podsOf(objects)) {
+        const env = (pod.containers[0] as Container).env;
+        for (const key of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) {
+          expect(env.filter((variable) => variable.name === key)).toEqual([
+            { name: key, valueFrom: { secretKeyRef: { name: 'replix-checkpoint-keys', key } } },
+          ]);
+        }
+        // The Secret is not mounted: only those two keys are read from it.
+        expect(JSON.stringify(pod.volumes)).not.toContain('replix-checkpoint-keys');
+      }
+      // The control plane neither copies the Secret nor puts its keys in the instance's.
+      const secrets = objects.filter((object) => object.kind === 'Secret') as Array<
+        KubernetesObject & { data: Record<string, string> }
+      >;
+      expect(secrets.map((secret) => secret.metadata.name)).not.toContain('replix-checkpoint-keys');
+      for (const secret of secrets)
+        expect(Object.keys(secret.data)).not.toContain('AWS_ACCESS_KEY_ID');
+      // Without a Secret the pod's own identity reaches the bucket: no AWS_* variable at all.
+      const { secret: _, ...identity } = bucket;
+      for (const pod of podsOf(
+        instanceManifests(inputOf(), { ...instanceOptions, checkpoints: identity }),
+      )) {
+        const names = (pod.containers[0] as Container).env.map((variable) => variable.name);
+        expect(names.filter((name) => name.startsWith('AWS_'))).toEqual([]);
+        expect(names).toContain('REPLIX_CHECKPOINT_S3_BUCKET');
+      }
+    });
+
+    it('leave out the settings not given, the instance then uses its defaults', () => {
+      const minimal: CheckpointBucket = { bucket: 'replix-checkpoints', prefix: '' };
+      const pod = podsOf(
+        instanceManifests(inputOf(), { ...instanceOptions, checkpoints: minimal }),
+      )[0] as PodSpec;
+      const checkpointEnv = (pod.containers[0] as Container).env.filter((variable) =>
+        /CHECKPOINT|^AWS_/.test(variable.name),
+      );
+      expect(checkpointEnv).toEqual([
+        { name: 'REPLIX_CHECKPOINT_DIR', value: CHECKPOINT_DIR },
+        { name: 'REPLIX_CHECKPOINT_S3_BUCKET', value: 'replix-checkpoints' },
+        { name: 'REPLIX_CHECKPOINT_S3_PREFIX', value: 'db_1/0/' },
+      ]);
+    });
+
+    it('size the checkpoint disk by each instance size', () => {
+      for (const size of INSTANCE_SIZE_NAMES) {
+        const pod = podsOf(instanceManifests(inputOf(launchOf(size)), withBucket))[0] as PodSpec;
+        const volume = pod.volumes.find((one) => one.name === 'checkpoints');
+        expect(volume?.emptyDir, size).toEqual({
+          sizeLimit: `${3 * INSTANCE_SIZES[size].taskMemoryMb}Mi`,
+        });
+      }
+    });
+
+    it('refuse a database id that is no single key segment', () => {
+      for (const id of ['../db_1', 'db/1', '', 'db 1']) {
+        expect(() =>
+          instanceManifests(inputOf(launchOf('xs', { i: 'in_1', d: id })), withBucket),
+        ).toThrow('Invalid database id.');
+      }
+    });
+
+    it('change nothing without a bucket', () => {
+      const without = JSON.stringify(allObjects());
+      const undefinedBucket = { ...instanceOptions, checkpoints: undefined };
+      expect(JSON.stringify(instanceManifests(inputOf(launchOf(), 2), undefinedBucket))).toBe(
+        JSON.stringify(instanceManifests(inputOf(launchOf(), 2), instanceOptions)),
+      );
+      expect(without).not.toMatch(/CHECKPOINT|AWS_|"checkpoints"/);
+      expect(JSON.stringify(instanceManifests(inputOf(launchOf(), 2), withBucket))).not.toBe(
+        JSON.stringify(instanceManifests(inputOf(launchOf(), 2), instanceOptions)),
+      );
+    });
   });
 
   it('give byte-identical output for the same input (server-side apply stays idempotent)', () => {

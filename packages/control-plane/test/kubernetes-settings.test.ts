@@ -123,4 +123,84 @@ describe('REPLIX_DRIVER=kubernetes settings', () => {
       'REPLIX_DRIVER must be "process" or "kubernetes", not "docker".',
     );
   });
+
+  it('keep no checkpoints without a bucket, whatever else is set', () => {
+    expect(resolve({}).kubernetes).not.toHaveProperty('checkpoints');
+    const others = resolve({
+      REPLIX_K8S_CHECKPOINT_PREFIX: '/not/read',
+      REPLIX_K8S_CHECKPOINT_ENDPOINT: 'not a url',
+      REPLIX_K8S_CHECKPOINT_SECRET: 'Not_Read',
+    });
+    expect(others.kubernetes).not.toHaveProperty('checkpoints');
+    expect(resolve({ REPLIX_K8S_CHECKPOINT_BUCKET: '  ' }).kubernetes).not.toHaveProperty(
+      'checkpoints',
+    );
+  });
+
+  it('decode the checkpoint bucket, with its defaults', () => {
+    expect(resolve({ REPLIX_K8S_CHECKPOINT_BUCKET: 'replix-checkpoints' }).kubernetes).toEqual(
+      expect.objectContaining({
+        checkpoints: { bucket: 'replix-checkpoints', prefix: 'replix/' },
+      }),
+    );
+    expect(
+      resolve({
+        REPLIX_K8S_CHECKPOINT_BUCKET: 'replix-checkpoints',
+        REPLIX_K8S_CHECKPOINT_PREFIX: 'prod/eu',
+        REPLIX_K8S_CHECKPOINT_ENDPOINT: 'http://minio.storage.svc:9000',
+        REPLIX_K8S_CHECKPOINT_REGION: 'eu-west-1',
+        REPLIX_K8S_CHECKPOINT_PATH_STYLE: 'true',
+        REPLIX_K8S_CHECKPOINT_SECRET: 'replix-checkpoints',
+      }).kubernetes?.checkpoints,
+    ).toEqual({
+      bucket: 'replix-checkpoints',
+      // A folder: the keys of prod/eu are not those of prod/eu-2.
+      prefix: 'prod/eu/',
+      endpoint: 'http://minio.storage.svc:9000',
+      region: 'eu-west-1',
+      pathStyle: true,
+      secret: 'replix-checkpoints',
+    });
+    expect(
+      resolve({
+        REPLIX_K8S_CHECKPOINT_BUCKET: 'replix-checkpoints',
+        REPLIX_K8S_CHECKPOINT_PATH_STYLE: 'false',
+      }).kubernetes?.checkpoints?.pathStyle,
+    ).toBe(false);
+  });
+
+  it('refuse a checkpoint setting S3 or Kubernetes would refuse, naming the variable', () => {
+    const bucket = { REPLIX_K8S_CHECKPOINT_BUCKET: 'replix-checkpoints' };
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ REPLIX_K8S_CHECKPOINT_BUCKET: 'Bad_Bucket' }, /^REPLIX_K8S_CHECKPOINT_BUCKET: .*bucket/],
+      [{ REPLIX_K8S_CHECKPOINT_BUCKET: 'a..b' }, /^REPLIX_K8S_CHECKPOINT_BUCKET: /],
+      [{ ...bucket, REPLIX_K8S_CHECKPOINT_PREFIX: '/replix' }, /^REPLIX_K8S_CHECKPOINT_PREFIX: /],
+      [
+        { ...bucket, REPLIX_K8S_CHECKPOINT_ENDPOINT: 'ftp://minio' },
+        /^REPLIX_K8S_CHECKPOINT_ENDPOINT: .*http/,
+      ],
+      [
+        { ...bucket, REPLIX_K8S_CHECKPOINT_PATH_STYLE: 'yes' },
+        /REPLIX_K8S_CHECKPOINT_PATH_STYLE must be "true" or "false"/,
+      ],
+      [
+        { ...bucket, REPLIX_K8S_CHECKPOINT_SECRET: 'S3_Keys' },
+        /^REPLIX_K8S_CHECKPOINT_SECRET must be a Kubernetes object name/,
+      ],
+    ];
+    for (const [overrides, message] of cases) {
+      let thrown: unknown;
+      try {
+        resolve(overrides);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, JSON.stringify(overrides)).toBeInstanceOf(ConfigError);
+      expect((thrown as Error).message, JSON.stringify(overrides)).toMatch(message);
+    }
+    // An endpoint can carry credentials: the message does not repeat it.
+    expect(() =>
+      resolve({ ...bucket, REPLIX_K8S_CHECKPOINT_ENDPOINT: 'minio:s3cr3t@storage' }),
+    ).toThrow(expect.objectContaining({ message: expect.not.stringContaining('s3cr3t') }));
+  });
 });

@@ -37,3 +37,10 @@ export {
   startInstance,
 } from './start-instance.ts';
 export { sourceBuildHash } from './version.ts';
+
+/**
+ * The S3 SDK the checkpoints are kept with, loaded only when called: the control plane's
+ * Kubernetes driver removes a database's checkpoints from the bucket with it, and loading this
+ * module does not load it.
+ */
+export const loadS3Sdk = () => import('@aws-sdk/client-s3');

@@ -5,6 +5,14 @@ import { keysFileText } from '../instance-key-set.ts';
 import { type InstanceLaunch, launchEnvironment } from '../instance-launch.ts';
 import { artifactFetchScript } from './artifact-fetch-script.ts';
 import {
+  CHECKPOINT_DIR,
+  CHECKPOINT_VOLUME,
+  type CheckpointBucket,
+  checkpointCredentials,
+  checkpointVariables,
+  checkpointVolume,
+} from './checkpoint-bucket.ts';
+import {
   instanceKeysName,
   instanceObjectName,
   instancePodSelector,
@@ -52,6 +60,8 @@ export interface InstanceManifestOptions {
   /** `replix-{region}`: see namespaceFor. */
   readonly namespacePattern: string;
   readonly imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never';
+  /** Where pods keep their checkpoints (`REPLIX_K8S_CHECKPOINT_*`); undefined: nowhere. */
+  readonly checkpoints?: CheckpointBucket | undefined;
 }
 
 export interface InstanceManifestInput {
@@ -147,14 +157,21 @@ function metadataOf(name: string, input: InstanceManifestInput, options: Instanc
 
 /**
  * The environment: literals for plain settings, references into the Secret for secrets. Each
- * replica follows the source under its own replication id.
+ * replica follows the source under its own replication id, and with a checkpoint bucket keeps
+ * its checkpoints under its own prefix, the bucket's credentials (if a Secret is named) taken
+ * from that Secret by reference.
  */
 function containerEnv(
   input: InstanceManifestInput,
+  options: InstanceManifestOptions,
   ordinal: number,
 ): Array<Record<string, unknown>> {
   const secretName = instanceSecretName(input.launch.instanceId);
-  const env = launchEnvironment(input.launch, KEYS_FILE);
+  const bucket = options.checkpoints;
+  const env = {
+    ...launchEnvironment(input.launch, KEYS_FILE),
+    ...(bucket ? checkpointVariables(bucket, input.launch.databaseId, ordinal) : {}),
+  };
   env.REPLIX_REPLICATION_ID = replicaReplicationId(input.launch.replicationId, ordinal);
   const secret = new Set<string>(SECRET_VARIABLES);
   const variables = Object.keys(env)
@@ -164,8 +181,9 @@ function containerEnv(
         ? { name, valueFrom: { secretKeyRef: { name: secretName, key: name } } }
         : { name, value: env[name] },
     );
+  const credentials = bucket ? checkpointCredentials(bucket) : [];
   // The root file system is read-only: anything that writes under HOME writes to /tmp.
-  return [...variables, { name: 'HOME', value: '/tmp' }];
+  return [...credentials, ...variables, { name: 'HOME', value: '/tmp' }];
 }
 
 function resourcesOf(input: InstanceManifestInput) {
@@ -252,6 +270,7 @@ export function instanceDeployment(
   const base = metadataOf(replicaObjectName(launch.instanceId, ordinal), input, options);
   const metadata = { ...base, labels: { ...base.labels, [LABELS.replica]: String(ordinal) } };
   const fetched = input.artifact.kind === 'fetch';
+  const checkpoints = options.checkpoints !== undefined;
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -289,7 +308,7 @@ export function instanceDeployment(
                 '0.0.0.0',
               ],
               ports: [{ name: 'http', containerPort: INSTANCE_PORT, protocol: 'TCP' }],
-              env: containerEnv(input, ordinal),
+              env: containerEnv(input, options, ordinal),
               resources: resourcesOf(input),
               startupProbe: {
                 tcpSocket: { port: 'http' },
@@ -317,6 +336,7 @@ export function instanceDeployment(
                 ...(fetched ? [{ name: 'artifact', mountPath: ARTIFACT_DIR, readOnly: true }] : []),
                 { name: 'keys', mountPath: KEYS_DIR, readOnly: true },
                 { name: 'tmp', mountPath: '/tmp' },
+                ...(checkpoints ? [{ name: CHECKPOINT_VOLUME, mountPath: CHECKPOINT_DIR }] : []),
               ],
             },
           ],
@@ -327,6 +347,7 @@ export function instanceDeployment(
               secret: { secretName: instanceKeysName(launch.instanceId), defaultMode: 0o440 },
             },
             { name: 'tmp', emptyDir: { sizeLimit: '256Mi' } },
+            ...(checkpoints ? [checkpointVolume(launch.settings.taskMemoryMb)] : []),
           ],
         },
       },

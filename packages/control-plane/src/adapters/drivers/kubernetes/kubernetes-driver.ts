@@ -666,10 +666,16 @@ export class KubernetesDriver implements Driver {
   }
 
   /**
-   * Nothing to remove: pods keep no checkpoints yet (their containers' disks go with them), so
-   * each start on Kubernetes reads the source (docs/control-plane/instances.md#checkpoints).
+   * Removes every object of the database's checkpoints from the bucket, every replica's
+   * (drop-checkpoint-objects.ts). Without a bucket there is nothing to remove: a pod's
+   * checkpoints then go with its disk (docs/control-plane/instances.md#checkpoints).
    */
-  async dropCheckpoints(_databaseId: string): Promise<void> {}
+  async dropCheckpoints(databaseId: string): Promise<void> {
+    const bucket = this.#options.instances.checkpoints;
+    if (bucket === undefined) return;
+    const { dropCheckpointObjects } = await import('./drop-checkpoint-objects.ts');
+    await dropCheckpointObjects(bucket, databaseId, this.#log);
+  }
 
   /** Deletes the database's route and Service, and its message; found by label, so the
    * database's place is not needed (it may be deleted already). */

@@ -1,5 +1,8 @@
 import { ConfigError } from '@replix/runtime';
 import { type StaticDecode, Type } from 'typebox';
+// The check alone, not `@replix/instance`'s index: configuration loads no instance program.
+import { checkS3Settings } from '../../../../../instance/src/snapshot/s3-checkpoint-settings.ts';
+import type { CheckpointBucket } from './checkpoint-bucket.ts';
 import { type EndpointRoute, endpointHost } from './endpoint-manifests.ts';
 import { DNS_LABEL, namespaceFor } from './kubernetes-names.ts';
 
@@ -21,6 +24,11 @@ export interface KubernetesSettings {
   readonly artifactUrl: string;
   /** Where build Jobs run and what they mount (kubernetes-build-runner.ts). */
   readonly builds: BuildJobSettings;
+  /**
+   * `REPLIX_K8S_CHECKPOINT_*`: the S3 bucket instance pods keep their checkpoints in
+   * (checkpoint-bucket.ts); absent without `REPLIX_K8S_CHECKPOINT_BUCKET`: they keep none.
+   */
+  readonly checkpoints?: CheckpointBucket;
 }
 
 /** Build Jobs run in the control plane's namespace: its artifacts claim and Secret are there. */
@@ -84,6 +92,34 @@ export const KUBERNETES_VARIABLE_SCHEMAS = {
     echo: true,
     description: 'kubernetes driver: the longest a build Job runs',
   }),
+  REPLIX_K8S_CHECKPOINT_BUCKET: Type.Optional(
+    Type.String({
+      description: 'kubernetes driver: the S3 bucket of instance checkpoints; unset: none',
+    }),
+  ),
+  REPLIX_K8S_CHECKPOINT_PREFIX: Type.String({
+    default: 'replix/',
+    description: "kubernetes driver: the checkpoints' key prefix (then <database>/<replica>/)",
+  }),
+  REPLIX_K8S_CHECKPOINT_ENDPOINT: Type.Optional(
+    Type.String({ description: 'kubernetes driver: an S3-compatible endpoint; unset: AWS' }),
+  ),
+  REPLIX_K8S_CHECKPOINT_REGION: Type.Optional(
+    Type.String({ description: "kubernetes driver: the checkpoint bucket's region" }),
+  ),
+  REPLIX_K8S_CHECKPOINT_PATH_STYLE: Type.Optional(
+    Type.Enum(['true', 'false'], {
+      problem: 'must be "true" or "false"',
+      echo: true,
+      description: 'kubernetes driver: path-style bucket addressing (most S3-compatible servers)',
+    }),
+  ),
+  REPLIX_K8S_CHECKPOINT_SECRET: Type.Optional(
+    Type.String({
+      description:
+        "kubernetes driver: the Secret with the bucket's AWS_* keys; unset: the pod's identity",
+    }),
+  ),
 };
 const KUBERNETES_VARIABLES = Type.Object(KUBERNETES_VARIABLE_SCHEMAS);
 
@@ -199,6 +235,52 @@ function dnsSubdomainOf(text: string, name: string): string {
   return text;
 }
 
+/** A non-empty prefix ends in `/`: the keys of `replix/db_1` are not those of `replix/db_12`. */
+function asFolder(prefix: string): string {
+  return prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`;
+}
+
+/**
+ * The checkpoint bucket of the variables, checked as the instance checks its own
+ * (s3-checkpoint-settings.ts), each problem named by the variable that has it; undefined
+ * without a bucket (the other variables are then not read).
+ */
+function checkpointBucketOf(
+  variables: StaticDecode<typeof KUBERNETES_VARIABLES>,
+): CheckpointBucket | undefined {
+  const bucket = variables.REPLIX_K8S_CHECKPOINT_BUCKET?.trim();
+  if (!bucket) return undefined;
+  const prefix = asFolder(variables.REPLIX_K8S_CHECKPOINT_PREFIX.trim());
+  const endpoint = variables.REPLIX_K8S_CHECKPOINT_ENDPOINT?.trim() || undefined;
+  // One field more each time: the first check that fails is the variable just added.
+  const steps: Array<[string, Parameters<typeof checkS3Settings>[0]]> = [
+    ['REPLIX_K8S_CHECKPOINT_BUCKET', { bucket, prefix: '' }],
+    ['REPLIX_K8S_CHECKPOINT_PREFIX', { bucket, prefix }],
+    ['REPLIX_K8S_CHECKPOINT_ENDPOINT', { bucket, prefix, endpoint }],
+  ];
+  for (const [name, settings] of steps) {
+    try {
+      checkS3Settings(settings);
+    } catch (error) {
+      throw new ConfigError(`${name}: ${(error as Error).message}`);
+    }
+  }
+  const pathStyle = variables.REPLIX_K8S_CHECKPOINT_PATH_STYLE;
+  const secret = variables.REPLIX_K8S_CHECKPOINT_SECRET?.trim() || undefined;
+  return Object.freeze({
+    bucket,
+    prefix,
+    ...(endpoint === undefined ? {} : { endpoint }),
+    ...(variables.REPLIX_K8S_CHECKPOINT_REGION?.trim()
+      ? { region: variables.REPLIX_K8S_CHECKPOINT_REGION.trim() }
+      : {}),
+    ...(pathStyle === undefined ? {} : { pathStyle: pathStyle === 'true' }),
+    ...(secret === undefined
+      ? {}
+      : { secret: dnsSubdomainOf(secret, 'REPLIX_K8S_CHECKPOINT_SECRET') }),
+  });
+}
+
 /** The Kubernetes settings of the decoded variables (checked only with REPLIX_DRIVER=kubernetes). */
 export function kubernetesSettingsFrom(
   variables: StaticDecode<typeof KUBERNETES_VARIABLES>,
@@ -209,6 +291,7 @@ export function kubernetesSettingsFrom(
   } catch (error) {
     throw new ConfigError(`REPLIX_K8S_NAMESPACE_PATTERN: ${(error as Error).message}`);
   }
+  const checkpoints = checkpointBucketOf(variables);
   return Object.freeze({
     image: required(variables.REPLIX_K8S_IMAGE, 'REPLIX_K8S_IMAGE'),
     replixBin: variables.REPLIX_K8S_REPLIX_BIN,
@@ -233,5 +316,6 @@ export function kubernetesSettingsFrom(
       storeSecret: dnsSubdomainOf(variables.REPLIX_K8S_STORE_SECRET, 'REPLIX_K8S_STORE_SECRET'),
       deadlineSeconds: variables.REPLIX_K8S_BUILD_DEADLINE_SECONDS,
     }),
+    ...(checkpoints === undefined ? {} : { checkpoints }),
   });
 }

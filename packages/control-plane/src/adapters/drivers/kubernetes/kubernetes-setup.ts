@@ -93,6 +93,7 @@ export function kubernetesDriverOf(
       image: settings.image,
       replixBin: settings.replixBin,
       namespacePattern: settings.namespacePattern,
+      checkpoints: settings.checkpoints,
     },
     endpoints: {
       hostPatterns: settings.hostPatterns,
