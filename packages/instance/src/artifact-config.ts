@@ -39,6 +39,19 @@ export const ARTIFACT_VARIABLES = Type.Object({
       description: 'names the source-side replication state',
     }),
   ),
+  REPLIX_FOLLOW_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^\\s]+$',
+      problem: 'must be an http:// URL',
+      description:
+        "a follower replica: the leader replica's private address, whose feed it follows",
+    }),
+  ),
+  REPLIX_CHANGE_FEED: flagVariable({
+    problem: 'must be 0 or 1',
+    echo: true,
+    description: 'a leader replica: keep the change feed its followers read',
+  }),
   REPLIX_REPLICATION_PAUSED: flagVariable({
     problem: 'must be 0 or 1',
     echo: true,
@@ -120,6 +133,10 @@ export interface ArtifactLaunchConfig {
   readonly keysFile: string | undefined;
   readonly replicationId: string | undefined;
   readonly replicationPaused: boolean;
+  /** `REPLIX_FOLLOW_URL`: follow this leader replica instead of the source. */
+  readonly followUrl: string | undefined;
+  /** `REPLIX_CHANGE_FEED`: keep a change feed for follower replicas. */
+  readonly changeFeed: boolean;
   readonly ssh: ArtifactSshSettings | undefined;
 }
 
@@ -247,6 +264,8 @@ export function resolveArtifactConfig(
     keysFile: variables.REPLIX_KEYS_FILE,
     replicationId: variables.REPLIX_REPLICATION_ID,
     replicationPaused: variables.REPLIX_REPLICATION_PAUSED,
+    followUrl: variables.REPLIX_FOLLOW_URL,
+    changeFeed: variables.REPLIX_CHANGE_FEED,
     ssh: sshSettings(variables),
   });
 }

@@ -46,6 +46,8 @@ export async function runArtifact(
       onFatal: options.onFatal,
       replicationId: launch.replicationId,
       replicationPaused: launch.replicationPaused,
+      followUrl: launch.followUrl,
+      changeFeed: launch.changeFeed,
       // Through a tunnel the URL names a local port that changes: checkpoints know the source by its own.
       sourceAddress: launch.instance.sourceUrl,
     });

@@ -24,6 +24,10 @@ export const INSTANCE_ERRORS = {
     status: 409,
     doc: 'A reload or sync flush is mid-cycle; retry once it completes.',
   },
+  follow_restart: {
+    status: 409,
+    doc: "The leader's change feed does not hold this generation; load the checkpoint it names and ask again.",
+  },
   cap_degraded: {
     status: 409,
     doc: 'The snapshot is over its memory cap; resize the instance instead of reloading.',

@@ -11,9 +11,11 @@ import { ApiKeyVerifier } from './http/api-keys.ts';
 import { RateLimiter } from './http/rate-limiter.ts';
 import { buildInstanceServer } from './http/server.ts';
 import type { InstanceConfig } from './instance-config.ts';
+import { ChangeFeed } from './replication/change-feed.ts';
 import { ChangeFollower } from './replication/change-follower.ts';
 import type { RowFetcher } from './replication/change-mapper.ts';
 import { IncrementalPoller } from './replication/incremental-poller.ts';
+import { LeaderFollower } from './replication/leader-follower.ts';
 import { SyncScheduler } from './replication/sync-scheduler.ts';
 import { ViewRefresher, withViewReport } from './replication/view-refresher.ts';
 import { checkpointFingerprint } from './snapshot/checkpoint-fingerprint.ts';
@@ -66,6 +68,13 @@ export interface StartInstanceOptions {
    * of a source, whatever local port leads there today.
    */
   readonly sourceAddress?: string;
+  /**
+   * A follower replica: follows this leader replica's change feed instead of the source,
+   * starting from the leader's checkpoints (`REPLIX_FOLLOW_URL`, docs/replication.md).
+   */
+  readonly followUrl?: string | undefined;
+  /** A leader replica: keeps the change feed its followers read (`REPLIX_CHANGE_FEED`). */
+  readonly changeFeed?: boolean | undefined;
 }
 
 /**
@@ -84,7 +93,14 @@ export async function startInstance(
   try {
     const source = await connector.introspect();
     const schema = compileSchema(source, config.schemaConfig);
-    if (config.schemaConfig.sync.mode === 'cdc') {
+    const following = options.followUrl !== undefined;
+    const followerKey = config.adminKeyIds[0];
+    if (following && (!config.checkpoints || !followerKey)) {
+      throw new ConfigError(
+        "A follower replica needs its leader's checkpoints (REPLIX_CHECKPOINT_DIR or a bucket) and an admin key id.",
+      );
+    }
+    if (config.schemaConfig.sync.mode === 'cdc' && !following) {
       const readiness = await connector.checkReplication();
       if (!readiness.ready) {
         throw new ConfigError(
@@ -119,7 +135,8 @@ export async function startInstance(
             controller,
             log,
             parsePosition: (text) => connector.positionFromString(text),
-            acknowledge: (position) => connector.acknowledge(position),
+            // A follower reads its leader's checkpoints and writes none.
+            acknowledge: following ? undefined : (position) => connector.acknowledge(position),
             remote,
           })
         : null;
@@ -135,7 +152,7 @@ export async function startInstance(
         flagWhere: options?.flagWhere,
       });
     const follower =
-      sync.mode === 'cdc'
+      sync.mode === 'cdc' && !following
         ? new ChangeFollower({
             connector,
             schema,
@@ -149,7 +166,7 @@ export async function startInstance(
           })
         : null;
     const poller =
-      sync.mode === 'poll' && sync.change_column
+      sync.mode === 'poll' && sync.change_column && !following
         ? new IncrementalPoller({
             controller,
             schema,
@@ -167,8 +184,9 @@ export async function startInstance(
           })
         : null;
     const views = schema.tables.filter((table) => table.kind !== 'table');
+    // A follower hears of view refreshes from its leader, as of every other change.
     const refresher =
-      views.length > 0
+      views.length > 0 && !following
         ? new ViewRefresher({
             controller,
             views,
@@ -190,7 +208,23 @@ export async function startInstance(
       safetyNetMs: sync.safety_net * 1000,
       log,
     });
-    controller.reportReplication(() => withViewReport(scheduler.report(), refresher));
+    const leader =
+      following && checkpoints
+        ? new LeaderFollower({
+            leaderUrl: options.followUrl as string,
+            adminKey: deriveApiKey(config.keySecret, followerKey as string),
+            controller,
+            loadCheckpoint: (name) => checkpoints.named(name, schema),
+            log,
+          })
+        : null;
+    const feed =
+      options.changeFeed && checkpoints && !following ? leaderFeed(controller, checkpoints) : null;
+    controller.reportReplication(() => {
+      if (leader) return leader.report();
+      const report = withViewReport(scheduler.report(), refresher);
+      return feed ? { ...report, detail: { ...report.detail, feed: feed.report() } } : report;
+    });
     const keys = new ApiKeyVerifier(config.keySecret, config.keyIds, config.adminKeyIds);
     // Its listener comes before the query threads': a key has its slot before any thread hears of it.
     const rateLimiter = config.rateLimit ? new RateLimiter(config.rateLimit) : undefined;
@@ -237,6 +271,7 @@ export async function startInstance(
       httpLimits: options.httpLimits,
       rateLimiter,
       ...(threads ? { threadMetrics: threads.metrics } : {}),
+      ...(feed ? { changeFeed: feed } : {}),
     });
     // Query threads listen on the same port (`reusePort`): the kernel spreads connections.
     await app.listen({
@@ -250,17 +285,27 @@ export async function startInstance(
     try {
       await threads?.start(port);
       if (config.portFile) writePortFile(config.portFile, port);
-      await controller.start(checkpoints ? () => checkpoints.startingPoint(schema) : undefined);
+      await controller.start(
+        leader
+          ? () => leader.startingPoint()
+          : checkpoints
+            ? () => checkpoints.startingPoint(schema)
+            : undefined,
+      );
       await threads?.published();
     } catch (error) {
       await threads?.close(drainLimit);
       await app.close();
       throw error;
     }
-    if (options.replicationPaused) scheduler.pause();
-    scheduler.start();
-    refresher?.start();
-    checkpoints?.start();
+    if (leader) {
+      leader.start();
+    } else {
+      if (options.replicationPaused) scheduler.pause();
+      scheduler.start();
+      refresher?.start();
+      checkpoints?.start();
+    }
     const generated = (ids: readonly string[]) =>
       config.generatedKey && ids[0] ? deriveApiKey(config.keySecret, ids[0]) : undefined;
     return {
@@ -274,6 +319,7 @@ export async function startInstance(
       async close() {
         scheduler.stop();
         refresher?.stop();
+        leader?.stop();
         // Fastify stops accepting, closes idle keep-alive connections and waits for the
         // requests in flight; past the bound the rest are cut.
         const cut = setTimeout(() => app.server.closeAllConnections(), drainLimit);
@@ -283,7 +329,7 @@ export async function startInstance(
           clearTimeout(cut);
         }
         // A planned stop: what is served now is where the next start begins.
-        await checkpoints?.close();
+        if (!leader) await checkpoints?.close();
         remote?.close();
         await connector.close();
         await tracing?.shutdown().catch(() => {});
@@ -294,4 +340,30 @@ export async function startInstance(
     await tracing?.shutdown().catch(() => {});
     throw error;
   }
+}
+
+/**
+ * A leader's change feed: every generation the controller makes from changes, started over at
+ * every full snapshot (from the checkpoint started from, if any), told of each checkpoint
+ * written; an overflow asks for a checkpoint at once.
+ */
+function leaderFeed(controller: SnapshotController, checkpoints: Checkpointer): ChangeFeed {
+  const feed = new ChangeFeed(controller.bootId, () => void checkpoints.write());
+  controller.onApplied(({ previous, next, swapCount, changes }) =>
+    feed.publish({
+      kind: 'generation',
+      previous: previous.id,
+      generation: next.id,
+      swapCount,
+      changes: [...changes],
+    }),
+  );
+  controller.onSnapshot(() => {
+    const served = controller.current();
+    if (!served) return;
+    const from = controller.origin === 'checkpoint' ? checkpoints.loadedName : null;
+    feed.restart(served.generation.id, from);
+  });
+  checkpoints.onWritten((generation, name) => feed.checkpointed(generation, name));
+  return feed;
 }

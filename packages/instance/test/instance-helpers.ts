@@ -17,6 +17,8 @@ export interface TestInstance {
   readonly adminKey: string;
   /** The instance's key secret, to make more keys (`deriveApiKey`). */
   readonly keySecret: Buffer;
+  readonly keyId: string;
+  readonly adminKeyId: string;
   query(
     text: string,
     init?: { method?: 'GET' | 'POST'; headers?: Record<string, string> },
@@ -38,17 +40,21 @@ export async function startTestInstance(
     readonly rateLimit?: RateLimitPolicy;
     readonly tracing?: TracingSettings;
     readonly checkpoints?: CheckpointSettings;
+    /** Another instance's keys, so that the two accept each other's (replicas of one database). */
+    readonly sameKeysAs?: TestInstance;
+    /** A port to listen on (0, the default: a free one). */
+    readonly port?: number;
   } = {},
 ): Promise<TestInstance> {
-  const keySecret = newKeySecret();
-  const keyId = newKeyId();
-  const adminKeyId = newKeyId();
+  const keySecret = options.sameKeysAs?.keySecret ?? newKeySecret();
+  const keyId = options.sameKeysAs?.keyId ?? newKeyId();
+  const adminKeyId = options.sameKeysAs?.adminKeyId ?? newKeyId();
   const instance = await startInstance(
     {
       sourceUrl,
       schemaConfig: parseSchemaConfig(schemaConfig),
       host: '127.0.0.1',
-      port: 0,
+      port: options.port ?? 0,
       keySecret,
       keyIds: [keyId],
       adminKeyIds: [adminKeyId],
@@ -80,6 +86,8 @@ export async function startTestInstance(
     key,
     adminKey: deriveApiKey(keySecret, adminKeyId),
     keySecret,
+    keyId,
+    adminKeyId,
     query,
     async json(text: string) {
       const response = await query(text);

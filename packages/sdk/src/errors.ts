@@ -20,6 +20,7 @@ export type ReplixErrorCode =
   | 'payload_too_large'
   | 'reload_busy'
   | 'cap_degraded'
+  | 'follow_restart'
   | 'request_header_too_large'
   | 'too_many_requests'
   | 'service_unavailable'
@@ -110,6 +111,7 @@ export const ERROR_CLASSES: Readonly<Record<string, ErrorClass>> = {
   request_timeout: ReplixError,
   reload_busy: ReplixError,
   cap_degraded: ReplixError,
+  follow_restart: ReplixError,
   internal_error: ReplixError,
 };
 

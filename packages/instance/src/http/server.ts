@@ -12,11 +12,13 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { errorResponse, InstanceError } from '../errors.ts';
+import type { ChangeFeed } from '../replication/change-feed.ts';
 import { registerLiveQueryGauges } from '../threads/live-query-metrics.ts';
 import { InstanceMetrics, type ThreadMetrics } from '../threads/metrics.ts';
 import type { QueryAdmission } from '../threads/query-admission.ts';
 import type { ServedState, SyncControl } from '../threads/served-state.ts';
 import type { ApiKeyVerifier } from './api-keys.ts';
+import { registerChangeFeedRoute } from './change-feed-route.ts';
 import { ClientMemory } from './client-memory.ts';
 import { EtagCache } from './etag.ts';
 import { keyCheckFor } from './key-refusal.ts';
@@ -45,6 +47,8 @@ export interface InstanceServerOptions {
   readonly httpLimits?: HttpLimits;
   /** With query threads: this thread's metrics, and `/metrics` as the instance's totals. */
   readonly threadMetrics?: ThreadMetrics;
+  /** The leader's change feed to follower replicas (`GET /internal/changes`), if it keeps one. */
+  readonly changeFeed?: ChangeFeed;
   /** Per-key rate limits of the query routes (shared with the other query threads); none: off. */
   readonly rateLimiter?: RateLimiter | undefined;
 }
@@ -307,6 +311,7 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     done();
   });
 
+  if (options.changeFeed) registerChangeFeedRoute(app, options.changeFeed, controller);
   app.get('/openapi.json', (_request, reply) => reply.type('application/json').send(openApi));
   app.get('/schema', { config: { auth: 'query' } }, (_request, reply) =>
     reply.type('application/json').send(schemaDocument),

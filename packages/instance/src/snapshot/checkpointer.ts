@@ -13,6 +13,7 @@ import {
   type CheckpointManifest,
   newestCheckpoint,
   pruneCheckpoints,
+  readCheckpoint,
   writeCheckpoint,
 } from './checkpoint-files.ts';
 import type { CheckpointSchedule } from './checkpoint-schedule.ts';
@@ -86,6 +87,7 @@ export class Checkpointer {
   #closed = false;
   /** The positions of the checkpoints kept, oldest first: the source keeps history back to the first. */
   #keptPositions: ReplicationPosition[] = [];
+  readonly #writtenListeners: ((generation: number, name: string) => void)[] = [];
 
   constructor(options: CheckpointerOptions) {
     this.#options = options;
@@ -162,6 +164,42 @@ export class Checkpointer {
     return { generation, position };
   }
 
+  /** The checkpoint started from, if the start took one. */
+  get loadedName(): string | null {
+    return this.#loaded?.name ?? null;
+  }
+
+  /** Called with each checkpoint written (and uploaded): its generation's id and its name. */
+  onWritten(listener: (generation: number, name: string) => void): void {
+    this.#writtenListeners.push(listener);
+  }
+
+  /**
+   * The checkpoint `name` (a follower loads the one its leader names), or undefined when it
+   * is not there or not usable.
+   */
+  async named(name: string, schema: CompiledSchema): Promise<StartingPoint | undefined> {
+    const { dir, fingerprint, log, remote } = this.#options;
+    if (!/^[0-9A-Za-z._-]+$/.test(name) || name.includes('..')) return undefined;
+    try {
+      if (remote && !(await readdir(dir).catch(() => [] as string[])).includes(name)) {
+        await remote.download(name, join(dir, name));
+      }
+      const checkpoint = await readCheckpoint(join(dir, name), fingerprint);
+      const { position } = checkpoint.manifest;
+      return {
+        generation: importGeneration(schema, checkpoint.generation),
+        position: position === null ? null : this.#options.parsePosition(position),
+      };
+    } catch (error) {
+      log.warn(
+        { checkpoint: name, reason: error instanceof Error ? error.message : String(error) },
+        'checkpoint not used',
+      );
+      return undefined;
+    }
+  }
+
   /** Starts the schedule. */
   start(): void {
     this.#timer = setInterval(() => {
@@ -235,6 +273,7 @@ export class Checkpointer {
         await this.#options.remote.upload(join(dir, name), name);
         await this.#options.remote.prune(KEEP);
       }
+      for (const listener of this.#writtenListeners) listener(served.generation.id, name);
       if (served.position)
         this.#keptPositions = [...this.#keptPositions, served.position].slice(-KEEP);
       // History back to the oldest checkpoint kept: falling back to it still finds its changes.

@@ -59,6 +59,14 @@ export interface StartingPoint {
   readonly position: ReplicationPosition | null;
 }
 
+/** A generation made by applying changes to the one before (what a leader feeds followers). */
+export interface AppliedChanges {
+  readonly previous: Generation;
+  readonly next: Generation;
+  readonly swapCount: number;
+  readonly changes: ReadonlyMap<string, readonly RowChange[]>;
+}
+
 /** Why a full snapshot is taken: the first load, `POST /reload`, the safety net, poll mode, or lost history. */
 export type ReloadReason = 'initial' | 'api' | 'safety_net' | 'poll' | 'position_expired';
 
@@ -99,6 +107,7 @@ export class SnapshotController implements ServedState {
   readonly #limits: MemoryLimits;
   readonly #reloadListeners: ((position: ReplicationPosition | null) => void)[] = [];
   readonly #installListeners: ((generation: Generation) => void)[] = [];
+  readonly #appliedListeners: ((applied: AppliedChanges) => void)[] = [];
 
   constructor(
     connector: SourceConnector,
@@ -190,6 +199,11 @@ export class SnapshotController implements ServedState {
    */
   onInstall(listener: (generation: Generation) => void): void {
     this.#installListeners.push(listener);
+  }
+
+  /** Called with each generation made by applying changes, after it is installed. */
+  onApplied(listener: (applied: AppliedChanges) => void): void {
+    this.#appliedListeners.push(listener);
   }
 
   /** When the served snapshot was last brought in sync with the source (epoch ms), or 0. */
@@ -432,6 +446,8 @@ export class SnapshotController implements ServedState {
         this.#changesApplied += count;
         if (position) this.#position = position;
         this.#install(next, true);
+        const applied = { previous: current, next, swapCount: this.#swapCount, changes };
+        for (const listener of this.#appliedListeners) listener(applied);
       } else {
         if (position) this.#position = position;
         this.#lastSyncAt = Date.now();
@@ -440,6 +456,51 @@ export class SnapshotController implements ServedState {
     } finally {
       this.#cycle = null;
     }
+  }
+
+  /**
+   * A follower's step: builds generation `id` from the served one by the leader's `changes`
+   * and installs it with the leader's `swapCount`. False when it does not follow on from
+   * the served generation, another cycle runs, or it would break the memory cap.
+   */
+  async applyFollowed(
+    previous: number,
+    id: number,
+    swapCount: number,
+    changes: ReadonlyMap<string, readonly RowChange[]>,
+  ): Promise<boolean> {
+    const current = this.#generation;
+    if (this.#cycle !== null || !current || current.id !== previous) return false;
+    this.#cycle = 'flush';
+    try {
+      const next = nextGeneration(current, changes, id);
+      if (this.#capFit(next) === 'crowded_by_queries') await this.#roomFor(next);
+      if (this.#overCap(next)) {
+        this.#capExceeded = true;
+        return false;
+      }
+      this.#capExceeded = false;
+      this.#nextGenerationId = id + 1;
+      this.#swapCount = swapCount - 1;
+      this.#install(next, true);
+      return true;
+    } finally {
+      this.#cycle = null;
+    }
+  }
+
+  /** A follower's start over: serves a checkpoint's generation in place of the one it has. */
+  replaceWith(point: StartingPoint): void {
+    this.#nextGenerationId = point.generation.id + 1;
+    this.#position = point.position;
+    this.#origin = 'checkpoint';
+    this.#capExceeded = this.#overCap(point.generation);
+    if (!this.#capExceeded) this.#install(point.generation, true);
+  }
+
+  /** A follower heard that the leader's generation it serves was in sync `ageMs` ago. */
+  syncedAt(at: number): void {
+    this.#lastSyncAt = Math.max(this.#lastSyncAt, at);
   }
 
   health(): HealthStatus {

@@ -153,12 +153,31 @@ export class ProcessDriver implements Driver {
 
   /**
    * The database's checkpoints, outside any instance's folder: they outlive the instance that
-   * wrote them (a redeploy, resize or pause starts another one), and each replica keeps its own,
-   * since each follows the source under its own slot or binlog client.
+   * wrote them (a redeploy, resize or pause starts another one). Replica 0 writes them in `0/`;
+   * the other replicas follow it and read them there.
    */
   #checkpointsOf(databaseId: string): string {
     if (!/^[A-Za-z0-9_-]+$/.test(databaseId)) throw new Error('Invalid database id.');
     return join(this.checkpointsDir, databaseId);
+  }
+
+  /**
+   * Replica 0 replicates from the source, checkpoints into the database's folder and, with
+   * other replicas, keeps the change feed they follow; each other replica starts from those
+   * checkpoints and follows replica 0 (docs/replication.md, "Replicas that follow").
+   */
+  #replicaRole(
+    launch: InstanceLaunch,
+    ordinal: number,
+    leaderPort: number | null,
+  ): Record<string, string> {
+    const role: Record<string, string> = {
+      REPLIX_CHECKPOINT_DIR: join(this.#checkpointsOf(launch.databaseId), '0'),
+    };
+    if (launch.replicas > 1 && ordinal === 0) role.REPLIX_CHANGE_FEED = '1';
+    if (ordinal > 0 && leaderPort !== null)
+      role.REPLIX_FOLLOW_URL = `http://127.0.0.1:${leaderPort}`;
+    return role;
   }
 
   folderOf(instanceId: string): string {
@@ -217,16 +236,24 @@ export class ProcessDriver implements Driver {
     await Promise.all(extra.map((ordinal) => this.#stopReplica(launch.instanceId, ordinal)));
     this.#owned.add(launch.instanceId);
     const ordinals = this.#ordinals(launch.instanceId);
+    // Replica 0 first: the others follow its feed, at the address it listens on.
+    const leader = await this.#startReplica(launch, 0, null);
     // Every replica is waited for, so no start is still under way when the caller stops them.
     const results = await Promise.allSettled(
-      ordinals.map((ordinal) => this.#startReplica(launch, ordinal)),
+      ordinals
+        .filter((ordinal) => ordinal > 0)
+        .map((ordinal) => this.#startReplica(launch, ordinal, leader.port)),
     );
     const failed = results.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
-    return (results[0] as PromiseFulfilledResult<InstanceHandle>).value;
+    return leader;
   }
 
-  async #startReplica(launch: InstanceLaunch, ordinal: number): Promise<InstanceHandle> {
+  async #startReplica(
+    launch: InstanceLaunch,
+    ordinal: number,
+    leaderPort: number | null,
+  ): Promise<InstanceHandle> {
     const folder = this.replicaFolderOf(launch.instanceId, ordinal);
     mkdirSync(folder, { recursive: true, mode: 0o700 });
     const secrets = launchSecrets(launch);
@@ -249,7 +276,7 @@ export class ProcessDriver implements Driver {
     // that holds the socket, so an answer on it is never another program's.
     let port = knownPort !== null && (await portFreesUp(knownPort)) ? knownPort : 0;
     for (let attempt = 1; ; attempt++) {
-      const pid = this.#spawn(launch, ordinal, port);
+      const pid = this.#spawn(launch, ordinal, port, leaderPort);
       try {
         const listening = await this.#waitListening(launch.instanceId, ordinal, pid, secrets);
         return this.#handle(launch.instanceId, pid, listening);
@@ -261,7 +288,7 @@ export class ProcessDriver implements Driver {
     }
   }
 
-  #spawn(launch: InstanceLaunch, ordinal: number, port: number): number {
+  #spawn(launch: InstanceLaunch, ordinal: number, port: number, leaderPort: number | null): number {
     const folder = this.replicaFolderOf(launch.instanceId, ordinal);
     const childKey = `${launch.instanceId}/${ordinal}`;
     rmSync(join(folder, 'port'), { force: true });
@@ -273,8 +300,8 @@ export class ProcessDriver implements Driver {
       // Each replica follows the source under its own slot or binlog client.
       env.REPLIX_REPLICATION_ID = replicaReplicationId(launch.replicationId, ordinal);
       env.REPLIX_PORT_FILE = join(folder, 'port');
-      env.REPLIX_CHECKPOINT_DIR = join(this.#checkpointsOf(launch.databaseId), String(ordinal));
-      mkdirSync(env.REPLIX_CHECKPOINT_DIR, { recursive: true, mode: 0o700 });
+      Object.assign(env, this.#replicaRole(launch, ordinal, leaderPort));
+      mkdirSync(env.REPLIX_CHECKPOINT_DIR as string, { recursive: true, mode: 0o700 });
       if (process.env.PATH) env.PATH = process.env.PATH;
       if (process.env.HOME) env.HOME = process.env.HOME;
       // The heap is bounded by the instance size, so a query cannot grow it past the task.
