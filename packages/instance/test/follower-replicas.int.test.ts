@@ -40,10 +40,13 @@ async function servedItems(served: TestInstance) {
 /** The source's change-capture clients of `db`: PostgreSQL slots, or MariaDB binlog dumps. */
 async function captureClients(db: TestDatabase, engine: Engine): Promise<number> {
   if (engine === 'postgres') {
-    const rows = await db.query<{ count: string }>(
-      'SELECT count(*) AS count FROM pg_replication_slots WHERE database = current_database()',
+    const rows = await db.query<{ slots: string; publications: string }>(
+      `SELECT (SELECT count(*) FROM pg_replication_slots WHERE database = current_database()) AS slots,
+        (SELECT count(*) FROM pg_publication) AS publications`,
     );
-    return Number(rows[0]?.count);
+    // One slot and the one publication it reads.
+    expect(Number(rows[0]?.publications)).toBe(Number(rows[0]?.slots));
+    return Number(rows[0]?.slots);
   }
   const rows = await db.query<{ count: string }>(
     "SELECT count(*) AS count FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'",
