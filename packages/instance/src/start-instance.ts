@@ -218,6 +218,7 @@ export async function startInstance(
             log,
           })
         : null;
+    if (leader) controller.reloadBy(() => leader.startOver());
     const feed =
       options.changeFeed && checkpoints && !following ? leaderFeed(controller, checkpoints) : null;
     controller.reportReplication(() => {

@@ -109,6 +109,19 @@ describe.each(['postgres', 'mariadb'] as const)(
           expect(detail.replication).toMatchObject({ role: 'follower', state: 'following' });
           expect(detail.snapshot.origin).toBe('checkpoint');
         }
+        // A follower's reload starts over from the leader's line: it never reads the source.
+        const first = followers[0] as TestInstance;
+        const restarts = (await detailOf(first)).replication.restarts;
+        const reload = await fetch(`${first.url}/reload`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${first.adminKey}` },
+        });
+        expect(reload.status).toBe(202);
+        await writer.runFor(500);
+        await eventually(async () => {
+          expect((await detailOf(first)).replication.restarts).toBe(restarts + 1);
+          await converged();
+        }, 20_000);
 
         // The leader gone, followers keep serving what they have, and say why.
         const frozen = await servedItems(followers[0] as TestInstance);

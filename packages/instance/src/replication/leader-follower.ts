@@ -50,6 +50,8 @@ export class LeaderFollower {
   #lastError: string | null = null;
   #reconnects = 0;
   #restarts = 0;
+  /** The feed's response being read, so a start over can end it. */
+  #reading: IncomingMessage | null = null;
 
   constructor(options: LeaderFollowerOptions) {
     this.#options = options;
@@ -71,6 +73,15 @@ export class LeaderFollower {
   /** Follows the feed until `stop`. */
   start(): void {
     void this.#run();
+  }
+
+  /**
+   * Starts over from the checkpoint the leader names now (a follower's reload: after the
+   * leader's own, its feed starts over anyway). Resolves at once; the run loop does it.
+   */
+  async startOver(): Promise<void> {
+    this.#boot = null;
+    this.#reading?.destroy();
   }
 
   stop(): void {
@@ -141,14 +152,23 @@ export class LeaderFollower {
     this.#state = 'following';
     this.#lastError = null;
     onConnected();
+    this.#reading = response;
     const reader = new FrameReader();
-    for await (const chunk of response as AsyncIterable<Buffer>) {
-      for (const frame of reader.push(chunk)) {
-        if (!(await this.#apply(frame))) {
-          response.destroy();
-          return 'restart';
+    try {
+      for await (const chunk of response as AsyncIterable<Buffer>) {
+        for (const frame of reader.push(chunk)) {
+          if (!(await this.#apply(frame))) {
+            response.destroy();
+            return 'restart';
+          }
         }
       }
+    } catch (error) {
+      // `startOver` ended the response: not a lost leader.
+      if (this.#boot === null) return 'restart';
+      throw error;
+    } finally {
+      this.#reading = null;
     }
     return 'again';
   }

@@ -94,6 +94,7 @@ export class SnapshotController implements ServedState {
   #lastReloadReason: ReloadReason | null = null;
   #replication: () => ReplicationReport = () => ({ degradedReason: null, detail: {} });
   #checkpoints: (() => Record<string, unknown>) | null = null;
+  #startOver: (() => Promise<void>) | null = null;
   #origin: SnapshotOrigin | null = null;
   /** The replication position the served generation is at (null in poll mode). */
   #position: ReplicationPosition | null = null;
@@ -340,6 +341,8 @@ export class SnapshotController implements ServedState {
    * `reload_busy` while a flush or reload is mid-cycle and `cap_degraded` over the memory cap.
    */
   reload(): Promise<void> {
+    // A follower never reads the source: it starts over from its leader's line instead.
+    if (this.#startOver) return this.#startOver();
     if (this.#capExceeded) {
       throw new InstanceError(
         'cap_degraded',
@@ -496,6 +499,11 @@ export class SnapshotController implements ServedState {
     this.#origin = 'checkpoint';
     this.#capExceeded = this.#overCap(point.generation);
     if (!this.#capExceeded) this.#install(point.generation, true);
+  }
+
+  /** A follower's `POST /reload`: `startOver` instead of a read of the source. */
+  reloadBy(startOver: () => Promise<void>): void {
+    this.#startOver = startOver;
   }
 
   /** A follower heard that the leader's generation it serves was in sync `ageMs` ago. */
