@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { type FakeKubernetes, startFakeKubernetes } from '@replix/testkit';
@@ -207,6 +208,65 @@ describe('the Kubernetes driver on the fake API server', () => {
       }),
     ).toEqual(handle);
     await driver.updateKeys('in-unknown', launch.keys);
+    await driver.stop(launch.instanceId);
+  });
+
+  it('runs replicas that follow with a checkpoint bucket: replica 1 reaches replica 0 alone through the leader Service', async () => {
+    const driver = standInDriver(fake.kubeconfig, {
+      instances: {
+        image: 'replix-runtime:test',
+        replixBin: fileURLToPath(new URL('./fixtures/fake-instance.mjs', import.meta.url)),
+        namespacePattern: 'replix-{region}',
+        // The stand-in keeps no checkpoints: only the manifests and addresses are tested here.
+        checkpoints: { bucket: 'replix-checkpoints', prefix: 'replix/' },
+      },
+    });
+    const launch = launchOf({ replicas: 2 });
+    const handle = await driver.start(launch);
+    const leaderName = replicaObjectName(launch.instanceId, 0);
+    const leader = fake.object('Service', NAMESPACE, leaderName);
+    const r0 = fake.object('Deployment', NAMESPACE, leaderName);
+    expect(leader?.metadata.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'Deployment', name: leaderName, uid: r0?.metadata.uid }),
+    ]);
+    const envOf = (ordinal: number) => {
+      const deployment = fake.object(
+        'Deployment',
+        NAMESPACE,
+        replicaObjectName(launch.instanceId, ordinal),
+      ) as unknown as {
+        spec: { template: { spec: { containers: Array<{ env: Array<Record<string, string>> }> } } };
+      };
+      const env = deployment.spec.template.spec.containers[0]?.env ?? [];
+      return (name: string) => env.find((variable) => variable.name === name)?.value;
+    };
+    const clusterIp = (leader?.spec as { clusterIP?: string } | undefined)?.clusterIP;
+    expect(envOf(0)('REPLIX_CHANGE_FEED')).toBe('1');
+    expect(envOf(0)('REPLIX_FOLLOW_URL')).toBeUndefined();
+    const followUrl = envOf(1)('REPLIX_FOLLOW_URL') as string;
+    expect(followUrl).toBe(`http://${clusterIp}:8080`);
+    expect(followUrl).not.toBe(handle.privateUrl);
+    for (const ordinal of [0, 1]) {
+      expect(envOf(ordinal)('REPLIX_CHECKPOINT_S3_PREFIX')).toBe(`replix/${launch.databaseId}/0/`);
+    }
+    // Every connection to the follow address reaches replica 0 (its stand-in answers its
+    // replication id), none replica 1, while the instance Service spreads over both.
+    const answers = new Set<string>();
+    for (let i = 0; i < 8; i++) answers.add(await text(`${followUrl}/replication`));
+    expect([...answers]).toEqual([launch.replicationId]);
+
+    // Started again (adoption): the same address, nothing rolled out.
+    const generation = r0?.metadata.generation;
+    expect(await driver.start(launch)).toEqual(handle);
+    expect(envOf(1)('REPLIX_FOLLOW_URL')).toBe(followUrl);
+    expect(fake.object('Deployment', NAMESPACE, leaderName)?.metadata.generation).toBe(generation);
+
+    // Down to one replica: nobody follows, the leader Service goes, replica 0 keeps its prefix.
+    expect(await driver.start({ ...launch, replicas: 1 })).toEqual(handle);
+    expect(fake.object('Service', NAMESPACE, leaderName)).toBeUndefined();
+    expect(envOf(0)('REPLIX_CHANGE_FEED')).toBeUndefined();
+    expect(envOf(0)('REPLIX_CHECKPOINT_S3_PREFIX')).toBe(`replix/${launch.databaseId}/0/`);
+
     await driver.stop(launch.instanceId);
   });
 

@@ -16,19 +16,24 @@ import {
   endpointManifests,
 } from '../src/adapters/drivers/kubernetes/endpoint-manifests.ts';
 import {
+  followsLeader,
   type InstanceManifestInput,
   type InstanceManifestOptions,
   instanceManifests,
   KEYS_FILE,
+  leaderService,
   TERMINATION_GRACE_SECONDS,
 } from '../src/adapters/drivers/kubernetes/instance-manifests.ts';
 import {
   DNS_LABEL,
   databaseObjectName,
+  instanceKeysName,
   instanceObjectName,
+  instanceSecretName,
   LABEL_VALUE,
   namespaceFor,
   replicaObjectName,
+  replicaPodSelector,
 } from '../src/adapters/drivers/kubernetes/kubernetes-names.ts';
 import {
   type KubernetesObject,
@@ -555,13 +560,19 @@ describe('Kubernetes manifests', () => {
       secret: 'replix-checkpoint-keys',
     };
     const withBucket = { ...instanceOptions, checkpoints: bucket };
+    /** The leader Service's address, as the driver reads it from the API. */
+    const LEADER_URL = 'http://10.96.0.17:8080';
+    const following = (replicas: number, launch = launchOf()) => ({
+      ...inputOf(launch, replicas),
+      leaderUrl: LEADER_URL,
+    });
     const podsOf = (objects: KubernetesObject[]) =>
       objects
         .filter((object) => object.kind === 'Deployment')
         .map((object) => (object as KubernetesObject & DeploymentShape).spec.template.spec);
 
-    it('give each replica a checkpoint folder on disk, uploaded under its own prefix', () => {
-      const objects = instanceManifests(inputOf(launchOf('m'), 2), withBucket);
+    it('give each replica a checkpoint folder on disk; replicas that follow load the leader’s', () => {
+      const objects = instanceManifests(following(2, launchOf('m')), withBucket);
       for (const object of objects) expect(() => validate(object), object.kind).not.toThrow();
       const memoryMb = INSTANCE_SIZES.m.taskMemoryMb;
       for (const [ordinal, pod] of podsOf(objects).entries()) {
@@ -570,8 +581,8 @@ describe('Kubernetes manifests', () => {
           container.env.find((variable) => variable.name === name)?.value;
         expect(literal('REPLIX_CHECKPOINT_DIR')).toBe(CHECKPOINT_DIR);
         expect(literal('REPLIX_CHECKPOINT_S3_BUCKET')).toBe('replix-checkpoints');
-        // Each replica follows the source under its own slot, so each keeps its own.
-        expect(literal('REPLIX_CHECKPOINT_S3_PREFIX')).toBe(`replix/db_1/${ordinal}/`);
+        // Replica 0 writes them; replica 1 follows it and starts from them.
+        expect(literal('REPLIX_CHECKPOINT_S3_PREFIX'), String(ordinal)).toBe('replix/db_1/0/');
         expect(literal('REPLIX_CHECKPOINT_S3_ENDPOINT')).toBe('http://minio.storage.svc:9000');
         expect(literal('REPLIX_CHECKPOINT_S3_REGION')).toBe('eu-west-1');
         expect(literal('REPLIX_CHECKPOINT_S3_PATH_STYLE')).toBe('true');
@@ -594,7 +605,7 @@ describe('Kubernetes manifests', () => {
     });
 
     it("take the bucket's credentials from the named Secret by reference, never as values", () => {
-      const objects = instanceManifests(inputOf(launchOf(), 2), withBucket);
+      const objects = instanceManifests(following(2), withBucket);
       for (const pod of podsOf(objects)) {
         const env = (pod.containers[0] as Container).env;
         for (const key of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) {
@@ -621,6 +632,94 @@ describe('Kubernetes manifests', () => {
         expect(names.filter((name) => name.startsWith('AWS_'))).toEqual([]);
         expect(names).toContain('REPLIX_CHECKPOINT_S3_BUCKET');
       }
+    });
+
+    it('run replicas that follow: replica 0 keeps the feed, the others follow it through the leader Service', () => {
+      const input = following(3);
+      const objects = instanceManifests(input, withBucket);
+      for (const object of objects) expect(() => validate(object), object.kind).not.toThrow();
+      expect(followsLeader(input, withBucket)).toBe(true);
+      const roles = podsOf(objects).map((pod) =>
+        (pod.containers[0] as Container).env
+          .filter((variable) =>
+            /^REPLIX_(CHANGE_FEED|FOLLOW_URL|CHECKPOINT_S3_PREFIX|REPLICATION_ID)$/.test(
+              variable.name,
+            ),
+          )
+          .map(({ name, value }) => `${name}=${value}`),
+      );
+      const replicationId = launchOf().replicationId;
+      expect(roles).toEqual([
+        [
+          'REPLIX_CHANGE_FEED=1',
+          'REPLIX_CHECKPOINT_S3_PREFIX=replix/db_1/0/',
+          `REPLIX_REPLICATION_ID=${replicationId}`,
+        ],
+        ...[1, 2].map((ordinal) => [
+          'REPLIX_CHECKPOINT_S3_PREFIX=replix/db_1/0/',
+          `REPLIX_FOLLOW_URL=${LEADER_URL}`,
+          `REPLIX_REPLICATION_ID=${replicaReplicationId(replicationId, ordinal)}`,
+        ]),
+      ]);
+      // The leader Service: after the instance Service, before the Deployments; replica 0's
+      // pods only, on the instance port, with the instance's labels (stop and reap find it).
+      expect(objects.map((object) => `${object.kind}/${object.metadata.name}`)).toEqual([
+        `Secret/${instanceSecretName('in_1')}`,
+        `Secret/${instanceKeysName('in_1')}`,
+        `Service/${instanceObjectName('in_1')}`,
+        `Service/${replicaObjectName('in_1', 0)}`,
+        ...[0, 1, 2].map((ordinal) => `Deployment/${replicaObjectName('in_1', ordinal)}`),
+      ]);
+      const leader = leaderService(input, withBucket) as KubernetesObject & {
+        spec: { type: string; selector: Record<string, string>; ports: unknown[] };
+      };
+      expect(objects[3]).toEqual(leader);
+      expect(leader.metadata.namespace).toBe('replix-eu-west-1');
+      expect(leader.metadata.labels).toMatchObject({
+        'app.kubernetes.io/managed-by': 'replix',
+        'app.kubernetes.io/component': 'instance',
+        'replix.dev/instance-id': 'in_1',
+        'replix.dev/replica': '0',
+      });
+      expect(leader.spec).toEqual({
+        type: 'ClusterIP',
+        selector: replicaPodSelector('db_1', 'in_1', 0),
+        ports: [{ name: 'http', port: 8080, targetPort: 'http', protocol: 'TCP' }],
+      });
+      const podLabels = podsOf(objects).map(
+        (_, ordinal) =>
+          (objects[4 + ordinal] as KubernetesObject & DeploymentShape).spec.template.metadata
+            .labels,
+      );
+      expect(podLabels.map((labels) => matches(leader.spec.selector, labels))).toEqual([
+        true,
+        false,
+        false,
+      ]);
+      // The followers' address is the driver's to give: without it the manifests are refused.
+      expect(() => instanceManifests(inputOf(launchOf(), 2), withBucket)).toThrow(
+        "Follower replicas need the leader Service's address (leaderUrl).",
+      );
+    });
+
+    it('keep each replica on its own without a bucket or with one replica', () => {
+      const roleVariables = (objects: KubernetesObject[]) =>
+        JSON.stringify(objects).match(/REPLIX_(CHANGE_FEED|FOLLOW_URL)/g);
+      // One replica with a bucket: its own prefix, no feed, no leader Service.
+      const one = instanceManifests(following(1), withBucket);
+      expect(followsLeader(following(1), withBucket)).toBe(false);
+      expect(leaderService(following(1), withBucket)).toBeNull();
+      expect(roleVariables(one)).toBeNull();
+      expect(one.filter((object) => object.kind === 'Service')).toHaveLength(1);
+      // Several without a bucket: each follows the source under its own replication id, the
+      // address given or not.
+      const three = instanceManifests(following(3), instanceOptions);
+      expect(followsLeader(following(3), instanceOptions)).toBe(false);
+      expect(roleVariables(three)).toBeNull();
+      expect(three.filter((object) => object.kind === 'Service')).toHaveLength(1);
+      expect(JSON.stringify(three)).toBe(
+        JSON.stringify(instanceManifests(inputOf(launchOf(), 3), instanceOptions)),
+      );
     });
 
     it('leave out the settings not given, the instance then uses its defaults', () => {
@@ -663,7 +762,7 @@ describe('Kubernetes manifests', () => {
         JSON.stringify(instanceManifests(inputOf(launchOf(), 2), instanceOptions)),
       );
       expect(without).not.toMatch(/CHECKPOINT|AWS_|"checkpoints"/);
-      expect(JSON.stringify(instanceManifests(inputOf(launchOf(), 2), withBucket))).not.toBe(
+      expect(JSON.stringify(instanceManifests(following(2), withBucket))).not.toBe(
         JSON.stringify(instanceManifests(inputOf(launchOf(), 2), instanceOptions)),
       );
     });

@@ -2,8 +2,10 @@
  * Checkpoints on Kubernetes (`REPLIX_K8S_CHECKPOINT_*`): a pod's disk goes with it, so each
  * replica writes its checkpoints to a disk-backed `emptyDir` and uploads them to an S3 bucket,
  * and a new pod downloads the newest before it starts (docs/replication.md, "Checkpoints").
- * Keys: `<prefix><databaseId>/<ordinal>/<checkpoint>/<file>`, a folder per replica, since each
- * follows the source under its own replication slot or binlog client.
+ * Keys: `<prefix><databaseId>/<ordinal>/<checkpoint>/<file>`, a folder per replica that
+ * follows the source under its own replication slot or binlog client: replica 0 only, since
+ * with a bucket the other replicas follow it (instance-manifests.ts, `followsLeader`), write
+ * none and load replica 0's, under `<prefix><databaseId>/0/`.
  */
 
 /** The bucket instance pods keep their checkpoints in, and how they reach it. */

@@ -71,6 +71,11 @@ export interface InstanceManifestInput {
   /** Replicas of this instance (read replicas), one Deployment each; 1 without replicas. */
   readonly replicas: number;
   readonly artifact: ArtifactDelivery;
+  /**
+   * The leader Service's address (`http://<clusterIP>:8080`), the followers'
+   * `REPLIX_FOLLOW_URL`: needed when the replicas follow (`followsLeader`).
+   */
+  readonly leaderUrl?: string | undefined;
 }
 
 /** The port the instance listens on inside its pod; the Service maps it. */
@@ -156,10 +161,37 @@ function metadataOf(name: string, input: InstanceManifestInput, options: Instanc
 }
 
 /**
- * The environment: literals for plain settings, references into the Secret for secrets. Each
- * replica follows the source under its own replication id, and with a checkpoint bucket keeps
- * its checkpoints under its own prefix, the bucket's credentials (if a Secret is named) taken
- * from that Secret by reference.
+ * Whether the instance's replicas follow replica 0 (docs/replication.md, "Replicas that
+ * follow"): with a checkpoint bucket, which followers load the leader's checkpoints from, and
+ * more than one replica. Without a bucket each replica follows the source on its own.
+ */
+export function followsLeader(
+  input: Pick<InstanceManifestInput, 'replicas'>,
+  options: Pick<InstanceManifestOptions, 'checkpoints'>,
+): boolean {
+  return options.checkpoints !== undefined && input.replicas > 1;
+}
+
+/**
+ * The role variables of replica `ordinal` when the replicas follow: replica 0, the leader,
+ * keeps the change feed; replica k > 0 follows it through the leader Service.
+ */
+function roleVariables(input: InstanceManifestInput, ordinal: number): Record<string, string> {
+  if (ordinal === 0) return { REPLIX_CHANGE_FEED: '1' };
+  if (input.leaderUrl === undefined) {
+    throw new Error("Follower replicas need the leader Service's address (leaderUrl).");
+  }
+  return { REPLIX_FOLLOW_URL: input.leaderUrl };
+}
+
+/**
+ * The environment: literals for plain settings, references into the Secret for secrets, the
+ * bucket's credentials (if a Secret is named) taken from that Secret by reference. Each
+ * replica gets its own replication id. With a checkpoint bucket and one replica, or without a
+ * bucket, each replica follows the source itself and keeps its checkpoints (if any) under its
+ * own prefix; with a bucket and several, replica 0 keeps the change feed and the others follow
+ * it, starting from its checkpoints (replica 0's prefix), so only replica 0 holds a slot or
+ * binlog client on the source.
  */
 function containerEnv(
   input: InstanceManifestInput,
@@ -168,9 +200,13 @@ function containerEnv(
 ): Array<Record<string, unknown>> {
   const secretName = instanceSecretName(input.launch.instanceId);
   const bucket = options.checkpoints;
+  const following = followsLeader(input, options);
   const env = {
     ...launchEnvironment(input.launch, KEYS_FILE),
-    ...(bucket ? checkpointVariables(bucket, input.launch.databaseId, ordinal) : {}),
+    ...(bucket
+      ? checkpointVariables(bucket, input.launch.databaseId, following ? 0 : ordinal)
+      : {}),
+    ...(following ? roleVariables(input, ordinal) : {}),
   };
   env.REPLIX_REPLICATION_ID = replicaReplicationId(input.launch.replicationId, ordinal);
   const secret = new Set<string>(SECRET_VARIABLES);
@@ -247,6 +283,32 @@ export function instanceService(
     spec: {
       type: 'ClusterIP',
       selector: instancePodSelector(launch.databaseId, launch.instanceId),
+      ports: [{ name: 'http', port: INSTANCE_PORT, targetPort: 'http', protocol: 'TCP' }],
+    },
+  };
+}
+
+/**
+ * The leader Service, when the replicas follow (`followsLeader`; null otherwise): a ClusterIP in
+ * front of replica 0's pods only, named as its Deployment, whose address the followers get as
+ * `REPLIX_FOLLOW_URL`. A stable address: the pod behind it may be replaced (a new boot, which
+ * followers start over from), the Service's cluster IP stays. Read from the API like the
+ * instance Service's, so nothing depends on cluster DNS.
+ */
+export function leaderService(
+  input: InstanceManifestInput,
+  options: InstanceManifestOptions,
+): KubernetesObject | null {
+  if (!followsLeader(input, options)) return null;
+  const { launch } = input;
+  const base = metadataOf(replicaObjectName(launch.instanceId, 0), input, options);
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { ...base, labels: { ...base.labels, [LABELS.replica]: '0' } },
+    spec: {
+      type: 'ClusterIP',
+      selector: replicaPodSelector(launch.databaseId, launch.instanceId, 0),
       ports: [{ name: 'http', port: INSTANCE_PORT, targetPort: 'http', protocol: 'TCP' }],
     },
   };
@@ -369,18 +431,21 @@ export function replicaDeployments(
 }
 
 /**
- * The objects of one instance, in apply order: its Secrets, its Service, then one Deployment
- * per replica. Once replica 0's Deployment has a uid, the driver applies the Secrets and the
- * Service again `ownedBy` it (kubernetes-object.ts), so deleting it deletes them.
+ * The objects of one instance, in apply order: its Secrets, its Service, the leader Service
+ * when the replicas follow, then one Deployment per replica. Once replica 0's Deployment has a
+ * uid, the driver applies the Secrets and the Services again `ownedBy` it
+ * (kubernetes-object.ts), so deleting it deletes them.
  */
 export function instanceManifests(
   input: InstanceManifestInput,
   options: InstanceManifestOptions,
 ): KubernetesObject[] {
+  const leader = leaderService(input, options);
   return [
     instanceSecret(input, options),
     instanceKeysSecret(input, options),
     instanceService(input, options),
+    ...(leader ? [leader] : []),
     ...replicaDeployments(input, options),
   ];
 }

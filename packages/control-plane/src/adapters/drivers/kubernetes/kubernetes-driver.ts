@@ -20,6 +20,7 @@ import {
   type InstanceManifestOptions,
   instanceManifests,
   KEYS_FILE_NAME,
+  leaderService,
   REPLICAS_ANNOTATION,
 } from './instance-manifests.ts';
 import type { KubernetesApi, LiveObject, ObjectRef } from './kubernetes-api.ts';
@@ -30,6 +31,7 @@ import {
   LABELS,
   labelValue,
   namespaceFor,
+  replicaObjectName,
 } from './kubernetes-names.ts';
 import { type KubernetesObject, ownedBy, secretData } from './kubernetes-object.ts';
 import {
@@ -120,12 +122,14 @@ function ordinalOf(object: LiveObject): number {
 
 /**
  * Runs instances on a Kubernetes cluster: per instance a Secret of launch secrets, a key-set
- * Secret mounted as the keys file, a ClusterIP Service (the `privateUrl`) and one Deployment
- * per replica, all applied server-side as the `replix` field manager with `force`, so every
- * apply is idempotent and takes back fields someone else changed. Per database a Service (the
- * switch between instances) and an HTTPRoute or Ingress for its host. Everything carries the
- * labels of kubernetes-names.ts; the driver finds an instance's objects by label in any
- * namespace, so only `start` and the endpoint methods need the database's place.
+ * Secret mounted as the keys file, a ClusterIP Service (the `privateUrl`), one Deployment per
+ * replica, and when the replicas follow replica 0 (a checkpoint bucket, several replicas) a
+ * leader Service in front of replica 0 alone; all applied server-side as the `replix` field
+ * manager with `force`, so every apply is idempotent and takes back fields someone else
+ * changed. Per database a Service (the switch between instances) and an HTTPRoute or Ingress
+ * for its host. Everything carries the labels of kubernetes-names.ts; the driver finds an
+ * instance's objects by label in any namespace, so only `start` and the endpoint methods need
+ * the database's place.
  *
  * The cluster, not this process, runs the instances: `shutdown` leaves them running (the next
  * control plane adopts them through `start` and routes them again, reconciler/restore-endpoints.ts).
@@ -185,33 +189,46 @@ export class KubernetesDriver implements Driver {
     const place = await this.#placeOf(launch.databaseId);
     const namespace = await this.#namespace(place);
     const artifact = await this.#options.artifactDelivery(launch);
-    const input = { launch, ...place, replicas: launch.replicas, artifact };
-    const [secret, keys, service, ...deployments] = instanceManifests(
-      input,
-      this.#options.instances,
-    ) as [KubernetesObject, KubernetesObject, KubernetesObject, ...KubernetesObject[]];
-    const first = deployments[0] as KubernetesObject;
-    // Secrets and the Service go with replica 0's Deployment: once it has a uid, they name it
-    // as their owner. A first start applies the Secrets before it (its pods need them) and
-    // again with the owner after.
-    let owner = await this.#api.get({ ...DEPLOYMENT, namespace, name: first.metadata.name });
+    const base = { launch, ...place, replicas: launch.replicas, artifact };
+    const firstName = replicaObjectName(launch.instanceId, 0);
+    // Secrets and Services go with replica 0's Deployment: once it has a uid, they name it as
+    // their owner. A first start applies the Secrets (and the leader Service) before it (its
+    // pods need them) and again with the owner after.
+    let owner = await this.#api.get({ ...DEPLOYMENT, namespace, name: firstName });
     const owned = (object: KubernetesObject) =>
       owner?.metadata.uid
-        ? ownedBy(object, { ...DEPLOYMENT, name: first.metadata.name, uid: owner.metadata.uid })
+        ? ownedBy(object, { ...DEPLOYMENT, name: firstName, uid: owner.metadata.uid })
         : object;
     const ownedBefore = owner !== null;
-    await this.#api.apply(owned(secret));
-    await this.#api.apply(owned(keys));
+    // Replicas that follow reach replica 0 through the leader Service: applied first, so the
+    // followers' Deployments can carry its cluster IP.
+    const leader = leaderService(base, this.#options.instances);
+    let leaderUrl: string | undefined;
+    if (leader) {
+      await this.#api.apply(owned(leader));
+      const ip = await this.#clusterIp(namespace, leader.metadata.name);
+      leaderUrl = `http://${ip}:${INSTANCE_PORT}`;
+    }
+    const objects = instanceManifests({ ...base, leaderUrl }, this.#options.instances);
+    const [secret, keys, service] = objects as [
+      KubernetesObject,
+      KubernetesObject,
+      KubernetesObject,
+    ];
+    const deployments = objects.filter((object) => object.kind === 'Deployment');
+    for (const object of [secret, keys]) await this.#api.apply(owned(object));
     for (const deployment of deployments) {
       const applied = await this.#api.apply(deployment);
-      if (deployment === first) owner = applied;
+      if (deployment.metadata.name === firstName) owner = applied;
     }
     if (!ownedBefore) {
-      await this.#api.apply(owned(secret));
-      await this.#api.apply(owned(keys));
+      for (const object of [secret, keys, ...(leader ? [leader] : [])]) {
+        await this.#api.apply(owned(object));
+      }
     }
     await this.#api.apply(owned(service));
     await this.#removeReplicasFrom(launch.instanceId, namespace, launch.replicas);
+    if (!leader) await this.#removeLeaderService(launch.instanceId, namespace);
     await this.#waitAvailable(launch, namespace, deployments);
     const clusterIp = await this.#clusterIp(namespace, service.metadata.name);
     this.#log.info({ instanceId: launch.instanceId, namespace }, 'instance available');
@@ -234,6 +251,15 @@ export class KubernetesDriver implements Driver {
     );
     for (const deployment of existing) {
       if (!(ordinalOf(deployment) < replicas)) await this.#api.delete(refOf(deployment));
+    }
+  }
+
+  /** Deletes the leader Service of an instance whose replicas no longer follow (scaled to one). */
+  async #removeLeaderService(instanceId: string, namespace: string) {
+    const name = replicaObjectName(instanceId, 0);
+    const services = await this.#api.list('v1', 'Service', instanceSelector(instanceId), namespace);
+    for (const service of services) {
+      if (service.metadata.name === name) await this.#api.delete(refOf(service));
     }
   }
 
