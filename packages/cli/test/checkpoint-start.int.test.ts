@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { TestDatabase } from '@replix/testkit';
 import { mariaDbAdmin, postgresAdmin, startDedicatedServer } from '@replix/testkit';
 import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { json } from '../../instance/test/instance-helpers.ts';
 import {
   createReplicationDatabase,
@@ -21,6 +21,11 @@ const SERVED = ['items', 'live_items'] as const;
 const BULK_ROWS = 3000;
 
 const folders: string[] = [];
+/** Every instance started: one a failed test left running is killed after it. */
+const started: ServeProcess[] = [];
+afterEach(async () => {
+  for (const serve of started.splice(0)) await serve.kill();
+});
 afterAll(() => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
@@ -73,6 +78,7 @@ async function start(db: TestDatabase, configFile: string, dir: string): Promise
     ['--source', db.url, '--config', configFile, '--checkpoint-dir', dir, '--log-level', 'info'],
     { ...process.env, REPLIX_CHECKPOINT_INTERVAL: '1' },
   );
+  started.push(serve);
   const { url, apiKey, adminKey } = serve.ready as Record<string, string>;
   return {
     serve,

@@ -50,7 +50,7 @@ export async function serveProcess(
       return exited;
     },
     async kill() {
-      child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
     },
   };
