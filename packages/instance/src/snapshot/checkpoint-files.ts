@@ -2,6 +2,8 @@ import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeGeneration, encodeGeneration, type SharedGeneration } from '@replix/engine';
 
 /**
@@ -75,6 +77,7 @@ export async function writeCheckpoint(
   dir: string,
   generation: SharedGeneration,
   of: CheckpointOf,
+  pace: { readonly bytesPerSecond?: number } = {},
 ): Promise<string> {
   // Named by time, so the newest sorts last whatever its generation's number (a start from
   // the source numbers generations from 1 again).
@@ -95,6 +98,8 @@ export async function writeCheckpoint(
     const hash = createHash('sha256');
     const file = await open(join(partial, BUFFERS_FILE), 'w');
     let offset = 0;
+    const started = performance.now();
+    let written = 0;
     try {
       for (const bytes of buffers) {
         const gap = padding(offset);
@@ -110,6 +115,12 @@ export async function writeCheckpoint(
           const slice = bytes.subarray(at, Math.min(at + SLICE_BYTES, bytes.byteLength));
           hash.update(slice);
           await file.write(slice);
+          written += slice.byteLength;
+          // Paced: ahead of `bytesPerSecond`, wait until the pace catches up.
+          if (pace.bytesPerSecond !== undefined) {
+            const due = (written / pace.bytesPerSecond) * 1000 - (performance.now() - started);
+            if (due > 1) await sleep(due);
+          }
         }
         offset += bytes.byteLength;
       }

@@ -16,7 +16,10 @@ import {
   readCheckpoint,
   writeCheckpoint,
 } from './checkpoint-files.ts';
-import type { CheckpointSchedule } from './checkpoint-schedule.ts';
+import {
+  CHECKPOINT_WRITE_BYTES_PER_SECOND,
+  type CheckpointSchedule,
+} from './checkpoint-schedule.ts';
 import type { SnapshotController, StartingPoint } from './snapshot-controller.ts';
 
 /** The newest checkpoint and one to fall back to when it turns out damaged. */
@@ -235,6 +238,8 @@ export class Checkpointer {
   }
 
   async #write(): Promise<void> {
+    // Paced while queries are served; flat out before a planned stop.
+    const pace = this.#closed ? {} : { bytesPerSecond: CHECKPOINT_WRITE_BYTES_PER_SECOND };
     const { controller, dir, fingerprint, log } = this.#options;
     const served = controller.servedAt();
     if (!served) return;
@@ -247,10 +252,12 @@ export class Checkpointer {
     const changesApplied = controller.changesApplied;
     const started = performance.now();
     try {
-      const name = await writeCheckpoint(dir, exportGeneration(served.generation), {
-        fingerprint,
-        position,
-      });
+      const name = await writeCheckpoint(
+        dir,
+        exportGeneration(served.generation),
+        { fingerprint, position },
+        pace,
+      );
       const ms = Math.round(performance.now() - started);
       const bytes = controller.bytesOf(served.generation);
       this.#last = {
