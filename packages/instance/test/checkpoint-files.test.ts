@@ -5,6 +5,7 @@ import {
   renameSync,
   rmSync,
   truncateSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -167,7 +168,7 @@ describe('a checkpoint on disk', () => {
     expect((await newestCheckpoint(join(dir, 'none'), 'fp')).checkpoint).toBeUndefined();
   });
 
-  it('keeps the newest two when pruned, and removes unfinished writes', async () => {
+  it('keeps the newest two when pruned, and removes abandoned unfinished writes', async () => {
     const names = [];
     for (let id = 1; id <= 4; id++) {
       names.push(
@@ -177,8 +178,16 @@ describe('a checkpoint on disk', () => {
         }),
       );
     }
-    renameSync(join(dir, names[3] as string), join(dir, `${names[3]}.partial`));
-    expect(await pruneCheckpoints(dir, 2)).toEqual([`${names[3]}.partial`, names[0]]);
+    const partial = join(dir, `${names[3]}.partial`);
+    renameSync(join(dir, names[3] as string), partial);
+    // A write under way (touched lately) is another writer's, left alone.
+    expect(await pruneCheckpoints(dir, 2)).toEqual([names[0]]);
+    expect(readdirSync(dir).sort()).toEqual([names[1], names[2], `${names[3]}.partial`]);
+    // One untouched for long was cut short, and goes.
+    const old = new Date(Date.now() - 3_600_000);
+    for (const entry of readdirSync(partial)) utimesSync(join(partial, entry), old, old);
+    utimesSync(partial, old, old);
+    expect(await pruneCheckpoints(dir, 2)).toEqual([`${names[3]}.partial`]);
     expect(readdirSync(dir).sort()).toEqual([names[1], names[2]]);
   });
 });

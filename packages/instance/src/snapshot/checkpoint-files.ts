@@ -300,18 +300,37 @@ export async function newestCheckpoint(
   return { checkpoint: undefined, skipped };
 }
 
+/** An unfinished write untouched this long was cut short (its writer stopped or died). */
+const ABANDONED_MS = 10 * 60_000;
+
 /**
  * Keeps the newest `keep` checkpoints under `dir` (the newest, and one to fall back to) and
- * removes the others and any unfinished write; the names removed. Only one instance writes
- * into a folder, and it prunes between its own writes.
+ * removes the others and any abandoned unfinished write; the names removed. An unfinished write
+ * touched lately is left alone: during a deploy the old instance and the new one both write
+ * into their database's folder.
  */
 export async function pruneCheckpoints(dir: string, keep: number): Promise<string[]> {
   const names = (await readdir(dir).catch(() => [] as string[])).sort();
   const whole = names.filter((name) => !name.endsWith(PARTIAL));
-  const removed = [
-    ...names.filter((name) => name.endsWith(PARTIAL)),
-    ...whole.slice(0, Math.max(0, whole.length - keep)),
-  ];
+  const abandoned: string[] = [];
+  for (const name of names.filter((entry) => entry.endsWith(PARTIAL))) {
+    if (await untouchedFor(join(dir, name), ABANDONED_MS)) abandoned.push(name);
+  }
+  const removed = [...abandoned, ...whole.slice(0, Math.max(0, whole.length - keep))];
   for (const name of removed) await rm(join(dir, name), { recursive: true, force: true });
   return removed;
+}
+
+/** Whether nothing in `folder` (nor the folder) changed for `ms`. */
+async function untouchedFor(folder: string, ms: number): Promise<boolean> {
+  const entries = await readdir(folder).catch(() => [] as string[]);
+  const times = await Promise.all(
+    [folder, ...entries.map((entry) => join(folder, entry))].map((path) =>
+      stat(path).then(
+        (info) => info.mtimeMs,
+        () => 0,
+      ),
+    ),
+  );
+  return Date.now() - Math.max(...times) > ms;
 }
