@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -214,6 +214,58 @@ describe.each<StoreKind>(['pglite', 'postgres'])(
       const running = await second.settledRunning(90_000);
       expect(running.liveInstances).toHaveLength(1);
       expect(instanceProcesses(dataDir)).toEqual(running.pids);
+      expect(await second.kill('SIGTERM')).toBe(0);
+    }, 240_000);
+
+    it('a graceful restart: the instance comes back from its checkpoint, reading nothing of the source', async () => {
+      const { dataDir, seeded, start, source } = await crashSetup(kind);
+      await testMariaDb().exec('SET GLOBAL userstat = 1');
+      const rowsRead = async () => {
+        const [row] = await source.query<{ read: string }>(
+          "SELECT ROWS_READ AS `read` FROM information_schema.TABLE_STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'item'",
+        );
+        return Number(row?.read ?? 0);
+      };
+      const first = start();
+      await first.settledRunning(90_000);
+      const checkpoints = join(dataDir, 'checkpoints', seeded.databaseId, '0');
+      await eventually(
+        async () => existsSync(checkpoints) && readdirSync(checkpoints).length > 0,
+        20_000,
+        'the first checkpoint',
+      );
+      const readBefore = await rowsRead();
+      expect(readBefore).toBeGreaterThanOrEqual(1);
+      // A graceful stop stops the instance, which checkpoints what it serves first.
+      expect(await first.kill('SIGTERM')).toBe(0);
+      expect(instanceProcesses(dataDir)).toEqual([]);
+
+      const second = start();
+      const running = await second.settledRunning(90_000);
+      expect(running.liveInstances).toHaveLength(1);
+      // The database reads as running at once; the maintenance pass starts its process again.
+      const logFile = join(
+        dataDir,
+        'instances',
+        running.liveInstances[0] as string,
+        'instance.log',
+      );
+      const fromCheckpoint = () =>
+        readFileSync(logFile, 'utf8')
+          .split('\n')
+          .filter((line) => line.includes('"msg":"starting from a checkpoint"'));
+      await eventually(
+        async () => fromCheckpoint().length > 0,
+        60_000,
+        'the start from a checkpoint',
+      );
+      expect(fromCheckpoint()).toHaveLength(1);
+      await eventually(
+        async () => instanceProcesses(dataDir).length === 1,
+        30_000,
+        'the instance process',
+      );
+      expect(await rowsRead()).toBe(readBefore);
       expect(await second.kill('SIGTERM')).toBe(0);
     }, 240_000);
 

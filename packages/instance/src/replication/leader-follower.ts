@@ -103,12 +103,19 @@ export class LeaderFollower {
           }
           this.#options.controller.replaceWith(point);
           this.#restarts += 1;
+          if (this.#options.controller.current()?.generation !== point.generation) {
+            // Over the memory cap: the last generation stays; asking again at once would spin.
+            this.#boot = null;
+            await sleep(BACKOFF_MS.at(-1) as number, signal);
+            continue;
+          }
         }
         const ended = await this.#follow(() => {
           attempt = 0;
         });
         if (ended === 'restart') this.#boot = null;
-        else await sleep(20, signal);
+        // A new connection may land on the leader's main thread; a start over waits its turn.
+        await sleep(ended === 'restart' ? WAIT_MS : 20, signal);
       } catch (error) {
         if (signal.aborted) return;
         this.#state = 'reconnecting';
