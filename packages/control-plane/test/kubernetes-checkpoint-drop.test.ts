@@ -1,12 +1,10 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { loadS3Sdk } from '@replix/instance';
+import { type LocalS3, type S3Event, startLocalS3, startPagingLocalS3 } from '@replix/testkit';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckpointBucket } from '../src/adapters/drivers/kubernetes/checkpoint-bucket.ts';
@@ -17,19 +15,6 @@ import { KubernetesDriver } from '../src/adapters/drivers/kubernetes/kubernetes-
 // The Kubernetes driver's dropCheckpoints against a local S3 server (s3rver, in this process,
 // on 127.0.0.1), with the real S3 client and the credentials of the process's environment, as
 // the control plane's pods give them.
-
-/** The part of s3rver (an S3 server on the local disk; CommonJS, untyped) these tests use. */
-interface LocalS3 {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-  on(event: 'event', listener: (event: S3Event) => void): void;
-}
-interface S3Event {
-  readonly Records: readonly { eventName: string; s3: { object: { key: string } } }[];
-}
-type LocalS3Class = new (options: Record<string, unknown>) => LocalS3;
-const S3RVER_PATH = createRequire(import.meta.url).resolve('s3rver');
-const S3rver = createRequire(import.meta.url)(S3RVER_PATH) as LocalS3Class;
 
 const BUCKET = 'checkpoints';
 /** s3rver's own access key; the SDK's default chain reads it from the environment. */
@@ -45,7 +30,7 @@ let sdk: S3Sdk;
 let raw: InstanceType<S3Sdk['S3Client']>;
 const saved: Record<string, string | undefined> = {};
 /** What the server did, in order: `ObjectCreated:Put`, `ObjectRemoved:Delete`… */
-const events: { name: string; key: string }[] = [];
+let events: readonly S3Event[] = [];
 /** The log lines of the drivers made here. */
 const logged: string[] = [];
 const log = pino({ level: 'info' }, { write: (line: string) => logged.push(line) });
@@ -103,28 +88,6 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
   return error;
 }
 
-/**
- * s3rver in a process of its own, for ListObjectsV2 pages: it encrypts continuation tokens with
- * DES, which OpenSSL 3 refuses unless its legacy provider is loaded at the process's start.
- */
-async function startPagingS3(directory: string) {
-  const script = `
-    const S3rver = require(${JSON.stringify(S3RVER_PATH)});
-    const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true,
-      directory: ${JSON.stringify(directory)}, configureBuckets: [{ name: '${BUCKET}' }] });
-    server.run().then(({ port }) => console.log(port));
-    process.stdin.on('end', () => process.exit(0)).resume();`;
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', '-e', script], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const [port] = await Promise.race([
-    once(createInterface({ input: child.stdout }), 'line'),
-    once(child, 'exit').then(() => []),
-  ]);
-  if (port === undefined) throw new Error('The paging S3 server did not start.');
-  return { child, endpoint: `http://127.0.0.1:${port}` };
-}
-
 /** The address of a port on 127.0.0.1 that nothing listens on (any more). */
 async function closedUrl(): Promise<string> {
   const listener = createServer();
@@ -139,20 +102,9 @@ beforeAll(async () => {
   Object.assign(process.env, CREDENTIALS);
   delete process.env.AWS_SESSION_TOKEN;
   root = mkdtempSync(join(tmpdir(), 'replix-kubernetes-checkpoints-'));
-  server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory: join(root, 's3'),
-    configureBuckets: [{ name: BUCKET }],
-  });
-  server.on('event', ({ Records }) => {
-    for (const record of Records) {
-      events.push({ name: record.eventName, key: record.s3.object.key });
-    }
-  });
-  const { port } = await server.run();
-  endpoint = `http://127.0.0.1:${port}`;
+  server = await startLocalS3(join(root, 's3'), [BUCKET]);
+  events = server.events;
+  endpoint = server.endpoint;
   sdk = await loadS3Sdk();
   raw = new sdk.S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true });
 });
@@ -251,7 +203,7 @@ describe("the Kubernetes driver's dropCheckpoints", () => {
   });
 
   it('lists page after page', { timeout: 30_000 }, async () => {
-    const paging = await startPagingS3(join(root, 's3-paging'));
+    const paging = await startPagingLocalS3(join(root, 's3-paging'), BUCKET);
     const client = new sdk.S3Client({
       region: 'us-east-1',
       endpoint: paging.endpoint,
@@ -271,8 +223,7 @@ describe("the Kubernetes driver's dropCheckpoints", () => {
       );
     } finally {
       client.destroy();
-      paging.child.stdin?.end();
-      await once(paging.child, 'exit');
+      await paging.close();
     }
   });
 });

@@ -1,8 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type LocalS3, startLocalS3 } from '@replix/testkit';
 import { testPostgres } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { S3CheckpointSettings } from '../src/snapshot/s3-checkpoint-settings.ts';
@@ -17,15 +16,6 @@ import {
   sourceRows,
 } from './replication-harness.ts';
 
-/** The part of s3rver (an S3 server on the local disk; CommonJS, untyped) used here. */
-interface LocalS3 {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-}
-const S3rver = createRequire(import.meta.url)('s3rver') as new (
-  options: Record<string, unknown>,
-) => LocalS3;
-
 const BUCKET = 'checkpoints';
 let root: string;
 let server: LocalS3;
@@ -33,14 +23,8 @@ let endpoint: string;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'replix-s3-instance-'));
-  server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory: join(root, 's3'),
-    configureBuckets: [{ name: BUCKET }],
-  });
-  endpoint = `http://127.0.0.1:${(await server.run()).port}`;
+  server = await startLocalS3(join(root, 's3'), [BUCKET]);
+  endpoint = server.endpoint;
 });
 afterAll(async () => {
   await server?.close();

@@ -1,33 +1,16 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { ConfigError } from '@replix/runtime';
+import { type LocalS3, type S3Event, startLocalS3, startPagingLocalS3 } from '@replix/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type S3CheckpointSettings,
   s3CheckpointSettingsFromEnv,
 } from '../src/snapshot/s3-checkpoint-settings.ts';
 import { type S3CheckpointOptions, S3Checkpoints } from '../src/snapshot/s3-checkpoints.ts';
-
-/** The part of s3rver (an S3 server on the local disk; CommonJS, untyped) these tests use. */
-interface LocalS3 {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-  on(event: 'event', listener: (event: S3Event) => void): void;
-}
-interface S3Event {
-  readonly Records: readonly { eventName: string; s3: { object: { key: string } } }[];
-}
-type LocalS3Class = new (options: Record<string, unknown>) => LocalS3;
-const S3RVER_PATH = createRequire(import.meta.url).resolve('s3rver');
-const S3rver = createRequire(import.meta.url)(S3RVER_PATH) as LocalS3Class;
 
 const BUCKET = 'checkpoints';
 const MIB = 1024 * 1024;
@@ -37,7 +20,7 @@ let root: string;
 let server: LocalS3;
 let endpoint: string;
 /** What the server stored, in order: `ObjectCreated:Put`, `ObjectCreated:Post` (multipart)… */
-const events: { name: string; key: string }[] = [];
+let events: readonly S3Event[] = [];
 const opened: S3Checkpoints[] = [];
 let raw: S3Client;
 let prefixes = 0;
@@ -70,29 +53,6 @@ function checkpointFolder(name: string, bufferBytes = 1024): string {
   return folder;
 }
 
-/**
- * s3rver in a process of its own, for ListObjectsV2 pages: it encrypts continuation tokens with
- * DES, which OpenSSL 3 refuses unless its legacy provider is loaded, and only a process's start
- * can load that. Its address once it listens.
- */
-async function startPagingS3(directory: string) {
-  const script = `
-    const S3rver = require(${JSON.stringify(S3RVER_PATH)});
-    const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true,
-      directory: ${JSON.stringify(directory)}, configureBuckets: [{ name: '${BUCKET}' }] });
-    server.run().then(({ port }) => console.log(port));
-    process.stdin.on('end', () => process.exit(0)).resume();`;
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', '-e', script], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const [port] = await Promise.race([
-    once(createInterface({ input: child.stdout }), 'line'),
-    once(child, 'exit').then(() => []),
-  ]);
-  if (port === undefined) throw new Error('The paging S3 server did not start.');
-  return { child, endpoint: `http://127.0.0.1:${port}` };
-}
-
 async function keysUnder(prefix: string): Promise<string[]> {
   const page = await raw.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }));
   return (page.Contents ?? []).map((object) => object.Key ?? '').sort();
@@ -110,19 +70,9 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'replix-s3-checkpoints-'));
-  server = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    silent: true,
-    directory: join(root, 's3'),
-    configureBuckets: [{ name: BUCKET }],
-  });
-  server.on('event', ({ Records }) => {
-    for (const record of Records)
-      events.push({ name: record.eventName, key: record.s3.object.key });
-  });
-  const { port } = await server.run();
-  endpoint = `http://127.0.0.1:${port}`;
+  server = await startLocalS3(join(root, 's3'), [BUCKET]);
+  events = server.events;
+  endpoint = server.endpoint;
   const { bucket: _, prefix: __, ...client } = settings('');
   raw = new S3Client(client);
 });
@@ -196,7 +146,7 @@ describe('S3Checkpoints', () => {
   });
 
   it('lists page after page', async () => {
-    const paging = await startPagingS3(join(root, 's3-paging'));
+    const paging = await startPagingLocalS3(join(root, 's3-paging'), BUCKET);
     const store = new S3Checkpoints(
       { ...settings('replix/paged/'), endpoint: paging.endpoint },
       { listPageSize: 2 },
@@ -209,8 +159,7 @@ describe('S3Checkpoints', () => {
       expect(await store.list()).toEqual(names);
     } finally {
       store.close();
-      paging.child.stdin?.end();
-      await once(paging.child, 'exit');
+      await paging.close();
     }
   });
 
@@ -296,15 +245,9 @@ describe('S3Checkpoints', () => {
   });
 
   it('names the network error code, not the address, when S3 cannot be reached', async () => {
-    const closed = new S3rver({
-      address: '127.0.0.1',
-      port: 0,
-      silent: true,
-      directory: join(root, 's3-closed'),
-    });
-    const { port } = await closed.run();
+    const closed = await startLocalS3(join(root, 's3-closed'));
     await closed.close();
-    const store = new S3Checkpoints({ ...settings(''), endpoint: `http://127.0.0.1:${port}` });
+    const store = new S3Checkpoints({ ...settings(''), endpoint: closed.endpoint });
     opened.push(store);
 
     const error = await failure(store.list());
