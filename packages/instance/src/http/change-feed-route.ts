@@ -6,8 +6,13 @@ import type { ServedState } from '../threads/served-state.ts';
 
 /** How often a follower hears how fresh the leader's snapshot is, when nothing changes. */
 const SYNCED_EVERY_MS = 250;
-/** A follower this far behind on reading is cut off: it starts over from a checkpoint. */
-const MAX_UNREAD_BYTES = 64 * 1024 * 1024;
+/**
+ * A follower with this much unread when a frame is due is cut off (it starts over from a
+ * checkpoint): what a reader that stops can hold is this and one frame.
+ */
+const MAX_UNREAD_BYTES = 16 * 1024 * 1024;
+/** Feeds open at once: a database has at most 9 followers; the rest are refused with 429. */
+const MAX_FEEDS = 16;
 
 /**
  * `GET /internal/changes?boot=<leader boot>&after=<generation>` (admin): the leader's feed to
@@ -43,14 +48,22 @@ export function registerChangeFeedRoute(
       });
     if (typeof boot !== 'string' || typeof after !== 'string' || !Number.isSafeInteger(generation))
       return restart();
+    if (open.size >= MAX_FEEDS) {
+      return reply
+        .code(429)
+        .header('retry-after', '1')
+        .send({
+          error: { code: 'too_many_requests', message: 'Too many change feeds are open; retry.' },
+        });
+    }
     const response = reply.raw;
     let ended = false;
     const send = (frame: FeedFrame) => {
       if (ended) return;
       // A restart ends the stream: the follower asks again and is told where to start over.
       if (frame.kind === 'synced' && frame.ageMs < 0) return end(true);
+      if (response.writableLength > MAX_UNREAD_BYTES) return end(false);
       response.write(encodeFrame(frame));
-      if (response.writableLength > MAX_UNREAD_BYTES) end(false);
     };
     const following = feed.follow(boot, generation, send);
     if (!('frames' in following)) return restart();
@@ -60,6 +73,8 @@ export function registerChangeFeedRoute(
       'content-type': 'application/octet-stream',
       'cache-control': 'no-store',
     });
+    // The follower knows at once it follows, before any frame is due.
+    response.flushHeaders();
     const timer = setInterval(() => {
       const served = controller.current();
       if (served) send({ kind: 'synced', generation: served.generation.id, ageMs: served.ageMs });
