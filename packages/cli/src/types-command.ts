@@ -1,14 +1,15 @@
 import { writeFile } from 'node:fs/promises';
 import process from 'node:process';
-import { ReplixClient, ReplixError } from '@replix/sdk';
+import { type NumberMode, ReplixClient, ReplixError } from '@replix/sdk';
 import { generateTypes } from '@replix/sdk/typegen';
-import { type Command, CommanderError } from 'commander';
+import { type Command, CommanderError, Option } from 'commander';
 import { cliEnvironment } from './cli-environment.ts';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
 
 interface TypesOptions {
   key?: string;
   out?: string;
+  numbers: NumberMode;
 }
 
 function fail(message: string): never {
@@ -31,7 +32,10 @@ async function runTypes(instanceUrl: string, options: TypesOptions, command: Com
   let text: string;
   try {
     const source = new URL('openapi.json', `${instanceUrl.replace(/\/*$/, '')}/`);
-    text = generateTypes(await client.openapi(), { source: `${source.origin}${source.pathname}` });
+    text = generateTypes(await client.openapi(), {
+      source: `${source.origin}${source.pathname}`,
+      numbers: options.numbers,
+    });
   } catch (error) {
     if (error instanceof ReplixError) fail(error.message);
     if (error instanceof TypeError)
@@ -58,6 +62,14 @@ export function addTypesCommand(program: Command): void {
     .argument('<instance-url>', 'the instance, e.g. http://127.0.0.1:4100')
     .option('--key <rxk_…>', 'API key, when the URL needs one (default: REPLIX_API_KEY)')
     .option('--out <file>', 'write the types to this file instead of stdout')
+    .addOption(
+      new Option(
+        '--numbers <mode>',
+        "type numbers as @replix/sdk's `numbers` option gives them: exact (BIGINT bigint, DECIMAL string) or plain (number)",
+      )
+        .choices(['exact', 'plain'])
+        .default('exact'),
+    )
     .addHelpText(
       'after',
       [
@@ -67,6 +79,8 @@ export function addTypesCommand(program: Command): void {
         '',
         'One interface per table (columns, and relations as optional properties), and',
         "`Tables`, each table's name to its row type, for @replix/sdk's query<Row>().",
+        'BIGINT columns are bigint and DECIMAL columns string, as the client gives them; pass',
+        "--numbers plain for a client made with `numbers: 'plain'`.",
       ].join('\n'),
     )
     .showHelpAfterError("(run 'replix types --help' for usage and an example)")

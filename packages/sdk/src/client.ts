@@ -1,3 +1,4 @@
+import { SchemaNumbers } from './column-numbers.ts';
 import {
   errorFor,
   ReplixConnectionError,
@@ -5,6 +6,8 @@ import {
   ReplixUnavailableError,
 } from './errors.ts';
 import { EtagCache, type EtagCacheOptions } from './etag-cache.ts';
+import { exactRows, plainNumbers } from './exact-rows.ts';
+import { readJson } from './json-reader.ts';
 import { quoteString } from './literal.ts';
 import { followLiveQuery, type LiveQuery, type LiveQueryOptions } from './live-query.ts';
 import { errorEnvelope, isEnvelope, type QueryResult } from './query-result.ts';
@@ -27,7 +30,15 @@ export interface ReplixClientOptions {
   readonly retry?: Partial<RetryPolicy>;
   /** The GET answers kept for If-None-Match; `false` keeps none. */
   readonly cache?: EtagCacheOptions | false;
-  /** Reads answer bodies; JSON.parse by default, which rounds numbers past a double's digits. */
+  /**
+   * How rows carry numbers. `'exact'` (the default): BIGINT columns and sums of integers as
+   * `bigint`, DECIMAL/NUMERIC columns and their SUM and AVG as strings of their exact digits,
+   * other numbers as `number`, by each column's type in the instance's `/schema` (read once, on
+   * the first query). `'plain'`: every number as JSON.parse reads it, rounded past a double's
+   * 15 to 17 digits.
+   */
+  readonly numbers?: NumberMode;
+  /** Reads answer bodies instead (overrides `numbers`): the rows are what it returns. */
   readonly parseJson?: (text: string) => unknown;
   /** Another fetch (a test's, a proxy's); the global one by default. */
   readonly fetch?: typeof fetch;
@@ -56,10 +67,16 @@ function queryText(query: QueryText): string {
 
 const NO_RETRIES: RetryPolicy = { ...DEFAULT_RETRY_POLICY, retries: 0 };
 
+/** The shortest time between two reads of `/schema` again for answers it did not cover. */
+const SCHEMA_REREAD_MS = 10_000;
+
 /** Longer GET URLs are sent as POST: proxies commonly refuse URLs over 8 KiB. */
 export const MAX_GET_URL_LENGTH = 8000;
 
 export type QueryText = string | RqlQuery;
+
+/** `ReplixClientOptions.numbers`. */
+export type NumberMode = 'exact' | 'plain';
 
 /**
  * A client of one instance's query API: `query` for one answer, `pages` and `rows` to walk a
@@ -75,6 +92,15 @@ export class ReplixClient {
   readonly #retry: RetryPolicy;
   readonly #cache: EtagCache | undefined;
   readonly #parseJson: (text: string) => unknown;
+  /** True when rows get exact numbers by the schema (no `parseJson`, `numbers` not plain). */
+  readonly #exact: boolean;
+  /** The instance's `/schema`, read once (again after an answer with a field it lacks). */
+  #schema: Promise<SchemaNumbers> | undefined;
+  /** The schema once read, for live results, which are read as they arrive. */
+  #schemaRead: SchemaNumbers | undefined;
+  #schemaStale = false;
+  /** When `/schema` was last read again for a stale one (Date.now()). */
+  #schemaRereadAt = Number.NEGATIVE_INFINITY;
   readonly #fetch: typeof fetch;
 
   constructor(options: ReplixClientOptions) {
@@ -98,6 +124,14 @@ export class ReplixClient {
     this.#retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.#cache = options.cache === false ? undefined : new EtagCache(options.cache);
     this.#parseJson = options.parseJson ?? JSON.parse;
+    if (
+      options.numbers !== undefined &&
+      options.numbers !== 'exact' &&
+      options.numbers !== 'plain'
+    ) {
+      throw new TypeError("ReplixClient: numbers must be 'exact' or 'plain'.");
+    }
+    this.#exact = options.parseJson === undefined && options.numbers !== 'plain';
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
   }
 
@@ -107,6 +141,9 @@ export class ReplixClient {
     options: QueryOptions = {},
   ): Promise<QueryResult<Row>> {
     const text = queryText(query);
+    // Read beside the first query, so exact numbers cost no extra round trip.
+    const schema = this.#exact ? this.#schemaNumbers() : undefined;
+    schema?.catch(() => {});
     const get = new URL('query', this.#base);
     get.searchParams.set('q', text);
     const method = options.method ?? (get.href.length > MAX_GET_URL_LENGTH ? 'POST' : 'GET');
@@ -123,13 +160,31 @@ export class ReplixClient {
     const url = method === 'GET' ? get : new URL('query', this.#base);
     const response = await this.#send(url, init, options.signal);
     if (response.status === 304 && cached) {
-      return this.#result<Row>(url, cached.body, cached.etag, true, response.status);
+      return this.#answer<Row>(url, cached.body, cached.etag, true, response.status, schema);
     }
     const body = await this.#readBody(url, response);
     if (!response.ok) throw this.#error(url, response, body);
     const etag = response.headers.get('etag') ?? undefined;
     if (method === 'GET' && etag !== undefined) this.#cache?.set(get.href, etag, body);
-    return this.#result<Row>(url, body, etag, false, response.status);
+    return this.#answer<Row>(url, body, etag, false, response.status, schema);
+  }
+
+  /** A query's result, its numbers by the schema when `schema` is given. */
+  async #answer<Row>(
+    url: URL,
+    body: string,
+    etag: string | undefined,
+    cached: boolean,
+    status: number,
+    schema: Promise<SchemaNumbers> | undefined,
+  ): Promise<QueryResult<Row>> {
+    if (schema === undefined) return this.#result<Row>(url, body, etag, cached, status);
+    const first = await schema;
+    const result = this.#exactResult<Row>(url, body, etag, cached, status, first);
+    if (result.known) return result.value;
+    // A table or field the schema lacks: the instance may have been rebuilt since. Once more.
+    const fresh = await this.#schemaNumbers(schema);
+    return this.#exactResult<Row>(url, body, etag, cached, status, fresh).value;
   }
 
   /**
@@ -186,6 +241,7 @@ export class ReplixClient {
     return followLiveQuery(
       {
         connect: async (lastEventId, signal) => {
+          if (this.#exact) await this.#schemaNumbers(this.#schemaStale ? this.#schema : undefined);
           const headers = { ...this.#authorization(), accept: 'text/event-stream' };
           if (lastEventId !== undefined) Object.assign(headers, { 'last-event-id': lastEventId });
           // One attempt: the live query's own backoff decides when to try again.
@@ -194,7 +250,15 @@ export class ReplixClient {
           if (response.ok && type.startsWith('text/event-stream') && response.body) return response;
           throw this.#error(url, response, await this.#readBody(url, response));
         },
-        result: (data) => this.#result<Row>(url, data, undefined, false, 200),
+        result: (data) => {
+          if (!this.#exact || this.#schemaRead === undefined) {
+            return this.#result<Row>(url, data, undefined, false, 200);
+          }
+          const result = this.#exactResult<Row>(url, data, undefined, false, 200, this.#schemaRead);
+          // Read again before the next connection; this result has plain numbers there.
+          if (!result.known) this.#schemaStale = true;
+          return result.value;
+        },
       },
       onResult,
       options,
@@ -213,6 +277,50 @@ export class ReplixClient {
       throw invalid(url, response.status, 'an answer that is not an OpenAPI document');
     }
     return document as Record<string, unknown>;
+  }
+
+  /**
+   * The instance's `/schema`, read once and shared; read again when `replacing` is the promise
+   * still kept (so concurrent callers that found it stale read it once), at most once per
+   * `SCHEMA_REREAD_MS` (answers with a key no schema has must not double every request).
+   */
+  #schemaNumbers(replacing?: Promise<SchemaNumbers>): Promise<SchemaNumbers> {
+    if (
+      replacing !== undefined &&
+      this.#schema === replacing &&
+      Date.now() - this.#schemaRereadAt >= SCHEMA_REREAD_MS
+    ) {
+      this.#schemaRereadAt = Date.now();
+      this.#schema = undefined;
+      this.#schemaStale = false;
+    }
+    if (this.#schema === undefined) {
+      const reading = this.#readSchema().then(
+        (schema) => {
+          this.#schemaRead = schema;
+          return schema;
+        },
+        (error: unknown) => {
+          // A failed read is not kept: the next query tries again.
+          if (this.#schema === reading) this.#schema = undefined;
+          throw error;
+        },
+      );
+      this.#schema = reading;
+    }
+    return this.#schema;
+  }
+
+  async #readSchema(): Promise<SchemaNumbers> {
+    const url = new URL('schema', this.#base);
+    const response = await this.#send(url, { headers: this.#authorization() }, undefined);
+    const body = await this.#readBody(url, response);
+    if (!response.ok) throw this.#error(url, response, body);
+    try {
+      return new SchemaNumbers(JSON.parse(body));
+    } catch {
+      throw invalid(url, response.status, 'a body that is not its schema');
+    }
   }
 
   #authorization(): Record<string, string> {
@@ -274,6 +382,34 @@ export class ReplixClient {
     const envelope = this.#parse(url, body, status);
     if (!isEnvelope(envelope)) throw invalid(url, status, 'a body that is not a query result');
     return { data: envelope.data as Row[], meta: envelope.meta, etag, cached, body };
+  }
+
+  /** A result read with `readJson`, each field's numbers as the schema says. */
+  #exactResult<Row>(
+    url: URL,
+    body: string,
+    etag: string | undefined,
+    cached: boolean,
+    status: number,
+    schema: SchemaNumbers,
+  ): { value: QueryResult<Row>; known: boolean } {
+    let envelope: unknown;
+    try {
+      envelope = readJson(body);
+    } catch {
+      throw invalid(url, status, 'a body that is not JSON');
+    }
+    if (!isEnvelope(envelope)) throw invalid(url, status, 'a body that is not a query result');
+    plainNumbers(envelope.meta);
+    const { table } = envelope.meta;
+    let known = false;
+    if (typeof table === 'string' && schema.table(table) !== undefined) {
+      known = exactRows(envelope.data, table, schema);
+    } else {
+      plainNumbers(envelope.data);
+    }
+    const value = { data: envelope.data as Row[], meta: envelope.meta, etag, cached, body };
+    return { value, known };
   }
 
   #error(url: URL, response: Response, body: string): ReplixError {

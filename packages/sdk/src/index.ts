@@ -1,4 +1,4 @@
-export type { QueryOptions, QueryText, ReplixClientOptions } from './client.ts';
+export type { NumberMode, QueryOptions, QueryText, ReplixClientOptions } from './client.ts';
 export { MAX_GET_URL_LENGTH, ReplixClient } from './client.ts';
 export type { ReplixErrorCode } from './errors.ts';
 export {

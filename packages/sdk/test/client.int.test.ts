@@ -23,6 +23,9 @@ CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(200) COLLATE utf8mb4_bi
   balance BIGINT UNSIGNED) DEFAULT CHARSET = utf8mb4;
 CREATE TABLE orders (id INT PRIMARY KEY, customer_id INT NOT NULL, total DECIMAL(10,2),
   FOREIGN KEY (customer_id) REFERENCES customers (id));
+CREATE TABLE ledger (id BIGINT PRIMARY KEY, amount DECIMAL(30,4), visits INT, ratio DOUBLE);
+INSERT INTO ledger VALUES (9007199254740993, 1234567890123456.7891, 3, 0.5),
+  (2, 12.5, 4, NULL), (3, NULL, 5, 0.1);
 `;
 
 /** Names with quotes, backslashes, comment markers, control characters and any script. */
@@ -61,11 +64,11 @@ describe('ReplixClient against a real instance', () => {
   });
 
   it('answers typed rows, relations embedded', async () => {
-    const { data, meta } = await replix.query<Customer & { orders: { total: number }[] }>(
+    const { data, meta } = await replix.query<Customer & { orders: { total: string }[] }>(
       rql`customers (id = ${1}) { id name country orders { total } ORDER BY id }`,
     );
     expect(data).toEqual([
-      { id: 1, name: NAMES[0], country: 'GB', orders: [{ total: 12.5 }, { total: 3 }] },
+      { id: 1, name: NAMES[0], country: 'GB', orders: [{ total: '12.50' }, { total: '3.00' }] },
     ]);
     expect(meta.table).toBe('customers');
     expect(meta.pagination).toMatchObject({ count: 1, total_matched: 1 });
@@ -90,14 +93,14 @@ describe('ReplixClient against a real instance', () => {
   it('types every table, field and relation from /openapi.json, in TypeScript that compiles', async () => {
     const types = generateTypes(await replix.openapi());
     const use = `import type { Customers, Orders, Tables } from './types.ts';
-const customer: Tables['customers'] = { id: 1, name: 'Ada', country: null, balance: 1 };
-const order: Orders = { id: 1, customer_id: 1, total: 12.5, customer: { ...customer } };
+const customer: Tables['customers'] = { id: 1, name: 'Ada', country: null, balance: 1n };
+const order: Orders = { id: 1, customer_id: 1, total: '12.50', customer: { ...customer } };
 const withOrders: Customers = { ...customer, orders: [order] };
 export const names: (string | null)[] = [withOrders.name, String(order.customer?.id)];
 `;
     expect(typeErrors({ 'types.ts': types, 'use.ts': use })).toEqual([]);
     const wrong = `import type { Tables } from './types.ts';
-export const customer: Tables['customers'] = { id: '1', name: 'Ada', country: null, balance: 1 };
+export const customer: Tables['customers'] = { id: '1', name: 'Ada', country: null, balance: 1n };
 `;
     expect(typeErrors({ 'types.ts': types, 'wrong.ts': wrong })).toEqual([
       expect.stringMatching(/^wrong\.ts:2: Type 'string' is not assignable to type 'number'/),
@@ -107,6 +110,68 @@ export const customer: Tables['customers'] = { id: '1', name: 'Ada', country: nu
   it('keeps every digit in the body it hands back', async () => {
     const result = await replix.query(rql`customers (id = ${1}) { balance }`);
     expect(result.body).toContain('18446744073709551615');
+    expect(result.data).toEqual([{ balance: 18446744073709551615n }]);
+  });
+
+  it('gives BIGINT and DECIMAL exactly by default, per column, and plain numbers when asked', async () => {
+    const query = 'ledger { id amount visits ratio } ORDER BY id';
+    const exact = await replix.query(query);
+    expect(exact.data).toEqual([
+      { id: 2n, amount: '12.5000', visits: 4, ratio: null },
+      { id: 3n, amount: null, visits: 5, ratio: 0.1 },
+      { id: 9007199254740993n, amount: '1234567890123456.7891', visits: 3, ratio: 0.5 },
+    ]);
+    const plain = new ReplixClient({ url: served.url, key: served.key, numbers: 'plain' });
+    expect((await plain.query(query)).data).toEqual([
+      { id: 2, amount: 12.5, visits: 4, ratio: null },
+      { id: 3, amount: null, visits: 5, ratio: 0.1 },
+      { id: 9007199254740992, amount: 1234567890123456.8, visits: 3, ratio: 0.5 },
+    ]);
+    const sums = await replix.query(
+      'ledger { SUM(id) SUM(amount) AVG(amount) AVG(visits) COUNT(*) }',
+    );
+    expect(sums.data).toEqual([
+      {
+        sum_id: 9007199254740998n,
+        sum_amount: '1234567890123469.2891',
+        avg_amount: '617283945061734.64455000',
+        avg_visits: 4,
+        count: 3,
+      },
+    ]);
+    // Paging and live queries read rows the same way.
+    const paged = [];
+    for await (const row of replix.rows<{ id: bigint; amount: string | null }>(
+      'ledger { id amount } LIMIT 2',
+    )) {
+      paged.push(row);
+    }
+    expect(paged).toEqual([
+      { id: 2n, amount: '12.5000' },
+      { id: 3n, amount: null },
+      { id: 9007199254740993n, amount: '1234567890123456.7891' },
+    ]);
+    const live = await new Promise<unknown[]>((resolve, reject) => {
+      const subscription = replix.subscribe(
+        'ledger (id > 3) { id amount }',
+        (result) => {
+          subscription.close();
+          resolve(result.data);
+        },
+        { onError: reject },
+      );
+    });
+    expect(live).toEqual([{ id: 9007199254740993n, amount: '1234567890123456.7891' }]);
+  });
+
+  it('parseJson, when given, reads the rows instead', async () => {
+    const client = new ReplixClient({
+      url: served.url,
+      key: served.key,
+      parseJson: (text) => JSON.parse(text, (_key, value) => (value === 3 ? 'three' : value)),
+    });
+    const { data } = await client.query('ledger (id = 9007199254740993) { visits }');
+    expect(data).toEqual([{ visits: 'three' }]);
   });
 
   it('walks a table with AFTER, every row once, in pages', async () => {

@@ -20,15 +20,34 @@ export interface ProtocolServer {
   close(): Promise<void>;
 }
 
+const ITEMS_SCHEMA = JSON.stringify({
+  tables: [
+    {
+      name: 'items',
+      columns: [
+        { name: 'id', type: 'int', nullable: false, sourceType: 'int', primaryKey: true },
+        { name: 'name', type: 'string', nullable: false, sourceType: 'varchar(40)' },
+      ],
+      relations: [],
+    },
+  ],
+});
+
 /**
  * A local server speaking the live-query side of the instance API and its transient-error
- * protocol as scripted, for the SDK's unit tests: each `GET /query` gets the next answer.
+ * protocol as scripted, for the SDK's unit tests: each `GET /query` gets the next answer
+ * (`GET /schema` the schema of the `items` its result events hold).
  */
 export async function startProtocolServer(): Promise<ProtocolServer> {
   const script: ScriptedAnswer[] = [];
   const lastEventIds: (string | undefined)[] = [];
   const open = new Set<ServerResponse>();
   const server = createServer((request, response) => {
+    if (request.url === '/schema') {
+      // What the client reads for exact numbers: the table the result events are of.
+      response.writeHead(200, { 'content-type': 'application/json' }).end(ITEMS_SCHEMA);
+      return;
+    }
     const header = request.headers['last-event-id'];
     lastEventIds.push(typeof header === 'string' ? header : undefined);
     request.resume();

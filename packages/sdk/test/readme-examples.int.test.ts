@@ -6,31 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestInstance, type TestInstance } from '../../instance/test/instance-helpers.ts';
+import { README_DATABASE_SQL, readmeExamples } from './readme-fixture.ts';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const README = 'packages/sdk/README.md';
-
-interface Example {
-  readonly line: number;
-  readonly code: string;
-  /** The `text` block right after it: what it prints. */
-  readonly output: string | undefined;
-}
-
-/**
- * The README's ```ts blocks, each with the ```text block after it. Every one runs: the README
- * has no other use for a ts fence.
- */
-function examples(markdown: string): Example[] {
-  const found: Example[] = [];
-  const fence = /^```(\w*)\n([\s\S]*?)^```\n(?:\n*```text\n([\s\S]*?)^```\n)?/gm;
-  for (const match of markdown.matchAll(fence)) {
-    if (match[1] !== 'ts') continue;
-    const line = markdown.slice(0, match.index).split('\n').length;
-    found.push({ line, code: match[2]!, output: match[3] });
-  }
-  return found;
-}
 
 function run(file: string, env: Record<string, string>) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
@@ -44,7 +23,7 @@ function run(file: string, env: Record<string, string>) {
   });
 }
 
-const EXAMPLES = examples(readFileSync(join(packageDir, 'README.md'), 'utf8'));
+const EXAMPLES = readmeExamples(readFileSync(join(packageDir, 'README.md'), 'utf8'));
 
 describe(`${README} examples`, () => {
   let served: TestInstance;
@@ -52,12 +31,7 @@ describe(`${README} examples`, () => {
   const work = mkdtempSync(join(tmpdir(), 'replix-sdk-readme-'));
 
   beforeAll(async () => {
-    const db = await testMariaDb().createDatabase(`
-      CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL, country CHAR(2))
-        DEFAULT CHARSET = utf8mb4;
-      INSERT INTO customers VALUES (1, 'Ada', 'GB'), (2, 'Björk', 'IS'), (3, 'Grace', 'US'),
-        (4, 'Sigur Rós', 'IS'), (5, 'Alan', 'GB');
-    `);
+    const db = await testMariaDb().createDatabase(README_DATABASE_SQL);
     served = await startTestInstance(db.url);
     mkdirSync(join(work, 'node_modules', '@replix'), { recursive: true });
     symlinkSync(packageDir, join(work, 'node_modules', '@replix', 'sdk'));

@@ -10,7 +10,7 @@ export interface Refusal {
 
 export interface RefusingProxy {
   readonly url: string;
-  /** Requests received, refused or forwarded. */
+  /** Requests received, refused or forwarded (but `/schema`'s). */
   readonly requests: { method: string; url: string; ifNoneMatch: string | undefined }[];
   /** The answers to give next, one per request, before forwarding again. */
   refuse(...refusals: Refusal[]): void;
@@ -19,7 +19,8 @@ export interface RefusingProxy {
 
 /**
  * A local HTTP server in front of an instance: it answers the refusals it is given (a 503 as
- * the endpoint router or a loading instance sends it), and forwards every other request.
+ * the endpoint router or a loading instance sends it), and forwards every other request. The
+ * client's read of `/schema` (for exact numbers) is forwarded, never counted nor refused.
  */
 export async function startRefusingProxy(target: string): Promise<RefusingProxy> {
   const pending: Refusal[] = [];
@@ -47,6 +48,10 @@ export async function startRefusingProxy(target: string): Promise<RefusingProxy>
     response.writeHead(answer.status, out).end(body);
   };
   const server = createServer((request, response) => {
+    if (request.url === '/schema') {
+      forward(request, response).catch(() => response.destroy());
+      return;
+    }
     requests.push({
       method: request.method ?? '',
       url: request.url ?? '',

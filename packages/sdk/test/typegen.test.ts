@@ -18,8 +18,25 @@ const DOCUMENT = {
           'first name': { type: ['string', 'null'] },
           tags: { type: ['array', 'null'], items: { type: ['string', 'array', 'null'] } },
           owner: { oneOf: [{ $ref: '#/components/schemas/people' }, { type: 'null' }] },
+          // The notes the instance writes for BIGINT and DECIMAL columns (instance/src/http/openapi.ts).
+          ledger: {
+            type: 'number',
+            description:
+              'Source column `ledger` (bigint). A 64-bit integer written with every digit kept, even beyond 2^53: parse it with an exact-integer JSON reader.',
+          },
+          balance: {
+            type: ['number', 'null'],
+            description:
+              'Source column `balance` (decimal(30,4)). An exact decimal written with every digit kept (scale included): parse it with an exact-decimal JSON reader. Null when the source value is NULL.',
+          },
+          ids: {
+            type: 'array',
+            items: { type: ['number', 'array', 'null'] },
+            description:
+              'Source column `ids` (_int8). An array of bigint elements (A 64-bit integer…); a multidimensional array nests arrays; a NULL element is null.',
+          },
         },
-        required: ['id', 'first name', 'tags'],
+        required: ['id', 'first name', 'tags', 'ledger', 'balance', 'ids'],
       },
       people: {
         type: 'object',
@@ -44,13 +61,32 @@ describe('generateTypes', () => {
     expect(text).toContain('  tags: ReplixArray<string> | null;');
     expect(text).toContain('  owner?: People | null;');
     expect(text).toContain('  Table_2024?: T2024[];');
+    expect(text).toContain('  ledger: bigint;');
+    expect(text).toContain('  balance: string | null;');
+    expect(text).toContain('  ids: ReplixArray<bigint>;');
     expect(text).toContain('export interface Tables {\n  "2024": T2024;\n  people: People;\n}');
     expect(text).not.toContain('ErrorResponse');
     const use = `import type { Tables } from './types.ts';
-const row: Tables['2024'] = { id: 1, 'first name': null, tags: ['a', null, ['b']] };
+const row: Tables['2024'] = {
+  id: 1,
+  'first name': null,
+  tags: ['a', null, ['b']],
+  ledger: 9007199254740993n,
+  balance: '1234567890123456.7891',
+  ids: [1n, null, [2n]],
+};
 export const rows: Tables['people'] = { active: true, Table_2024: [row] };
 `;
     expect(typeErrors({ 'types.ts': text, 'use.ts': use })).toEqual([]);
+  }, 30_000);
+
+  it("types every number a number for the client's numbers: 'plain'", () => {
+    const text = generateTypes(DOCUMENT, { numbers: 'plain' });
+    expect(text).toContain("`numbers: 'plain'`");
+    expect(text).toContain('  ledger: number;');
+    expect(text).toContain('  balance: number | null;');
+    expect(text).toContain('  ids: ReplixArray<number>;');
+    expect(text).toContain('  id: number;');
   });
 
   it('refuses a document without models', () => {
