@@ -1,12 +1,13 @@
 // deploy/docker/Dockerfile cannot be built here (no container engine on these machines). What
-// can be checked is: it copies paths that exist and that its ignore file keeps, it runs as the
-// user the manifests expect, and the runtime stage's install (`npm ci --omit=dev`, no scripts)
-// of exactly what it copies runs the CLI and serves the API.
+// can be checked is: it copies paths that exist and that its ignore file keeps, its runtime
+// stage takes only the packed packages (no sources, no dev tools), it runs as the user the
+// manifests expect, and the runtime stage's install of the packed CLI (unpacked, then
+// `npm install --omit=dev` with the Dockerfile's flags) runs the CLI and serves the API.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { environmentReference } from '@replix/runtime';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -45,12 +46,13 @@ function stages(): string[][] {
 }
 
 const runtime = stages().at(-1) as string[];
-/** The sources of the runtime stage's `COPY` lines that read the build context. */
-const copiedFromContext = runtime
+const packagesStage = stages().find((stage) => / AS packages$/.test(stage[0] as string)) ?? [];
+/** The sources of the packing stage's `COPY` lines that read the build context. */
+const copiedFromContext = packagesStage
   .filter((line) => line.startsWith('COPY ') && !line.includes('--from='))
   .flatMap((line) => line.split(/\s+/).slice(1, -1));
 
-/** Every file of the repository the runtime stage's COPY lines bring into the image. */
+/** Every file of the repository the packing stage's COPY lines bring into the image. */
 function contextFiles(): string[] {
   return execFileSync(
     'git',
@@ -59,6 +61,19 @@ function contextFiles(): string[] {
   )
     .split('\n')
     .filter((path) => path && !isIgnored(path) && existsSync(join(root, path)));
+}
+
+/** The runtime stage's RUN line that unpacks and installs the CLI package. */
+function installLine(): string {
+  const line = runtime.find((l) => l.startsWith('RUN ') && l.includes('npm install'));
+  if (!line) throw new Error('the runtime stage installs no package');
+  return line;
+}
+
+/** The flags of its `npm install`. */
+function installFlags(): string[] {
+  const command = /npm install((?:\s+--[\w=-]+)+)/.exec(installLine())?.[1] ?? '';
+  return command.trim().split(/\s+/);
 }
 
 describe('deploy/docker/Dockerfile', () => {
@@ -77,7 +92,7 @@ describe('deploy/docker/Dockerfile', () => {
     }
   });
 
-  it('keeps every source, manifest and bin the runtime needs in the build context', () => {
+  it('keeps every source, manifest and tool the packing needs in the build context', () => {
     const files = contextFiles();
     for (const needed of [
       'package.json',
@@ -85,10 +100,25 @@ describe('deploy/docker/Dockerfile', () => {
       'packages/cli/bin/replix.js',
       'packages/cli/src/main.ts',
       'packages/control-plane/src/start-control-plane.ts',
+      'packages/dashboard/index.html',
       'packages/instance/package.json',
+      'packages/sdk/tsconfig.build.json',
+      'tools/pack-packages.ts',
+      'tools/ensure-dashboard.ts',
     ])
       expect(files, needed).toContain(needed);
     expect(files.filter((file) => /\/(test|node_modules|dist)\//.test(file))).toEqual([]);
+    expect(
+      packagesStage.some((line) => /node tools\/pack-packages\.ts --out \/packages/.test(line)),
+    ).toBe(true);
+  });
+
+  it('builds the runtime stage from the packed CLI only: nothing of the build context', () => {
+    const copies = runtime.filter((line) => line.startsWith('COPY '));
+    expect(copies).toEqual(['COPY --from=packages /packages /tmp/packages']);
+    expect(installLine()).toMatch(
+      /^RUN tar -xzf \/tmp\/packages\/replix-cli-\*\.tgz --strip-components=1 -C \/app /,
+    );
   });
 
   it('runs the CLI as user 10001, as the manifests run it', () => {
@@ -99,7 +129,7 @@ describe('deploy/docker/Dockerfile', () => {
     )?.default as string;
     expect(runtime).toContain(`ENTRYPOINT ["node", "${replixBin}"]`);
     expect(existsSync(join(root, replixBin.replace(/^\/app\//, '')))).toBe(true);
-    expect(runtime.some((line) => /npm ci --omit=dev --ignore-scripts/.test(line))).toBe(true);
+    expect(installFlags()).toEqual(expect.arrayContaining(['--omit=dev', '--ignore-scripts']));
     const deployments = renderKustomization(join(root, 'deploy/kubernetes')).filter(
       (object) => object.kind === 'Deployment',
     );
@@ -124,19 +154,35 @@ describe('deploy/docker/Dockerfile', () => {
       await rm(app, { recursive: true, force: true });
     }, 120_000);
 
-    it('runs replix and serves the API from an `npm ci --omit=dev` of the copied files', {
-      timeout: 240_000,
+    it('runs replix and serves the API from an install of the packed CLI, as the image does', {
+      timeout: 300_000,
     }, async () => {
-      for (const file of contextFiles()) {
-        mkdirSync(dirname(join(app, file)), { recursive: true });
-        cpSync(join(root, file), join(app, file));
-      }
-      execFileSync(
-        'npm',
-        ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'],
-        { cwd: app, stdio: 'ignore' },
-      );
+      const packed = join(app, '.packages');
+      execFileSync(process.execPath, [join(root, 'tools/pack-packages.ts'), '--out', packed], {
+        cwd: root,
+        stdio: 'ignore',
+      });
+      const [tarball] = readdirSync(packed).filter((name) => /^replix-cli-.*\.tgz$/.test(name));
+      expect(tarball).toBeDefined();
+      execFileSync('tar', [
+        '-xzf',
+        join(packed, tarball as string),
+        '--strip-components=1',
+        '-C',
+        app,
+      ]);
+      rmSync(packed, { recursive: true, force: true });
+      execFileSync('npm', ['install', ...installFlags(), '--prefer-offline'], {
+        cwd: app,
+        stdio: 'ignore',
+      });
+      // No dev tools and no sources: only registry packages and the compiled CLI.
       expect(existsSync(join(app, 'node_modules/vite'))).toBe(false);
+      expect(existsSync(join(app, 'node_modules/typescript'))).toBe(false);
+      expect(existsSync(join(app, 'node_modules/@replix'))).toBe(false);
+      expect(readdirSync(join(app, 'packages/dashboard'))).toEqual(['dist']);
+      expect(existsSync(join(app, 'packages/cli/src/main.ts'))).toBe(false);
+      expect(existsSync(join(app, 'packages/cli/src/main.js'))).toBe(true);
       const replix = join(app, 'packages/cli/bin/replix.js');
       const version = execFileSync(process.execPath, [replix, '--version'], { encoding: 'utf8' });
       expect(version.trim()).toMatch(/^\d+\.\d+\.\d+$/);

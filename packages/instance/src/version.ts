@@ -9,7 +9,8 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
+    // .js: the packed CLI carries the same sources compiled (tools/pack-cli.ts).
+    return /\.[jt]s$/.test(entry.name) ? [path] : [];
   });
 }
 
