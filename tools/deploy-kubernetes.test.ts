@@ -9,12 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { Job } from 'kubernetes-models/batch/v1';
-import {
-  ClusterRole,
-  ClusterRoleBinding,
-  Role,
-  RoleBinding,
-} from 'kubernetes-models/rbac.authorization.k8s.io/v1';
+import { Role, RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import {
   ConfigMap,
   Namespace,
@@ -25,6 +20,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { buildJobManifest } from '../packages/control-plane/src/adapters/drivers/kubernetes/build-job-manifest.ts';
+import { instanceNamespaces } from '../packages/control-plane/src/adapters/drivers/kubernetes/kubernetes-names.ts';
 import { buildJobOptionsOf } from '../packages/control-plane/src/adapters/drivers/kubernetes/kubernetes-setup.ts';
 import {
   BUILDER_PERMISSIONS,
@@ -39,6 +35,7 @@ import {
   resolveControlPlaneConfig,
 } from '../packages/control-plane/src/config.ts';
 import { ROLE_NAMES } from '../packages/control-plane/src/domain/role-names.ts';
+import { rbacYaml } from './kubernetes-rbac.ts';
 import { type RenderedObject, renderKustomization } from './render-kustomization.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -54,8 +51,6 @@ const SECRET_STAND_INS: Record<string, string> = {
 const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   Namespace,
   ServiceAccount,
-  ClusterRole,
-  ClusterRoleBinding,
   Role,
   RoleBinding,
   PersistentVolumeClaim,
@@ -170,14 +165,38 @@ describe('deploy/kubernetes', () => {
     expect(() => new Deployment(broken as never).validate()).toThrow();
   });
 
-  it('puts everything in replix-system, labelled as part of Replix', () => {
-    expect(named('Namespace', 'replix-system')).toBeDefined();
+  it('declares the namespaces the driver needs and puts the control plane in replix-system, labelled as part of Replix', () => {
+    const driver = configOf('reconciler').kubernetes as NonNullable<
+      ControlPlaneConfig['kubernetes']
+    >;
+    const instanceSpaces = instanceNamespaces(
+      driver.namespacePattern,
+      Object.keys(driver.hostPatterns),
+    );
+    expect(instanceSpaces).toEqual(['replix-eu-west-1']);
+    expect(
+      ofKind('Namespace')
+        .map((namespace) => namespace.metadata.name)
+        .sort(),
+    ).toEqual(['replix-system', ...instanceSpaces].sort());
+    for (const namespace of ofKind('Namespace')) {
+      expect(
+        namespace.metadata.labels?.['pod-security.kubernetes.io/enforce'],
+        namespace.metadata.name,
+      ).toBe('restricted');
+    }
     for (const object of objects) {
       expect(object.metadata.labels?.['app.kubernetes.io/part-of'], object.metadata.name).toBe(
         'replix',
       );
-      if (!['Namespace', 'ClusterRole', 'ClusterRoleBinding'].includes(object.kind))
-        expect(object.metadata.namespace, object.metadata.name).toBe('replix-system');
+      if (object.kind === 'Namespace') continue;
+      // In the instance namespaces only the driver's Roles; everything else is the control plane's.
+      const expected = ['Role', 'RoleBinding'].includes(object.kind)
+        ? [...instanceSpaces, 'replix-system']
+        : ['replix-system'];
+      expect(expected, `${object.kind}/${object.metadata.name}`).toContain(
+        object.metadata.namespace,
+      );
     }
   });
 
@@ -193,7 +212,24 @@ describe('deploy/kubernetes', () => {
       expect(container.args).toEqual([role]);
       images.add(container.image);
     }
-    expect([...images]).toEqual(['registry.example.com/replix/runtime:0.1.0']);
+    expect([...images]).toEqual([`registry.example.com/replix/runtime@sha256:${'0'.repeat(64)}`]);
+  });
+
+  it('pins every image by digest, the instances’ image (REPLIX_K8S_IMAGE) the same one', () => {
+    const pinned = /^[^@\s]+@sha256:[0-9a-f]{64}$/;
+    const images = objects.flatMap((object) => {
+      const spec = (
+        object.spec as { template?: { spec?: PodSpec & { initContainers?: Container[] } } }
+      )?.template?.spec;
+      return [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])].map((c) => c.image);
+    });
+    expect(images.length).toBe(ROLE_NAMES.length);
+    for (const image of images) expect(image).toMatch(pinned);
+    // The check is real: a tag, or a short digest, fails it.
+    expect('registry.example.com/replix/runtime:0.1.0').not.toMatch(pinned);
+    expect(`registry.example.com/replix/runtime@sha256:${'0'.repeat(63)}`).not.toMatch(pinned);
+    for (const role of ['api', 'reconciler', 'builder'])
+      expect(configOf(role).kubernetes?.image, role).toBe(images[0]);
   });
 
   it("decodes each role's environment with the control plane's own configuration", () => {
@@ -212,7 +248,7 @@ describe('deploy/kubernetes', () => {
     // The roles that call the cluster run the Kubernetes driver; the other needs no driver.
     for (const role of ['api', 'reconciler', 'builder'])
       expect(configOf(role).kubernetes, role).toMatchObject({
-        image: 'registry.example.com/replix/runtime:0.1.0',
+        image: `registry.example.com/replix/runtime@sha256:${'0'.repeat(64)}`,
         artifactUrl: 'http://replix-api.replix-system.svc:4000',
       });
     expect(configOf('health-monitor').driver).toBe('process');
@@ -297,56 +333,108 @@ describe('deploy/kubernetes', () => {
     );
     const secretRefs = (env: EnvVar[]) =>
       env.filter((v) => v.valueFrom?.secretKeyRef).map((v) => [v.name, v.valueFrom?.secretKeyRef]);
-    expect(secretRefs(container.env)).toEqual(secretRefs(containerOf('api').env));
+    // The store's URL from the operator's Secret, as the roles have it; the source from the
+    // Job's own credential Secret; never the master key.
+    const storeRef = secretRefs(containerOf('api').env).find(([name]) => name === 'DATABASE_URL');
+    expect(secretRefs(container.env)).toEqual([
+      storeRef,
+      [
+        'REPLIX_BUILD_SOURCE_URL',
+        { name: `${job.metadata.name}-source`, key: 'REPLIX_BUILD_SOURCE_URL' },
+      ],
+      [
+        'REPLIX_BUILD_SSH_PRIVATE_KEY',
+        {
+          name: `${job.metadata.name}-source`,
+          key: 'REPLIX_BUILD_SSH_PRIVATE_KEY',
+          optional: true,
+        },
+      ],
+    ]);
+    expect(JSON.stringify(job)).not.toContain('REPLIX_SECRET_KEY');
     expect(container.env.filter((v) => v.value !== undefined).map((v) => v.name)).not.toContain(
       'DATABASE_URL',
     );
   });
 
-  it('grants the reconciler exactly the API calls the driver makes, the api its log reads and the builder its Jobs', () => {
+  it('grants, by namespaced Roles only, the reconciler exactly the API calls the driver makes, the api its log reads and the builder its Jobs', () => {
     type Rules = Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
-    const rules = (kind: string, name: string) =>
-      (named(kind, name) as RenderedObject & { rules: Rules }).rules;
-    expect(grants(rules('ClusterRole', 'replix-reconciler'))).toEqual(
-      permitted(KUBERNETES_PERMISSIONS),
+    const rules = (name: string, namespace: string) => {
+      const role = ofKind('Role').find(
+        (one) => one.metadata.name === name && one.metadata.namespace === namespace,
+      );
+      if (!role) throw new Error(`no Role ${namespace}/${name}`);
+      return (role as RenderedObject & { rules: Rules }).rules;
+    };
+    // rbac.yaml is what tools/kubernetes-rbac.ts writes from permissions.ts.
+    expect(readFileSync(join(BASE, 'rbac.yaml'), 'utf8')).toBe(rbacYaml());
+    const driver = configOf('reconciler').kubernetes as NonNullable<
+      ControlPlaneConfig['kubernetes']
+    >;
+    const instanceSpaces = instanceNamespaces(
+      driver.namespacePattern,
+      Object.keys(driver.hostPatterns),
     );
-    expect(grants(rules('ClusterRole', 'replix-api'))).toEqual(permitted(LOG_READ_PERMISSIONS));
+    // Nothing cluster-wide.
+    expect(objects.filter((o) => o.kind.startsWith('Cluster'))).toEqual([]);
+    for (const namespace of instanceSpaces) {
+      expect(grants(rules('replix-reconciler', namespace))).toEqual(
+        permitted(KUBERNETES_PERMISSIONS),
+      );
+      expect(grants(rules('replix-api', namespace))).toEqual(permitted(LOG_READ_PERMISSIONS));
+    }
     const all = new Set(permitted(KUBERNETES_PERMISSIONS));
     expect(permitted(LOG_READ_PERMISSIONS).filter((grant) => !all.has(grant))).toEqual([]);
     // The builder's only in the build namespace (REPLIX_K8S_BUILD_NAMESPACE).
-    expect(ofKind('Role').map((role) => role.metadata.name)).toEqual(['replix-builder']);
-    expect(grants(rules('Role', 'replix-builder'))).toEqual(permitted(BUILDER_PERMISSIONS));
-    expect(named('Role', 'replix-builder').metadata.namespace).toBe(
-      configOf('builder').kubernetes?.builds.namespace,
+    const buildNamespace = configOf('builder').kubernetes?.builds.namespace as string;
+    expect(grants(rules('replix-builder', buildNamespace))).toEqual(permitted(BUILDER_PERMISSIONS));
+    expect(
+      ofKind('Role')
+        .map((role) => `${role.metadata.namespace}/${role.metadata.name}`)
+        .sort(),
+    ).toEqual(
+      [
+        ...instanceSpaces.flatMap((ns) => [`${ns}/replix-api`, `${ns}/replix-reconciler`]),
+        `${buildNamespace}/replix-builder`,
+      ].sort(),
     );
-    for (const role of [...ofKind('ClusterRole'), ...ofKind('Role')]) {
+    for (const role of ofKind('Role')) {
       expect(JSON.stringify(role)).not.toContain('*');
       expect(JSON.stringify(role)).not.toContain('resourceNames');
+      // No one reads a Secret through the API: the driver applies and deletes its own by name.
+      const secretVerbs = grants((role as RenderedObject & { rules: Rules }).rules).filter((g) =>
+        g.startsWith('/secrets:'),
+      );
+      expect(secretVerbs, role.metadata.name).not.toContainEqual(
+        expect.stringMatching(/:(get|list|watch)$/),
+      );
     }
     // Each binding names the account its role's pods run as; no one else gets a token.
-    const bound = [...ofKind('ClusterRoleBinding'), ...ofKind('RoleBinding')].map((binding) => {
-      const { kind, roleRef, subjects } = binding as RenderedObject & {
+    const bound = ofKind('RoleBinding').map((binding) => {
+      const { roleRef, subjects, metadata } = binding as RenderedObject & {
         roleRef: { kind: string; name: string };
         subjects: Array<{ kind: string; name: string; namespace: string }>;
       };
-      return { kind, role: `${roleRef.kind}/${roleRef.name}`, subjects };
+      expect(roleRef.name).toBe(metadata.name);
+      return { namespace: metadata.namespace, role: `${roleRef.kind}/${roleRef.name}`, subjects };
     });
     const account = (name: string) => [
       { kind: 'ServiceAccount', name, namespace: 'replix-system' },
     ];
-    expect(bound.sort((a, b) => a.role.localeCompare(b.role))).toEqual([
-      {
-        kind: 'ClusterRoleBinding',
-        role: 'ClusterRole/replix-api',
-        subjects: account('replix-api'),
-      },
-      {
-        kind: 'ClusterRoleBinding',
-        role: 'ClusterRole/replix-reconciler',
-        subjects: account('replix-reconciler'),
-      },
-      { kind: 'RoleBinding', role: 'Role/replix-builder', subjects: account('replix-builder') },
-    ]);
+    const key = (b: { namespace?: string; role: string }) => `${b.namespace}/${b.role}`;
+    expect(bound.sort((a, b) => key(a).localeCompare(key(b)))).toEqual(
+      [
+        ...instanceSpaces.flatMap((namespace) => [
+          { namespace, role: 'Role/replix-api', subjects: account('replix-api') },
+          { namespace, role: 'Role/replix-reconciler', subjects: account('replix-reconciler') },
+        ]),
+        {
+          namespace: buildNamespace,
+          role: 'Role/replix-builder',
+          subjects: account('replix-builder'),
+        },
+      ].sort((a, b) => key(a).localeCompare(key(b))),
+    );
     for (const role of ['api', 'reconciler', 'builder']) {
       expect(podOf(role).serviceAccountName).toBe(`replix-${role}`);
       expect(podOf(role).automountServiceAccountToken, role).toBeUndefined();
@@ -432,7 +520,8 @@ describe('deploy/kubernetes', () => {
       const unhashed = JSON.parse(
         JSON.stringify(rendered).replace(/"(replix-(?:config|driver))-[a-z0-9]{10}"/g, '"$1"'),
       ) as RenderedObject[];
-      const key = (object: RenderedObject) => `${object.kind}/${object.metadata.name}`;
+      const key = (object: RenderedObject) =>
+        `${object.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`;
       const byKey = (list: RenderedObject[]) =>
         Object.fromEntries(list.map((object) => [key(object), object]));
       expect(byKey(unhashed)).toEqual(byKey(objects));

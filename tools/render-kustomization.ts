@@ -17,8 +17,9 @@ interface Kustomization {
   namespace?: string;
   labels?: Array<{ pairs: Record<string, string> }>;
   resources?: string[];
-  configMapGenerator?: Array<{ name: string; envs: string[] }>;
-  images?: Array<{ name: string; newName: string; newTag: string }>;
+  configMapGenerator?: Array<{ name: string; namespace?: string; envs: string[] }>;
+  /** A new tag or, pinned, a digest (`sha256:<hex>`, giving `name@sha256:<hex>`). */
+  images?: Array<{ name: string; newName: string; newTag?: string; digest?: string }>;
 }
 
 const KNOWN_FIELDS = new Set([
@@ -56,7 +57,8 @@ function containersOf(object: RenderedObject): Array<{ image?: string }> {
 
 /**
  * The objects `kubectl kustomize <dir>` makes of a kustomization using only namespace, labels
- * (metadata only), file resources, ConfigMaps from env files and image names; any other field
+ * (metadata only), file resources, ConfigMaps from env files (each in its namespace, if it
+ * names one) and image names with a tag or a digest; any other field
  * is refused, so the two cannot silently differ. Generated ConfigMaps keep their plain names
  * (kustomize appends a content hash to them and to their references).
  */
@@ -81,7 +83,11 @@ export function renderKustomization(dir: string): RenderedObject[] {
       {},
       ...generator.envs.map((file) => parseEnvFile(readFileSync(join(dir, file), 'utf8'))),
     );
-    objects.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: generator.name }, data });
+    const metadata = {
+      name: generator.name,
+      ...(generator.namespace ? { namespace: generator.namespace } : {}),
+    };
+    objects.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata, data });
   }
   for (const object of objects) {
     if (kustomization.namespace && !CLUSTER_SCOPED.has(object.kind))
@@ -93,7 +99,10 @@ export function renderKustomization(dir: string): RenderedObject[] {
         (candidate) =>
           container.image === candidate.name || container.image?.startsWith(`${candidate.name}:`),
       );
-      if (image) container.image = `${image.newName}:${image.newTag}`;
+      if (image)
+        container.image = image.digest
+          ? `${image.newName}@${image.digest}`
+          : `${image.newName}:${image.newTag}`;
     }
   }
   return objects;

@@ -17,13 +17,17 @@ export function addBuildJobCommand(program: Command): void {
       'run one build (REPLIX_BUILD_ID) and exit: what a build Job of the kubernetes driver runs',
     )
     .action(async () => {
-      const config = controlPlaneConfigOrExit('build-job');
-      const { buildJobSettings, createControlPlaneLogger, runBuildJob } = await import(
-        '@replix/control-plane'
-      );
+      const { buildJobSettings, buildJobStoreConfig, createControlPlaneLogger, runBuildJob } =
+        await import('@replix/control-plane');
       let settings: ReturnType<typeof buildJobSettings>;
+      let config: ReturnType<typeof buildJobStoreConfig>;
       try {
         settings = buildJobSettings();
+        // Given its build's credential, a job needs no secret key (a Kubernetes build Job).
+        config =
+          settings.REPLIX_BUILD_SOURCE_URL === undefined
+            ? controlPlaneConfigOrExit('build-job')
+            : buildJobStoreConfig();
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         process.stderr.write(`replix build-job: ${error.message}\n`);

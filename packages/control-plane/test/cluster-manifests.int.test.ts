@@ -23,7 +23,8 @@ import { addApiKey, eventually, seedProvision, statusReached } from './reconcile
 // provision a database whose endpoint answers through the gateway, its build run as a Job the
 // builder applies from the base's own settings. What the fake cannot do is changed, and only
 // that: no ServiceAccount, RBAC or PersistentVolumeClaim kinds (the kubelet binds the
-// replix-data claim to a local folder, which the api, the reconciler and the build Jobs share),
+// replix-data claim to a local folder, which the api, the reconciler and the build Jobs share;
+// the namespaced RBAC is checked by tools/deploy-kubernetes.test.ts and the driver's tests),
 // the image's entry point given as the container's command (and the Jobs' through
 // REPLIX_K8S_REPLIX_BIN), the driver's settings pointed at the fake (its kubeconfig, the api
 // Service's cluster IP, an Ingress class, plain HTTP), and no OIDC discovery (no token is
@@ -210,6 +211,13 @@ describe('deploy/kubernetes on the fake API server with running pods', () => {
     expect(
       (job.status as { conditions?: Array<{ type: string; status: string }> }).conditions,
     ).toContainEqual(expect.objectContaining({ type: 'Complete', status: 'True' }));
+    // It ran on its own build's credential, never the master key, which is gone with the build.
+    expect(JSON.stringify(job)).not.toContain('REPLIX_SECRET_KEY');
+    await eventually(
+      async () => fake.object('Secret', NAMESPACE, `${job.metadata.name}-source`) === undefined,
+      30_000,
+      "the build credential's removal",
+    );
     const jobPod = (job.spec as { template: { spec: PodSpec } }).template.spec;
     expect(jobPod.volumes.find((volume) => volume.name === 'data')?.persistentVolumeClaim).toEqual({
       claimName: 'replix-data',

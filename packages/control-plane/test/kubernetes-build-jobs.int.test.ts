@@ -16,6 +16,7 @@ import {
 } from '../src/adapters/drivers/kubernetes/kubernetes-object.ts';
 import { BUILDER_PERMISSIONS } from '../src/adapters/drivers/kubernetes/permissions.ts';
 import { artifactDirFor } from '../src/application/builder/artifact-paths.ts';
+import { credentialFromStore } from '../src/application/builder/build-source-credential.ts';
 import { startBuilder } from '../src/application/builder/builder-role.ts';
 import { introspectSource } from '../src/application/builder/introspect-source.ts';
 import { queueBuild } from '../src/application/resources/builds/queue-build.ts';
@@ -25,6 +26,7 @@ import { finishedBuild, testSourceDatabase } from './builder-helpers.ts';
 import { startTestControlPlane, type TestControlPlane } from './control-plane-harness.ts';
 import { apiCallsOf, callsNotGranted, REPLIX_BIN } from './kubernetes-test-cluster.ts';
 import { caller } from './lifecycle-fixtures.ts';
+import { eventually } from './reconciler-fixtures.ts';
 
 const NAMESPACE = 'replix-system';
 const CLAIM = 'replix-data';
@@ -70,6 +72,7 @@ describe('builds as Kubernetes Jobs', () => {
         dataDir: MOUNT_PATH,
         deadlineSeconds: overrides.deadlineSeconds ?? 300,
       },
+      credentialOf: credentialFromStore(cp.context.db, cp.context.secrets),
       leaseMs: 10_000,
     });
   const startBuilderWith = async (buildRunner: KubernetesBuildRunner) => {
@@ -92,6 +95,22 @@ describe('builds as Kubernetes Jobs', () => {
     ).map((line) => line.message);
   const jobsOf = (buildId: string) =>
     api.list('batch/v1', 'Job', `replix.dev/build-id=${buildId}`, NAMESPACE);
+  /**
+   * The credential Secret of the build's Job, read from the fake's store (not through the API,
+   * so the builder's recorded calls stay its own); undefined while there is none.
+   */
+  const credentialOf = async (buildId: string) => {
+    const [job] = await jobsOf(buildId);
+    return job ? fake.object('Secret', NAMESPACE, `${job.metadata.name}-source`) : undefined;
+  };
+  /** The build's credential Secret as it is while its Job runs (found as soon as it exists). */
+  const credentialWhileRunning = async (buildId: string) => {
+    for (;;) {
+      const secret = await credentialOf(buildId);
+      if (secret) return secret;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
   /** The build's one Job, once it has ended with `condition` (its process exits after recording). */
   const endedJob = async (buildId: string, condition: 'Complete' | 'Failed') => {
     for (;;) {
@@ -133,7 +152,8 @@ describe('builds as Kubernetes Jobs', () => {
       kind: 'Namespace',
       metadata: { name: NAMESPACE, labels: {} } as unknown as KubernetesObject['metadata'],
     });
-    // The operator's Secret (docs/deploy/kubernetes.md): the store and the secret key.
+    // The operator's Secret (docs/deploy/kubernetes.md) as the Jobs see it: the store's
+    // address only. Without the secret key, a build runs only on its own credential.
     await api.apply({
       apiVersion: 'v1',
       kind: 'Secret',
@@ -141,7 +161,6 @@ describe('builds as Kubernetes Jobs', () => {
       type: 'Opaque',
       data: secretData({
         DATABASE_URL: cp.context.config.databaseUrl as string,
-        REPLIX_SECRET_KEY: cp.context.config.secretKey.toString('hex'),
       }),
     });
     firstBuilderRequest = fake.requests.length;
@@ -158,10 +177,37 @@ describe('builds as Kubernetes Jobs', () => {
     const builder = await startBuilderWith(runner());
     const database = await testSourceDatabase(cp, accountId, sourceUrl);
     const buildId = await queueBuild(cp.context.db, database);
+    const credential = credentialWhileRunning(buildId);
     const row = await finishedBuild(cp, buildId, 180_000);
+    // The builder deletes the credential once it sees the build recorded.
+    await eventually(
+      async () => (await credentialOf(buildId)) === undefined,
+      30_000,
+      'no credential',
+    );
     await builder.close();
 
     expect(row).toMatchObject({ status: 'succeeded', attempts: 1, compute_type: 'kubernetes.job' });
+    // The Job's credential: this build's source URL alone, owned by the Job, gone once it ended.
+    const secret = await credential;
+    const jobs = await jobsOf(buildId);
+    expect(jobs).toHaveLength(1);
+    const [ran] = jobs as [(typeof jobs)[0]];
+    expect(secret.metadata.name).toBe(`${ran.metadata.name}-source`);
+    expect(secret.metadata.ownerReferences).toEqual([
+      expect.objectContaining({
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        name: ran.metadata.name,
+        uid: ran.metadata.uid,
+      }),
+    ]);
+    const data = (secret as unknown as { data: Record<string, string> }).data;
+    expect(Object.keys(data)).toEqual(['REPLIX_BUILD_SOURCE_URL']);
+    const opened = new URL(
+      Buffer.from(data.REPLIX_BUILD_SOURCE_URL as string, 'base64').toString(),
+    );
+    expect(decodeURIComponent(opened.password)).toBe(PASSWORD);
     const artifactDir = artifactDirFor(cp.dataDir, buildId);
     expect(row.image_uri).toBe(pathToFileURL(artifactDir).href);
     expect(existsSync(join(artifactDir, 'instance.mjs'))).toBe(true);
@@ -194,6 +240,7 @@ describe('builds as Kubernetes Jobs', () => {
     const text = JSON.stringify(job);
     expect(text).not.toContain(cp.context.config.databaseUrl as string);
     expect(text).not.toContain(cp.context.config.secretKey.toString('hex'));
+    expect(text).not.toContain('REPLIX_SECRET_KEY');
     expect(text).not.toContain(PASSWORD);
   });
 
@@ -268,7 +315,8 @@ describe('builds as Kubernetes Jobs', () => {
     const row = await finishedBuild(cp, buildId, 180_000);
     expect(row).toMatchObject({ status: 'succeeded', attempts: 1 });
     expect((await logOf(buildId)).at(-1)).toBe('Build succeeded');
-  });
+    // finishedBuild's own limit, with room for the Job's start on a loaded machine.
+  }, 240_000);
 
   // Last: every call the builders made.
   it('stays within BUILDER_PERMISSIONS (the Role the builder needs)', () => {
@@ -280,6 +328,9 @@ describe('builds as Kubernetes Jobs', () => {
         'batch|jobs|get',
         'batch|jobs|list',
         'batch|jobs|patch',
+        '|secrets|create',
+        '|secrets|patch',
+        '|secrets|delete',
       ].sort(),
     );
     expect(callsNotGranted(calls, BUILDER_PERMISSIONS)).toEqual([]);

@@ -17,7 +17,7 @@ import {
 import { openStore } from '../src/adapters/store/open-store.ts';
 import { resolveControlPlaneConfig } from '../src/config.ts';
 import { type RunningControlPlane, startControlPlane } from '../src/start-control-plane.ts';
-import { REPLIX_BIN, throughGateway } from './kubernetes-test-cluster.ts';
+import { createOperatorNamespaces, REPLIX_BIN, throughGateway } from './kubernetes-test-cluster.ts';
 import {
   addApiKey,
   databaseRow,
@@ -138,6 +138,7 @@ describe('the control plane on the Kubernetes driver', () => {
     storeUrl = store.url;
     dropStore = () => store.drop();
     await storeSecretForBuildJobs(fake, storeUrl, secretKey);
+    await createOperatorNamespaces(fake.kubeconfig);
     cp = await startCp();
     seeded = await seedProvision(cp.context.db, cp.context.secrets, source.url);
     const row = await statusReached(cp.context.db, seeded.databaseId, 'running', 180_000);

@@ -22,6 +22,7 @@ import { sampleLaunch } from './fixtures/sample-launch.ts';
 import {
   apiCallsOf,
   callsNotGranted,
+  createOperatorNamespaces,
   killReplica,
   standInDriver,
 } from './kubernetes-test-cluster.ts';
@@ -37,6 +38,10 @@ const run = promisify(execFile);
 
 let fake: FakeKubernetes;
 let counter = 0;
+/** Requests before this index are the operator's set-up (the namespace), not the driver's. */
+let firstDriverRequest = 0;
+/** Ranges of requests the test made itself (kubectl), left out of the permission check. */
+const testOwnRequests: Array<[number, number]> = [];
 
 function makeDriver(options: { startTimeoutMs?: number } = {}): KubernetesDriver {
   return standInDriver(fake.kubeconfig, options);
@@ -60,6 +65,8 @@ beforeAll(async () => {
     probeIntervalMs: 50,
     progressDeadlineMs: 3000,
   });
+  await createOperatorNamespaces(fake.kubeconfig);
+  firstDriverRequest = fake.requests.length;
 });
 afterAll(async () => {
   await fake?.close();
@@ -74,7 +81,9 @@ describe('the Kubernetes driver on the fake API server', () => {
     expect(handle.containerRef).toBe(
       `kubernetes:${NAMESPACE}/${instanceObjectName(launch.instanceId)}`,
     );
-    const applies = fake.requests.filter((request) => request.method === 'PATCH');
+    const applies = fake.requests
+      .slice(firstDriverRequest)
+      .filter((request) => request.method === 'PATCH');
     expect(applies.length).toBeGreaterThan(0);
     for (const request of applies) {
       expect(request.query.force).toBe('true');
@@ -280,6 +289,8 @@ describe('the Kubernetes driver on the fake API server', () => {
     // The Deployments, and whatever of the Secrets and Service garbage collection (they are
     // owned by replica 0) had not taken yet.
     expect(deletes.filter((request) => request.path.includes('/deployments/'))).toHaveLength(2);
+    // The disruption budget of its two replicas went too.
+    expect(deletes.some((request) => request.path.includes('/poddisruptionbudgets/'))).toBe(true);
     for (const request of deletes) expect(request.query.propagationPolicy).toBe('Foreground');
     for (const [kind, name] of [
       ['Deployment', replicaObjectName(launch.instanceId, 0)],
@@ -287,6 +298,7 @@ describe('the Kubernetes driver on the fake API server', () => {
       ['Secret', instanceSecretName(launch.instanceId)],
       ['Secret', instanceKeysName(launch.instanceId)],
       ['Service', instanceObjectName(launch.instanceId)],
+      ['PodDisruptionBudget', instanceObjectName(launch.instanceId)],
     ] as const) {
       expect(fake.object(kind, NAMESPACE, name), name).toBeUndefined();
     }
@@ -298,6 +310,7 @@ describe('the Kubernetes driver on the fake API server', () => {
       'v1',
       'Pod',
       `replix.dev/instance-id=${launch.instanceId}`,
+      NAMESPACE,
     );
     expect(left).toEqual([]);
   });
@@ -348,7 +361,12 @@ describe('the Kubernetes driver on the fake API server', () => {
     const driver = makeDriver();
     const launch = launchOf();
     await driver.start(launch);
+    // An instance of one replica has no disruption budget.
+    expect(
+      fake.object('PodDisruptionBudget', NAMESPACE, instanceObjectName(launch.instanceId)),
+    ).toBeUndefined();
     const dir = await mkdtemp(join(tmpdir(), 'replix-kubectl-'));
+    const from = fake.requests.length;
     try {
       await writeFile(join(dir, 'config'), fake.kubeconfig);
       const { stdout } = await run(
@@ -367,6 +385,7 @@ describe('the Kubernetes driver on the fake API server', () => {
         ],
         { env: { ...process.env, HOME: dir } },
       );
+      testOwnRequests.push([from, fake.requests.length]);
       const items = (
         JSON.parse(stdout) as { items: Array<{ kind: string; metadata: { name: string } }> }
       ).items;
@@ -384,9 +403,56 @@ describe('the Kubernetes driver on the fake API server', () => {
     }
   });
 
+  it('keeps a disruption budget of one eviction for two replicas, and drops it at one', async () => {
+    const driver = makeDriver();
+    const launch = launchOf({ replicas: 2 });
+    await driver.start(launch);
+    const name = instanceObjectName(launch.instanceId);
+    try {
+      const budget = fake.object('PodDisruptionBudget', NAMESPACE, name);
+      expect(budget?.spec).toMatchObject({ maxUnavailable: 1 });
+      // Owned by replica 0's Deployment, as the instance's other objects.
+      const first = fake.object('Deployment', NAMESPACE, replicaObjectName(launch.instanceId, 0));
+      expect(budget?.metadata.ownerReferences).toEqual([
+        expect.objectContaining({ kind: 'Deployment', uid: first?.metadata.uid }),
+      ]);
+      await driver.start({ ...launch, replicas: 1 });
+      expect(fake.object('PodDisruptionBudget', NAMESPACE, name)).toBeUndefined();
+    } finally {
+      await driver.stop(launch.instanceId);
+    }
+  });
+
+  it('fails a start in a namespace the operator has not created, saying what to create', async () => {
+    const driver = standInDriver(fake.kubeconfig, {
+      endpoints: {
+        hostPatterns: {
+          'eu-west-1': '{database}.eu-west-1.db.test',
+          'us-east-1': '{database}.us-east-1.db.test',
+        },
+        route: { kind: 'ingress', ingressClassName: 'test' },
+        scheme: 'http',
+      },
+      placeOf: async () => ({ accountId: 'ac-1', region: 'us-east-1' }),
+    });
+    const launch = launchOf();
+    await expect(driver.start(launch)).rejects.toThrow(
+      /^The Kubernetes namespace "replix-us-east-1" is missing: create it with the Role and RoleBinding of deploy\/kubernetes/,
+    );
+    // Nothing was made anywhere, and no namespace.
+    expect(fake.object('Namespace', undefined, 'replix-us-east-1')).toBeUndefined();
+    expect(await driver.isAlive(launch.instanceId)).toBe(false);
+  });
+
   // Last: every call this file's driver made.
   it('stays within KUBERNETES_PERMISSIONS (the RBAC rules the chart grants)', () => {
-    const calls = apiCallsOf(fake.requests);
+    const calls = apiCallsOf(
+      fake.requests.filter(
+        (_, index) =>
+          index >= firstDriverRequest &&
+          !testOwnRequests.some(([from, to]) => index >= from && index < to),
+      ),
+    );
     expect(calls.size).toBeGreaterThan(10);
     expect(callsNotGranted(calls)).toEqual([]);
   });

@@ -2,7 +2,12 @@ import { type FakeKubernetes, startFakeKubernetes } from '@replix/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOG_READ_PERMISSIONS } from '../src/adapters/drivers/kubernetes/permissions.ts';
 import { sampleLaunch } from './fixtures/sample-launch.ts';
-import { apiCallsOf, callsNotGranted, standInDriver } from './kubernetes-test-cluster.ts';
+import {
+  apiCallsOf,
+  callsNotGranted,
+  createOperatorNamespaces,
+  standInDriver,
+} from './kubernetes-test-cluster.ts';
 
 // The api role serves `instance-logs` through the driver's readLogs, under a service account
 // that may do only LOG_READ_PERMISSIONS (deploy/kubernetes/rbac.yaml): every call readLogs makes
@@ -11,6 +16,7 @@ import { apiCallsOf, callsNotGranted, standInDriver } from './kubernetes-test-cl
 let fake: FakeKubernetes;
 beforeAll(async () => {
   fake = await startFakeKubernetes({ runPods: true, probeIntervalMs: 50 });
+  await createOperatorNamespaces(fake.kubeconfig);
 });
 afterAll(async () => {
   await fake?.close();

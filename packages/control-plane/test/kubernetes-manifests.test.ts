@@ -2,6 +2,7 @@ import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { Job } from 'kubernetes-models/batch/v1';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import type { InstanceLaunch } from '../src/adapters/drivers/instance-launch.ts';
@@ -40,7 +41,6 @@ import {
   ownedBy,
 } from '../src/adapters/drivers/kubernetes/kubernetes-object.ts';
 import {
-  namespaceManifest,
   unroutedManifests,
   unroutedMessageConfigMap,
 } from '../src/adapters/drivers/kubernetes/unrouted-backend.ts';
@@ -113,6 +113,7 @@ function validate(object: KubernetesObject): void {
     Job,
     Ingress,
     HTTPRoute,
+    PodDisruptionBudget,
   };
   const Model = models[object.kind];
   if (!Model) throw new Error(`no schema for ${object.kind}`);
@@ -214,15 +215,13 @@ describe('Kubernetes manifests', () => {
   });
 
   it("validate the instance namespace and its unrouted server's objects too", () => {
-    const namespace = namespaceFor('replix-{region}', { region: 'eu-west-1', accountId: 'ac_1' });
+    const namespace = namespaceFor('replix-{region}', { region: 'eu-west-1' });
     const objects = [
-      namespaceManifest(namespace),
       ...unroutedManifests(namespace, instanceOptions),
       unroutedMessageConfigMap(namespace, 'replix-db-db-1.eu-west-1.db.example.com', 'Paused.'),
       unroutedMessageConfigMap(namespace, 'replix-db-db-1.eu-west-1.db.example.com', null),
     ];
     expect(objects.map((object) => object.kind)).toEqual([
-      'Namespace',
       ...unroutedManifests(namespace, instanceOptions).map((object) => object.kind),
       'ConfigMap',
       'ConfigMap',
@@ -332,9 +331,22 @@ describe('Kubernetes manifests', () => {
         name: 'DATABASE_URL',
         valueFrom: { secretKeyRef: { name: 'replix-secrets', key: 'DATABASE_URL' } },
       },
+      // Its own build's credential, from the Job's own Secret; never the master key.
       {
-        name: 'REPLIX_SECRET_KEY',
-        valueFrom: { secretKeyRef: { name: 'replix-secrets', key: 'REPLIX_SECRET_KEY' } },
+        name: 'REPLIX_BUILD_SOURCE_URL',
+        valueFrom: {
+          secretKeyRef: { name: `${job.metadata.name}-source`, key: 'REPLIX_BUILD_SOURCE_URL' },
+        },
+      },
+      {
+        name: 'REPLIX_BUILD_SSH_PRIVATE_KEY',
+        valueFrom: {
+          secretKeyRef: {
+            name: `${job.metadata.name}-source`,
+            key: 'REPLIX_BUILD_SSH_PRIVATE_KEY',
+            optional: true,
+          },
+        },
       },
       { name: 'HOME', value: '/tmp' },
       { name: 'REPLIX_DATA_DIR', value: '/var/lib/replix' },
@@ -542,11 +554,11 @@ describe('Kubernetes manifests', () => {
     // Different ids never collapse onto one name.
     expect(names.size).toBe(hostile.length);
     expect(databaseObjectName('db_1')).not.toBe(databaseObjectName('DB_1'));
-    expect(namespaceFor('replix-{account}', { region: 'eu-west-1', accountId: 'Ac_ÜÜ' })).toMatch(
-      DNS_LABEL,
-    );
-    expect(() => namespaceFor('Replix_{region}', { region: 'eu-west-1', accountId: 'a' })).toThrow(
-      /DNS-1123/,
+    expect(namespaceFor('replix-{region}', { region: 'EU_Wést-1' })).toMatch(DNS_LABEL);
+    expect(() => namespaceFor('Replix_{region}', { region: 'eu-west-1' })).toThrow(/DNS-1123/);
+    // Namespaces are the operator's, one per region: a per-account pattern is refused.
+    expect(() => namespaceFor('replix-{account}', { region: 'eu-west-1' })).toThrow(
+      /created by the operator, one per region/,
     );
   });
 

@@ -31,9 +31,18 @@ describe.runIf(enabled)('the Kubernetes driver on a real cluster (opt-in)', () =
   const region = `test-${randomUUID().slice(0, 8)}`;
   // Made in beforeAll: the describe body runs (to collect) even when the suite is off.
   let driver: KubernetesDriver;
-  beforeAll(() => {
+  beforeAll(async () => {
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromDefault();
+    // The operator's step: the driver creates no namespace.
+    await new KubernetesApi(kubeConfig).apply(
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: `replix-${region}`, labels: { 'app.kubernetes.io/part-of': 'replix' } },
+      } as unknown as Parameters<KubernetesApi['apply']>[0],
+      'replix-test',
+    );
     driver = new KubernetesDriver({
       api: new KubernetesApi(kubeConfig),
       log: pino({ level: 'info' }),

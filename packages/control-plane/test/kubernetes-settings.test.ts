@@ -52,12 +52,12 @@ describe('REPLIX_DRIVER=kubernetes settings', () => {
     const ingress = resolve({
       REPLIX_K8S_ROUTE: 'ingress:nginx',
       REPLIX_K8S_ENDPOINT_SCHEME: 'http',
-      REPLIX_K8S_NAMESPACE_PATTERN: 'replix-{account}',
+      REPLIX_K8S_NAMESPACE_PATTERN: 'dbs-{region}',
     });
     expect(ingress.kubernetes).toMatchObject({
       route: { kind: 'ingress', ingressClassName: 'nginx' },
       endpointScheme: 'http',
-      namespacePattern: 'replix-{account}',
+      namespacePattern: 'dbs-{region}',
     });
     // The process driver needs none of them.
     expect(
@@ -70,6 +70,11 @@ describe('REPLIX_DRIVER=kubernetes settings', () => {
 
   it('refuses missing and bad values with a ConfigError naming the variable', () => {
     const cases: Array<[Record<string, string | undefined>, RegExp]> = [
+      // The operator creates the namespaces, so they cannot depend on accounts.
+      [
+        { REPLIX_K8S_NAMESPACE_PATTERN: 'replix-{account}' },
+        /^REPLIX_K8S_NAMESPACE_PATTERN: .*\{account\}/,
+      ],
       [{ REPLIX_K8S_IMAGE: undefined }, /^REPLIX_K8S_IMAGE is required/],
       [{ REPLIX_K8S_IMAGE: '  ' }, /^REPLIX_K8S_IMAGE is required/],
       [{ REPLIX_K8S_ENDPOINT_HOSTS: undefined }, /^REPLIX_K8S_ENDPOINT_HOSTS is required/],

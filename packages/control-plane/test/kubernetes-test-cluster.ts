@@ -58,7 +58,9 @@ export function throughGateway(
 /**
  * The API calls among `requests` (the fake's record) as `group|resource|verb`, the way RBAC
  * authorizes them: an apply (PATCH) as `patch` and `create` (an apply that creates is
- * authorized as create). Discovery (`/api`, `/apis`, group versions) is open to every client.
+ * authorized as create). A call outside any namespace (a cluster-wide list, a namespace
+ * itself) is `cluster:group|resource|verb`, which no Role grants. Discovery (`/api`, `/apis`,
+ * group versions) is open to every client.
  */
 export function apiCallsOf(
   requests: readonly { method: string; path: string; query: Readonly<Record<string, string>> }[],
@@ -71,6 +73,7 @@ export function apiCallsOf(
       );
     if (!match) continue;
     const [, group = '', plural, name, subresource] = match;
+    const scope = path.includes('/namespaces/') && plural !== 'namespaces' ? '' : 'cluster:';
     const resource = subresource ? `${plural}/${subresource}` : plural;
     const verbs =
       method === 'GET'
@@ -78,12 +81,15 @@ export function apiCallsOf(
         : method === 'PATCH'
           ? ['patch', 'create']
           : [method === 'DELETE' ? 'delete' : method];
-    for (const verb of verbs) calls.add(`${group}|${resource}|${verb}`);
+    for (const verb of verbs) calls.add(`${scope}${group}|${resource}|${verb}`);
   }
   return calls;
 }
 
-/** The calls the rules (KUBERNETES_PERMISSIONS unless given) do not grant. */
+/**
+ * The calls the rules (KUBERNETES_PERMISSIONS unless given, granted by a Role in each
+ * namespace, deploy/kubernetes/rbac.yaml) do not grant: every cluster-wide call among them.
+ */
 export function callsNotGranted(
   calls: Iterable<string>,
   permissions: readonly KubernetesPermission[] = KUBERNETES_PERMISSIONS,
@@ -110,7 +116,12 @@ export async function killReplica(
   const api = new KubernetesApi(config);
   const name = replicaObjectName(instanceId, ordinal);
   const [deployment] = (
-    await api.list('apps/v1', 'Deployment', `replix.dev/instance-id=${instanceId}`)
+    await api.list(
+      'apps/v1',
+      'Deployment',
+      `replix.dev/instance-id=${instanceId}`,
+      INSTANCE_NAMESPACE,
+    )
   ).filter((one) => one.metadata.name === name);
   if (!deployment) return;
   const ref = {
@@ -123,6 +134,32 @@ export async function killReplica(
   for (let waited = 0; (await api.get(ref)) !== null; waited += 100) {
     if (waited > 60_000) throw new Error(`replica ${ordinal} of ${instanceId} did not go`);
     await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The instance namespace of the tests' region (eu-west-1 under `replix-{region}`). */
+export const INSTANCE_NAMESPACE = 'replix-eu-west-1';
+
+/**
+ * Creates the namespaces as the operator does (docs/deploy/kubernetes.md#namespaces): the
+ * driver never creates one. Applied under the field manager `operator`.
+ */
+export async function createOperatorNamespaces(
+  kubeconfig: string,
+  names: readonly string[] = [INSTANCE_NAMESPACE],
+): Promise<void> {
+  const config = new KubeConfig();
+  config.loadFromString(kubeconfig);
+  const api = new KubernetesApi(config);
+  for (const name of names) {
+    await api.apply(
+      {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name, labels: { 'app.kubernetes.io/part-of': 'replix' } },
+      } as unknown as Parameters<KubernetesApi['apply']>[0],
+      'operator',
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import { createBuildRunner } from '../adapters/drivers/create-driver.ts';
 import { BUILD_LEASE_MS } from '../adapters/store/build-queue.ts';
+import { credentialFromStore } from '../application/builder/build-source-credential.ts';
 import { startBuilder } from '../application/builder/builder-role.ts';
 import { introspectSource } from '../application/builder/introspect-source.ts';
 import { startHealthMonitor } from '../application/health/health-monitor-role.ts';
@@ -36,7 +37,12 @@ export const ROLE_STARTERS: Record<Exclude<RoleName, 'api'>, RoleStarter> = {
     loopPeriodMs: () => BUILD_LEASE_MS / 3,
     // With the kubernetes driver, builds run as Jobs; otherwise in the builder's process.
     start: async (context, pulse) => {
-      const runner = await createBuildRunner(context.config, context.log, context.db);
+      const runner = await createBuildRunner(
+        context.config,
+        context.log,
+        context.db,
+        credentialFromStore(context.db, context.secrets),
+      );
       return startBuilder(context, {
         introspect: introspectSource,
         pulse,

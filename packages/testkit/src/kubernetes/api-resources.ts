@@ -76,6 +76,15 @@ export const API_RESOURCES: readonly ApiResource[] = [
     generation: true,
   },
   {
+    group: 'policy',
+    version: 'v1',
+    kind: 'PodDisruptionBudget',
+    plural: 'poddisruptionbudgets',
+    namespaced: true,
+    generation: true,
+    shortNames: ['pdb'],
+  },
+  {
     group: 'networking.k8s.io',
     version: 'v1',
     kind: 'Ingress',

@@ -4,7 +4,7 @@
  *
  * Faithful: the REST paths of the kinds the driver's manifests use (core/v1 Namespace,
  * Secret, ConfigMap, Service, Pod, Event; apps/v1 Deployment; batch/v1 Job;
- * networking.k8s.io/v1 Ingress; gateway.networking.k8s.io/v1 HTTPRoute) and legacy discovery
+ * policy/v1 PodDisruptionBudget (stored only: nothing evicts); networking.k8s.io/v1 Ingress; gateway.networking.k8s.io/v1 HTTPRoute) and legacy discovery
  * (`/api`, `/apis`, group versions, `/version`); server-side apply (`PATCH` with
  * `application/apply-patch+yaml`, `fieldManager`, `force`) creating or merging, dropping
  * fields a manager no longer applies, `metadata.managedFields` per manager in FieldsV1 form,

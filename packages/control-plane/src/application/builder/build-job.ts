@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import process from 'node:process';
 import { decodeEnvironment, type Environment } from '@replix/runtime';
@@ -13,9 +13,11 @@ import { buildById, buildErrorOf } from '../../adapters/store/build-store.ts';
 import type { StoreDb } from '../../adapters/store/open-store.ts';
 import { openStore } from '../../adapters/store/open-store.ts';
 import { SecretBox } from '../../adapters/store/secret-box.ts';
-import type { ControlPlaneConfig } from '../../config.ts';
+import type { BuildJobConfig } from '../../config.ts';
 import { BUILD_RATES, type BuildComputeType } from '../../domain/build-rates.ts';
+import { withSourceConnector } from '../source-access/connection-target.ts';
 import { introspectSource } from './introspect-source.ts';
+import type { SourceIntrospector } from './run-build.ts';
 import { type ClaimedBuildResult, runClaimedBuild } from './run-claimed-build.ts';
 
 const COMPUTE_TYPES = Object.keys(BUILD_RATES) as BuildComputeType[];
@@ -37,12 +39,40 @@ export const BUILD_JOB_VARIABLES = Type.Object({
     echo: true,
     description: 'the tier the build is billed at',
   }),
+  REPLIX_BUILD_SOURCE_URL: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: "this build's source URL, password included: then no REPLIX_SECRET_KEY",
+    }),
+  ),
+  REPLIX_BUILD_SSH_PRIVATE_KEY: Type.Optional(
+    Type.String({ description: "with REPLIX_BUILD_SOURCE_URL: the SSH tunnel's private key" }),
+  ),
 });
 export type BuildJobSettings = StaticDecode<typeof BUILD_JOB_VARIABLES>;
 
 /** Decodes `replix build-job`'s own variables; a bad one is a ConfigError naming it. */
 export function buildJobSettings(env: Environment = process.env): BuildJobSettings {
   return decodeEnvironment(BUILD_JOB_VARIABLES, env);
+}
+
+/**
+ * Reads the source through the build's own credential: the URL as given, and the tunnel of
+ * the connection (host, port, user are not secret) with the given key. The stored passwords
+ * are not opened.
+ */
+function credentialIntrospector(settings: BuildJobSettings, url: string): SourceIntrospector {
+  return (_database, connection) =>
+    withSourceConnector(
+      {
+        sourceUrl: url,
+        ssh:
+          connection.ssh && settings.REPLIX_BUILD_SSH_PRIVATE_KEY
+            ? { ...connection.ssh, privateKey: settings.REPLIX_BUILD_SSH_PRIVATE_KEY }
+            : undefined,
+      },
+      (connector) => connector.introspect(),
+    );
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -104,7 +134,7 @@ export type BuildJobOutcome =
  * Aborting `stopping` (SIGTERM) gives the build back to the queue.
  */
 export async function runBuildJob(
-  config: ControlPlaneConfig,
+  config: BuildJobConfig,
   settings: BuildJobSettings,
   log: Logger,
   stopping: AbortSignal,
@@ -112,14 +142,21 @@ export async function runBuildJob(
   const store = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}:build-job`;
+    const url = settings.REPLIX_BUILD_SOURCE_URL;
+    // With a credential the job holds no key: a box of a random key opens no stored secret,
+    // and the credential's introspector never asks it to.
+    const key = url === undefined ? config.secretKey : randomBytes(32);
+    if (key === undefined) {
+      throw new Error('A build job needs REPLIX_BUILD_SOURCE_URL or REPLIX_SECRET_KEY.');
+    }
     const found = await buildJobClaim(store.db, settings, owner);
     if (found.kind === 'refused') return found;
     const result = await runClaimedBuild(found.claim, {
       db: store.db,
       log,
       dataDir: config.dataDir,
-      secrets: new SecretBox(config.secretKey),
-      introspect: introspectSource,
+      secrets: new SecretBox(key),
+      introspect: url === undefined ? introspectSource : credentialIntrospector(settings, url),
       computeType: settings.REPLIX_BUILD_COMPUTE_TYPE,
       stopping,
     });

@@ -1,3 +1,8 @@
+import {
+  BUILD_SOURCE_URL_KEY,
+  BUILD_SSH_KEY_KEY,
+  buildCredentialName,
+} from './build-credential.ts';
 import { buildObjectName, objectLabels } from './kubernetes-names.ts';
 import type { KubernetesObject } from './kubernetes-object.ts';
 import { CONTAINER_SECURITY, POD_SECURITY, RUN_AS } from './pod-security.ts';
@@ -14,8 +19,7 @@ export interface BuildJobOptions {
   readonly namespace: string;
   /**
    * The operator's Secret with the control plane's `DATABASE_URL` (the Job records the build
-   * in the store) and `REPLIX_SECRET_KEY` (it opens the source's sealed password); only
-   * referenced, never read.
+   * in the store); only its `DATABASE_URL` key is referenced, never `REPLIX_SECRET_KEY`.
    */
   readonly storeSecretName: string;
   /** The ReadWriteMany claim of the data folder the api role serves artifacts from. */
@@ -48,22 +52,24 @@ export function buildJobName(input: Pick<BuildJobInput, 'buildId' | 'attempt' | 
 /**
  * One build attempt as a Job running `replix build-job`. It runs once (`backoffLimit: 0`):
  * retries belong to the build queue's retry policy (`jobs/retry-policy.ts`), which sees every
- * attempt. The store's URL and the secret key come from the store Secret by reference, so the
- * Job object carries no secret.
+ * attempt. The store's URL comes from the store Secret and the build's source credential from
+ * the Job's own Secret (build-credential.ts), both by reference, so the Job object carries no
+ * secret; the master key is not among them.
  */
 export function buildJobManifest(input: BuildJobInput, options: BuildJobOptions): KubernetesObject {
   const labels = objectLabels(
     { accountId: input.accountId, databaseId: input.databaseId, buildId: input.buildId },
     'build',
   );
-  const fromStoreSecret = (name: string) => ({
-    name,
-    valueFrom: { secretKeyRef: { name: options.storeSecretName, key: name } },
+  const name = buildJobName(input);
+  const fromSecret = (secret: string, key: string, optional?: true) => ({
+    name: key,
+    valueFrom: { secretKeyRef: { name: secret, key, ...(optional ? { optional } : {}) } },
   });
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { name: buildJobName(input), namespace: options.namespace, labels },
+    metadata: { name, namespace: options.namespace, labels },
     spec: {
       backoffLimit: 0,
       activeDeadlineSeconds: options.deadlineSeconds,
@@ -83,8 +89,10 @@ export function buildJobManifest(input: BuildJobInput, options: BuildJobOptions)
               ...(options.imagePullPolicy ? { imagePullPolicy: options.imagePullPolicy } : {}),
               command: ['node', options.replixBin, 'build-job'],
               env: [
-                fromStoreSecret('DATABASE_URL'),
-                fromStoreSecret('REPLIX_SECRET_KEY'),
+                fromSecret(options.storeSecretName, 'DATABASE_URL'),
+                fromSecret(buildCredentialName(name), BUILD_SOURCE_URL_KEY),
+                // Only connections through an SSH tunnel have a key.
+                fromSecret(buildCredentialName(name), BUILD_SSH_KEY_KEY, true),
                 { name: 'HOME', value: '/tmp' },
                 { name: 'REPLIX_DATA_DIR', value: options.dataDir },
                 { name: 'REPLIX_BUILD_ID', value: input.buildId },

@@ -12,6 +12,7 @@ import {
   checkpointVariables,
   checkpointVolume,
 } from './checkpoint-bucket.ts';
+import { instanceSpreadConstraints } from './instance-spread.ts';
 import {
   instanceKeysName,
   instanceObjectName,
@@ -351,6 +352,11 @@ export function instanceDeployment(
           enableServiceLinks: false,
           terminationGracePeriodSeconds: TERMINATION_GRACE_SECONDS,
           securityContext: { ...POD_SECURITY, fsGroup: RUN_AS },
+          // The instance's replicas on different zones and nodes where the cluster allows.
+          topologySpreadConstraints: instanceSpreadConstraints(
+            launch.databaseId,
+            launch.instanceId,
+          ),
           initContainers: fetchContainer(input, options),
           containers: [
             {

@@ -32,7 +32,8 @@ export interface ObjectRef {
 /**
  * The calls the driver makes, and only those (permissions.ts lists them): server-side apply
  * as `replix` with `force` (so fields someone else changed are taken back on every apply),
- * get, list by label (across namespaces when none is given), delete with foreground
+ * get, list by label (in one namespace: the driver's Roles grant nothing cluster-wide; tests
+ * may omit it), delete with foreground
  * propagation, and pod logs.
  */
 export class KubernetesApi {

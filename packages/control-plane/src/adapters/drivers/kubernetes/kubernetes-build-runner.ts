@@ -11,6 +11,7 @@ import {
 } from '../../store/build-queue.ts';
 import { appendLogLine } from '../../store/log-lines.ts';
 import type { StoreDb } from '../../store/open-store.ts';
+import { type BuildCredential, buildCredentialSecret } from './build-credential.ts';
 import { type BuildJobOptions, buildJobManifest } from './build-job-manifest.ts';
 import type { KubernetesApi, LiveObject } from './kubernetes-api.ts';
 import { LABELS, labelValue } from './kubernetes-names.ts';
@@ -21,6 +22,11 @@ export interface KubernetesBuildRunnerOptions {
   readonly db: StoreDb;
   readonly log: Logger;
   readonly job: BuildJobOptions;
+  /**
+   * The build's source credential (the builder opens it with the secret key), or a reason the
+   * build cannot run, fit for its user (the database or its connection is gone).
+   */
+  readonly credentialOf: (build: BuildClaim['build']) => Promise<BuildCredential | string>;
   readonly leaseMs?: number;
 }
 
@@ -61,6 +67,10 @@ export function jobEndReason(job: LiveObject | null, deadlineSeconds: number): s
  * claim's lease fresh while the Job runs, and fails the build itself only when the Job ended
  * without recording (the pod never ran, the deadline passed). A builder that stops leaves the
  * Job running: its process holds the lease and records the outcome.
+ *
+ * Each Job gets its build's source credential in a Secret of its own (build-credential.ts),
+ * applied once the Job has a uid to own it (the pod waits for it), deleted when the build
+ * ends here, and in any case with the Job.
  */
 export class KubernetesBuildRunner implements BuildRunner {
   readonly #options: KubernetesBuildRunnerOptions;
@@ -73,6 +83,11 @@ export class KubernetesBuildRunner implements BuildRunner {
     const { api, db, log, job: jobOptions } = this.#options;
     const leaseMs = this.#options.leaseMs ?? BUILD_LEASE_MS;
     const { build, attempt } = claim;
+    const credential = await this.#options.credentialOf(build);
+    if (typeof credential === 'string') {
+      await this.#failUnrecorded(claim, credential);
+      return;
+    }
     const manifest = buildJobManifest(
       {
         buildId: build.id,
@@ -90,21 +105,51 @@ export class KubernetesBuildRunner implements BuildRunner {
       name: manifest.metadata.name,
     };
     await this.#removeEarlierJobs(build.id, ref.name);
-    await api.apply(manifest);
+    const job = await api.apply(manifest);
+    const secret = buildCredentialSecret(
+      {
+        name: ref.name,
+        namespace: ref.namespace,
+        uid: job.metadata.uid as string,
+        labels: manifest.metadata.labels,
+      },
+      credential,
+    );
+    const secretRef = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      namespace: ref.namespace,
+      name: secret.metadata.name,
+    };
+    try {
+      await api.apply(secret);
+    } catch (error) {
+      await api.delete(ref);
+      throw error;
+    }
     log.info({ buildId: build.id, attempt, job: ref.name }, 'build job created');
     const pauses = new PollPauses(FIRST_POLL_MS, MAX_POLL_MS);
-    while (!stopping.aborted) {
-      // False once the Job's process recorded the outcome (or gave the build back).
-      if (!(await renewBuildLease(db, claim, leaseMs))) return;
-      progressed?.();
-      const reason = jobEndReason(await api.get(ref), jobOptions.deadlineSeconds);
-      if (reason !== null) {
-        await this.#failUnrecorded(claim, reason);
-        return;
+    try {
+      while (!stopping.aborted) {
+        // False once the Job's process recorded the outcome (or gave the build back).
+        if (!(await renewBuildLease(db, claim, leaseMs))) break;
+        progressed?.();
+        const reason = jobEndReason(await api.get(ref), jobOptions.deadlineSeconds);
+        if (reason !== null) {
+          await this.#failUnrecorded(claim, reason);
+          break;
+        }
+        await sleep(pauses.next(), undefined, { signal: stopping }).catch(() => {});
       }
-      await sleep(pauses.next(), undefined, { signal: stopping }).catch(() => {});
+    } finally {
+      // A Job that runs on without this builder still needs its credential.
+      const jobRunsOn =
+        stopping.aborted && jobEndReason(await api.get(ref), jobOptions.deadlineSeconds) === null;
+      if (!jobRunsOn) await api.delete(secretRef);
     }
-    log.info({ buildId: build.id, job: ref.name }, 'builder stopping; the build job goes on');
+    if (stopping.aborted) {
+      log.info({ buildId: build.id, job: ref.name }, 'builder stopping; the build job goes on');
+    }
   }
 
   /** One Job per build: an earlier attempt's (ended, or hung without its lease) goes. */

@@ -23,11 +23,14 @@ import {
   leaderService,
   REPLICAS_ANNOTATION,
 } from './instance-manifests.ts';
+import { instanceDisruptionBudget } from './instance-spread.ts';
 import type { KubernetesApi, LiveObject, ObjectRef } from './kubernetes-api.ts';
 import {
   databaseObjectName,
   instanceKeysName,
+  instanceNamespaces,
   instanceObjectName,
+  instanceSecretName,
   LABELS,
   labelValue,
   namespaceFor,
@@ -45,11 +48,11 @@ import {
   type SourcedLine,
   sinceSecondsOf,
 } from './log-token.ts';
+import { namespaceUnavailable } from './namespace-check.ts';
 import { PollPauses } from './poll-pauses.ts';
 import { podIp, podRuns, rolloutState } from './rollout-state.ts';
 import {
   messageManager,
-  namespaceManifest,
   UNROUTED_NAME,
   UNROUTED_SERVICE_PORT,
   unroutedManifests,
@@ -101,6 +104,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const DEPLOYMENT = { apiVersion: 'apps/v1', kind: 'Deployment' } as const;
 const SERVICE = { apiVersion: 'v1', kind: 'Service' } as const;
 const SECRET = { apiVersion: 'v1', kind: 'Secret' } as const;
+const DISRUPTION_BUDGET = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' } as const;
 
 /** The label selector of everything Replix made for one instance, in any namespace. */
 function instanceSelector(instanceId: string): string {
@@ -126,10 +130,12 @@ function ordinalOf(object: LiveObject): number {
  * replica, and when the replicas follow replica 0 (a checkpoint bucket, several replicas) a
  * leader Service in front of replica 0 alone; all applied server-side as the `replix` field
  * manager with `force`, so every apply is idempotent and takes back fields someone else
- * changed. Per database a Service (the switch between instances) and an HTTPRoute or Ingress
- * for its host. Everything carries the labels of kubernetes-names.ts; the driver finds an
- * instance's objects by label in any namespace, so only `start` and the endpoint methods need
- * the database's place.
+ * changed. An instance of several replicas also gets a PodDisruptionBudget (instance-spread.ts).
+ * Per database a Service (the switch between instances) and an HTTPRoute or Ingress for its
+ * host. Everything carries the labels of kubernetes-names.ts; the driver finds an instance's
+ * objects by label in the operator's namespaces (one per region, created by the operator: the
+ * driver never creates a namespace and holds only namespaced Roles), so only `start` and the
+ * endpoint methods need the database's place.
  *
  * The cluster, not this process, runs the instances: `shutdown` leaves them running (the next
  * control plane adopts them through `start` and routes them again, reconciler/restore-endpoints.ts).
@@ -140,13 +146,28 @@ export class KubernetesDriver implements Driver {
   readonly #log: Logger;
   readonly #options: KubernetesDriverOptions;
   readonly #places = new Map<string, DatabasePlace>();
-  /** Namespaces this driver applied (with their unrouted server) since it was made. */
+  /** Namespaces whose unrouted server this driver applied since it was made. */
   readonly #namespaces = new Set<string>();
+  /** The operator's namespaces: one per region of the endpoint host patterns. */
+  readonly #allNamespaces: readonly string[];
 
   constructor(options: KubernetesDriverOptions) {
     this.#api = options.api;
     this.#log = options.log;
     this.#options = options;
+    this.#allNamespaces = instanceNamespaces(
+      options.instances.namespacePattern,
+      Object.keys(options.endpoints.hostPatterns),
+    );
+  }
+
+  /** Objects of a kind matching `selector` in every namespace of the driver (never cluster-wide). */
+  async #listAll(apiVersion: string, kind: string, selector: string): Promise<LiveObject[]> {
+    const found: LiveObject[] = [];
+    for (const namespace of this.#allNamespaces) {
+      found.push(...(await this.#api.list(apiVersion, kind, selector, namespace)));
+    }
+    return found;
   }
 
   async #placeOf(databaseId: string): Promise<DatabasePlace> {
@@ -157,13 +178,25 @@ export class KubernetesDriver implements Driver {
     return place;
   }
 
-  /** The namespace applied, with the unrouted server its endpoints fall back to. */
+  /**
+   * The place's namespace, with the unrouted server its endpoints fall back to applied. The
+   * namespace is the operator's: when it is missing (or the Role that lets the driver write
+   * there is), the first apply fails, and that becomes an error that says what to create.
+   */
   async #namespace(place: DatabasePlace): Promise<string> {
     const namespace = namespaceFor(this.#options.instances.namespacePattern, place);
     if (this.#namespaces.has(namespace)) return namespace;
-    await this.#api.apply(namespaceManifest(namespace));
     for (const object of unroutedManifests(namespace, this.#options.instances)) {
-      await this.#api.apply(object);
+      try {
+        await this.#api.apply(object);
+      } catch (error) {
+        const unavailable = namespaceUnavailable(error, namespace);
+        if (unavailable) {
+          this.#log.error({ namespace }, unavailable.message);
+          throw unavailable;
+        }
+        throw error;
+      }
     }
     await this.#waitUnroutedServer(namespace);
     this.#namespaces.add(namespace);
@@ -227,6 +260,9 @@ export class KubernetesDriver implements Driver {
       }
     }
     await this.#api.apply(owned(service));
+    const budget = instanceDisruptionBudget(base, this.#options.instances);
+    if (budget) await this.#api.apply(owned(budget));
+    else await this.#api.delete({ ...DISRUPTION_BUDGET, namespace, name: service.metadata.name });
     await this.#removeReplicasFrom(launch.instanceId, namespace, launch.replicas);
     if (!leader) await this.#removeLeaderService(launch.instanceId, namespace);
     await this.#waitAvailable(launch, namespace, deployments);
@@ -400,18 +436,33 @@ export class KubernetesDriver implements Driver {
     }
   }
 
+  /**
+   * Deletes the instance's objects. Its Secrets and disruption budget go by name (the driver
+   * may not list Secrets; both are owned by replica 0's Deployment too) in every namespace
+   * the instance has objects in.
+   */
   async stop(instanceId: string): Promise<void> {
     const selector = instanceSelector(instanceId);
-    const deployments = await this.#api.list('apps/v1', 'Deployment', selector);
+    const deployments = await this.#listAll('apps/v1', 'Deployment', selector);
     for (const deployment of deployments) await this.#api.delete(refOf(deployment));
-    for (const kind of [SERVICE, SECRET]) {
-      for (const object of await this.#api.list(kind.apiVersion, kind.kind, selector)) {
-        await this.#api.delete(refOf(object));
+    const services = await this.#listAll('v1', 'Service', selector);
+    for (const service of services) await this.#api.delete(refOf(service));
+    const namespaces = new Set(
+      [...deployments, ...services].map((object) => object.metadata.namespace),
+    );
+    for (const namespace of namespaces) {
+      for (const name of [instanceSecretName(instanceId), instanceKeysName(instanceId)]) {
+        await this.#api.delete({ ...SECRET, namespace, name });
       }
+      await this.#api.delete({
+        ...DISRUPTION_BUDGET,
+        namespace,
+        name: instanceObjectName(instanceId),
+      });
     }
     const deadline = Date.now() + (this.#options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS);
     const pauses = new PollPauses(FIRST_POLL_MS, MAX_POLL_MS);
-    while ((await this.#api.list('v1', 'Pod', selector)).length > 0) {
+    while ((await this.#listAll('v1', 'Pod', selector)).length > 0) {
       if (Date.now() > deadline) {
         this.#log.warn({ instanceId }, 'instance pods still terminating after the stop timeout');
         return;
@@ -430,7 +481,7 @@ export class KubernetesDriver implements Driver {
   async #replicaPods(instanceId: string): Promise<Map<number, LiveObject[]>> {
     const selector = instanceSelector(instanceId);
     const byOrdinal = new Map<number, LiveObject[]>();
-    const services = await this.#api.list('v1', 'Service', selector);
+    const services = await this.#listAll('v1', 'Service', selector);
     const service = services.find((one) => one.metadata.name === instanceObjectName(instanceId));
     const count = Number(service?.metadata.annotations?.[REPLICAS_ANNOTATION] ?? 0);
     if (service && !service.metadata.deletionTimestamp && Number.isInteger(count)) {
@@ -439,14 +490,14 @@ export class KubernetesDriver implements Driver {
       }
     }
     const deployed = new Set<number>();
-    for (const deployment of await this.#api.list('apps/v1', 'Deployment', selector)) {
+    for (const deployment of await this.#listAll('apps/v1', 'Deployment', selector)) {
       const ordinal = ordinalOf(deployment);
       if (!Number.isInteger(ordinal) || deployment.metadata.deletionTimestamp) continue;
       deployed.add(ordinal);
       if (!byOrdinal.has(ordinal)) byOrdinal.set(ordinal, []);
     }
     if (byOrdinal.size === 0) return byOrdinal;
-    for (const pod of await this.#api.list('v1', 'Pod', selector)) {
+    for (const pod of await this.#listAll('v1', 'Pod', selector)) {
       const ordinal = ordinalOf(pod);
       if (podRuns(pod) && deployed.has(ordinal)) byOrdinal.get(ordinal)?.push(pod);
     }
@@ -473,23 +524,23 @@ export class KubernetesDriver implements Driver {
   }
 
   /**
-   * Applies the key-set Secret with the new keys (keeping its labels and owner): the kubelet
-   * updates the mounted keys file, and the instance re-reads it without a restart.
+   * Applies the key-set Secret with the new keys: the kubelet updates the mounted keys file, and
+   * the instance re-reads it without a restart. The Secret is not read (the driver may not):
+   * its namespace, labels and owner are those of the instance Service, applied beside it.
    */
   async updateKeys(instanceId: string, keys: InstanceKeySet): Promise<void> {
-    const name = instanceKeysName(instanceId);
-    const secrets = await this.#api.list('v1', 'Secret', instanceSelector(instanceId));
-    const current = secrets.find((secret) => secret.metadata.name === name);
-    if (!current) return;
+    const services = await this.#listAll('v1', 'Service', instanceSelector(instanceId));
+    const service = services.find((one) => one.metadata.name === instanceObjectName(instanceId));
+    if (!service) return;
     await this.#api.apply({
       ...SECRET,
       metadata: {
-        name,
-        namespace: current.metadata.namespace,
-        labels: current.metadata.labels,
-        ...(current.metadata.ownerReferences
+        name: instanceKeysName(instanceId),
+        namespace: service.metadata.namespace,
+        labels: service.metadata.labels,
+        ...(service.metadata.ownerReferences
           ? {
-              ownerReferences: current.metadata.ownerReferences.map(
+              ownerReferences: service.metadata.ownerReferences.map(
                 ({ apiVersion, kind, name: ownerName, uid, controller, blockOwnerDeletion }) => ({
                   apiVersion,
                   kind,
@@ -514,7 +565,7 @@ export class KubernetesDriver implements Driver {
    */
   async readLogs(instanceId: string, token: string | undefined): Promise<LogChunk> {
     const positions = decodeLogToken(token);
-    const pods = await this.#api.list('v1', 'Pod', instanceSelector(instanceId));
+    const pods = await this.#listAll('v1', 'Pod', instanceSelector(instanceId));
     const sources: SourcedLine[][] = [];
     for (const pod of pods) {
       const source = `pod/${pod.metadata.name}`;
@@ -530,7 +581,7 @@ export class KubernetesDriver implements Driver {
       });
       sources.push(linesAfter(parseTimestampedLog(source, text), position));
     }
-    const deployments = await this.#api.list('apps/v1', 'Deployment', instanceSelector(instanceId));
+    const deployments = await this.#listAll('apps/v1', 'Deployment', instanceSelector(instanceId));
     const names = new Set([...pods, ...deployments].map((object) => object.metadata.name));
     const namespaces = new Set(
       [...pods, ...deployments].map((object) => object.metadata.namespace),
@@ -557,8 +608,10 @@ export class KubernetesDriver implements Driver {
   async reapOrphans(liveInstanceIds: () => Promise<Iterable<string>>): Promise<string[]> {
     const selector = `${LABELS.managedBy}=replix,${LABELS.component}=instance`;
     const found = new Set<string>();
-    for (const kind of [DEPLOYMENT, SERVICE, SECRET]) {
-      for (const object of await this.#api.list(kind.apiVersion, kind.kind, selector)) {
+    // Secrets are not listed (the driver may not): one without its Deployment and Service is
+    // owned by neither only if a first start stopped between them, and goes with stop().
+    for (const kind of [DEPLOYMENT, SERVICE]) {
+      for (const object of await this.#listAll(kind.apiVersion, kind.kind, selector)) {
         const id = object.metadata.labels?.[LABELS.instanceId];
         if (id) found.add(id);
       }
@@ -712,10 +765,10 @@ export class KubernetesDriver implements Driver {
       route.kind === 'ingress'
         ? { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress' }
         : { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' };
-    for (const object of await this.#api.list(routeKind.apiVersion, routeKind.kind, selector)) {
+    for (const object of await this.#listAll(routeKind.apiVersion, routeKind.kind, selector)) {
       await this.#api.delete(refOf(object));
     }
-    for (const service of await this.#api.list('v1', 'Service', selector)) {
+    for (const service of await this.#listAll('v1', 'Service', selector)) {
       await this.#api.delete(refOf(service));
       await this.#api.apply(
         unroutedMessageConfigMap(service.metadata.namespace, '', null),

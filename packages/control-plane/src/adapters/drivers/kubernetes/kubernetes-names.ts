@@ -91,8 +91,8 @@ export function objectLabels(
   return labels;
 }
 
-/** Labels of an object Replix shares between databases (a namespace, its unrouted server). */
-export function sharedLabels(component: 'namespace' | 'unrouted'): Record<string, string> {
+/** Labels of an object Replix shares between the databases of a namespace (its unrouted server). */
+export function sharedLabels(component: 'unrouted'): Record<string, string> {
   return {
     [LABELS.name]: `replix-${component}`,
     [LABELS.managedBy]: 'replix',
@@ -114,23 +114,30 @@ export function instancePodSelector(
 }
 
 /**
- * The namespace of a region's (or an account's) objects, from the operator's pattern:
- * `{region}` and `{account}` are replaced (`replix-{region}` → `replix-eu-west-1`). The result
- * must be a DNS label, or the pattern is refused.
+ * The namespace of a region's objects, from the operator's pattern: `{region}` is replaced
+ * (`replix-{region}` → `replix-eu-west-1`). The operator creates these namespaces, one per
+ * region (docs/deploy/kubernetes.md#namespaces), and the driver's Roles live in them, so the
+ * set must be known before any database exists: a per-account `{account}` is refused. The
+ * result must be a DNS label, or the pattern is refused.
  */
-export function namespaceFor(
-  pattern: string,
-  place: { readonly region: string; readonly accountId: string },
-): string {
-  const namespace = pattern
-    .replaceAll('{region}', dnsLabel(place.region))
-    .replaceAll('{account}', dnsLabel(place.accountId, 40));
+export function namespaceFor(pattern: string, place: { readonly region: string }): string {
+  if (pattern.includes('{account}')) {
+    throw new Error(
+      `The namespace pattern ${JSON.stringify(pattern)} uses {account}: namespaces are created by the operator, one per region, so only {region} may vary (docs/deploy/kubernetes.md#namespaces).`,
+    );
+  }
+  const namespace = pattern.replaceAll('{region}', dnsLabel(place.region));
   if (namespace.length > DNS_LABEL_MAX || !DNS_LABEL.test(namespace)) {
     throw new Error(
       `The namespace pattern ${JSON.stringify(pattern)} does not give a DNS-1123 label (lowercase letters, digits and "-", at most 63).`,
     );
   }
   return namespace;
+}
+
+/** Every namespace of the regions the driver serves: the fixed set the operator creates. */
+export function instanceNamespaces(pattern: string, regions: Iterable<string>): string[] {
+  return [...new Set([...regions].map((region) => namespaceFor(pattern, { region })))].sort();
 }
 
 /** The selector of one replica's pods: what its Deployment owns. */

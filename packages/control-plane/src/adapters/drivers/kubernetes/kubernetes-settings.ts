@@ -12,7 +12,7 @@ export interface KubernetesSettings {
   readonly image: string;
   /** `REPLIX_K8S_REPLIX_BIN`: the `replix` CLI inside the image. */
   readonly replixBin: string;
-  /** `REPLIX_K8S_NAMESPACE_PATTERN` (default `replix-{region}`; `{account}` also works). */
+  /** `REPLIX_K8S_NAMESPACE_PATTERN` (default `replix-{region}`): the operator's namespace of each region. */
   readonly namespacePattern: string;
   /** `REPLIX_K8S_ENDPOINT_HOSTS`: region → host pattern with `{database}`. */
   readonly hostPatterns: Readonly<Record<string, string>>;
@@ -37,7 +37,7 @@ export interface BuildJobSettings {
   readonly namespace: string;
   /** `REPLIX_K8S_ARTIFACTS_CLAIM` (default `replix-data`): the ReadWriteMany data folder. */
   readonly artifactsClaim: string;
-  /** `REPLIX_K8S_STORE_SECRET` (default `replix-secrets`): `DATABASE_URL`, `REPLIX_SECRET_KEY`. */
+  /** `REPLIX_K8S_STORE_SECRET` (default `replix-secrets`): the Jobs take its `DATABASE_URL` only. */
   readonly storeSecret: string;
   /** `REPLIX_K8S_BUILD_DEADLINE_SECONDS` (default 1800): a Job's `activeDeadlineSeconds`. */
   readonly deadlineSeconds: number;
@@ -54,7 +54,7 @@ export const KUBERNETES_VARIABLE_SCHEMAS = {
   }),
   REPLIX_K8S_NAMESPACE_PATTERN: Type.String({
     default: 'replix-{region}',
-    description: 'kubernetes driver: the namespace of a database ({region}, {account})',
+    description: 'kubernetes driver: the namespace of a region ({region}), created by the operator',
   }),
   REPLIX_K8S_ENDPOINT_HOSTS: Type.Optional(
     Type.String({ description: 'kubernetes driver: JSON object, region → host pattern' }),
@@ -83,7 +83,7 @@ export const KUBERNETES_VARIABLE_SCHEMAS = {
   }),
   REPLIX_K8S_STORE_SECRET: Type.String({
     default: 'replix-secrets',
-    description: 'kubernetes driver: the Secret with DATABASE_URL and REPLIX_SECRET_KEY',
+    description: 'kubernetes driver: the Secret build Jobs take DATABASE_URL from',
   }),
   REPLIX_K8S_BUILD_DEADLINE_SECONDS: Type.Integer({
     minimum: 60,
@@ -287,7 +287,7 @@ export function kubernetesSettingsFrom(
 ): KubernetesSettings {
   const namespacePattern = variables.REPLIX_K8S_NAMESPACE_PATTERN;
   try {
-    namespaceFor(namespacePattern, { region: 'eu-west-1', accountId: 'sample' });
+    namespaceFor(namespacePattern, { region: 'eu-west-1' });
   } catch (error) {
     throw new ConfigError(`REPLIX_K8S_NAMESPACE_PATTERN: ${(error as Error).message}`);
   }

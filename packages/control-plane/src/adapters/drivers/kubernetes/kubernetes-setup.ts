@@ -8,9 +8,13 @@ import type { Logger } from 'pino';
 import type { BuildRunner } from '../../../application/builder/build-runner.ts';
 import type { ControlPlaneConfig } from '../../../config.ts';
 import { artifactToken } from '../../../domain/artifact-token.ts';
-import { databasePlaceOf } from '../../store/database-store.ts';
+import type { BuildRow } from '../../store/build-queue.ts';
+import { connectionById } from '../../store/connection-store.ts';
+import { databaseById, databasePlaceOf } from '../../store/database-store.ts';
 import type { StoreDb } from '../../store/open-store.ts';
+import { SecretBox } from '../../store/secret-box.ts';
 import type { InstanceLaunch } from '../instance-launch.ts';
+import type { BuildCredentialSource } from './build-credential.ts';
 import type { BuildJobOptions } from './build-job-manifest.ts';
 import type { ArtifactDelivery } from './instance-manifests.ts';
 import { KubernetesApi } from './kubernetes-api.ts';
@@ -41,11 +45,15 @@ export function kubernetesDriverFrom(
   });
 }
 
-/** Builds as Jobs, mounting the artifacts claim at the data folder. */
+/**
+ * Builds as Jobs, mounting the artifacts claim at the data folder, each given its own build's
+ * source credential, opened here with the secret key (which the Jobs never get).
+ */
 export function kubernetesBuildRunnerFrom(
   config: ControlPlaneConfig,
   log: Logger,
   db: StoreDb,
+  credentialOf: BuildCredentialSource,
 ): BuildRunner {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromDefault();
@@ -54,6 +62,7 @@ export function kubernetesBuildRunnerFrom(
     db,
     log,
     job: buildJobOptionsOf(config),
+    credentialOf,
   });
 }
 

@@ -45,18 +45,6 @@ const selector = {
   'app.kubernetes.io/managed-by': 'replix',
 };
 
-/** An instance namespace, labelled so an operator finds every namespace Replix made. */
-export function namespaceManifest(namespace: string): KubernetesObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    metadata: {
-      name: namespace,
-      labels: sharedLabels('namespace'),
-    } as KubernetesObject['metadata'],
-  };
-}
-
 /** The namespace's unrouted server: its Deployment and Service, in apply order. */
 export function unroutedManifests(namespace: string, options: UnroutedOptions): KubernetesObject[] {
   const metadata = metadataOf(namespace);
