@@ -10,6 +10,7 @@ import { addLoginCommand } from './login-command.ts';
 import { addLoginLinkCommand } from './login-link-command.ts';
 import { addLogsCommands } from './logs-commands.ts';
 import { addQueryCommand } from './query-command.ts';
+import { addRouterCommand } from './router-command.ts';
 import { addServeCommand } from './serve-command.ts';
 import { addStartCommand } from './start-command.ts';
 import { addTokenCommand } from './token-command.ts';
@@ -33,6 +34,7 @@ export function createProgram(): Command {
   addTypesCommand(program);
   addRoleCommands(program);
   addBuildJobCommand(program);
+  addRouterCommand(program);
   // Commands over the control-plane API, through the typed client (@replix/client).
   addLoginCommand(program);
   addConnectionsCommands(program);

@@ -5,6 +5,7 @@ import type { BuildRunner } from '../../application/builder/build-runner.ts';
 import type { ControlPlaneConfig } from '../../config.ts';
 import type { StoreDb } from '../store/open-store.ts';
 import type { Driver } from './driver.ts';
+import type { BuildCredentialSource } from './kubernetes/build-credential.ts';
 import { ProcessDriver } from './process/process-driver.ts';
 import { tracedDriver } from './traced-driver.ts';
 
@@ -25,7 +26,12 @@ export async function createDriver(
 async function namedDriver(config: ControlPlaneConfig, log: Logger, db?: StoreDb): Promise<Driver> {
   switch (config.driver) {
     case 'process':
-      return new ProcessDriver({ dataDir: config.dataDir, log });
+      return new ProcessDriver({
+        dataDir: config.dataDir,
+        log,
+        tracing: config.tracing,
+        keepRunningOnShutdown: config.keepInstancesOnStop,
+      });
     case 'kubernetes': {
       if (!config.kubernetes || !db)
         throw new ConfigError('The kubernetes driver is not configured.');
@@ -43,8 +49,9 @@ export async function createBuildRunner(
   config: ControlPlaneConfig,
   log: Logger,
   db: StoreDb,
+  credentialOf: BuildCredentialSource,
 ): Promise<BuildRunner | undefined> {
   if (config.driver !== 'kubernetes') return undefined;
   const { kubernetesBuildRunnerFrom } = await import('./kubernetes/kubernetes-setup.ts');
-  return kubernetesBuildRunnerFrom(config, log, db);
+  return kubernetesBuildRunnerFrom(config, log, db, credentialOf);
 }

@@ -92,8 +92,8 @@ export interface Driver {
   /**
    * Graceful control-plane exit: closes the endpoints and stops the instances this driver runs
    * (the reconciler opens the same endpoints and starts the instances again on the next start).
-   * A control plane that crashes leaves them running instead, and the next one re-adopts them.
-   * Returns the ids it stopped.
+   * A control plane that crashes leaves them running instead, and the next one re-adopts them
+   * (as a process driver told to keep them on stop does). Returns the ids it stopped.
    */
   shutdown(): Promise<string[]>;
   /**

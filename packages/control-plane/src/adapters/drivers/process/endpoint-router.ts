@@ -11,7 +11,9 @@ import {
 import { pipeline } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClientErrorHandler, HTTP_LIMITS, type HttpLimits, RELEASE } from '@replix/runtime';
+import { inSpan, tracingActive, withTraceHeaders } from '@replix/runtime/tracing';
 import type { Logger } from 'pino';
+import { canListen } from './free-port.ts';
 
 /** Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set([
@@ -31,7 +33,7 @@ const HOP_BY_HOP = new Set([
  * A larger body is streamed, and sent again only if its connection never opened.
  */
 const RESENDABLE_BODY_BYTES = 64 * 1024;
-/** How long a restarted control plane waits for an endpoint's port (its old owner may be exiting). */
+/** How long a restarted router waits for an endpoint's port (its old owner may be exiting). */
 const PORT_WAIT_MS = 5000;
 const PORT_RETRY_MS = 100;
 
@@ -133,10 +135,34 @@ export class EndpointRouter {
   readonly #limits: HttpLimits;
   readonly #endpoints = new Map<string, Endpoint>();
   readonly #opening = new Map<string, Promise<Endpoint>>();
+  /**
+   * Ports this router binds beside the listener already there instead of waiting for them to
+   * be free: a new router taking over from the one it replaces (`router-process.ts`).
+   */
+  readonly #joinPorts: Set<number>;
+  readonly #portWaitMs: number;
 
-  constructor(options: { log: Logger; limits?: HttpLimits }) {
+  constructor(options: {
+    log: Logger;
+    limits?: HttpLimits;
+    joinPorts?: Iterable<number>;
+    /** How long `open` waits for a port that is taken (default 5 s; the router process: 0, it retries). */
+    portWaitMs?: number;
+  }) {
     this.#log = options.log;
     this.#limits = options.limits ?? HTTP_LIMITS;
+    this.#joinPorts = new Set(options.joinPorts);
+    this.#portWaitMs = options.portWaitMs ?? PORT_WAIT_MS;
+  }
+
+  /** From now on every port is bound only once it is free. */
+  stopJoining(): void {
+    this.#joinPorts.clear();
+  }
+
+  /** The databases whose endpoints listen, with their ports. */
+  ports(): Map<string, number> {
+    return new Map([...this.#endpoints].map(([databaseId, { port }]) => [databaseId, port]));
   }
 
   /**
@@ -157,7 +183,7 @@ export class EndpointRouter {
   }
 
   async #listen(port: number | null): Promise<Endpoint> {
-    const deadline = Date.now() + PORT_WAIT_MS;
+    const deadline = Date.now() + this.#portWaitMs;
     for (;;) {
       const endpoint: Endpoint = {
         server: this.#createServer(() => endpoint),
@@ -166,6 +192,10 @@ export class EndpointRouter {
         unroutedMessage: NOT_DEPLOYED_MESSAGE,
       };
       try {
+        // Bound with `reusePort`, so a newer router can listen beside this one before it exits;
+        // a port is taken only once nothing else holds it, unless it is one to join.
+        const mayBind = port === null || this.#joinPorts.has(port) || (await canListen(port));
+        if (!mayBind) throw Object.assign(new Error('port in use'), { code: 'EADDRINUSE' });
         const bound = await listen(endpoint.server, port ?? 0);
         // A listener error after the start (out of file descriptors) must not end the process.
         endpoint.server.on('error', (error: NodeJS.ErrnoException) =>
@@ -174,7 +204,7 @@ export class EndpointRouter {
         return Object.assign(endpoint, { port: bound });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code !== 'EADDRINUSE' || port === null || Date.now() > deadline) throw error;
+        if (code !== 'EADDRINUSE' || port === null || Date.now() >= deadline) throw error;
         await sleep(PORT_RETRY_MS);
       }
     }
@@ -251,6 +281,28 @@ export class EndpointRouter {
     await Promise.all([...this.#endpoints.keys()].map((databaseId) => this.close(databaseId)));
   }
 
+  /**
+   * Stops accepting on every endpoint and resolves once the requests in flight have been
+   * answered (idle kept-alive connections are closed at once), or after `graceMs`, when the
+   * connections left are cut: a router being replaced hands its ports over this way.
+   */
+  async drain(graceMs: number): Promise<void> {
+    const endpoints = [...this.#endpoints.values()];
+    this.#endpoints.clear();
+    const closed = endpoints.map(
+      (endpoint) =>
+        new Promise<void>((resolve) => {
+          endpoint.server.close(() => resolve());
+          endpoint.server.closeIdleConnections();
+        }),
+    );
+    const timer = setTimeout(() => {
+      for (const endpoint of endpoints) endpoint.server.closeAllConnections();
+    }, graceMs);
+    await Promise.all(closed);
+    clearTimeout(timer);
+  }
+
   #endpoint(databaseId: string): Endpoint {
     const endpoint = this.#endpoints.get(databaseId);
     if (!endpoint) throw new Error(`The endpoint of database ${databaseId} is not open.`);
@@ -258,6 +310,39 @@ export class EndpointRouter {
   }
 
   #forward(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse): void {
+    if (!tracingActive()) {
+      this.#proxy(endpoint, req, res, undefined);
+      return;
+    }
+    // With tracing on, each request is a server span continuing the caller's trace; the request
+    // forwarded carries this span's `traceparent`, so the instance's span is its child.
+    const traceparent = req.headers.traceparent;
+    inSpan(
+      `endpoint ${req.method}`,
+      {
+        'http.request.method': req.method ?? '',
+        'replix.instance.id': endpoint.target?.instanceId ?? '',
+      },
+      (span) =>
+        new Promise<void>((resolve, reject) => {
+          this.#proxy(endpoint, req, res, withTraceHeaders({}).traceparent);
+          res.once('close', () => {
+            span?.setAttribute('http.response.status_code', res.statusCode);
+            if (!res.writableFinished) reject(new ProxySpanError('aborted'));
+            else if (res.statusCode >= 500) reject(new ProxySpanError(String(res.statusCode)));
+            else resolve();
+          });
+        }),
+      { kind: 'server', parent: typeof traceparent === 'string' ? traceparent : undefined },
+    ).catch(() => {});
+  }
+
+  #proxy(
+    endpoint: Endpoint,
+    req: IncomingMessage,
+    res: ServerResponse,
+    traceparent: string | undefined,
+  ): void {
     if (!endpoint.target) {
       req.resume();
       sendUnavailable(res, endpoint.unroutedMessage);
@@ -268,6 +353,10 @@ export class EndpointRouter {
     const forwardedFor = headers['x-forwarded-for'];
     headers['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${client}` : client;
     headers['x-forwarded-proto'] = 'http';
+    if (traceparent !== undefined) {
+      headers.traceparent = traceparent;
+      delete headers.tracestate;
+    }
     readBody(req, RESENDABLE_BODY_BYTES, (body) => {
       // The target as it is now that the body is in: a switch may have happened meanwhile.
       const target = endpoint.target;
@@ -380,6 +469,15 @@ export class EndpointRouter {
   }
 }
 
+/** How a proxied request's span failed: its `error.type` (a status or `aborted`), never a message. */
+class ProxySpanError extends Error {
+  readonly code: string;
+  constructor(code: string) {
+    super(code);
+    this.code = code;
+  }
+}
+
 /**
  * A request's body as the router holds it: `whole`, when it was read to its end (it can be
  * sent again), or `head`, the chunks read so far, and `rest`, the request streaming the others.
@@ -424,7 +522,7 @@ function readBody(req: IncomingMessage, limit: number, done: (body: RequestBody)
 function listen(server: Server, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => {
+    server.listen({ port, host: '127.0.0.1', reusePort: true }, () => {
       server.off('error', reject);
       const address = server.address();
       resolve(typeof address === 'object' && address ? address.port : port);

@@ -5,7 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const PREFERRED_PORT_WAIT_MS = 3000;
 const RETRY_MS = 100;
 
-function canListen(port: number): Promise<boolean> {
+/** Whether a listener without `reusePort` could take `port` on 127.0.0.1 now: nothing holds it. */
+export function canListen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(false));

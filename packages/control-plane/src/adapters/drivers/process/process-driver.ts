@@ -6,14 +6,13 @@ import {
   openSync,
   readdirSync,
   readFileSync,
-  renameSync,
   rmSync,
-  writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { heapFlags } from '@replix/instance-protocol';
+import type { TracingSettings } from '@replix/runtime';
 import { withTraceHeaders } from '@replix/runtime/tracing';
 import type { Logger } from 'pino';
 import { replicaReplicationId } from '../../../domain/replication-id.ts';
@@ -23,9 +22,11 @@ import { type InstanceLaunch, launchEnvironment } from '../instance-launch.ts';
 import { InstanceStartError, launchSecrets, redact } from '../instance-start-error.ts';
 import { lastLogLines } from '../log-file.ts';
 import { processesUnder, processRunsIn } from '../process-identity.ts';
-import { EndpointRouter } from './endpoint-router.ts';
+import { NOT_DEPLOYED_MESSAGE } from './endpoint-router.ts';
 import { portFreesUp } from './free-port.ts';
 import { readReplicaLogs } from './replica-logs.ts';
+import { RouterSupervisor } from './router-supervisor.ts';
+import { writeFileAtomically } from './write-file-atomically.ts';
 
 export { InstanceStartError } from '../instance-start-error.ts';
 
@@ -57,7 +58,14 @@ export interface ProcessDriverOptions {
    */
   readonly programArgs?: (launch: InstanceLaunch, port: number) => string[];
   readonly listenTimeoutMs?: number;
+  /** The control plane's tracing: the endpoint router sends its spans to the same collector. */
+  readonly tracing?: TracingSettings | undefined;
+  /** `shutdown()` leaves the instances and the router running for the next start to adopt. */
+  readonly keepRunningOnShutdown?: boolean;
 }
+
+/** How long `openEndpoint` waits for a port that is taken (its old owner may be exiting). */
+const ENDPOINT_PORT_WAIT_MS = 6000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -83,13 +91,6 @@ function readNumberFile(path: string): number | null {
   }
 }
 
-/** Writes a file whole or not at all: readers never see half of it. */
-function writeAtomically(path: string, text: string, mode = 0o600): void {
-  const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, text, { mode });
-  renameSync(temporary, path);
-}
-
 /**
  * Runs each instance as child processes on this machine, one per replica, in the instance's
  * folder `<dataDir>/instances/<instanceId>/`: `keys.json` (the key ids every replica accepts,
@@ -100,8 +101,9 @@ function writeAtomically(path: string, text: string, mode = 0o600): void {
  * its working directory. Children are detached, so they outlive a crashed control plane; the
  * next one adopts them by pid, checking that the process still runs in the replica's folder.
  * Replicas listen on private ports; users reach each database through its stable endpoint, a
- * port this process listens on and spreads over the current instance's replicas
- * (`endpoint-router.ts`).
+ * port the endpoint router listens on and spreads over the current instance's replicas: a
+ * process of its own, one per data folder (`router-supervisor.ts`, `router-process.ts`), so a
+ * control plane that crashes or restarts takes no endpoint down with it.
  */
 export class ProcessDriver implements Driver {
   readonly name = 'process';
@@ -109,9 +111,10 @@ export class ProcessDriver implements Driver {
   /** `<dataDir>/checkpoints`: a folder per database, and in it one per replica. */
   readonly checkpointsDir: string;
   readonly #log: Logger;
-  readonly #router: EndpointRouter;
+  readonly #router: RouterSupervisor;
   readonly #programArgs: (launch: InstanceLaunch, port: number) => string[];
   readonly #listenTimeoutMs: number;
+  readonly #keepRunningOnShutdown: boolean;
   /** Instances this process started or adopted: shutdown() stops them. */
   readonly #owned = new Set<string>();
   /** Our own children, whose exit we see directly. */
@@ -123,12 +126,52 @@ export class ProcessDriver implements Driver {
     this.#log = options.log;
     this.#programArgs = options.programArgs ?? defaultProgramArgs;
     this.#listenTimeoutMs = options.listenTimeoutMs ?? DEFAULT_LISTEN_TIMEOUT_MS;
-    this.#router = new EndpointRouter({ log: options.log });
+    this.#keepRunningOnShutdown = options.keepRunningOnShutdown ?? false;
+    this.#router = new RouterSupervisor({
+      dataDir: options.dataDir,
+      log: options.log,
+      tracing: options.tracing,
+    });
   }
 
+  /** The endpoint router's pid, when it runs (tests: a restarted control plane adopts it). */
+  routerPid(): number | null {
+    return this.#router.pid();
+  }
+
+  /**
+   * Lists the endpoint in the routes file (on `port`, or on a port the router picks, then
+   * written down so it never moves) and resolves once the router listens on it.
+   */
   async openEndpoint(databaseId: string, port: number | null): Promise<Endpoint> {
-    const bound = await this.#router.open(databaseId, port);
-    return { port: bound, url: `http://127.0.0.1:${bound}` };
+    const deadline = Date.now() + ENDPOINT_PORT_WAIT_MS;
+    let status = await this.#router.update((endpoints) => {
+      const current = endpoints.get(databaseId);
+      if (current && (port === null || current.port === port)) return;
+      endpoints.set(databaseId, {
+        port: port ?? 0,
+        target: current?.target ?? null,
+        message: current?.message ?? NOT_DEPLOYED_MESSAGE,
+      });
+    });
+    for (;;) {
+      const state = status.endpoints[databaseId];
+      if (state && 'port' in state) {
+        const bound = state.port;
+        // A port the router picked is written down, so a router started again takes it back.
+        await this.#router.update((endpoints) => {
+          const current = endpoints.get(databaseId);
+          if (current && current.port === 0) endpoints.set(databaseId, { ...current, port: bound });
+        });
+        return { port: bound, url: `http://127.0.0.1:${bound}` };
+      }
+      if (Date.now() > deadline)
+        throw new Error(
+          `The endpoint of database ${databaseId} could not listen on port ${port} (${state?.error ?? 'not opened'}).`,
+        );
+      await sleep(POLL_MS);
+      status = await this.#router.update(() => {});
+    }
   }
 
   async route(databaseId: string, instanceId: string): Promise<void> {
@@ -136,15 +179,30 @@ export class ProcessDriver implements Driver {
       replica.url === null ? [] : [replica.url],
     );
     if (urls.length === 0) throw new Error(`Instance ${instanceId} has no port to route to.`);
-    this.#router.route(databaseId, instanceId, urls);
+    let open = true;
+    await this.#router.update((endpoints) => {
+      const current = endpoints.get(databaseId);
+      if (!current) {
+        open = false;
+        return;
+      }
+      endpoints.set(databaseId, { ...current, target: { instanceId, backends: urls } });
+    });
+    if (!open) throw new Error(`The endpoint of database ${databaseId} is not open.`);
   }
 
   async unroute(databaseId: string, message: string): Promise<void> {
-    this.#router.unroute(databaseId, message);
+    await this.#router.update((endpoints) => {
+      const current = endpoints.get(databaseId);
+      if (current) endpoints.set(databaseId, { ...current, target: null, message });
+    });
   }
 
-  closeEndpoint(databaseId: string): Promise<void> {
-    return this.#router.close(databaseId);
+  async closeEndpoint(databaseId: string): Promise<void> {
+    if (!this.#router.routes().endpoints.has(databaseId)) return;
+    await this.#router.update((endpoints) => {
+      endpoints.delete(databaseId);
+    });
   }
 
   async dropCheckpoints(databaseId: string): Promise<void> {
@@ -231,7 +289,7 @@ export class ProcessDriver implements Driver {
       throw new Error(`An instance runs 1 to ${MAX_REPLICAS} replicas.`);
     const folder = this.folderOf(launch.instanceId);
     mkdirSync(folder, { recursive: true, mode: 0o700 });
-    writeAtomically(join(folder, 'replica-count'), String(launch.replicas));
+    writeFileAtomically(join(folder, 'replica-count'), String(launch.replicas));
     const extra = this.#ordinalsPresent(launch.instanceId).filter((k) => k >= launch.replicas);
     await Promise.all(extra.map((ordinal) => this.#stopReplica(launch.instanceId, ordinal)));
     this.#owned.add(launch.instanceId);
@@ -324,7 +382,7 @@ export class ProcessDriver implements Driver {
     });
     this.#children.set(childKey, child);
     this.#owned.add(launch.instanceId);
-    writeAtomically(join(folder, 'pid'), String(pid));
+    writeFileAtomically(join(folder, 'pid'), String(pid));
     this.#log.info(
       { instanceId: launch.instanceId, replica: ordinal, pid, port },
       'instance process started',
@@ -468,7 +526,7 @@ export class ProcessDriver implements Driver {
   }
 
   #writeKeys(folder: string, keys: InstanceKeySet): void {
-    writeAtomically(join(folder, 'keys.json'), keysFileText(keys));
+    writeFileAtomically(join(folder, 'keys.json'), keysFileText(keys));
   }
 
   /** The replicas' logs merged in time order (token format: `replica-logs.ts`). */
@@ -511,7 +569,17 @@ export class ProcessDriver implements Driver {
   }
 
   async shutdown(): Promise<string[]> {
-    await this.#router.closeAll();
+    if (this.#keepRunningOnShutdown) {
+      // As after a crash: the next start adopts them by pid, and no query is refused between.
+      this.#log.info(
+        { instances: this.#owned.size },
+        'leaving the instances and the endpoint router running for the next start',
+      );
+      return [];
+    }
+    // The instances stop too, so the endpoints have nothing left to serve; the routes file stays
+    // (the ports with it), and the next start serves them again.
+    await this.#router.stop();
     const stopped = [...this.#owned];
     await Promise.all(stopped.map((instanceId) => this.stop(instanceId)));
     return stopped;
