@@ -8,7 +8,6 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  readlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -16,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processesUnder } from '../packages/control-plane/src/adapters/drivers/process-identity.ts';
 import { README_DATABASE_SQL, readmeExamples } from '../packages/sdk/test/readme-fixture.ts';
 import { REPOSITORY_ROOT } from './pack-workspace.ts';
 
@@ -75,20 +75,6 @@ function startReplix(
       reject(new Error(`replix ${args[0]} exited with ${code}: ${stderr}`)),
     );
   });
-}
-
-/** Pids of processes whose working folder is under `dir`: instances a control plane started. */
-function processesUnder(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        return readlinkSync(`/proc/${pid}/cwd`).startsWith(dir);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 function bannerField(banner: string, label: string): string {
