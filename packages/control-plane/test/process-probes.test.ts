@@ -164,7 +164,10 @@ describe('the probe listener', () => {
         method,
         path,
         status: 404,
-        body: { error: 'not_found', message: 'Only GET /live and GET /ready are served here.' },
+        body: {
+          error: 'not_found',
+          message: 'Only GET /live, GET /ready and GET /metrics are served here.',
+        },
       });
     }
   });

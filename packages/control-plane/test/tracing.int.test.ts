@@ -86,6 +86,23 @@ describe('one trace from a provision request to the instance', () => {
     for (const pass of passes) expect(parentOf(pass)).toBe(request);
     expect(passes.map((pass) => pass.attributes['replix.goal.phase'])).toContain('start');
 
+    // The build continued the trace too: the goal that queued it kept the request's traceparent.
+    const [build] = named('build');
+    expect(parentOf(build)).toBe(request);
+    expect(build?.attributes).toMatchObject({
+      'replix.database.id': databaseId,
+      'replix.build.id': expect.stringMatching(/^[0-9a-f-]{36}$/),
+      'replix.build.outcome': 'succeeded',
+    });
+    for (const step of [
+      'build introspect',
+      'build compile',
+      'build bundle',
+      'build write artifact',
+    ])
+      expect(parentOf(named(step)[0])).toBe(build);
+    expect(named('build introspect')[0]?.attributes['replix.build.tables']).toBe(1);
+
     const [start] = named('deploy start');
     expect(passes).toContain(parentOf(start));
     const [driverStart] = named('driver.start');

@@ -37,6 +37,11 @@ export interface DashboardPage {
   readonly page: Page;
   /** Uncaught errors and console errors the app produced (a test expects none). */
   readonly problems: string[];
+  /**
+   * What a page's Content-Security-Policy refused, as `<directive> <blocked URL>`; the browser's
+   * own "Refused to …" line for each is a console error, so `problems` has them too.
+   */
+  readonly cspViolations: string[];
   /** Saves a full-page screenshot as `<name>.png` in SCREENSHOT_DIR. */
   screenshot(name: string): Promise<void>;
 }
@@ -50,11 +55,27 @@ export async function openDashboardPage(
     viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
     permissions: ['clipboard-read', 'clipboard-write'],
   });
+  // Before any of the page's scripts: the browser tells each refusal as this event.
+  const CSP_VIOLATION = 'CSP violation:';
+  await context.addInitScript((prefix) => {
+    const page = globalThis as unknown as {
+      document: { addEventListener(type: string, listener: (event: never) => void): void };
+      console: { info(text: string): void };
+    };
+    page.document.addEventListener(
+      'securitypolicyviolation',
+      (event: { effectiveDirective: string; blockedURI: string }) =>
+        page.console.info(`${prefix} ${event.effectiveDirective} ${event.blockedURI}`),
+    );
+  }, CSP_VIOLATION);
   const page = await context.newPage();
   page.setDefaultTimeout(15_000);
   const problems: string[] = [];
+  const cspViolations: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
+    const text = message.text();
+    if (text.startsWith(CSP_VIOLATION)) cspViolations.push(text.slice(CSP_VIOLATION.length + 1));
     // Failed requests the app handles (a 4xx it shows) are logged by the browser as errors too.
     if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) {
       problems.push(`console error: ${message.text()}`);
@@ -64,6 +85,7 @@ export async function openDashboardPage(
   return {
     page,
     problems,
+    cspViolations,
     screenshot: async (name) => {
       await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
     },

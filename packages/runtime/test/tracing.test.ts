@@ -1,7 +1,13 @@
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { startOtlpCollector } from '@replix/testkit';
+import { Type } from 'typebox';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tracingEnvironment, tracingSettingsFrom } from '../src/tracing/tracing-settings.ts';
+import { decodeEnvironment, type Environment } from '../src/config/decode-environment.ts';
+import {
+  TRACING_VARIABLE_SCHEMAS,
+  tracingEnvironment,
+  tracingSettingsFrom,
+} from '../src/tracing/tracing-settings.ts';
 import {
   currentTraceparent,
   inSpan,
@@ -17,6 +23,10 @@ const SETTINGS = {
   serviceName: 't',
 };
 
+/** The `OTEL_*` variables as a process decodes them from `env`. */
+const tracingVariables = (env: Environment) =>
+  decodeEnvironment(Type.Object(TRACING_VARIABLE_SCHEMAS), env);
+
 let handle: TracingHandle | undefined;
 afterEach(async () => {
   await handle?.shutdown();
@@ -25,13 +35,7 @@ afterEach(async () => {
 
 describe('tracing off (the default)', () => {
   it('is off unless OTEL_TRACES_EXPORTER is otlp', () => {
-    const variables = {
-      OTEL_TRACES_EXPORTER: 'none' as const,
-      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318',
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined,
-      OTEL_EXPORTER_OTLP_HEADERS: undefined,
-      OTEL_SERVICE_NAME: undefined,
-    };
+    const variables = tracingVariables({});
     expect(tracingSettingsFrom(variables, 'replix-instance')).toBeUndefined();
     expect(tracingEnvironment(undefined)).toEqual({});
     expect(
@@ -47,6 +51,13 @@ describe('tracing off (the default)', () => {
       tracesUrl: 'http://c:4318/v1/traces',
       headers: undefined,
       serviceName: 'replix-instance',
+      sampling: { sampler: 'parentbased_always_on', ratio: 1 },
+      batching: {
+        scheduledDelayMillis: 5000,
+        exportTimeoutMillis: 30_000,
+        maxQueueSize: 2048,
+        maxExportBatchSize: 512,
+      },
     });
   });
 
@@ -116,13 +127,12 @@ describe('tracing on', () => {
     const collector = await startOtlpCollector();
     try {
       const settings = tracingSettingsFrom(
-        {
+        tracingVariables({
           OTEL_TRACES_EXPORTER: 'otlp',
           OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined,
           OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20collector-token',
           OTEL_SERVICE_NAME: 'replix-test',
-        },
+        }),
         'replix-instance',
       );
       if (!settings) throw new Error('tracing should be on');

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import {
+  runWithRequestId,
+  unexpectedErrorForLog,
+  wellFormedRequestId,
+} from '@replix/runtime/logger';
 import { traceRequests } from '@replix/runtime/tracing';
 import Fastify, { type FastifyError, type FastifyReply } from 'fastify';
 import { actorOf, runAsActor } from '../adapters/events/audit-actor.ts';
@@ -9,8 +14,10 @@ import { hasRole, minimumRole } from '../application/identity/role-policy.ts';
 import { registerLocalBillingPages } from '../application/payments/local-billing-pages.ts';
 import { schemaForDocument } from '../application/resources/documented-schemas.ts';
 import { ApiError, CONTROL_PLANE_ERRORS, type ControlPlaneErrorCode } from '../domain/errors.ts';
+import { registerApiRateLimits } from './api-rate-limits.ts';
 import type { ApiServer } from './api-server.ts';
 import type { ApiContext } from './context.ts';
+import { registerSecurityHeaders } from './dashboard-security-headers.ts';
 import { registerDashboardSite } from './dashboard-site.ts';
 import { registerArtifactFilesRoutes } from './routes/artifact-files-routes.ts';
 import { registerRoutes } from './routes.ts';
@@ -57,7 +64,7 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
     bodyLimit: BODY_LIMIT,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
+      return wellFormedRequestId(given) ? given : randomUUID();
     },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -85,24 +92,40 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
     transform: ({ schema, url }) => ({ schema: schemaForDocument(schema) as typeof schema, url }),
   });
 
+  // First: every line logged while serving the request, by any logger, names it.
+  app.addHook('onRequest', (request, _reply, done) => runWithRequestId(request.id, done));
+  // Helmet's headers on every answer; the dashboard page's CSP comes with it (protectPage).
+  const protectPage = await registerSecurityHeaders(app as unknown as ApiServer, context.config);
+
   // With tracing on, a span per /v1 request (not the probes' polls nor the dashboard's files),
   // before the auth hook so refusals have theirs too; the handlers run inside it, so the goal a
   // request queues continues its trace (docs/tracing.md).
   traceRequests(app, { traced: (request) => request.url.startsWith('/v1/') });
 
+  // Each /v1 request is counted once, after authentication: by its verified credential and
+  // account, or by its address when it has none (api-rate-limits.ts).
+  const rateLimit = await registerApiRateLimits(
+    app as unknown as ApiServer,
+    context.config.apiRateLimits,
+  );
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    if (request.routeOptions.config.public || !request.routeOptions.url) return;
+    if (request.routeOptions.config.public || !request.routeOptions.url) {
+      return rateLimit(request, reply);
+    }
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header) : null;
     const principal = match?.[1]
       ? await authenticate(context.db, context.verifyToken, match[1])
       : undefined;
     if (!principal) {
+      await rateLimit(request, reply);
       reply.header('www-authenticate', 'Bearer');
       return sendError(reply, 'unauthorized', 'A valid bearer token is required.');
     }
     request.principal = principal;
+    await rateLimit(request, reply);
     if (principal.needsSecondFactor && request.routeOptions.url !== SECOND_FACTOR_EXCHANGE) {
       return sendError(
         reply,
@@ -160,7 +183,9 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
       // Fastify's own 4xx: malformed JSON, unsupported media type, empty JSON body.
       return sendError(reply, 'validation_failed', error.message);
     }
-    request.log.error({ err: error }, 'request failed');
+    // The one failure its message does not explain: logged with its first frames (paths relative
+    // to the installation), answered without them.
+    request.log.error({ err: unexpectedErrorForLog(error) }, 'request failed');
     return sendError(
       reply,
       'internal_error',
@@ -171,7 +196,7 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
   const dashboard = await registerDashboardSite(app as unknown as ApiServer);
   app.setNotFoundHandler((request, reply) =>
     dashboard.servesPage(request)
-      ? dashboard.sendPage(reply)
+      ? dashboard.sendPage(reply, protectPage(reply))
       : sendError(reply, 'not_found', 'No such route.'),
   );
 

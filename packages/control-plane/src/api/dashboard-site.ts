@@ -1,14 +1,18 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiServer } from './api-server.ts';
 
-/** The built dashboard (`npm run build:dashboard` writes it; `npm ci` and `npm start` too). */
+/**
+ * The built dashboard (`npm run build:dashboard` writes it; `npm ci` and `npm start` too). Found
+ * beside this package, where it also is in the packed CLI (tools/pack-cli.ts), which carries
+ * the built app but no `@replix/dashboard` package to resolve.
+ */
 export function dashboardDistDir(): string {
-  const packageJson = createRequire(import.meta.url).resolve('@replix/dashboard/package.json');
-  return join(dirname(packageJson), 'dist');
+  return fileURLToPath(new URL('../../../dashboard/dist', import.meta.url));
 }
 
 const NOT_BUILT_PAGE = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Replix</title>
@@ -28,7 +32,8 @@ export async function registerDashboardSite(
 ): Promise<{
   /** Answers a GET the API has no route for with the app, when it is a page address. */
   servesPage(request: FastifyRequest): boolean;
-  sendPage(reply: FastifyReply): FastifyReply;
+  /** `nonce`: the page's CSP nonce, written on its script tag for the app to read. */
+  sendPage(reply: FastifyReply, nonce?: string): FastifyReply | Promise<FastifyReply>;
 }> {
   const built = existsSync(join(root, 'index.html'));
   if (built) {
@@ -54,10 +59,15 @@ export async function registerDashboardSite(
         return false;
       return (request.headers.accept ?? '').includes('text/html') || path === '/';
     },
-    sendPage(reply) {
+    async sendPage(reply, nonce) {
       reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8');
       if (!built) return reply.status(503).send(NOT_BUILT_PAGE);
-      return reply.sendFile('index.html', root);
+      if (nonce === undefined) return reply.sendFile('index.html', root);
+      // Read per answer (a few hundred bytes), so a rebuilt dashboard is served at once.
+      const page = await readFile(join(root, 'index.html'), 'utf8');
+      return reply.send(
+        page.replaceAll('<script type="module"', `<script type="module" nonce="${nonce}"`),
+      );
     },
   };
 }

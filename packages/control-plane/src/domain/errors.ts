@@ -29,6 +29,10 @@ export const CONTROL_PLANE_ERRORS = {
     status: 429,
     doc: 'Too many wrong second-factor codes (5 in 15 minutes); wait and try again.',
   },
+  too_many_requests: {
+    status: 429,
+    doc: 'The credential, its account or (without a valid credential) the client address is over its `/v1` rate limit; retry after `Retry-After` seconds. The `RateLimit` and `RateLimit-Policy` fields say which limit and where it stands.',
+  },
   forbidden: {
     status: 403,
     doc: 'The token is valid but may not do this (admin routes need the `service-admins` group; team roles limit the rest).',

@@ -6,6 +6,7 @@ import { Compartment, EditorState, type Extension, Prec } from '@codemirror/stat
 import { EditorView, keymap, placeholder } from '@codemirror/view';
 import { type Ref, useEffect, useImperativeHandle, useRef } from 'react';
 import type { InstanceSchema } from '../components/instance-schema.ts';
+import { pageNonce } from '../page-nonce.ts';
 import { queryCompletion } from './query-completion.ts';
 import { queryLinter } from './query-diagnostics.ts';
 import { queryHighlight } from './query-highlight.ts';
@@ -55,6 +56,8 @@ export default function QueryCodeEditor(props: QueryCodeEditorProps) {
       state: EditorState.create({
         doc: props.value,
         extensions: [
+          // The style elements CodeMirror injects carry the page's nonce, as its CSP requires.
+          EditorView.cspNonce.of(pageNonce()),
           Prec.highest(
             keymap.of([
               {

@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
+import { unexpectedErrorForLog, wellFormedRequestId } from '@replix/runtime/logger';
 import { errorType, requestSpan, type Span } from '@replix/runtime/tracing';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { errorResponse } from '../errors.ts';
@@ -129,7 +130,9 @@ export class QueryExchange {
     const { status, body } = errorResponse(error);
     if (status >= 500) {
       const id = this.request.headers['x-request-id'];
-      this.#log.error({ err: error, ...(id ? { reqId: id } : {}) }, 'request failed');
+      const named = wellFormedRequestId(id) ? { reqId: id } : {};
+      const err = body.error.code === 'internal_error' ? unexpectedErrorForLog(error) : error;
+      this.#log.error({ err, ...named }, 'request failed');
     }
     this.span?.setAttribute('error.type', errorType(error));
     this.send(status, JSON.stringify(body));

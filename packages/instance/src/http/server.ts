@@ -3,6 +3,7 @@ import cors from '@fastify/cors';
 import { type CompiledSchema, QueryEngine } from '@replix/engine';
 import type { KeyScope } from '@replix/instance-protocol';
 import { createClientErrorHandler, HTTP_LIMITS, type HttpLimits } from '@replix/runtime';
+import { unexpectedErrorForLog, wellFormedRequestId } from '@replix/runtime/logger';
 import { traceRequests, tracingActive } from '@replix/runtime/tracing';
 import Fastify, {
   type FastifyReply,
@@ -78,6 +79,16 @@ function keyCheck(
 
 /** A `node:http` request listener. */
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
+
+let requestCount = 0;
+
+/** The caller's well-formed `X-Request-Id`, else a counter's, as Fastify's default names them. */
+function requestIdOf(request: IncomingMessage): string {
+  const given = request.headers['x-request-id'];
+  if (wellFormedRequestId(given)) return given;
+  requestCount = (requestCount + 1) % Number.MAX_SAFE_INTEGER;
+  return `req-${requestCount.toString(36)}`;
+}
 
 /** Fastify's default for the servers it makes (above a load balancer's usual 60 s). */
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
@@ -176,7 +187,9 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: lazyChildLoggerFactory,
     bodyLimit: maxBodyBytes,
-    requestIdHeader: 'x-request-id',
+    // A caller's X-Request-Id names the request in the log only when short and plain.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     return503OnClosing: true,
     clientErrorHandler: createClientErrorHandler(version, httpLimits),
   });
@@ -269,7 +282,11 @@ export async function buildInstanceServer(options: InstanceServerOptions) {
       mapped = new InstanceError('bad_request', 'The request body was not received completely.');
     }
     const { status, body } = errorResponse(mapped);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (status >= 500) {
+      // An unexpected failure (internal_error) is logged with its first frames (runtime logger).
+      const err = body.error.code === 'internal_error' ? unexpectedErrorForLog(error) : error;
+      request.log.error({ err }, 'request failed');
+    }
     reply.code(status).type('application/json').send(body);
   });
 

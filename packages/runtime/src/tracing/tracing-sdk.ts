@@ -13,9 +13,14 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
   BatchSpanProcessor,
+  ParentBasedSampler,
+  type Sampler,
   SimpleSpanProcessor,
   type SpanExporter,
+  TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import {
@@ -25,7 +30,7 @@ import {
 } from '@opentelemetry/semantic-conventions';
 import { RELEASE } from '../release.ts';
 import type { ActiveTracing, SpanKindName, SpanOptions, TraceCarrier } from './active-tracing.ts';
-import type { TracingSettings } from './tracing-settings.ts';
+import type { TraceSampling, TracingSettings } from './tracing-settings.ts';
 
 const KINDS: Record<SpanKindName, SpanKind> = {
   server: SpanKind.SERVER,
@@ -47,6 +52,24 @@ function parseHeaders(text: string | undefined): Record<string, string> {
   return headers;
 }
 
+/** `OTEL_TRACES_SAMPLER` as the SDK's sampler; the parent-based ones follow a caller's choice. */
+export function samplerOf(sampling: TraceSampling): Sampler {
+  switch (sampling.sampler) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(sampling.ratio);
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(sampling.ratio) });
+  }
+}
+
 /**
  * The OpenTelemetry SDK, set up for this process alone: nothing is registered globally (no
  * global tracer provider, context manager or propagator), so tracing here cannot clash with
@@ -64,6 +87,7 @@ export function startSdk(settings: TracingSettings, exporter?: SpanExporter): Ac
           url: settings.tracesUrl,
           headers: parseHeaders(settings.headers),
         }),
+        ...settings.batching,
       });
   const provider = new TracerProvider({
     resource: resourceFromAttributes({
@@ -71,6 +95,7 @@ export function startSdk(settings: TracingSettings, exporter?: SpanExporter): Ac
       [ATTR_SERVICE_VERSION]: RELEASE,
     }),
     spanProcessors: [processor],
+    ...(settings.sampling ? { sampler: samplerOf(settings.sampling) } : {}),
     spanLimits: { attributeValueLengthLimit: ATTRIBUTE_VALUE_LIMIT },
   });
   const tracer = provider.getTracer('replix', RELEASE);

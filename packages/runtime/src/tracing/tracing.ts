@@ -104,3 +104,21 @@ export function withTraceHeaders(headers: Record<string, string>): Record<string
 export function currentTraceparent(): string | undefined {
   return active?.headers().traceparent;
 }
+
+/** What a log line carries of the active span: its trace's and its own id. */
+export interface TraceLogFields {
+  readonly trace_id: string;
+  readonly span_id: string;
+}
+
+const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-([\da-f]{16})-[\da-f]{2}$/;
+
+/**
+ * The active span's ids for a log line, so a line finds its trace and a trace its lines;
+ * undefined with tracing off (one branch) or outside any span.
+ */
+export function activeTraceLogFields(): TraceLogFields | undefined {
+  const traceparent = active?.headers().traceparent;
+  const ids = traceparent ? TRACEPARENT.exec(traceparent) : null;
+  return ids ? { trace_id: ids[1] as string, span_id: ids[2] as string } : undefined;
+}

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BUILD_LEASE_MS,
@@ -31,7 +32,8 @@ export function localBuildRunner(
   const computeType = computeTypeFor(context.driver.name);
   return {
     async run(claim, stopping, progressed) {
-      await runClaimedBuild(claim, {
+      const started = performance.now();
+      const result = await runClaimedBuild(claim, {
         db: context.db,
         log: context.log,
         dataDir: context.config.dataDir,
@@ -42,6 +44,7 @@ export function localBuildRunner(
         stopping,
         ...(progressed ? { onLeaseRenewed: progressed } : {}),
       });
+      context.metrics?.recordBuild(result, (performance.now() - started) / 1000);
     },
   };
 }

@@ -5,6 +5,7 @@ import {
   type SchemaConfig,
   type SourceSchema,
 } from '@replix/engine';
+import { inSpan } from '@replix/runtime/tracing';
 import type { Kysely, Selectable } from 'kysely';
 import type { BuildRow } from '../../adapters/store/build-queue.ts';
 import { connectionById } from '../../adapters/store/connection-store.ts';
@@ -79,27 +80,40 @@ export async function runBuild(build: BuildRow, env: BuildEnvironment): Promise<
   env.signal.throwIfAborted();
 
   await log(`Introspecting source schema "${database.source_schema}"…`);
-  const sourceSchema = await env.introspect(database, connection, env.secrets);
+  // Each step is a child span of the build's (run-claimed-build.ts) when tracing is on.
+  const sourceSchema = await inSpan('build introspect', {}, async (span) => {
+    const found = await env.introspect(database, connection, env.secrets);
+    span?.setAttribute('replix.build.tables', found.tables.length);
+    return found;
+  });
   await log(`Found ${sourceSchema.tables.length} tables in the source`);
   env.signal.throwIfAborted();
 
-  const schema = compileSchema(sourceSchema, schemaConfig);
+  const schema = await inSpan('build compile', {}, async () =>
+    compileSchema(sourceSchema, schemaConfig),
+  );
   await log(`Compiled ${schema.tables.length} tables`);
   env.signal.throwIfAborted();
 
-  const bundle = await instanceBundle(env.dataDir);
+  const bundle = await inSpan('build bundle', {}, async (span) => {
+    const bundled = await instanceBundle(env.dataDir);
+    span?.setAttribute('replix.build.bundle_cache_hit', bundled.cacheHit);
+    return bundled;
+  });
   await log(`Bundled instance program (${bundle.cacheHit ? 'cache hit' : 'bundled anew'})`);
   env.signal.throwIfAborted();
 
-  const artifact = writeArtifact({
-    dataDir: env.dataDir,
-    buildId: build.id,
-    databaseId: database.id,
-    programPath: bundle.path,
-    schemaConfig,
-    sourceSchema,
-    schema,
-  });
+  const artifact = await inSpan('build write artifact', {}, async () =>
+    writeArtifact({
+      dataDir: env.dataDir,
+      buildId: build.id,
+      databaseId: database.id,
+      programPath: bundle.path,
+      schemaConfig,
+      sourceSchema,
+      schema,
+    }),
+  );
   await log(`Artifact ${artifact.manifest.buildHash} written`);
   return {
     imageUri: pathToFileURL(artifact.dir).href,

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { inSpan, tracingActive } from '@replix/runtime/tracing';
 import type { Logger } from 'pino';
 import {
   BUILD_LEASE_MS,
@@ -12,6 +13,7 @@ import type { StoreDb } from '../../adapters/store/open-store.ts';
 import type { SecretBox } from '../../adapters/store/secret-box.ts';
 import { type BuildComputeType, buildCostCents } from '../../domain/build-rates.ts';
 import { buildFailureMessage } from './build-failure-message.ts';
+import { buildTraceparent } from './build-traceparent.ts';
 import { runBuild, type SourceIntrospector } from './run-build.ts';
 
 export interface ClaimedBuildOptions {
@@ -42,9 +44,32 @@ class Stopping extends Error {}
  * Runs one claimed build to its end and records it: keeps the claim's lease fresh, runs the
  * build (run-build.ts), writes the outcome with its duration and cost, and the build log's
  * first and last lines. The builder role runs every build through this, in its own process or,
- * with the Kubernetes driver, in a Job's `replix build-job`.
+ * with the Kubernetes driver, in a Job's `replix build-job`. With tracing on, the build is a
+ * span `build` in the trace of the request whose goal queued it (docs/tracing.md).
  */
 export async function runClaimedBuild(
+  claim: BuildClaim,
+  options: ClaimedBuildOptions,
+): Promise<ClaimedBuildResult> {
+  const { build } = claim;
+  const parent = tracingActive() ? await buildTraceparent(options.db, build) : undefined;
+  return inSpan(
+    'build',
+    {
+      'replix.build.id': build.id,
+      'replix.database.id': build.database_id,
+      'replix.build.attempt': claim.attempt,
+    },
+    async (span) => {
+      const result = await runClaimedAttempt(claim, options);
+      span?.setAttribute('replix.build.outcome', result);
+      return result;
+    },
+    parent ? { parent } : {},
+  );
+}
+
+async function runClaimedAttempt(
   claim: BuildClaim,
   options: ClaimedBuildOptions,
 ): Promise<ClaimedBuildResult> {

@@ -82,6 +82,12 @@ export async function startReconciler(
         { parent: goal?.traceparent },
       );
       if (outcome.kind === 'wait') await releaseLease(db, owner, database.id, outcome.retryAfterMs);
+      // A finished goal's last write left the database's status: `failed`, or where it went.
+      else if (goal)
+        context.metrics?.recordGoal(
+          goal,
+          run.database.status === 'failed' ? 'failed' : 'succeeded',
+        );
     } catch (error) {
       if (abort.signal.reason instanceof LeaseLostError || error instanceof LeaseLostError) {
         log.warn(

@@ -74,6 +74,7 @@ export async function startWebhookDeliverer(context: RoleContext): Promise<Runni
       response,
       settings.retryScale,
     );
+    context.metrics?.recordDelivery(status);
     log.info(
       {
         deliveryId: delivery.id,
