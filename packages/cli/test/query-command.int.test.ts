@@ -214,6 +214,9 @@ describe('replix types', () => {
     expect(expected).toContain('export interface Customers {');
     expect(expected).toMatch(/ {2}orders\?: Orders\[\];/);
     expect(expected).toMatch(/ {2}customer_id: number \| null;/);
+    // As the SDK's client gives them by default: BIGINT bigint, DECIMAL the digits.
+    expect(expected).toMatch(/ {2}id: bigint;/);
+    expect(expected).toMatch(/ {2}total: string \| null;/);
 
     const printed = await replix(['types', url]);
     expect(printed).toMatchObject({ code: 0, stderr: '' });
@@ -223,6 +226,16 @@ describe('replix types', () => {
     const written = await replix(['types', `${url}/`, '--out', out, '--key', 'rxk_any']);
     expect(written).toMatchObject({ code: 0, stdout: '' });
     expect(readFileSync(out, 'utf8')).toBe(expected);
+  });
+
+  it('types every number a number with --numbers plain, and refuses another mode', async () => {
+    const plain = await replix(['types', url, '--numbers', 'plain']);
+    expect(plain).toMatchObject({ code: 0, stderr: '' });
+    expect(plain.stdout).toMatch(/ {2}id: number;/);
+    expect(plain.stdout).toMatch(/ {2}total: number \| null;/);
+    const wrong = await replix(['types', url, '--numbers', 'float']);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toContain("option '--numbers <mode>' argument 'float' is invalid");
   });
 
   it('names the URL when the instance cannot be reached, and refuses a bad URL with exit 2', async () => {
