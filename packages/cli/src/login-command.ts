@@ -1,8 +1,10 @@
 import process from 'node:process';
+import { createReplixClient, getV1AuthConfig, unwrap } from '@replix/client';
 import { BuiltInIssuer } from '@replix/control-plane/config';
-import type { Command } from 'commander';
+import { type Command, CommanderError } from 'commander';
 import { apiAction, CommandFailure, defaultApiUrl, saveCredentials } from './api-session.ts';
 import { controlPlaneConfigOrExit } from './control-plane-commands.ts';
+import { DeviceLoginEnded } from './device-polling.ts';
 
 interface LoginOptions {
   email?: string;
@@ -15,7 +17,8 @@ interface LoginOptions {
  * `replix login`: saves a bearer token and the API's address to
  * `<REPLIX_DATA_DIR>/credentials.json` (mode 0600) for the other API commands. With `--email`
  * the local control plane's built-in issuer signs the token (as `replix token` does); with
- * `--token` a token from an OIDC provider is saved as it is.
+ * `--token` a token from an OIDC provider is saved as it is; with neither, against a control
+ * plane with an OIDC issuer, the user signs in at the issuer (the device flow, device-login.ts).
  */
 export function addLoginCommand(program: Command): void {
   program
@@ -27,13 +30,19 @@ export function addLoginCommand(program: Command): void {
     .option('--api-url <url>', 'the control plane (default REPLIX_API_URL or 127.0.0.1:4000)')
     .action(
       apiAction('login', async (options: LoginOptions, command: Command) => {
-        if ((options.email === undefined) === (options.token === undefined)) {
-          command.error('error: give either --email <email> or --token <jwt>.', {
+        if (options.email !== undefined && options.token !== undefined) {
+          command.error('error: give either --email <email> or --token <jwt>, not both.', {
             exitCode: 2,
             code: 'replix.usage',
           });
         }
         const apiUrl = options.apiUrl ?? defaultApiUrl();
+        if (options.email === undefined && options.token === undefined) {
+          const token = await signInAtIssuer(apiUrl, command);
+          const path = saveCredentials({ apiUrl, token });
+          process.stdout.write(`Logged in to ${apiUrl}; token saved in ${path}.\n`);
+          return;
+        }
         let token = options.token;
         if (options.email !== undefined) {
           if (!/^[^@\s]+@[^@\s]+$/.test(options.email)) {
@@ -52,4 +61,45 @@ export function addLoginCommand(program: Command): void {
         process.stdout.write(`Logged in to ${apiUrl}; token saved in ${path}.\n`);
       }),
     );
+}
+
+/** The exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it. */
+const EXIT_INTERRUPTED = 130;
+
+/** The device flow against the issuer the control plane names; the access token it gives. */
+async function signInAtIssuer(apiUrl: string, command: Command): Promise<string> {
+  const { oidc } = await unwrap(
+    getV1AuthConfig({ client: createReplixClient({ baseUrl: apiUrl }) }),
+  );
+  if (!oidc) {
+    command.error(
+      `error: ${apiUrl} signs in with its built-in issuer: give either --email <email> or --token <jwt>.`,
+      { exitCode: 2, code: 'replix.usage' },
+    );
+  }
+  if (!oidc.cliClientId) {
+    throw new CommandFailure(
+      `the control plane names no CLI client (REPLIX_OIDC_CLI_CLIENT_ID): get a token from ${oidc.issuer} and use --token.`,
+    );
+  }
+  // Loaded here: only this path needs the OAuth client.
+  const { deviceLogin } = await import('./device-login.ts');
+  const cancel = new AbortController();
+  const onInterrupt = () => cancel.abort();
+  process.once('SIGINT', onInterrupt);
+  try {
+    return await deviceLogin(
+      { issuer: oidc.issuer, clientId: oidc.cliClientId, scopes: oidc.scopes },
+      { say: (text) => process.stdout.write(text), signal: cancel.signal },
+    );
+  } catch (error) {
+    if (error instanceof DeviceLoginEnded) throw new CommandFailure(error.message);
+    if (cancel.signal.aborted) {
+      process.stderr.write('replix login: sign-in cancelled.\n');
+      throw new CommanderError(EXIT_INTERRUPTED, 'replix.interrupted', 'sign-in cancelled');
+    }
+    throw new CommandFailure(`sign-in at ${oidc.issuer} failed: ${(error as Error).message}`);
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
 }

@@ -8,6 +8,7 @@ import {
   ConfigError,
   decodeEnvironment,
   type Environment,
+  flagVariable,
   hexKeyVariable,
   TRACING_VARIABLE_SCHEMAS,
   type TracingSettings,
@@ -19,6 +20,11 @@ import {
   type KubernetesSettings,
   kubernetesSettingsFrom,
 } from './adapters/drivers/kubernetes/kubernetes-settings.ts';
+import {
+  API_RATE_LIMIT_VARIABLE_SCHEMAS,
+  type ApiRateLimitSettings,
+  apiRateLimitSettingsFrom,
+} from './api/rate-limit-settings.ts';
 import { BUILT_IN_AUDIENCE } from './application/identity/audience.ts';
 import {
   BILLING_VARIABLE_SCHEMAS,
@@ -43,6 +49,12 @@ export interface OidcSettings {
   /** The JWKS address; discovered from the issuer's metadata when not given. */
   readonly jwksUrl: string | undefined;
   readonly groupsClaim: string;
+  /** The dashboard's public client at the issuer (code flow with PKCE); undefined: no redirect sign-in. */
+  readonly dashboardClientId: string | undefined;
+  /** The CLI's public client at the issuer (device flow); undefined: `replix login --token` only. */
+  readonly cliClientId: string | undefined;
+  /** The scopes the dashboard and the CLI ask for, space-separated. */
+  readonly scopes: string;
 }
 
 /** Everything the control plane runs on, decoded and validated once at start; every section present. */
@@ -54,6 +66,8 @@ export interface ControlPlaneConfig {
   readonly port: number;
   /** Where a process answers `/live` and `/ready` besides the API; undefined: no listener. */
   readonly probe: { readonly host: string; readonly port: number } | undefined;
+  /** `REPLIX_METRICS_TOKEN`: the bearer token `/metrics` asks for; undefined: no `/metrics`. */
+  readonly metricsToken: string | undefined;
   /** The API's public address (billing returns, sign-in links); undefined: the address asked. */
   readonly publicUrl: string | undefined;
   readonly region: Region;
@@ -70,6 +84,12 @@ export interface ControlPlaneConfig {
   readonly replicationDropRetryScale: number;
   /** `REPLIX_DRIVER`: where instances run. */
   readonly driver: DriverName;
+  /**
+   * `REPLIX_KEEP_INSTANCES_ON_STOP`: with the process driver, a graceful stop leaves the
+   * instances and the endpoint router running, as a crash does, for the next start to adopt
+   * (a restart or upgrade that costs queries nothing).
+   */
+  readonly keepInstancesOnStop: boolean;
   /** The Kubernetes driver's settings (`REPLIX_K8S_*`); undefined with the process driver. */
   readonly kubernetes: KubernetesSettings | undefined;
   /** Webhook delivery settings (`REPLIX_WEBHOOK*`). */
@@ -78,6 +98,8 @@ export interface ControlPlaneConfig {
   readonly billing: BillingConfig;
   /** Where spans go (`OTEL_*`, docs/tracing.md), the instances' too; undefined: tracing is off. */
   readonly tracing: TracingSettings | undefined;
+  /** The `/v1` rate limits (`REPLIX_API_RATE_LIMIT_*`). */
+  readonly apiRateLimits: ApiRateLimitSettings;
 }
 
 /** The control plane's spans are `replix-control-plane`'s unless `OTEL_SERVICE_NAME` says otherwise. */
@@ -127,6 +149,13 @@ export const CONTROL_PLANE_VARIABLES = Type.Object({
     default: '127.0.0.1',
     description: 'where the probe listener listens',
   }),
+  REPLIX_METRICS_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 16,
+      problem: 'must be at least 16 characters',
+      description: 'the bearer token a Prometheus scrape of /metrics sends (default: no /metrics)',
+    }),
+  ),
   REPLIX_PUBLIC_URL: Type.Optional(Type.String({ description: "the API's public address" })),
   REPLIX_REGION: Type.Enum([...REGIONS], {
     default: REGIONS[0],
@@ -142,6 +171,16 @@ export const CONTROL_PLANE_VARIABLES = Type.Object({
   REPLIX_OIDC_GROUPS_CLAIM: Type.String({
     default: 'groups',
     description: "the claim listing the user's groups",
+  }),
+  REPLIX_OIDC_DASHBOARD_CLIENT_ID: Type.Optional(
+    Type.String({ description: "the dashboard's client id at the issuer" }),
+  ),
+  REPLIX_OIDC_CLI_CLIENT_ID: Type.Optional(
+    Type.String({ description: "the CLI's client id at the issuer" }),
+  ),
+  REPLIX_OIDC_SCOPES: Type.String({
+    default: 'openid email profile',
+    description: 'the scopes the dashboard and the CLI ask for',
   }),
   REPLIX_LOG_LEVEL: Type.String({
     default: 'info',
@@ -175,10 +214,17 @@ export const CONTROL_PLANE_VARIABLES = Type.Object({
     echo: true,
     description: 'where instances run',
   }),
+  REPLIX_KEEP_INSTANCES_ON_STOP: flagVariable({
+    problem: 'must be 1 or 0',
+    echo: true,
+    description:
+      'process driver: a graceful stop leaves instances and endpoints running for the next start to adopt',
+  }),
   ...KUBERNETES_VARIABLE_SCHEMAS,
   ...BILLING_VARIABLE_SCHEMAS,
   ...WEBHOOK_VARIABLE_SCHEMAS,
   ...TRACING_VARIABLE_SCHEMAS,
+  ...API_RATE_LIMIT_VARIABLE_SCHEMAS,
 });
 export type ControlPlaneVariables = StaticDecode<typeof CONTROL_PLANE_VARIABLES>;
 
@@ -222,6 +268,9 @@ function oidcOf(variables: ControlPlaneVariables): OidcSettings | undefined {
     audience: variables.REPLIX_OIDC_AUDIENCE,
     jwksUrl: variables.REPLIX_OIDC_JWKS_URL,
     groupsClaim: variables.REPLIX_OIDC_GROUPS_CLAIM,
+    dashboardClientId: variables.REPLIX_OIDC_DASHBOARD_CLIENT_ID,
+    cliClientId: variables.REPLIX_OIDC_CLI_CLIENT_ID,
+    scopes: variables.REPLIX_OIDC_SCOPES,
   });
 }
 
@@ -252,6 +301,7 @@ export function resolveControlPlaneConfig(
       variables.REPLIX_PROBE_PORT === undefined
         ? undefined
         : Object.freeze({ host: variables.REPLIX_PROBE_HOST, port: variables.REPLIX_PROBE_PORT }),
+    metricsToken: variables.REPLIX_METRICS_TOKEN,
     publicUrl: variables.REPLIX_PUBLIC_URL,
     region: variables.REPLIX_REGION,
     oidc: oidcOf(variables),
@@ -260,10 +310,37 @@ export function resolveControlPlaneConfig(
     reconcileIntervalMs: variables.REPLIX_RECONCILE_INTERVAL_MS,
     replicationDropRetryScale: variables.REPLIX_REPLICATION_DROP_RETRY_SCALE,
     driver: variables.REPLIX_DRIVER,
+    keepInstancesOnStop: variables.REPLIX_KEEP_INSTANCES_ON_STOP,
     kubernetes:
       variables.REPLIX_DRIVER === 'kubernetes' ? kubernetesSettingsFrom(variables) : undefined,
     webhooks: webhookSettingsFrom(variables),
     billing: billingConfigFrom(variables),
     tracing: tracingSettingsFrom(variables, CONTROL_PLANE_SERVICE_NAME),
+    apiRateLimits: apiRateLimitSettingsFrom(variables),
+  });
+}
+
+/** What a build job needs of the control plane's settings; the secret key only without a credential. */
+export type BuildJobConfig = Pick<ControlPlaneConfig, 'databaseUrl' | 'dataDir' | 'logLevel'> & {
+  readonly secretKey?: ControlPlaneConfig['secretKey'];
+};
+
+const STORE_VARIABLES = Type.Object({
+  DATABASE_URL: CONTROL_PLANE_VARIABLES.properties.DATABASE_URL,
+  REPLIX_DATA_DIR: CONTROL_PLANE_VARIABLES.properties.REPLIX_DATA_DIR,
+  REPLIX_LOG_LEVEL: CONTROL_PLANE_VARIABLES.properties.REPLIX_LOG_LEVEL,
+});
+
+/**
+ * The settings of a build job given its build's credential (REPLIX_BUILD_SOURCE_URL): the
+ * store, the data folder and the log level, and no secret key, which such a job never gets
+ * (a Kubernetes build Job: build-credential.ts).
+ */
+export function buildJobStoreConfig(env: Environment = process.env): BuildJobConfig {
+  const variables = decodeEnvironment(STORE_VARIABLES, env);
+  return Object.freeze({
+    databaseUrl: variables.DATABASE_URL,
+    dataDir: dataDirOf(variables),
+    logLevel: variables.REPLIX_LOG_LEVEL,
   });
 }

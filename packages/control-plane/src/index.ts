@@ -7,6 +7,7 @@ export {
   runBuildJob,
 } from './application/builder/build-job.ts';
 export { BUILT_IN_ISSUER } from './application/identity/built-in-issuer.ts';
+export { buildJobStoreConfig } from './config.ts';
 // The configuration and token issuer, also importable alone as `@replix/control-plane/config`.
 export * from './config-surface.ts';
 export { CONTROL_PLANE_ERRORS } from './domain/errors.ts';

@@ -13,6 +13,8 @@ import { SecretBox } from './adapters/store/secret-box.ts';
 import type { ApiServer } from './api/api-server.ts';
 import { buildApi } from './api/build-api.ts';
 import type { ApiContext } from './api/context.ts';
+import { MetricsEndpoint } from './api/metrics-endpoint.ts';
+import { registerMetricsRoutes } from './api/metrics-routes.ts';
 import { registerProbeRoutes } from './api/probe-routes.ts';
 import { type ProbeWindows, ProcessProbes } from './api/process-probes.ts';
 import { BuiltInIssuer } from './application/identity/built-in-issuer.ts';
@@ -24,6 +26,7 @@ import {
 import { enqueueWebhookDeliveries } from './application/webhook-delivery/enqueue-deliveries.ts';
 import type { ControlPlaneConfig } from './config.ts';
 import type { RoleName } from './domain/role-names.ts';
+import { ControlPlaneMetrics } from './roles/control-plane-metrics.ts';
 import { LoopPulse } from './roles/loop-pulse.ts';
 import { startProbeServer } from './roles/probe-server.ts';
 import type { RoleContext, RunningRole } from './roles/role.ts';
@@ -88,6 +91,8 @@ export async function startControlPlane(
     const events = new PlatformEvents();
     // Every process that emits platform events records their webhook deliveries.
     events.subscribe(enqueueWebhookDeliveries);
+    const metrics = new ControlPlaneMetrics(store.db);
+    const metricsEndpoint = new MetricsEndpoint(metrics, config.metricsToken);
     const apiContext: ApiContext = {
       db: store.db,
       config,
@@ -97,6 +102,7 @@ export async function startControlPlane(
       events,
       driver: await createDriver(config, log, store.db),
       log,
+      metrics,
     };
     const context: RoleContext = {
       ...apiContext,
@@ -109,6 +115,7 @@ export async function startControlPlane(
       if (role === 'api') {
         const app = await buildApi(context);
         registerProbeRoutes(app, probes);
+        registerMetricsRoutes(app, metrics, metricsEndpoint);
         if (issuer)
           app.get(
             '/.well-known/jwks.json',
@@ -140,7 +147,7 @@ export async function startControlPlane(
     }
     let probeUrl: string | undefined;
     if (config.probe) {
-      const server = await startProbeServer(probes, config.probe);
+      const server = await startProbeServer(probes, config.probe, metricsEndpoint);
       closers.push(() => server.close());
       probeUrl = server.url;
     }

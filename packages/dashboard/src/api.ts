@@ -1,6 +1,6 @@
 import { createReplixClient, ReplixApiError, unwrap } from '@replix/client';
 import { QueryCache, QueryClient } from '@tanstack/react-query';
-import { sessionToken, signOut, subscribeToSession } from './session.ts';
+import { sessionRefused, sessionToken, subscribeToSession } from './session.ts';
 
 /** The control-plane client every page uses: same origin, the session's token on each call. */
 export const api = createReplixClient({ baseUrl: window.location.origin, token: sessionToken });
@@ -20,9 +20,9 @@ export function isApiError(error: unknown, code: string): boolean {
 
 export const queryClient = new QueryClient({
   queryCache: new QueryCache({
-    // An expired or revoked token: back to the sign-in page.
+    // An expired or revoked token: back to the sign-in page (the issuer's session, if any, stays).
     onError: (error) => {
-      if (isApiError(error, 'unauthorized')) signOut();
+      if (isApiError(error, 'unauthorized')) sessionRefused();
     },
   }),
   defaultOptions: {

@@ -18,18 +18,19 @@ import { OverviewTab } from './pages/database/overview.tsx';
 import { WebhooksTab } from './pages/database/webhooks.tsx';
 import { DatabasesPage } from './pages/databases/databases.tsx';
 import { NewDatabasePage } from './pages/databases/new-database.tsx';
+import { IssuerCallbackPage, SignInRoute } from './pages/issuer-sign-in.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { QueryPage } from './pages/query.tsx';
 import { SettingsPage } from './pages/settings.tsx';
-import { SignInPage } from './pages/sign-in.tsx';
 import { TeamPage } from './pages/team.tsx';
 import { TermsPage } from './pages/terms.tsx';
 
-/** Every page address. Everything but sign-in and the terms needs a session (AuthGate). */
+/** Every page address. Everything but sign-in (and its callback) and the terms needs a session (AuthGate). */
 export function App() {
   return (
     <Routes>
-      <Route path="/sign-in" element={<SignInPage />} />
+      <Route path="/sign-in" element={<SignInRoute />} />
+      <Route path="/oidc/callback" element={<IssuerCallbackPage />} />
       <Route path="/terms" element={<TermsPage />} />
       <Route element={<AuthGate />}>
         <Route element={<Layout />}>

@@ -16,11 +16,16 @@ import { sessionToken, signIn, signOut, subscribeToSession } from './session.ts'
 export function AuthGate() {
   const token = useSyncExternalStore(subscribeToSession, sessionToken);
   const location = useLocation();
-  const account = useAccount();
   if (!token) {
     const next = encodeURIComponent(location.pathname + location.search);
     return <Navigate to={`/sign-in?next=${next}`} replace />;
   }
+  return <SignedInGate />;
+}
+
+/** The steps after the token: asks for the account only once there is a token to ask with. */
+function SignedInGate() {
+  const account = useAccount();
   if (isApiError(account.error, 'second_factor_required')) return <SecondFactorStep />;
   if (account.error) {
     return (

@@ -16,6 +16,12 @@ export {
   type StoredObject,
   startFakeKubernetes,
 } from './kubernetes/fake-api-server.ts';
+export {
+  type LocalOidc,
+  type LocalOidcOptions,
+  localOidcEmail,
+  startLocalOidc,
+} from './local-oidc.ts';
 export { type LocalS3, type S3Event, startLocalS3, startPagingLocalS3 } from './local-s3.ts';
 export { startMariaDb } from './mariadb-server.ts';
 export { type CollectedSpan, type OtlpCollector, startOtlpCollector } from './otlp-collector.ts';

@@ -5945,6 +5945,63 @@ export type PostV1AuthLoginLinksRedeemResponses = {
 
 export type PostV1AuthLoginLinksRedeemResponse = PostV1AuthLoginLinksRedeemResponses[keyof PostV1AuthLoginLinksRedeemResponses];
 
+export type GetV1AuthConfigData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/v1/auth/config';
+};
+
+export type GetV1AuthConfigErrors = {
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    400: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    401: {
+        error: string;
+        message: string;
+    };
+};
+
+export type GetV1AuthConfigError = GetV1AuthConfigErrors[keyof GetV1AuthConfigErrors];
+
+export type GetV1AuthConfigResponses = {
+    /**
+     * Default Response
+     */
+    200: {
+        /**
+         * The external identity provider, or null for the built-in issuer (login links, `replix login --email`).
+         */
+        oidc: {
+            /**
+             * The OpenID Connect issuer; its discovery document is under it.
+             */
+            issuer: string;
+            /**
+             * The scopes to ask for, space-separated.
+             */
+            scopes: string;
+            /**
+             * The dashboard's public client (authorization code with PKCE); null: no redirect sign-in.
+             */
+            dashboardClientId: string | null;
+            /**
+             * The CLI's public client (device authorization grant); null: `replix login --token` only.
+             */
+            cliClientId: string | null;
+        } | null;
+    };
+};
+
+export type GetV1AuthConfigResponse = GetV1AuthConfigResponses[keyof GetV1AuthConfigResponses];
+
 export type PostV1BillingWebhooksStripeData = {
     body?: never;
     path?: never;

@@ -6,6 +6,7 @@ import type { SecretBox } from '../adapters/store/secret-box.ts';
 import type { BuiltInIssuer } from '../application/identity/built-in-issuer.ts';
 import type { TokenVerifier } from '../application/identity/token-verifier.ts';
 import type { ControlPlaneConfig } from '../config.ts';
+import type { ControlPlaneMetrics } from '../roles/control-plane-metrics.ts';
 
 /** What route handlers work with; one per control-plane process. */
 export interface ApiContext {
@@ -19,4 +20,6 @@ export interface ApiContext {
   /** Runs instances (the `process` driver by default). */
   readonly driver: Driver;
   readonly log: Logger;
+  /** This process's Prometheus metrics; absent in tests that build a context by hand. */
+  readonly metrics?: ControlPlaneMetrics;
 }

@@ -13,6 +13,7 @@ import { registerDatabasesRoutes } from './routes/databases-routes.ts';
 import { registerInstanceRoutes } from './routes/instance-routes.ts';
 import { registerManagementKeysRoutes } from './routes/management-keys-routes.ts';
 import { registerNotificationsRoutes } from './routes/notifications-routes.ts';
+import { registerSignInSettingsRoutes } from './routes/sign-in-settings-routes.ts';
 import { registerSystemRoutes } from './routes/system-routes.ts';
 import { registerTeamRoutes } from './routes/team-routes.ts';
 import { registerWebhooksRoutes } from './routes/webhooks-routes.ts';
@@ -35,4 +36,5 @@ export function registerRoutes(app: ApiServer, context: ApiContext): void {
   registerWebhooksRoutes(app, context);
   registerTeamRoutes(app, context);
   registerAuthRoutes(app, context);
+  registerSignInSettingsRoutes(app, context);
 }
