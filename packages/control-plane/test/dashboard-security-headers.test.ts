@@ -1,9 +1,12 @@
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
+import type { ApiServer } from '../src/api/api-server.ts';
 import {
   dashboardConnectSources,
   dashboardPolicy,
   queryEndpointSources,
 } from '../src/api/dashboard-security-headers.ts';
+import { registerDashboardSite } from '../src/api/dashboard-site.ts';
 import type { ControlPlaneConfig } from '../src/config.ts';
 
 /** The parts of a configuration the policy reads. */
@@ -65,5 +68,19 @@ describe("the dashboard page's policy", () => {
         "frame-ancestors 'none'",
       ].join('; '),
     );
+  });
+});
+
+describe('the page shown before the dashboard is built', () => {
+  it('styles itself by the nonce, with no style attribute the policy would refuse', async () => {
+    const app = Fastify();
+    const site = await registerDashboardSite(app as unknown as ApiServer, '/nonexistent/dist');
+    app.get('/', (_request, reply) => site.sendPage(reply, 'bm9uY2U='));
+    const answer = await app.inject({ method: 'GET', url: '/' });
+    await app.close();
+    expect(answer.statusCode).toBe(503);
+    expect(answer.body).toContain('<h1>The dashboard is not built</h1>');
+    expect(answer.body).toContain('<style nonce="bm9uY2U=">');
+    expect(answer.body).not.toMatch(/ style="/);
   });
 });

@@ -15,11 +15,16 @@ export function dashboardDistDir(): string {
   return fileURLToPath(new URL('../../../dashboard/dist', import.meta.url));
 }
 
-const NOT_BUILT_PAGE = `<!doctype html><html lang="en"><meta charset="utf-8"><title>Replix</title>
-<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 4rem auto">
+/** The page shown until the dashboard is built; its style carries the page's CSP nonce. */
+function notBuiltPage(nonce: string | undefined): string {
+  const styleNonce = nonce === undefined ? '' : ` nonce="${nonce}"`;
+  return `<!doctype html><html lang="en"><meta charset="utf-8"><title>Replix</title>
+<style${styleNonce}>body { font-family: system-ui, sans-serif; max-width: 40rem; margin: 4rem auto }</style>
+<body>
 <h1>The dashboard is not built</h1>
 <p>Run <code>npm run build:dashboard</code> (or <code>npm start</code>, which builds it) and reload.
 The API is at <a href="/v1/openapi.json">/v1/openapi.json</a>.</p></body></html>`;
+}
 
 /**
  * Serves the dashboard, a single-page app, at every path the API does not own: its hashed
@@ -61,7 +66,7 @@ export async function registerDashboardSite(
     },
     async sendPage(reply, nonce) {
       reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8');
-      if (!built) return reply.status(503).send(NOT_BUILT_PAGE);
+      if (!built) return reply.status(503).send(notBuiltPage(nonce));
       if (nonce === undefined) return reply.sendFile('index.html', root);
       // Read per answer (a few hundred bytes), so a rebuilt dashboard is served at once.
       const page = await readFile(join(root, 'index.html'), 'utf8');
