@@ -188,6 +188,10 @@ describe('builds as Kubernetes Jobs', () => {
     await builder.close();
 
     expect(row).toMatchObject({ status: 'succeeded', attempts: 1, compute_type: 'kubernetes.job' });
+    // The builder counts the Job's build in its metrics, as it would one it ran itself.
+    expect(await cp.context.metrics?.exposition()).toMatch(
+      /^replix_control_plane_builds_finished_total\{outcome="succeeded"\} 1$/m,
+    );
     // The Job's credential: this build's source URL alone, owned by the Job, gone once it ended.
     const secret = await credential;
     const jobs = await jobsOf(buildId);

@@ -6,6 +6,7 @@ import {
   expireDeadLocalBuildLeases,
   failLostBuilds,
 } from '../../adapters/store/build-queue.ts';
+import { buildStatusOf } from '../../adapters/store/build-store.ts';
 import { computeTypeFor } from '../../domain/build-rates.ts';
 import type { LoopPulse } from '../../roles/loop-pulse.ts';
 import type { RoleContext, RunningRole } from '../../roles/role.ts';
@@ -50,6 +51,29 @@ export function localBuildRunner(
 }
 
 /**
+ * A runner whose builds end elsewhere (Kubernetes Jobs), with their outcomes counted in this
+ * process's metrics as the store has them once `run` returns: the Job records the build, the
+ * builder only watches it. A builder that stops while the Job goes on counts nothing.
+ */
+function measuredRunner(context: RoleContext, runner: BuildRunner): BuildRunner {
+  return {
+    async run(claim, stopping, progressed) {
+      const started = performance.now();
+      await runner.run(claim, stopping, progressed);
+      if (stopping.aborted || !context.metrics) return;
+      const status = (await buildStatusOf(context.db, claim.build.id))?.status;
+      const outcome =
+        status === 'succeeded' || status === 'failed'
+          ? status
+          : status === 'queued'
+            ? 'released'
+            : undefined;
+      if (outcome) context.metrics.recordBuild(outcome, (performance.now() - started) / 1000);
+    },
+  };
+}
+
+/**
  * The builder role: a worker that claims one build at a time (queued, or lost by another
  * builder) and runs it through its runner, which records the outcome. It emits no platform
  * events: the reconciler reports build.completed / build.failed when it sees the result.
@@ -64,7 +88,9 @@ export async function startBuilder(
   const owner = `${context.processId}:builder`;
   const pollMs = options.pollMs ?? 500;
   const leaseMs = options.leaseMs ?? BUILD_LEASE_MS;
-  const runner = options.runner ?? localBuildRunner(context, options);
+  const runner = options.runner
+    ? measuredRunner(context, options.runner)
+    : localBuildRunner(context, options);
   const stopping = new AbortController();
 
   const loop = (async () => {
