@@ -224,4 +224,64 @@ describe('the router process', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it('hands its ports to a router started with --take-over without refusing a request', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'replix-router-takeover-'));
+    const upstream = createServer((_req, res) => res.end('instance'));
+    upstream.listen(0, '127.0.0.1');
+    await once(upstream, 'listening');
+    const address = upstream.address();
+    const upstreamPort = typeof address === 'object' && address ? address.port : 0;
+    const running: Array<{ stop(): Promise<void> }> = [];
+    try {
+      writeRoutesFile(dir, {
+        version: 1,
+        endpoints: new Map([['db', { port: 0, target: target(upstreamPort), message: '' }]]),
+      });
+      const old = await startRouter({ dir, log });
+      running.push(old);
+      const port = (old.status().endpoints.db as { port: number }).port;
+      // The driver writes a picked port down, as it does for a router it keeps.
+      writeRoutesFile(dir, {
+        version: 2,
+        endpoints: new Map([['db', { port, target: target(upstreamPort), message: '' }]]),
+      });
+      await fetch(`http://127.0.0.1:${old.adminPort}/apply`, { method: 'POST' });
+
+      // Queries one after another, on kept-alive connections, through the whole hand-over.
+      const failures: string[] = [];
+      let answered = 0;
+      let querying = true;
+      const queries = (async () => {
+        while (querying) {
+          try {
+            const response = await fetch(`http://127.0.0.1:${port}/query`);
+            if ((await response.text()) === 'instance') answered++;
+            else failures.push(String(response.status));
+          } catch (error) {
+            failures.push(String((error as Error).cause ?? error));
+          }
+        }
+      })();
+      const until = async (count: number) => {
+        while (answered < count) await new Promise((resolve) => setTimeout(resolve, 10));
+      };
+      await until(20);
+
+      const next = await startRouter({ dir, log, takeOver: true });
+      running.push(next);
+      expect(next.status().endpoints.db).toEqual({ port });
+      expect(Number(readFileSync(join(dir, 'admin-port'), 'utf8'))).toBe(next.adminPort);
+      await until(answered + 20);
+      await old.stop();
+      running.shift();
+      await until(answered + 50);
+      querying = false;
+      await queries;
+      expect(failures).toEqual([]);
+    } finally {
+      for (const router of running) await router.stop();
+      upstream.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -8,6 +8,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import { pipeline } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClientErrorHandler, HTTP_LIMITS, type HttpLimits, RELEASE } from '@replix/runtime';
@@ -134,6 +135,8 @@ export class EndpointRouter {
   readonly #log: Logger;
   readonly #limits: HttpLimits;
   readonly #endpoints = new Map<string, Endpoint>();
+  /** Set by `drain`: every answer from then on closes its connection. */
+  #draining = false;
   readonly #opening = new Map<string, Promise<Endpoint>>();
   /**
    * Ports this router binds beside the listener already there instead of waiting for them to
@@ -282,18 +285,22 @@ export class EndpointRouter {
   }
 
   /**
-   * Stops accepting on every endpoint and resolves once the requests in flight have been
-   * answered (idle kept-alive connections are closed at once), or after `graceMs`, when the
-   * connections left are cut: a router being replaced hands its ports over this way.
+   * Stops accepting on every endpoint and resolves once its connections have ended, or after
+   * `graceMs`, when those left are cut: a router being replaced hands its ports over this way.
+   * A kept-alive connection is not closed while idle, which would race the client's next
+   * request on it (a reset): its next answer says `Connection: close`, and one that stays idle
+   * ends by the keep-alive timeout, which clients keep below the server's.
    */
   async drain(graceMs: number): Promise<void> {
     const endpoints = [...this.#endpoints.values()];
     this.#endpoints.clear();
+    this.#draining = true;
     const closed = endpoints.map(
       (endpoint) =>
         new Promise<void>((resolve) => {
-          endpoint.server.close(() => resolve());
-          endpoint.server.closeIdleConnections();
+          // http.Server's close() would also end the idle connections at once; the listening
+          // socket's own close stops accepting and calls back once the last connection ends.
+          NetServer.prototype.close.call(endpoint.server, () => resolve());
         }),
     );
     const timer = setTimeout(() => {
@@ -310,6 +317,8 @@ export class EndpointRouter {
   }
 
   #forward(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse): void {
+    // The client's next request then opens a new connection, which the router taking over gets.
+    if (this.#draining) res.setHeader('connection', 'close');
     if (!tracingActive()) {
       this.#proxy(endpoint, req, res, undefined);
       return;
