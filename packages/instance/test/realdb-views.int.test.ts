@@ -1,5 +1,5 @@
 import type { SchemaConfigError } from '@replix/engine';
-import { loadPagila, loadSakila, type TestDatabase } from '@replix/testkit';
+import { loadPagila, loadSakila, sampleDatabasesPresent, type TestDatabase } from '@replix/testkit';
 import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestInstance, type TestInstance } from './instance-helpers.ts';
@@ -59,7 +59,7 @@ const samples = [
   },
 ];
 
-describe.each(samples)(
+describe.skipIf(!sampleDatabasesPresent('the views of Sakila and Pagila')).each(samples)(
   'the views of $sample',
   ({ admin, load, open, viewColumns, views: count }) => {
     let db: TestDatabase;

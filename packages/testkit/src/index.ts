@@ -28,7 +28,11 @@ export { type CollectedSpan, type OtlpCollector, startOtlpCollector } from './ot
 export { startPostgres } from './postgres-server.ts';
 export { loadPagila } from './realdb/load-pagila.ts';
 export { adaptSakilaSql, loadSakila } from './realdb/load-sakila.ts';
-export { MissingSampleFileError, sampleDir } from './realdb/sample-files.ts';
+export {
+  MissingSampleFileError,
+  sampleDatabasesPresent,
+  sampleDir,
+} from './realdb/sample-files.ts';
 export { sweepStaleRunDirs } from './run-dir.ts';
 export type { DatabaseAdmin, TestDatabase } from './test-database.ts';
 export { mariaDbAdmin, postgresAdmin } from './test-database.ts';

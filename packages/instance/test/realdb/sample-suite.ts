@@ -1,4 +1,4 @@
-import type { TestDatabase } from '@replix/testkit';
+import { sampleDatabasesPresent, type TestDatabase } from '@replix/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestInstance, type TestInstance } from '../instance-helpers.ts';
 import { sakilaAppQueries } from './app-queries.ts';
@@ -46,6 +46,13 @@ export function describeSampleDatabase(
   sample: SampleDatabase,
   more?: (context: () => SampleContext) => void,
 ): void {
+  const title = `${sample.name} on ${sample.engine} (../shared/realdb-samples)`;
+  describe.skipIf(!sampleDatabasesPresent(title))(title, () => {
+    suiteOf(sample, more);
+  });
+}
+
+function suiteOf(sample: SampleDatabase, more?: (context: () => SampleContext) => void): void {
   let db: TestDatabase;
   let source: RealSource;
   let tables: SourceTable[];

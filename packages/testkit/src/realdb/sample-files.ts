@@ -29,3 +29,22 @@ export function readSampleFile(name: string): string {
   const bytes = readFileSync(path);
   return (name.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
 }
+
+/**
+ * Whether the sample databases are beside the repository (CI always has them; a clone of the
+ * repository alone does not). When they are not, says so in one line, naming `suite` and how to
+ * run it, and the caller skips the suite. When the folder is there, the suite runs: a file
+ * missing from it then fails the suite (MissingSampleFileError), it is not skipped.
+ */
+export function sampleDatabasesPresent(
+  suite: string,
+  dir = sampleDir(),
+  say: (line: string) => void = console.log,
+): boolean {
+  if (existsSync(dir)) return true;
+  say(
+    `not run: ${suite}: the real sample databases are not in ../shared/realdb-samples/ beside the ` +
+      'repository; put that folder there (CI has it) and run npm test again',
+  );
+  return false;
+}
