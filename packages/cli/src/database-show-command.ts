@@ -22,7 +22,8 @@ async function databaseId(client: Client, idOrName: string): Promise<string> {
  */
 export function queryCommandLine(endpointUrl: string, tables: readonly string[]): string {
   const table = [...tables].sort()[0] ?? '<table>';
-  return `replix query ${endpointUrl} '${table} { * } LIMIT 5' --key "$REPLIX_API_KEY"`;
+  // With npx, as every command line the docs give: pasted in a project, it runs the local CLI.
+  return `npx replix query ${endpointUrl} '${table} { * } LIMIT 5' --key "$REPLIX_API_KEY"`;
 }
 
 /** `replix databases show <database>`: where it answers and how it is doing, for people. */

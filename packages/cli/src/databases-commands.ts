@@ -83,10 +83,13 @@ function schemaConfig(path: string | undefined): Record<string, unknown> | undef
  * `replix databases list|get|show|create|update`: databases (a source schema served as an
  * instance).
  */
-export function addDatabasesCommands(program: Command): void {
+export function addDatabasesCommands(program: Command): Command {
   const databases = program
     .command('databases')
-    .description('databases: list, get one, show where it answers, create');
+    .alias('db')
+    .description(
+      'databases (or db): list, get, show where it answers, create, update, and the lifecycle actions',
+    );
 
   databases
     .command('list')
@@ -211,4 +214,5 @@ export function addDatabasesCommands(program: Command): void {
         }
       }),
     );
+  return databases;
 }

@@ -86,15 +86,12 @@ function printOutcome(action: string, id: string, answer: unknown, json: boolean
 }
 
 /**
- * `replix db <action> <id>`: the lifecycle actions of a database. An action the database's
- * status does not allow is answered 409 with the reason, printed as the error with the
- * `replix db` line of the action the reason names instead.
+ * `replix db <action> <id>` (`db` is `databases`' short name): the lifecycle actions of a
+ * database, added to `databases`. An action the database's status does not allow is answered
+ * 409 with the reason, printed as the error with the `replix db` line of the action the reason
+ * names instead.
  */
-export function addDbActionCommands(program: Command): void {
-  const db = program
-    .command('db')
-    .description('lifecycle actions on a database: provision, pause, resume, resize, delete, …');
-
+export function addDbActionCommands(db: Command): void {
   for (const [action, { description, call }] of Object.entries(SIMPLE_ACTIONS)) {
     db.command(`${action} <id>`)
       .description(description)

@@ -38,8 +38,8 @@ export function createProgram(): Command {
   // Commands over the control-plane API, through the typed client (@replix/client).
   addLoginCommand(program);
   addConnectionsCommands(program);
-  addDatabasesCommands(program);
-  addDbActionCommands(program);
+  // `replix db …` is `replix databases …`: one command, its lifecycle actions included.
+  addDbActionCommands(addDatabasesCommands(program));
   addKeysCommands(program);
   addBuildsCommands(program);
   addLogsCommands(program);

@@ -23,6 +23,9 @@ const PASSWORD = 'cli-Pa$$word';
 /** A MariaDB user without a password. */
 const NO_PASSWORD_USER = 'rx_cli_nopass';
 
+/** Where `npx replix` finds the CLI, as in a project that installed it. */
+const REPOSITORY_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+
 interface Result {
   code: number;
   stdout: string;
@@ -369,7 +372,7 @@ describe('replix commands over the control-plane API', () => {
     const neither = await replix(['db', 'resize', databaseId]);
     expect(neither.code).toBe(2);
     expect(neither.stderr).toMatch(
-      /^error: name what to change: --size <size>, --replicas <n> or both\.\n\nUsage: replix db resize/,
+      /^error: name what to change: --size <size>, --replicas <n> or both\.\n\nUsage: replix databases resize/,
     );
   });
 
@@ -494,8 +497,12 @@ describe('replix commands over the control-plane API', () => {
       id: databaseId,
       name: 'shop-db',
       latestBuild: { status: 'succeeded', finishedAt: expect.any(String) },
-      query: `replix query ${shown.endpointUrl} 'customers { * } LIMIT 5' --key "$REPLIX_API_KEY"`,
+      query: `npx replix query ${shown.endpointUrl} 'customers { * } LIMIT 5' --key "$REPLIX_API_KEY"`,
     });
+    // `replix db show` is the same command: db is databases' short name.
+    expect(await json(['db', 'show', databaseId])).toEqual(
+      await json(['databases', 'show', databaseId]),
+    );
     // By name, for people.
     const plain = await replix(['databases', 'show', 'shop-db']);
     expect(plain).toMatchObject({ code: 0, stderr: '' });
@@ -515,15 +522,41 @@ describe('replix commands over the control-plane API', () => {
     const key = /^(rxk_\S+)$/m.exec(
       (await replix(['keys', 'create', databaseId, '--name', 'show'])).stdout,
     )?.[1] as string;
-    const [, url, query] = /^replix query (\S+) '(.+)' --key/.exec(shown.query) ?? [];
+    // Pasted into a shell in a project where the CLI is installed (here, the repository).
+    const pasted = async (): Promise<Result> => {
+      try {
+        const { stdout, stderr } = await run('sh', ['-c', shown.query as string], {
+          cwd: REPOSITORY_ROOT,
+          env: { PATH: process.env.PATH, HOME: process.env.HOME, REPLIX_API_KEY: key },
+        });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const failed = error as { code: number; stdout: string; stderr: string };
+        return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+      }
+    };
     // A new key reaches the instance within a second or two (docs/walkthrough.md).
     const sent = Date.now();
-    let answer = await replix(['query', url as string, query as string, '--key', key]);
+    let answer = await pasted();
     while (answer.stderr.includes('unauthorized') && Date.now() - sent < 5000) {
       await new Promise((resolve) => setTimeout(resolve, 200));
-      answer = await replix(['query', url as string, query as string, '--key', key]);
+      answer = await pasted();
     }
     expect(answer).toMatchObject({ code: 0, stderr: '' });
     expect(answer.stdout).toContain('Grace');
+
+    // The control plane's address instead of the endpoint's: the error says which URL to use.
+    const wrongUrl = await replix([
+      'query',
+      new URL(cp.url).origin,
+      'customers { id }',
+      '--key',
+      key,
+    ]);
+    expect(wrongUrl.code).toBe(1);
+    expect(wrongUrl.stderr).toContain("answered HTTP 404 without an instance's error envelope");
+    expect(wrongUrl.stderr).toContain(
+      "Use the database's endpoint URL (`npx replix databases show <database>` prints it)",
+    );
   });
 });

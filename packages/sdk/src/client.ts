@@ -442,6 +442,14 @@ export class ReplixClient {
         asked,
       );
     }
+    if (status === 404) {
+      // The usual cause: the control plane's address (or another server's) given as the URL.
+      return new ReplixConnectionError(
+        'invalid_response',
+        404,
+        `${shown(url)} answered HTTP 404 without an instance's error envelope: it is not a database's instance. Use the database's endpoint URL (\`npx replix databases show <database>\` prints it), not the control plane's address.`,
+      );
+    }
     return invalid(url, status, 'an answer without an error envelope');
   }
 }
