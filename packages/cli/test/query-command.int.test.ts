@@ -183,7 +183,8 @@ describe('replix types', () => {
 
   beforeAll(async () => {
     const db = await testMariaDb().createDatabase(`
-      CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL, note TEXT);
+      CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL, note TEXT,
+        tier ENUM('basic', 'it''s gold'));
       CREATE TABLE orders (id BIGINT PRIMARY KEY, customer_id INT, total DECIMAL(10,2),
         FOREIGN KEY (customer_id) REFERENCES customers (id));
     `);
@@ -212,6 +213,9 @@ describe('replix types', () => {
     const openapi = await (await fetch(`${url}/openapi.json`)).json();
     const expected = generateTypes(openapi, { source: `${url}/openapi.json` });
     expect(expected).toContain('export interface Customers {');
+    // An ENUM by its values; a MariaDB source has no array column, so no array type.
+    expect(expected).toContain(`  tier: "basic" | "it's gold" | "" | null;`);
+    expect(expected).not.toContain('ReplixArray');
     expect(expected).toMatch(/ {2}orders\?: Orders\[\];/);
     expect(expected).toMatch(/ {2}customer_id: number \| null;/);
     // As the SDK's client gives them by default: BIGINT bigint, DECIMAL the digits.

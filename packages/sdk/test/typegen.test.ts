@@ -89,6 +89,33 @@ export const rows: Tables['people'] = { active: true, Table_2024: [row] };
     expect(text).toContain('  id: number;');
   });
 
+  it('types a MySQL ENUM as its values, and declares ReplixArray only where a column is an array', () => {
+    const film = {
+      type: 'object',
+      description: 'A row of table `film` (source table `film`).',
+      'x-primary-key': ['id'],
+      properties: {
+        id: { type: 'number' },
+        rating: {
+          type: ['string', 'null'],
+          enum: ['G', 'PG-13', "it's", '', null],
+          description: "Source column `rating` (enum('G','PG-13','it''s')).",
+        },
+      },
+      required: ['id', 'rating'],
+    };
+    const text = generateTypes({ components: { schemas: { film } } });
+    expect(text).toContain(`  rating: "G" | "PG-13" | "it's" | "" | null;`);
+    expect(text).not.toContain('ReplixArray');
+    const use = `import type { Tables } from './types.ts';
+export const row: Tables['film'] = { id: 1, rating: 'PG-13' };
+// @ts-expect-error: not one of the ENUM's values
+export const wrong: Tables['film'] = { id: 2, rating: 'R' };
+`;
+    expect(typeErrors({ 'types.ts': text, 'use.ts': use })).toEqual([]);
+    expect(generateTypes(DOCUMENT)).toContain('export type ReplixArray<T>');
+  }, 30_000);
+
   it('refuses a document without models', () => {
     expect(() => generateTypes({ openapi: '3.1.0' })).toThrow(/no components\.schemas/);
   });

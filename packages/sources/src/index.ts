@@ -19,6 +19,7 @@ export {
 export { joinSnapshot } from './join-snapshot.ts';
 export type { MsSqlConnectorOptions } from './mssql/mssql-connection-options.ts';
 export { MsSqlConnector } from './mssql/mssql-connector.ts';
+export { enumValues } from './mysql/mysql-binlog-layout.ts';
 export type { MySqlConnectorOptions } from './mysql/mysql-connection-options.ts';
 export { MySqlConnector } from './mysql/mysql-connector.ts';
 export { parseSourceUrl, type SourceUrl } from './parse-source-url.ts';

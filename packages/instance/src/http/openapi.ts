@@ -7,6 +7,7 @@ import {
   type ElementType,
   ENGINE_ERRORS,
 } from '@replix/engine';
+import { enumValues } from '@replix/sources';
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -139,10 +140,16 @@ function columnProperty(table: CompiledTable, column: CompiledColumn): JsonObjec
     );
   }
   if (value.note) parts.push(value.note);
+  // A MySQL ENUM's values, as its source type lists them (`enum('G','PG')`).
+  const choices = /^enum\(/i.test(column.sourceType) ? enumValues(column.sourceType) : [];
+  if (choices.length > 0) {
+    parts.push("One of the ENUM's values (or '', which MySQL stores for an invalid one).");
+  }
   if (column.nullable) parts.push('Null when the source value is NULL.');
   return {
     type: column.nullable ? [value.type, 'null'] : value.type,
     ...value.extra,
+    ...(choices.length > 0 ? { enum: [...choices, '', ...(column.nullable ? [null] : [])] } : {}),
     description: parts.join(' '),
   };
 }
