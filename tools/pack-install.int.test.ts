@@ -3,13 +3,7 @@
 // `replix start`, `replix serve` and `replix query`, an app that imports `@replix/sdk` with its
 // types, and the SDK README's examples, all from that folder.
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
