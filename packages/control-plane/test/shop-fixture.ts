@@ -24,6 +24,15 @@ export const SHOP_SCHEMA = {
         { name: 'name', type: 'varchar(50)', nullable: true, key: '' },
       ],
       relations: [],
+      // What `customers { orders { … } }` selects: the reverse side of orders' key.
+      reverseRelations: [
+        {
+          name: 'orders',
+          fromTable: 'orders',
+          fromColumns: ['customer_id'],
+          constraintName: 'orders_customer',
+        },
+      ],
     },
     {
       name: 'orders',
@@ -42,6 +51,7 @@ export const SHOP_SCHEMA = {
           constraintName: 'orders_customer',
         },
       ],
+      reverseRelations: [],
     },
     {
       name: 'customer_totals',
@@ -51,6 +61,7 @@ export const SHOP_SCHEMA = {
         { name: 'spent', type: 'decimal(32,2)', nullable: true, key: '' },
       ],
       relations: [],
+      reverseRelations: [],
     },
   ],
 };

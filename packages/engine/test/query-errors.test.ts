@@ -38,6 +38,16 @@ const source: SourceSchema = {
       ],
     }),
     table('logs', [column('msg', 'string')], { primaryKey: [] }),
+    table('order_notes', [column('id', 'int', false), column('order_id', 'bigint')], {
+      foreignKeys: [
+        {
+          name: 'fk_n',
+          columns: ['order_id'],
+          referencedTable: 'orders',
+          referencedColumns: ['id'],
+        },
+      ],
+    }),
     table(
       'orders',
       [column('id', 'bigint', false), column('customer_id', 'int'), column('status', 'string')],
@@ -117,7 +127,21 @@ describe('unknown fields', () => {
   it('as a nested relation', () => {
     rejects(
       'customers { ordrs { id } }',
-      'Unknown field "ordrs" on table "customers". Did you mean "orders"?',
+      'Unknown relation "ordrs" on table "customers". Did you mean the relation "orders"?',
+    );
+    // A relation the name is a word of (reverse relations are named after their table).
+    rejects(
+      'orders { notes { id } }',
+      'Unknown relation "notes" on table "orders". Did you mean the relation "order_notes"?',
+    );
+    // Without a close one, the table's relations, so reverse ones can be found.
+    rejects(
+      'orders { items { no } }',
+      'Unknown relation "items" on table "orders". Its relations: "customer", "lines", "order_notes".',
+    );
+    rejects(
+      'events { items { id } }',
+      'Unknown relation "items" on table "events". It has no relations.',
     );
     rejects(
       'customers { orders { id stats } }',

@@ -1646,6 +1646,24 @@ export type GetV1ConnectionsByIdSchemaResponses = {
                 referencedColumn: string;
                 constraintName: string;
             }>;
+            /**
+             * The relations other tables' foreign keys give this one, selected as `table { name { … } }`.
+             */
+            reverseRelations: Array<{
+                /**
+                 * The to-many relation name the instance API will use (the referencing table, or `<table>_by_<columns>` on a collision).
+                 */
+                name: string;
+                /**
+                 * The table whose foreign key references this one.
+                 */
+                fromTable: string;
+                /**
+                 * The foreign key's columns.
+                 */
+                fromColumns: Array<string>;
+                constraintName: string;
+            }>;
         }>;
     };
 };
@@ -2399,6 +2417,24 @@ export type GetV1DatabasesByIdSchemaResponses = {
                 derivedName: string;
                 referencedTable: string;
                 referencedColumn: string;
+                constraintName: string;
+            }>;
+            /**
+             * The relations other tables' foreign keys give this one, selected as `table { name { … } }`.
+             */
+            reverseRelations: Array<{
+                /**
+                 * The to-many relation name the instance API will use (the referencing table, or `<table>_by_<columns>` on a collision).
+                 */
+                name: string;
+                /**
+                 * The table whose foreign key references this one.
+                 */
+                fromTable: string;
+                /**
+                 * The foreign key's columns.
+                 */
+                fromColumns: Array<string>;
                 constraintName: string;
             }>;
         }>;

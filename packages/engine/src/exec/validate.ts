@@ -64,6 +64,34 @@ function unknownField(table: CompiledTable, name: string): EngineError {
   );
 }
 
+/** Relations a message lists at most: a table with more says how many more. */
+const LISTED_RELATIONS = 12;
+
+/**
+ * An unknown name given a nested selection: the user meant a relation. Besides a typo's fix,
+ * the hint finds a relation the name is a word of (`items` for `order_items`: reverse relations
+ * are named after the referencing table), else lists the table's relations.
+ */
+function unknownRelation(table: CompiledTable, name: string): EngineError {
+  const relations = table.relations.map((relation) => relation.name).sort();
+  const lower = name.toLowerCase();
+  const guess =
+    suggest(name, relations) ??
+    relations.find((relation) => relation.toLowerCase().split('_').includes(lower));
+  let hint: string;
+  if (guess) hint = ` Did you mean the relation "${guess}"?`;
+  else if (relations.length === 0) hint = ' It has no relations.';
+  else {
+    const listed = relations.slice(0, LISTED_RELATIONS).map((relation) => `"${relation}"`);
+    const more = relations.length - listed.length;
+    hint = ` Its relations: ${listed.join(', ')}${more > 0 ? ` and ${more} more` : ''}.`;
+  }
+  return new EngineError(
+    'executor_error',
+    `Unknown relation "${shown(name)}" on table "${table.name}".${hint}`,
+  );
+}
+
 function targetOf(schema: CompiledSchema, relation: CompiledRelation): CompiledTable {
   const target = schema.tablesByName.get(relation.target);
   if (!target) throw new Error(`relation ${relation.name} targets a missing table`);
@@ -453,7 +481,7 @@ class Validator {
             );
           }
           if (this.#lenient) return;
-          throw unknownField(table, item.name);
+          throw unknownRelation(table, item.name);
         }
         const toOne = relation.kind === 'forward';
         const target = targetOf(this.#schema, relation);

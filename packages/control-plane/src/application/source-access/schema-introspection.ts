@@ -21,6 +21,16 @@ export interface SchemaIntrospection {
       referencedColumn: string;
       constraintName: string;
     }[];
+    /**
+     * The to-many relations other tables' foreign keys give this one: `name` is what the
+     * instance API calls it (the referencing table by default: `orders { order_items { … } }`).
+     */
+    reverseRelations: {
+      name: string;
+      fromTable: string;
+      fromColumns: string[];
+      constraintName: string;
+    }[];
   }[];
 }
 
@@ -48,9 +58,10 @@ function derivedNames(source: SourceSchema): Map<string, string> {
     const compiled = compileSchema(source, defaultSchemaConfig());
     for (const table of compiled.tables) {
       for (const relation of table.relations) {
-        if (relation.kind === 'forward') {
-          names.set(`${table.sourceName}\u0000${relation.constraintName}`, relation.name);
-        }
+        names.set(
+          relationKey(table.sourceName, relation.kind, relation.constraintName),
+          relation.name,
+        );
       }
     }
   } catch {
@@ -59,9 +70,15 @@ function derivedNames(source: SourceSchema): Map<string, string> {
   return names;
 }
 
+/** A relation of `table` by kind and constraint (a self-referencing key gives it both kinds). */
+function relationKey(table: string, kind: 'forward' | 'reverse', constraint: string): string {
+  return `${table}\u0000${kind}\u0000${constraint}`;
+}
+
 /**
- * Maps an introspected source schema to the spec's response, one relation per key column: the
- * base tables by name, then the views (which have no keys or relations) by name.
+ * Maps an introspected source schema to the spec's response, one relation per key column, and
+ * each table's reverse relations: the base tables by name, then the views (which have no keys
+ * or relations) by name.
  */
 export function schemaIntrospection(source: SourceSchema): SchemaIntrospection {
   const names = derivedNames(source);
@@ -77,7 +94,7 @@ export function schemaIntrospection(source: SourceSchema): SchemaIntrospection {
       })),
       relations: table.foreignKeys.flatMap((fk) => {
         const derivedName =
-          names.get(`${table.name}\u0000${fk.name}`) ??
+          names.get(relationKey(table.name, 'forward', fk.name)) ??
           forwardRelationName(fk.columns, fk.referencedTable);
         return fk.columns.map((column, index) => ({
           column,
@@ -87,6 +104,16 @@ export function schemaIntrospection(source: SourceSchema): SchemaIntrospection {
           constraintName: fk.name,
         }));
       }),
+      reverseRelations: source.tables.flatMap((from) =>
+        from.foreignKeys
+          .filter((fk) => fk.referencedTable === table.name)
+          .map((fk) => ({
+            name: names.get(relationKey(table.name, 'reverse', fk.name)) ?? from.name,
+            fromTable: from.name,
+            fromColumns: [...fk.columns],
+            constraintName: fk.name,
+          })),
+      ),
     })),
   };
 }

@@ -37,6 +37,23 @@ export const SchemaIntrospectionResponse = Type.Object(
             constraintName: Type.String(),
           }),
         ),
+        reverseRelations: Type.Array(
+          Type.Object({
+            name: Type.String({
+              description:
+                'The to-many relation name the instance API will use (the referencing table, or `<table>_by_<columns>` on a collision).',
+            }),
+            fromTable: Type.String({
+              description: 'The table whose foreign key references this one.',
+            }),
+            fromColumns: Type.Array(Type.String(), { description: "The foreign key's columns." }),
+            constraintName: Type.String(),
+          }),
+          {
+            description:
+              "The relations other tables' foreign keys give this one, selected as `table { name { … } }`.",
+          },
+        ),
       }),
     ),
   },
