@@ -180,7 +180,8 @@ describe.each(STORE_KINDS)('saved connections on the %s store', (kind) => {
       });
       expect(missing.body).toEqual({
         ok: false,
-        error: 'The source database does not exist or is not accessible.',
+        error:
+          'The source database "no_such_database" does not exist or is not accessible to this user.',
         failedCheck: 'database',
       });
     });
@@ -312,7 +313,11 @@ describe.each(STORE_KINDS)('saved connections on the %s store', (kind) => {
       const wrong = await saved(token, { password: WRONG_PASSWORD });
       const down = await saved(token, { port: await closedPort() });
       for (const [id, sourceSchema, message] of [
-        [good, 'no_such_schema', 'The source database does not exist or is not accessible.'],
+        [
+          good,
+          'no_such_schema',
+          'The source database "no_such_schema" does not exist or is not accessible to this user.',
+        ],
         [wrong, shop.name, 'Authentication to the source database failed.'],
         [down, shop.name, 'Could not connect to the source database (ECONNREFUSED).'],
       ] as const) {

@@ -156,6 +156,19 @@ const CERTIFICATE_MESSAGES: Readonly<Record<string, string>> = {
 };
 
 /** The certificate problem behind mysql2's HANDSHAKE_SSL_ERROR, when its message tells. */
+/** Database names longer than any engine allows are cut here in messages. */
+const MAX_SHOWN_DATABASE = 64;
+
+/**
+ * The message of a database the source does not have, or the user may not open: it names the
+ * database (the user's own input, never a host, user or password), so a typo shows.
+ */
+export function missingDatabaseMessage(database: string): string {
+  const shown =
+    database.length > MAX_SHOWN_DATABASE ? `${database.slice(0, MAX_SHOWN_DATABASE)}…` : database;
+  return `The source database "${shown}" does not exist or is not accessible to this user.`;
+}
+
 function mySqlTlsCode(message: string): string {
   if (message.startsWith('Hostname/IP does not match')) return HOST_MISMATCH_CODE;
   return CERTIFICATE_MESSAGES[message] ?? 'HANDSHAKE_SSL_ERROR';
@@ -257,7 +270,7 @@ export function sourceErrorFrom(error: unknown, target: SourceTarget, action: st
   if (code !== undefined && MISSING_DATABASE_CODES.has(code)) {
     return new SourceConnectionError(
       'source_database_not_found',
-      'The source database does not exist or is not accessible.',
+      missingDatabaseMessage(target.database),
       target,
       code,
     );

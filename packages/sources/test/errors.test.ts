@@ -93,9 +93,10 @@ describe('sourceErrorFrom', () => {
   });
 
   it('tells a missing database and a lost connection apart', () => {
-    expect(sourceErrorFrom(driverError('no db', 'ER_BAD_DB_ERROR'), target, 'x').code).toBe(
-      'source_database_not_found',
-    );
+    expect(sourceErrorFrom(driverError('no db', 'ER_BAD_DB_ERROR'), target, 'x')).toMatchObject({
+      code: 'source_database_not_found',
+      message: 'The source database "shop" does not exist or is not accessible to this user.',
+    });
     expect(sourceErrorFrom(driverError('no db', '3D000'), target, 'x').code).toBe(
       'source_database_not_found',
     );

@@ -47,7 +47,10 @@ describe('msSqlErrorFrom', () => {
       'x',
     );
     expect(error.code).toBe('source_database_not_found');
-    expect(error.message).not.toContain('shop');
+    // Named as the user gave it, not as the driver's text says it.
+    expect(error.message).toBe(
+      'The source database "shop" does not exist or is not accessible to this user.',
+    );
   });
 
   it('reports a refused or unresolvable server as unreachable, with the network code', () => {

@@ -1,4 +1,5 @@
 import {
+  missingDatabaseMessage,
   SourceConnectionError,
   SourceError,
   SourceQueryError,
@@ -62,7 +63,7 @@ export function msSqlErrorFrom(error: unknown, target: SourceTarget, action: str
     if (message.includes('Cannot open database')) {
       return new SourceConnectionError(
         'source_database_not_found',
-        'The source database does not exist or is not accessible.',
+        missingDatabaseMessage(target.database),
         target,
         code,
       );
