@@ -2,6 +2,7 @@ import { CompletionContext } from '@codemirror/autocomplete';
 import { EditorState } from '@codemirror/state';
 import { describe, expect, it } from 'vitest';
 import type { InstanceSchema } from '../src/components/instance-schema.ts';
+import { exampleQuery } from '../src/query-editor/example-query.ts';
 import { queryCompletion } from '../src/query-editor/query-completion.ts';
 import { expectedAt } from '../src/query-editor/query-context.ts';
 import { queryDiagnostics } from '../src/query-editor/query-diagnostics.ts';
@@ -189,5 +190,21 @@ describe('the editor’s diagnostics, from the query parser', () => {
     ]);
     expect(queryDiagnostics('customers { id }')).toEqual([]);
     expect(queryDiagnostics('  ')).toEqual([]);
+  });
+});
+
+describe("the editor's placeholder", () => {
+  it('is a query over the instance’s own first table and columns, so it runs when pasted', () => {
+    expect(exampleQuery(SHOP)).toMatch(/^[a-z_]+ \{ [a-z_]+ [a-z_]+ \} LIMIT 10$/);
+    const [table, ...fields] = exampleQuery(SHOP)
+      .replace(/[{}]|LIMIT 10/g, '')
+      .split(/\s+/);
+    const first = [...(SHOP.tables ?? [])].sort((a, b) => (a.name < b.name ? -1 : 1))[0];
+    expect(table).toBe(first?.name);
+    expect(fields.filter(Boolean)).toEqual(first?.columns?.slice(0, 2).map((c) => c.name));
+    expect(exampleQuery({ tables: [{ name: 'events', columns: [{ name: 'id' }] }] })).toBe(
+      'events { id } LIMIT 10',
+    );
+    expect(exampleQuery(undefined)).toBe('<table> { <field> <field> } LIMIT 10');
   });
 });

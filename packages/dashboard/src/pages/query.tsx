@@ -19,6 +19,7 @@ import {
   runWithFreshKey,
 } from '../components/query-run.ts';
 import { QueryTables } from '../components/query-tables.tsx';
+import { exampleQuery } from '../query-editor/example-query.ts';
 import type { QueryCodeEditorHandle } from '../query-editor/query-code-editor.tsx';
 import './query.css';
 
@@ -204,7 +205,7 @@ function QueryEditor(props: {
               schema={schema.data}
               labelId={`${editorId}-label`}
               hintId={`${editorId}-hint`}
-              placeholder="customers (country = 'IS') { id name } ORDER BY name LIMIT 10"
+              placeholder={exampleQuery(schema.data)}
             />
           </Suspense>
           <div className="field-hint" id={`${editorId}-hint`}>
