@@ -272,7 +272,7 @@ describe('the router process', () => {
       expect(next.status().endpoints.db).toEqual({ port });
       expect(Number(readFileSync(join(dir, 'admin-port'), 'utf8'))).toBe(next.adminPort);
       await until(answered + 20);
-      await old.stop();
+      await old.stop({ handOver: true });
       running.shift();
       await until(answered + 50);
       querying = false;

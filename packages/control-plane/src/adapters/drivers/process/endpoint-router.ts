@@ -135,7 +135,7 @@ export class EndpointRouter {
   readonly #log: Logger;
   readonly #limits: HttpLimits;
   readonly #endpoints = new Map<string, Endpoint>();
-  /** Set by `drain`: every answer from then on closes its connection. */
+  /** Set by a hand-over's `drain`: every answer from then on closes its connection. */
   #draining = false;
   readonly #opening = new Map<string, Promise<Endpoint>>();
   /**
@@ -286,18 +286,24 @@ export class EndpointRouter {
 
   /**
    * Stops accepting on every endpoint and resolves once its connections have ended, or after
-   * `graceMs`, when those left are cut: a router being replaced hands its ports over this way.
-   * A kept-alive connection is not closed while idle, which would race the client's next
-   * request on it (a reset): its next answer says `Connection: close`, and one that stays idle
-   * ends by the keep-alive timeout, which clients keep below the server's.
+   * `graceMs`, when those left are cut. A plain stop closes idle kept-alive connections at once:
+   * nothing will serve them. A hand-over (`handOver`: a newer router listens on the same ports)
+   * does not, since cutting an idle connection races the client's next request on it (a reset):
+   * each ends after its next answer, sent with `Connection: close`, or by the keep-alive
+   * timeout, which clients keep below the server's, and its client reconnects to the new router.
    */
-  async drain(graceMs: number): Promise<void> {
+  async drain(graceMs: number, handOver = false): Promise<void> {
     const endpoints = [...this.#endpoints.values()];
     this.#endpoints.clear();
-    this.#draining = true;
+    this.#draining = handOver;
     const closed = endpoints.map(
       (endpoint) =>
         new Promise<void>((resolve) => {
+          if (!handOver) {
+            endpoint.server.close(() => resolve());
+            endpoint.server.closeIdleConnections();
+            return;
+          }
           // http.Server's close() would also end the idle connections at once; the listening
           // socket's own close stops accepting and calls back once the last connection ends.
           NetServer.prototype.close.call(endpoint.server, () => resolve());

@@ -16,6 +16,9 @@ const REREAD_MS = 1000;
 /** How long a router that is told to stop lets its requests in flight finish. */
 const DRAIN_MS = 10_000;
 
+/** What the driver sends a router being replaced (SIGTERM is a plain stop). */
+export const HAND_OVER_SIGNAL = 'SIGUSR2';
+
 export interface RouterOptions {
   /** `<dataDir>/router`: the routes file is read from it, the admin port written to it. */
   readonly dir: string;
@@ -30,8 +33,12 @@ export interface RouterOptions {
 export interface RunningRouter {
   readonly adminPort: number;
   status(): RouterStatus;
-  /** Stops accepting, lets requests in flight finish (bounded), and closes everything. */
-  stop(): Promise<void>;
+  /**
+   * Stops accepting, lets requests in flight finish (bounded), and closes everything. With
+   * `handOver` (a newer router took the ports over) kept-alive connections are not cut while
+   * idle but end after their next answer, so their clients reconnect to the new router.
+   */
+  stop(options?: { readonly handOver?: boolean }): Promise<void>;
   /** Resolves when the router stopped: told to, or its folder was removed. */
   readonly stopped: Promise<void>;
 }
@@ -127,13 +134,13 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
     resolveStopped = resolve;
   });
   let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> => {
+  const stop = (stopOptions: { readonly handOver?: boolean } = {}): Promise<void> => {
     stopping ??= (async () => {
       clearInterval(timer);
       watcher?.close();
       admin.close();
       admin.closeAllConnections();
-      await router.drain(DRAIN_MS);
+      await router.drain(DRAIN_MS, stopOptions.handOver ?? false);
       resolveStopped();
     })();
     return stopping;

@@ -8,7 +8,7 @@ import { decodeEnvironment, TRACING_VARIABLE_SCHEMAS, tracingSettingsFrom } from
 import { serviceLogger } from '@replix/runtime/logger';
 import { startTracing } from '@replix/runtime/tracing';
 import { Type } from 'typebox';
-import { startRouter } from './router-process.ts';
+import { HAND_OVER_SIGNAL, startRouter } from './router-process.ts';
 
 export const ROUTER_SERVICE_NAME = 'replix-router';
 
@@ -31,6 +31,8 @@ export async function runRouterProgram(options: RouterProgramOptions): Promise<v
   const stop = () => void running.stop();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  // A router that took the ports over (`--take-over`) asks this one to hand them over.
+  process.once(HAND_OVER_SIGNAL, () => void running.stop({ handOver: true }));
   await running.stopped;
   await tracing?.shutdown().catch(() => {});
   log.info('router stopped');

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { lastLogLines } from '../log-file.ts';
 import { processesUnder, processRunsIn } from '../process-identity.ts';
 import type { RouterStatus } from './route-table.ts';
-import { ADMIN_PORT_FILE } from './router-process.ts';
+import { ADMIN_PORT_FILE, HAND_OVER_SIGNAL } from './router-process.ts';
 import {
   EMPTY_ROUTES,
   type EndpointRoute,
@@ -159,7 +159,7 @@ export class RouterSupervisor {
       if (status !== null && status.pid === pid) {
         this.#log.info({ pid, release: status.release }, 'replacing a router of another release');
         await this.#start(true);
-        signal(pid, 'SIGTERM');
+        signal(pid, HAND_OVER_SIGNAL);
         return this.#adopted();
       }
       // Running but not answering: a new one cannot share its ports with a stuck one.
