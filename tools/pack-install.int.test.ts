@@ -140,6 +140,13 @@ describe('the packed packages, installed in an empty folder', () => {
       readFileSync(join(app, 'node_modules/@replix/cli/package.json'), 'utf8'),
     );
     expect(cli.engines).toEqual({ node: '>=24' });
+    // What the runtime image installs (deploy/docker/Dockerfile): JavaScript, no dev tools.
+    expect(Object.keys(cli.dependencies)).not.toEqual(
+      expect.arrayContaining([expect.stringMatching(/^(vite|typescript|vitest|@biomejs\/.*)$/)]),
+    );
+    const cliDir = join(app, 'node_modules/@replix/cli');
+    expect(existsSync(join(cliDir, 'packages/cli/src/main.js'))).toBe(true);
+    expect(existsSync(join(cliDir, 'packages/cli/src/main.ts'))).toBe(false);
     expect(Object.keys(cli.dependencies).filter((name) => name.startsWith('@replix/'))).toEqual([]);
     // Only @replix/sdk and @replix/cli came from the tarballs: nothing internal was fetched.
     expect(readdirSync(join(app, 'node_modules/@replix')).sort()).toEqual(['cli', 'sdk']);
