@@ -120,6 +120,8 @@ async function send(url: string, init: RequestInit, timeoutMs: number): Promise<
 export async function startServeChild(
   sourceUrl: string,
   readyTimeoutMs = 180_000,
+  /** A schema config file (`--config`), for a test that changes a budget. */
+  configFile?: string,
 ): Promise<ServeChild> {
   const child: ChildProcess = spawn(
     process.execPath,
@@ -135,6 +137,7 @@ export async function startServeChild(
       '0',
       '--memory-mb',
       String(INSTANCE_MEMORY_MB),
+      ...(configFile ? ['--config', configFile] : []),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, REPLIX_LOG_LEVEL: 'warn' } },
   );
