@@ -1,5 +1,11 @@
 import process from 'node:process';
-import { createReplixClient, getV1AuthConfig, unwrap } from '@replix/client';
+import {
+  createReplixClient,
+  getV1Account,
+  getV1AuthConfig,
+  ReplixApiError,
+  unwrap,
+} from '@replix/client';
 import { BuiltInIssuer } from '@replix/control-plane/config';
 import { type Command, CommanderError } from 'commander';
 import { apiAction, CommandFailure, defaultApiUrl, saveCredentials } from './api-session.ts';
@@ -39,11 +45,11 @@ export function addLoginCommand(program: Command): void {
         const apiUrl = options.apiUrl ?? defaultApiUrl();
         if (options.email === undefined && options.token === undefined) {
           const token = await signInAtIssuer(apiUrl, command);
-          const path = saveCredentials({ apiUrl, token });
-          process.stdout.write(`Logged in to ${apiUrl}; token saved in ${path}.\n`);
+          await checkedSave(apiUrl, token, undefined);
           return;
         }
         let token = options.token;
+        let dataDir: string | undefined;
         if (options.email !== undefined) {
           if (!/^[^@\s]+@[^@\s]+$/.test(options.email)) {
             throw new CommandFailure('--email must be an email address.');
@@ -56,11 +62,43 @@ export function addLoginCommand(program: Command): void {
           }
           const issuer = await BuiltInIssuer.open(config.dataDir);
           token = await issuer.sign({ email: options.email, admin: options.admin });
+          dataDir = config.dataDir;
         }
-        const path = saveCredentials({ apiUrl, token: token as string });
-        process.stdout.write(`Logged in to ${apiUrl}; token saved in ${path}.\n`);
+        await checkedSave(apiUrl, token as string, dataDir);
       }),
     );
+}
+
+/**
+ * Asks the control plane who the token is before saying anything is logged in: a token it
+ * refuses is not saved (with the likely cause: a built-in token signed with another data
+ * folder's key); one saved while the control plane does not answer is said to be unchecked.
+ * `dataDir`: the folder whose key signed the token, for a built-in one.
+ */
+async function checkedSave(apiUrl: string, token: string, dataDir: string | undefined) {
+  let email: string;
+  try {
+    const account = await unwrap(
+      getV1Account({ client: createReplixClient({ baseUrl: apiUrl, token }) }),
+    );
+    email = account.user.email;
+  } catch (error) {
+    if (!(error instanceof ReplixApiError)) throw error;
+    if (error.error === 'unreachable') {
+      const path = saveCredentials({ apiUrl, token });
+      throw new CommandFailure(
+        `token saved in ${path}, but ${apiUrl} did not answer, so it is not checked: start the control plane (npx replix start) or give its address with --api-url.`,
+      );
+    }
+    if (error.error === 'unauthorized' && dataDir !== undefined) {
+      throw new CommandFailure(
+        `${apiUrl} refused a token signed with the key of ${dataDir}: it runs with another data folder. Run this with REPLIX_DATA_DIR set to the folder the control plane uses.`,
+      );
+    }
+    throw new CommandFailure(`${apiUrl} refused the token: ${error.message}`);
+  }
+  const path = saveCredentials({ apiUrl, token });
+  process.stdout.write(`Logged in to ${apiUrl} as ${email}; token saved in ${path}.\n`);
 }
 
 /** The exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it. */

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { TestDatabase } from '@replix/testkit';
+import { freePort, type TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -108,12 +109,46 @@ describe('replix commands over the control-plane API', () => {
     const result = await replix(['login', '--email', 'cli@example.com']);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     const path = join(cp.dataDir, 'credentials.json');
-    expect(result.stdout).toBe(`Logged in to ${cp.url}; token saved in ${path}.\n`);
+    expect(result.stdout).toBe(
+      `Logged in to ${cp.url} as cli@example.com; token saved in ${path}.\n`,
+    );
     expect(statSync(path).mode & 0o777).toBe(0o600);
     const saved = JSON.parse(readFileSync(path, 'utf8'));
     expect(saved).toEqual({ apiUrl: cp.url, token: expect.stringMatching(/^ey/) });
     // The saved token works against the API.
     expect((await cp.request('GET', '/v1/connections', { token: saved.token })).status).toBe(200);
+  });
+
+  it('checks the token before saying it logged in: another data folder, or no control plane', async () => {
+    const otherDir = mkdtempSync(join(tmpdir(), 'replix-other-data-'));
+    try {
+      const refused = await replix(['login', '--email', 'cli@example.com'], {
+        REPLIX_DATA_DIR: otherDir,
+      });
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toBe(
+        `replix login: ${cp.url} refused a token signed with the key of ${otherDir}: it runs with another data folder. Run this with REPLIX_DATA_DIR set to the folder the control plane uses.\n`,
+      );
+      expect(existsSync(join(otherDir, 'credentials.json'))).toBe(false);
+      // The API's own refusal says the same, for a token made with `replix token` elsewhere.
+      const token = (
+        await replix(['token', '--email', 'cli@example.com'], { REPLIX_DATA_DIR: otherDir })
+      ).stdout.trim();
+      const answer = await cp.request('GET', '/v1/connections', { token });
+      expect(answer.status).toBe(401);
+      expect(answer.body.message).toContain('signed with the key of another data folder');
+
+      const down = `http://127.0.0.1:${await freePort()}`;
+      const unchecked = await replix(['login', '--email', 'cli@example.com', '--api-url', down]);
+      expect(unchecked.code).toBe(1);
+      expect(unchecked.stdout).toBe('');
+      expect(unchecked.stderr).toContain(`but ${down} did not answer, so it is not checked`);
+    } finally {
+      rmSync(otherDir, { recursive: true, force: true });
+      // The unchecked login saved its token in the shared data folder: the next tests log in again.
+      await replix(['login', '--email', 'cli@example.com']);
+    }
   });
 
   it('rejects login without --email or --token as a usage error', async () => {

@@ -123,7 +123,9 @@ describe('replix login with an OIDC issuer (device flow)', () => {
     );
     expect(result).toMatchObject({ code: 0, stderr: '' });
     const path = join(dataDir, 'credentials.json');
-    expect(result.stdout).toContain(`Logged in to ${cp.url}; token saved in ${path}.`);
+    expect(result.stdout).toContain(
+      `Logged in to ${cp.url} as device-user@example.com; token saved in ${path}.`,
+    );
     const saved = JSON.parse(readFileSync(path, 'utf8'));
     expect(saved).toEqual({ apiUrl: cp.url, token: expect.stringMatching(/^ey/) });
 

@@ -122,7 +122,7 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
     if (!principal) {
       await rateLimit(request, reply);
       reply.header('www-authenticate', 'Bearer');
-      return sendError(reply, 'unauthorized', 'A valid bearer token is required.');
+      return sendError(reply, 'unauthorized', refusalMessage(match?.[1], context.config));
     }
     request.principal = principal;
     await rateLimit(request, reply);
@@ -210,4 +210,16 @@ export async function buildApi(context: ApiContext): Promise<ApiServer> {
     app.swagger(),
   );
   return app as unknown as ApiServer;
+}
+
+/**
+ * Why a request was refused: no token, or one this control plane does not accept. Built-in
+ * tokens are signed with the key of a data folder, so the usual cause of a refused one on a
+ * local install is a CLI run with another REPLIX_DATA_DIR; the message says so (no path).
+ */
+function refusalMessage(token: string | undefined, config: ApiContext['config']): string {
+  if (token === undefined) return 'A valid bearer token is required.';
+  if (config.oidc)
+    return 'The bearer token is not valid here: malformed, expired or not for this API.';
+  return 'The bearer token is not valid here: malformed, expired, or signed with the key of another data folder. `replix token` and `replix login --email` sign with the key of REPLIX_DATA_DIR (default ~/.replix): run them with the data folder this control plane uses.';
 }
