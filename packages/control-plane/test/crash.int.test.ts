@@ -158,49 +158,59 @@ function instanceSpawned(dataDir: string): boolean {
 describe.each<StoreKind>(['pglite', 'postgres'])(
   'a control plane crash on the %s store',
   (kind) => {
-    it('while deploying: the next control plane adopts the instance and finishes the goal', async () => {
-      const { dataDir, start } = await crashSetup(kind);
-      const first = start();
-      await eventually(async () => instanceSpawned(dataDir), 90_000, 'the instance to be spawned');
-      await first.kill('SIGKILL');
-      const [spawned] = instanceProcesses(dataDir);
-      expect(spawned).toEqual(expect.any(Number));
-      expect(first.latest?.status).not.toBe('running');
+    // On the postgres store only: the embedded store's recovery from a kill -9 is the building
+    // crash's below, and this one is the file's longest (over a minute of CI on each store).
+    it.runIf(kind === 'postgres')(
+      'while deploying: the next control plane adopts the instance and finishes the goal',
+      async () => {
+        const { dataDir, start } = await crashSetup(kind);
+        const first = start();
+        await eventually(
+          async () => instanceSpawned(dataDir),
+          90_000,
+          'the instance to be spawned',
+        );
+        await first.kill('SIGKILL');
+        const [spawned] = instanceProcesses(dataDir);
+        expect(spawned).toEqual(expect.any(Number));
+        expect(first.latest?.status).not.toBe('running');
 
-      const second = start();
-      const running = await second.settledRunning(90_000);
-      expect(running.liveInstances).toHaveLength(1);
-      // The instance that survived the crash was adopted, not started again beside it.
-      expect(instanceProcesses(dataDir)).toEqual([spawned]);
-      expect(running.pids).toEqual([spawned]);
+        const second = start();
+        const running = await second.settledRunning(90_000);
+        expect(running.liveInstances).toHaveLength(1);
+        // The instance that survived the crash was adopted, not started again beside it.
+        expect(instanceProcesses(dataDir)).toEqual([spawned]);
+        expect(running.pids).toEqual([spawned]);
 
-      // A crash while running: the next control plane keeps the instance as it is.
-      await second.kill('SIGKILL');
-      const third = start();
-      await third.waitForState((state) => state.status === 'running', 30_000, 'the first state');
-      await new Promise((resolve) => setTimeout(resolve, 2000));
-      expect(instanceProcesses(dataDir)).toEqual([spawned]);
-      expect(third.latest?.pids).toEqual([spawned]);
+        // A crash while running: the next control plane keeps the instance as it is.
+        await second.kill('SIGKILL');
+        const third = start();
+        await third.waitForState((state) => state.status === 'running', 30_000, 'the first state');
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        expect(instanceProcesses(dataDir)).toEqual([spawned]);
+        expect(third.latest?.pids).toEqual([spawned]);
 
-      // A graceful stop stops the instances it runs; the next start brings them back.
-      expect(await third.kill('SIGTERM')).toBe(0);
-      expect(instanceProcesses(dataDir)).toEqual([]);
-      const fourth = start();
-      const restarted = await fourth.waitForState(
-        (state) => state.pids.length === 1 && state.pids[0] !== spawned,
-        30_000,
-        'the instance to be restarted',
-      );
-      await eventually(
-        async () => instanceProcesses(dataDir).length === 1,
-        10_000,
-        'one instance process',
-      );
-      expect(instanceProcesses(dataDir)).toEqual(restarted.pids);
-      expect(restarted.liveInstances).toEqual(running.liveInstances);
-      expect(await fourth.kill('SIGTERM')).toBe(0);
-      expect(instanceProcesses(dataDir)).toEqual([]);
-    }, 240_000);
+        // A graceful stop stops the instances it runs; the next start brings them back.
+        expect(await third.kill('SIGTERM')).toBe(0);
+        expect(instanceProcesses(dataDir)).toEqual([]);
+        const fourth = start();
+        const restarted = await fourth.waitForState(
+          (state) => state.pids.length === 1 && state.pids[0] !== spawned,
+          30_000,
+          'the instance to be restarted',
+        );
+        await eventually(
+          async () => instanceProcesses(dataDir).length === 1,
+          10_000,
+          'one instance process',
+        );
+        expect(instanceProcesses(dataDir)).toEqual(restarted.pids);
+        expect(restarted.liveInstances).toEqual(running.liveInstances);
+        expect(await fourth.kill('SIGTERM')).toBe(0);
+        expect(instanceProcesses(dataDir)).toEqual([]);
+      },
+      240_000,
+    );
 
     it('a graceful stop while deploying: the next control plane starts the instance again', async () => {
       const { dataDir, start } = await crashSetup(kind);
