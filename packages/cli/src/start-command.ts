@@ -101,6 +101,9 @@ export function addStartCommand(program: Command): void {
       const config = controlPlaneConfigOrExit('start', {
         REPLIX_LOG_LEVEL: process.env.REPLIX_LOG_LEVEL || 'warn',
         REPLIX_API_PORT: options.port,
+        // A local install has no plan floor on poll intervals: a developer polls as often as
+        // their own database allows (docs/control-plane/README.md, Configuration).
+        REPLIX_MIN_POLL_INTERVAL: process.env.REPLIX_MIN_POLL_INTERVAL || '1',
       });
       process.stderr.write('Starting the control plane and the demo source (PGlite)…\n');
       // Loaded here, not at the top: every other command starts without them.

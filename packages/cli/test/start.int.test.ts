@@ -65,9 +65,13 @@ describe('npx replix start', () => {
     const account = await fetch(new URL('/v1/account', dashboard), {
       headers: { authorization: `Bearer ${token}` },
     });
-    expect(((await account.json()) as { user: { email: string } }).user.email).toBe(
-      'demo@replix.local',
-    );
+    const demoAccount = (await account.json()) as {
+      user: { email: string };
+      limits: { pollModeMinSyncInterval: number };
+    };
+    expect(demoAccount.user.email).toBe('demo@replix.local');
+    // A local install has no plan floor on poll intervals (REPLIX_MIN_POLL_INTERVAL=1).
+    expect(demoAccount.limits.pollModeMinSyncInterval).toBe(1);
 
     expect(await running.stop()).toBe(0);
     expect(instanceProcesses(dataDir)).toEqual([]);

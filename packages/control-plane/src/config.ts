@@ -82,6 +82,12 @@ export interface ControlPlaneConfig {
    * drop a source's replication state (tests shrink them).
    */
   readonly replicationDropRetryScale: number;
+  /**
+   * `REPLIX_MIN_POLL_INTERVAL`: the shortest poll-mode sync interval for every account, in
+   * place of each plan's `pollModeMinSyncInterval`; undefined: the plans' floors. `replix start`
+   * sets it to 1.
+   */
+  readonly minPollInterval: number | undefined;
   /** `REPLIX_DRIVER`: where instances run. */
   readonly driver: DriverName;
   /**
@@ -208,6 +214,14 @@ export const CONTROL_PLANE_VARIABLES = Type.Object({
     echo: true,
     description: "multiplies the waits between attempts to drop a source's replication state",
   }),
+  REPLIX_MIN_POLL_INTERVAL: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      problem: 'must be a whole number of seconds, at least 1',
+      echo: true,
+      description: "the shortest poll interval for every account, in place of the plans' floors",
+    }),
+  ),
   REPLIX_DRIVER: Type.Enum([...DRIVERS], {
     default: 'process',
     problem: 'must be "process" or "kubernetes"',
@@ -309,6 +323,7 @@ export function resolveControlPlaneConfig(
     healthIntervalMs: variables.REPLIX_HEALTH_INTERVAL_MS,
     reconcileIntervalMs: variables.REPLIX_RECONCILE_INTERVAL_MS,
     replicationDropRetryScale: variables.REPLIX_REPLICATION_DROP_RETRY_SCALE,
+    minPollInterval: variables.REPLIX_MIN_POLL_INTERVAL,
     driver: variables.REPLIX_DRIVER,
     keepInstancesOnStop: variables.REPLIX_KEEP_INSTANCES_ON_STOP,
     kubernetes:

@@ -155,6 +155,22 @@ describe.each(STORE_KINDS)('plan limits through the API on the %s store', (kind)
     });
     expect(faster.status).toBe(400);
     expect(faster.body.message).toContain('at least 60 seconds');
+    // A schema config's own interval below the floor is refused by name, not raised in silence.
+    const configured = await cp.request('POST', '/v1/databases', {
+      token: me.token,
+      body: {
+        connectionId,
+        sourceSchema: 'app',
+        name: 'configured',
+        schemaConfig: { sync: { mode: 'poll', interval: 2 } },
+      },
+    });
+    expect(configured.status).toBe(400);
+    expect(configured.body).toEqual({
+      error: 'validation_failed',
+      message:
+        'body.schemaConfig.sync.interval is 2 seconds, but poll mode on the free plan syncs at most every 60 seconds: give 60 or more (in the config or as syncInterval), or use CDC.',
+    });
   });
 
   it('overage lifts the compute-unit limit by what the spending cap pays for', async () => {
@@ -184,5 +200,39 @@ describe.each(STORE_KINDS)('plan limits through the API on the %s store', (kind)
       body: { enabled: true, spendingCapCents: 4_000 },
     });
     expect((await action(me, draft.id, 'provision')).status).toBe(202);
+  });
+});
+
+describe('a control plane with REPLIX_MIN_POLL_INTERVAL (what replix start sets)', () => {
+  let cp: TestControlPlane;
+
+  beforeAll(async () => {
+    cp = await startTestControlPlane('pglite', { env: { REPLIX_MIN_POLL_INTERVAL: '1' } });
+  });
+  afterAll(() => cp?.close());
+
+  it('has no plan floor: a free account polls every 2 s as its config says, and its limits show 1', async () => {
+    const me = await caller(cp, 'local-poll@example.com');
+    const connectionId = await insertConnection(cp, me);
+    const created = await cp.request('POST', '/v1/databases', {
+      token: me.token,
+      body: {
+        connectionId,
+        sourceSchema: 'app',
+        name: 'local',
+        schemaConfig: { sync: { mode: 'poll', interval: 2 } },
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ syncMode: 'poll', syncInterval: 2 });
+    const account = await cp.request('GET', '/v1/account', { token: me.token });
+    expect(account.body.plan).toBe('free');
+    expect(account.body.limits.pollModeMinSyncInterval).toBe(1);
+    const billing = await cp.request('GET', '/v1/billing', { token: me.token });
+    expect(billing.body.limits.pollModeMinSyncInterval).toBe(1);
+    const status = await cp.request('GET', `/v1/databases/${created.body.id}/instance`, {
+      token: me.token,
+    });
+    expect(status.body.connection.minSyncInterval).toBe(1);
   });
 });

@@ -69,6 +69,17 @@ export function pollIntervalViolation(
     : undefined;
 }
 
+/** A schema config's own `sync.interval` below the plan's poll floor (create without syncInterval). */
+export function configPollIntervalViolation(
+  { plan, limits }: PlanOf,
+  configInterval: number | undefined,
+): string | undefined {
+  const floor = limits.pollModeMinSyncInterval;
+  return configInterval !== undefined && configInterval < floor
+    ? `body.schemaConfig.sync.interval is ${configInterval} seconds, but poll mode on the ${plan} plan syncs at most every ${floor} seconds: give ${floor} or more (in the config or as syncInterval), or use CDC.`
+    : undefined;
+}
+
 /** The account's overage setting, as far as the compute-unit rule cares. */
 export interface OverageState {
   readonly enabled: boolean;
@@ -119,6 +130,8 @@ export const assertRegion = (plan: PlanOf, region: string): void =>
 /** A poll interval below the plan's minimum is a bad value for this account: 400, as before. */
 export const assertPollInterval = (plan: PlanOf, syncMode: string, syncInterval: number): void =>
   fail('validation_failed', pollIntervalViolation(plan, syncMode, syncInterval));
+export const assertConfigPollInterval = (plan: PlanOf, configInterval: number | undefined): void =>
+  fail('validation_failed', configPollIntervalViolation(plan, configInterval));
 
 /**
  * Statuses whose instance runs or is about to: a building database is being provisioned or

@@ -110,6 +110,17 @@ export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
   },
 };
 
+/**
+ * A plan's limits with the control plane's own poll floor in place of the plan's
+ * (`REPLIX_MIN_POLL_INTERVAL`, which `replix start` sets to 1): a local install has no plan
+ * floor a developer would trip on.
+ */
+export function withPollFloor(limits: PlanLimits, minPollInterval: number | undefined): PlanLimits {
+  return minPollInterval === undefined
+    ? limits
+    : { ...limits, pollModeMinSyncInterval: minPollInterval };
+}
+
 export function isPlan(plan: string): plan is Plan {
   return (PLANS as readonly string[]).includes(plan);
 }

@@ -1,11 +1,15 @@
 import type { OverageState } from '../../domain/plan-enforcement.ts';
-import { type PlanLimits, planLimits } from '../../domain/plans.ts';
+import { type PlanLimits, planLimits, withPollFloor } from '../../domain/plans.ts';
 import type { StoreDb } from './open-store.ts';
 
-/** The account's plan name and its limits. */
+/**
+ * The account's plan name and its limits; `minPollInterval` (the control plane's
+ * REPLIX_MIN_POLL_INTERVAL) replaces the plan's poll floor when given.
+ */
 export async function accountPlan(
   db: StoreDb,
   accountId: string,
+  minPollInterval?: number,
 ): Promise<{ plan: string; limits: PlanLimits }> {
   const row = await db
     .selectFrom('accounts')
@@ -13,7 +17,7 @@ export async function accountPlan(
     .where('id', '=', accountId)
     .executeTakeFirst();
   const plan = row?.plan ?? 'free';
-  return { plan, limits: planLimits(plan) };
+  return { plan, limits: withPollFloor(planLimits(plan), minPollInterval) };
 }
 
 export async function overageState(db: StoreDb, accountId: string): Promise<OverageState> {

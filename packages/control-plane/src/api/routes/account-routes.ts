@@ -24,7 +24,11 @@ export function registerAccountRoutes(app: ApiServer, context: ApiContext): void
         response: { 200: Account, ...errorResponses() },
       },
     },
-    async (request) => accountOf(db, request.principal, termsVersion),
+    async (request) =>
+      accountOf(db, request.principal, {
+        termsVersion,
+        minPollInterval: context.config.minPollInterval,
+      }),
   );
 
   app.post(

@@ -31,7 +31,12 @@ function originOf(context: ApiContext, request: FastifyRequest): string {
 export function registerBillingRoutes(app: ApiServer, context: ApiContext): void {
   const { db, log } = context;
   const provider = createPaymentProvider(context.config.billing, db);
-  const billing: BillingDeps = { db, provider, log };
+  const billing: BillingDeps = {
+    db,
+    provider,
+    log,
+    minPollInterval: context.config.minPollInterval,
+  };
 
   app.get(
     '/billing',

@@ -14,11 +14,19 @@ import {
   recordTosAcceptance,
 } from './account-queries.ts';
 
-/** The caller's account: plan, role, terms acceptance (against `termsVersion`), limits, usage. */
-export async function accountOf(db: StoreDb, principal: Principal, termsVersion: string) {
+/**
+ * The caller's account: plan, role, terms acceptance (against `termsVersion`), limits (with the
+ * control plane's `minPollInterval` floor when it has one), usage.
+ */
+export async function accountOf(
+  db: StoreDb,
+  principal: Principal,
+  settings: { readonly termsVersion: string; readonly minPollInterval: number | undefined },
+) {
+  const { termsVersion, minPollInterval } = settings;
   const { accountId, userId, email, role, admin } = principal;
   const account = await accountRow(db, accountId);
-  const plan = await accountPlan(db, accountId);
+  const plan = await accountPlan(db, accountId, minPollInterval);
   const latest = await latestTosAcceptance(db, userId);
   const current = await acceptedTos(db, userId, termsVersion);
   return {

@@ -19,6 +19,7 @@ import {
   OVERAGE_CENTS_PER_COMPUTE_UNIT_MONTH,
   PLAN_LIMITS,
   PLANS,
+  withPollFloor,
 } from '../../../domain/plans.ts';
 import { type PaymentProvider, WebhookSignatureError } from '../../payments/payment-provider.ts';
 import { accountUsage } from '../../payments/plan-usage.ts';
@@ -32,6 +33,8 @@ export interface BillingDeps {
   readonly db: StoreDb;
   readonly provider: PaymentProvider;
   readonly log: Logger;
+  /** The control plane's poll floor for every plan (REPLIX_MIN_POLL_INTERVAL), if it has one. */
+  readonly minPollInterval?: number;
 }
 
 /** Why overage cannot be turned on (spec §4.1 rule 1), or undefined when it can. */
@@ -66,8 +69,11 @@ async function providerCall<T>(
 }
 
 /** The account's plan, subscription, overage settings, limits and usage. */
-export async function billingOverview({ db, provider }: BillingDeps, accountId: string) {
-  const plan = await accountPlan(db, accountId);
+export async function billingOverview(
+  { db, provider, minPollInterval }: BillingDeps,
+  accountId: string,
+) {
+  const plan = await accountPlan(db, accountId, minPollInterval);
   const billing = await billingAccount(db, accountId);
   const renewalPayments = billing?.renewal_payments ?? 0;
   const overage = {
@@ -96,7 +102,10 @@ export async function billingOverview({ db, provider }: BillingDeps, accountId: 
     },
     limits: limitsResource(plan.limits),
     usage: await accountUsage(db, accountId),
-    plans: PLANS.map((name) => ({ name, limits: limitsResource(PLAN_LIMITS[name]) })),
+    plans: PLANS.map((name) => ({
+      name,
+      limits: limitsResource(withPollFloor(PLAN_LIMITS[name], minPollInterval)),
+    })),
   };
 }
 

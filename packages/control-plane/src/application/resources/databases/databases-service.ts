@@ -19,6 +19,7 @@ import type { ApiContext } from '../../../api/context.ts';
 import { validSchemaConfig } from '../../../domain/database-settings.ts';
 import { ApiError } from '../../../domain/errors.ts';
 import {
+  assertConfigPollInterval,
   assertDatabaseCount,
   assertInstanceSize,
   assertPollInterval,
@@ -39,7 +40,7 @@ import {
   type UpdateDatabaseBody,
 } from './databases-schemas.ts';
 
-type Context = Pick<ApiContext, 'db' | 'secrets'>;
+type Context = Pick<ApiContext, 'db' | 'secrets' | 'config'>;
 
 export async function listDatabases({ db }: Context, accountId: string) {
   return (await listDatabaseRows(db, accountId)).map(databaseResource);
@@ -55,14 +56,14 @@ export async function getDatabase({ db }: Context, accountId: string, id: string
  * defaults come from the connection and the schema config.
  */
 export async function createDatabase(
-  { db, secrets }: Context,
+  { db, secrets, config: settings }: Context,
   accountId: string,
   body: CreateDatabaseBody,
 ) {
   const connection = await ownedConnection(db, accountId, body.connectionId);
   const schemaConfig = body.schemaConfig ?? {};
   const config = validSchemaConfig(schemaConfig, connection.backend as SourceBackend);
-  const plan = await accountPlan(db, accountId);
+  const plan = await accountPlan(db, accountId, settings.minPollInterval);
   const { limits } = plan;
   const region = body.region ?? connection.default_region;
   assertRegion(plan, region);
@@ -78,6 +79,10 @@ export async function createDatabase(
       : undefined;
   const syncMode = chosenMode ?? (cdcProblem ? 'poll' : config.sync.mode);
   const configInterval = Math.max(1, Math.round(config.sync.interval));
+  if (body.syncInterval === undefined && syncMode === 'poll') {
+    // A config written for a faster plan is refused by name, not slowed down in silence.
+    assertConfigPollInterval(plan, explicitSyncInterval(schemaConfig));
+  }
   const syncInterval =
     body.syncInterval ??
     (syncMode === 'poll'
@@ -128,6 +133,14 @@ export async function createDatabase(
 }
 
 /** The `sync.mode` a schema config sets itself, if it does. */
+/** The `sync.interval` the schema config gives itself, or undefined (the default applies). */
+function explicitSyncInterval(schemaConfig: Record<string, unknown>): number | undefined {
+  const sync = schemaConfig.sync;
+  if (typeof sync !== 'object' || sync === null) return undefined;
+  const interval = (sync as Record<string, unknown>).interval;
+  return typeof interval === 'number' ? interval : undefined;
+}
+
 function explicitSyncMode(schemaConfig: Record<string, unknown>): 'cdc' | 'poll' | undefined {
   const sync = schemaConfig.sync;
   if (typeof sync !== 'object' || sync === null) return undefined;
@@ -162,7 +175,7 @@ async function cdcUnavailableReason(
 
 /** Changes settings; they become pending changes until a rebuild or reconfigure. */
 export async function updateDatabase(
-  { db }: Context,
+  { db, config: settings }: Context,
   accountId: string,
   id: string,
   body: UpdateDatabaseBody,
@@ -184,7 +197,7 @@ export async function updateDatabase(
   if (body.logLevel !== undefined) set('logLevel', 'log_level', body.logLevel);
   if (body.safetyNet !== undefined) set('safetyNet', 'safety_net', body.safetyNet);
   if (body.syncMode !== undefined || body.syncInterval !== undefined) {
-    const plan = await accountPlan(db, accountId);
+    const plan = await accountPlan(db, accountId, settings.minPollInterval);
     const syncMode = body.syncMode ?? current.sync_mode;
     // Switching to poll without an interval: the plan's fastest poll, not CDC's 1 s.
     const syncInterval =

@@ -19,7 +19,7 @@ import { allowedActions } from '../../../domain/allowed-actions.ts';
 import type { DatabaseStatus } from '../../../domain/database-lifecycle.ts';
 import { deployedConfigOf } from '../../../domain/database-settings.ts';
 import { ApiError } from '../../../domain/errors.ts';
-import { asPlan, planLimits } from '../../../domain/plans.ts';
+import { asPlan, planLimits, withPollFloor } from '../../../domain/plans.ts';
 import { databaseConfigHash } from '../../builder/config-hash.ts';
 import { availableSchemas } from '../../source-access/available-schemas.ts';
 import { buildResource } from '../builds/builds-schemas.ts';
@@ -33,7 +33,7 @@ import { instanceResource } from './instance-schemas.ts';
 /** How many infra log lines one response carries at most. */
 const LOG_PAGE = 500;
 
-type Context = Pick<ApiContext, 'db' | 'secrets' | 'driver'>;
+type Context = Pick<ApiContext, 'db' | 'secrets' | 'driver' | 'config'>;
 /** The request's logger: a failure to reach the instance is logged with the request. */
 type RequestLog = Pick<BaseLogger, 'warn'>;
 
@@ -75,7 +75,7 @@ export async function instanceStatus(context: Context, accountId: string, id: st
       skippedNotificationCount(db, row.id),
     ]);
   const plan = asPlan(planName);
-  const limits = planLimits(plan);
+  const limits = withPollFloor(planLimits(plan), context.config.minPollInterval);
   const wanted = wantedSettingsOf(row);
   const deployed = row.deployed_config;
   const configHash = currentBuild?.config_hash;
