@@ -73,16 +73,34 @@ const SIMPLE_ACTIONS: Record<string, { description: string; call: Call }> = {
   },
 };
 
-/** `<action> <id>: status running` style summary of an action's answer. */
+/** A pending change the action leaves, as the API lists it (`notApplied`). */
+interface NotApplied {
+  readonly setting: string;
+  readonly appliedBy: string;
+}
+
+/**
+ * `<action> <id>: status running` style summary of an action's answer, and a line for each
+ * change it leaves pending (a reconfigure's `notApplied`) with the command that applies it.
+ */
+export function outcomeLines(action: string, id: string, answer: unknown): string[] {
+  const { notApplied = [], ...rest } = (
+    typeof answer === 'object' && answer !== null ? answer : {}
+  ) as { notApplied?: NotApplied[] };
+  const fields = Object.entries(rest).map(([key, value]) => `${key} ${String(value)}`);
+  return [
+    `${action} ${id}: ${fields.length > 0 ? fields.join(', ') : 'done'}`,
+    ...notApplied.map((change) => {
+      const what =
+        change.setting === 'schema' ? 'the source schema or schema config' : change.setting;
+      return `not applied: ${what} changed since the current build; ${change.appliedBy} applies it: npx replix db ${change.appliedBy} ${id}`;
+    }),
+  ];
+}
+
 function printOutcome(action: string, id: string, answer: unknown, json: boolean): void {
-  if (json) {
-    printJson(answer ?? {});
-    return;
-  }
-  const fields = Object.entries(typeof answer === 'object' && answer !== null ? answer : {}).map(
-    ([key, value]) => `${key} ${String(value)}`,
-  );
-  process.stdout.write(`${action} ${id}: ${fields.length > 0 ? fields.join(', ') : 'done'}\n`);
+  if (json) printJson(answer ?? {});
+  else process.stdout.write(`${outcomeLines(action, id, answer).join('\n')}\n`);
 }
 
 /**

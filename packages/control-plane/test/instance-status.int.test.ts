@@ -29,6 +29,7 @@ const REQUIRED_KEYS = [
   'connection',
   'deployedInstanceConfig',
   'hasPendingChanges',
+  'pendingChanges',
   'instance',
   'latestBuild',
   'allowedActions',
@@ -258,6 +259,7 @@ describe.each(STORE_KINDS)('instance status, metrics and logs on the %s store', 
       .execute();
     const changed = (await get(seeded.id, 'instance')).body;
     expect(changed.hasPendingChanges).toBe(true);
+    expect(changed.pendingChanges).toEqual([{ setting: 'syncInterval', appliedBy: 'reconfigure' }]);
     expect(changed.deployedInstanceConfig.syncInterval).toBe(1);
 
     await db
@@ -265,13 +267,24 @@ describe.each(STORE_KINDS)('instance status, metrics and logs on the %s store', 
       .set({ sync_interval: 1 })
       .where('id', '=', seeded.id)
       .execute();
-    expect((await get(seeded.id, 'instance')).body.hasPendingChanges).toBe(false);
-    await db
-      .updateTable('databases')
-      .set({ schema_config: JSON.stringify({ query: { nested_default_limit: 10 } }) })
-      .where('id', '=', seeded.id)
-      .execute();
-    expect((await get(seeded.id, 'instance')).body.hasPendingChanges).toBe(true);
+    expect((await get(seeded.id, 'instance')).body.pendingChanges).toEqual([]);
+    // A schema config change through the API: its answer, the status and a reconfigure each
+    // say that only a rebuild applies it.
+    const patched = await cp.request('PATCH', `/v1/databases/${seeded.id}`, {
+      token: alice.token,
+      body: { schemaConfig: { query: { nested_default_limit: 10 } } },
+    });
+    expect(patched.status).toBe(200);
+    const schemaPending = [{ setting: 'schema', appliedBy: 'rebuild' }];
+    expect(patched.body.pendingChanges).toEqual(schemaPending);
+    const status = (await get(seeded.id, 'instance')).body;
+    expect(status.hasPendingChanges).toBe(true);
+    expect(status.pendingChanges).toEqual(schemaPending);
+    const reconfigured = await cp.request('POST', `/v1/databases/${seeded.id}/reconfigure`, {
+      token: alice.token,
+    });
+    expect(reconfigured.status).toBe(202);
+    expect(reconfigured.body).toEqual({ status: 'deploying', notApplied: schemaPending });
   });
 
   it('lists unseen notifications newest first and counts the skipped ones', async () => {

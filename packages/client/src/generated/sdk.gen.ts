@@ -160,6 +160,8 @@ export const getV1DatabasesById = <ThrowOnError extends boolean = false>(options
 
 /**
  * Change settings; they apply at the next rebuild or reconfigure
+ *
+ * The answer is the database with `pendingChanges`: each setting that now differs from the running instance and the action that applies it (reconfigure for runtime settings, rebuild for the source schema and schema config).
  */
 export const patchV1DatabasesById = <ThrowOnError extends boolean = false>(options: Options<PatchV1DatabasesByIdData, ThrowOnError>): RequestResult<PatchV1DatabasesByIdResponses, PatchV1DatabasesByIdErrors, ThrowOnError> => (options.client ?? client).patch<PatchV1DatabasesByIdResponses, PatchV1DatabasesByIdErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -199,15 +201,6 @@ export const postV1DatabasesByIdRebuild = <ThrowOnError extends boolean = false>
 });
 
 /**
- * Reconfigure: redeploy the current build with the current runtime settings (queued)
- */
-export const postV1DatabasesByIdReconfigure = <ThrowOnError extends boolean = false>(options: Options<PostV1DatabasesByIdReconfigureData, ThrowOnError>): RequestResult<PostV1DatabasesByIdReconfigureResponses, PostV1DatabasesByIdReconfigureErrors, ThrowOnError> => (options.client ?? client).post<PostV1DatabasesByIdReconfigureResponses, PostV1DatabasesByIdReconfigureErrors, ThrowOnError>({
-    security: [{ scheme: 'bearer', type: 'http' }],
-    url: '/v1/databases/{id}/reconfigure',
-    ...options
-});
-
-/**
  * Pause: stop the instance, keep everything else (queued)
  */
 export const postV1DatabasesByIdPause = <ThrowOnError extends boolean = false>(options: Options<PostV1DatabasesByIdPauseData, ThrowOnError>): RequestResult<PostV1DatabasesByIdPauseResponses, PostV1DatabasesByIdPauseErrors, ThrowOnError> => (options.client ?? client).post<PostV1DatabasesByIdPauseResponses, PostV1DatabasesByIdPauseErrors, ThrowOnError>({
@@ -231,6 +224,17 @@ export const postV1DatabasesByIdResume = <ThrowOnError extends boolean = false>(
 export const postV1DatabasesByIdTerminate = <ThrowOnError extends boolean = false>(options: Options<PostV1DatabasesByIdTerminateData, ThrowOnError>): RequestResult<PostV1DatabasesByIdTerminateResponses, PostV1DatabasesByIdTerminateErrors, ThrowOnError> => (options.client ?? client).post<PostV1DatabasesByIdTerminateResponses, PostV1DatabasesByIdTerminateErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/v1/databases/{id}/terminate',
+    ...options
+});
+
+/**
+ * Reconfigure: redeploy the current build with the current runtime settings (queued)
+ *
+ * Applies the runtime settings (`pendingChanges` with `appliedBy: reconfigure`). A changed source schema or schema config needs a rebuild: the answer lists it in `notApplied`.
+ */
+export const postV1DatabasesByIdReconfigure = <ThrowOnError extends boolean = false>(options: Options<PostV1DatabasesByIdReconfigureData, ThrowOnError>): RequestResult<PostV1DatabasesByIdReconfigureResponses, PostV1DatabasesByIdReconfigureErrors, ThrowOnError> => (options.client ?? client).post<PostV1DatabasesByIdReconfigureResponses, PostV1DatabasesByIdReconfigureErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/v1/databases/{id}/reconfigure',
     ...options
 });
 

@@ -203,9 +203,23 @@ export type Def2 = {
 };
 
 /**
- * Build
+ * PendingChange
  */
 export type Def3 = {
+    /**
+     * The database field that differs from what the instance runs (`instanceSize`, `replicas`, `syncMode`, `syncInterval`, `logLevel`, `safetyNet`), or `schema`: the source schema or schema config differ from what the current build compiled.
+     */
+    setting: string;
+    /**
+     * The action that applies it: reconfigure for settings, rebuild for `schema`.
+     */
+    appliedBy: 'reconfigure' | 'rebuild';
+};
+
+/**
+ * Build
+ */
+export type Def4 = {
     id: string;
     databaseId: string;
     /**
@@ -243,7 +257,7 @@ export type Def3 = {
  *
  * The database fields instance management needs (the Database resource without its schema config) and its goal.
  */
-export type Def4 = {
+export type Def5 = {
     id: string;
     name: string;
     connectionId: string;
@@ -279,7 +293,7 @@ export type Def4 = {
 /**
  * InstanceStatusConnection
  */
-export type Def5 = {
+export type Def6 = {
     id: string;
     name: string;
     backend: string;
@@ -299,7 +313,7 @@ export type Def5 = {
  *
  * The settings the live instance runs with; before the first deploy, the settings the next deploy will use.
  */
-export type Def6 = {
+export type Def7 = {
     instanceSize: string;
     taskCpu: number;
     taskMemoryMb: number;
@@ -316,7 +330,7 @@ export type Def6 = {
 /**
  * Instance
  */
-export type Def7 = {
+export type Def8 = {
     id: string;
     databaseId: string;
     buildId?: string | null;
@@ -342,7 +356,7 @@ export type Def7 = {
     /**
      * Each replica by ordinal.
      */
-    replicas: Array<Def8>;
+    replicas: Array<Def9>;
     createdAt: string;
     updatedAt: string;
 };
@@ -352,7 +366,7 @@ export type Def7 = {
  *
  * One read replica of the instance.
  */
-export type Def8 = {
+export type Def9 = {
     /**
      * 0 … replicaCount − 1, kept across restarts.
      */
@@ -368,7 +382,7 @@ export type Def8 = {
 /**
  * AllowedActions
  */
-export type Def9 = {
+export type Def10 = {
     /**
      * Spec §2 ActionAvailability.
      */
@@ -556,7 +570,7 @@ export type Def9 = {
 /**
  * MetricsSample
  */
-export type Def10 = {
+export type Def11 = {
     /**
      * When the reading was taken.
      */
@@ -590,7 +604,7 @@ export type Def10 = {
  *
  * An instance API key; the key itself is never returned again.
  */
-export type Def11 = {
+export type Def12 = {
     id: string;
     /**
      * The key id: 16 lowercase hex digits.
@@ -611,7 +625,7 @@ export type Def11 = {
 /**
  * AuditEvent
  */
-export type Def12 = {
+export type Def13 = {
     id: string;
     /**
      * What the event is about: `database`, `api_key`, …
@@ -649,7 +663,7 @@ export type Def12 = {
 /**
  * AuditEventWithDatabase
  */
-export type Def13 = {
+export type Def14 = {
     id: string;
     /**
      * What the event is about: `database`, `api_key`, …
@@ -692,7 +706,7 @@ export type Def13 = {
 /**
  * Notification
  */
-export type Def14 = {
+export type Def15 = {
     id: string;
     eventType: string;
     message: string;
@@ -708,7 +722,7 @@ export type Def14 = {
 /**
  * ManagementKey
  */
-export type Def15 = {
+export type Def16 = {
     id: string;
     name: string;
     /**
@@ -722,7 +736,7 @@ export type Def15 = {
 /**
  * Customer
  */
-export type Def16 = {
+export type Def17 = {
     id: string;
     email: string;
     plan: string;
@@ -753,7 +767,7 @@ export type Def16 = {
 /**
  * PlanLimits
  */
-export type Def17 = {
+export type Def18 = {
     /**
      * Databases the account may have (not deleted).
      */
@@ -795,7 +809,7 @@ export type Def17 = {
 /**
  * PlanUsage
  */
-export type Def18 = {
+export type Def19 = {
     databases: number;
     /**
      * Compute units of the building, deploying and running instances.
@@ -808,7 +822,7 @@ export type Def18 = {
  *
  * A webhook subscription; `id` is the `webhookId`. The signing secret is never returned.
  */
-export type Def19 = {
+export type Def20 = {
     id: string;
     databaseId: string;
     /**
@@ -825,7 +839,7 @@ export type Def19 = {
  *
  * One event delivered to one subscription (spec §2 WebhookDelivery): its state after its latest attempt, and the attempts.
  */
-export type Def20 = {
+export type Def21 = {
     id: string;
     subscriptionId: string;
     /**
@@ -847,13 +861,13 @@ export type Def20 = {
     /**
      * Its attempts, newest first (the latest 20).
      */
-    attempts: Array<Def21>;
+    attempts: Array<Def22>;
 };
 
 /**
  * WebhookAttempt
  */
-export type Def21 = {
+export type Def22 = {
     /**
      * Its number among the delivery’s attempts.
      */
@@ -874,7 +888,7 @@ export type Def21 = {
 /**
  * TeamMember
  */
-export type Def22 = {
+export type Def23 = {
     userId: string;
     email: string;
     /**
@@ -889,7 +903,7 @@ export type Def22 = {
 /**
  * TeamInvitation
  */
-export type Def23 = {
+export type Def24 = {
     id: string;
     email: string;
     /**
@@ -2243,7 +2257,7 @@ export type PatchV1DatabasesByIdError = PatchV1DatabasesByIdErrors[keyof PatchV1
 
 export type PatchV1DatabasesByIdResponses = {
     /**
-     * A schema config bound to a source connection.
+     * Default Response
      */
     200: {
         id: string;
@@ -2339,6 +2353,10 @@ export type PatchV1DatabasesByIdResponses = {
         endpointUrl: string | null;
         createdAt: string;
         updatedAt: string;
+        /**
+         * What differs from the running instance and which action applies each; empty before the first deploy.
+         */
+        pendingChanges: Array<Def3>;
     };
 };
 
@@ -2569,69 +2587,6 @@ export type PostV1DatabasesByIdRebuildResponses = {
 
 export type PostV1DatabasesByIdRebuildResponse = PostV1DatabasesByIdRebuildResponses[keyof PostV1DatabasesByIdRebuildResponses];
 
-export type PostV1DatabasesByIdReconfigureData = {
-    body?: never;
-    path: {
-        id: string;
-    };
-    query?: never;
-    url: '/v1/databases/{id}/reconfigure';
-};
-
-export type PostV1DatabasesByIdReconfigureErrors = {
-    /**
-     * Every control-plane error: a stable error string and a human message.
-     */
-    400: {
-        error: string;
-        message: string;
-    };
-    /**
-     * Every control-plane error: a stable error string and a human message.
-     */
-    401: {
-        error: string;
-        message: string;
-    };
-    /**
-     * Every control-plane error: a stable error string and a human message.
-     */
-    403: {
-        error: string;
-        message: string;
-    };
-    /**
-     * Every control-plane error: a stable error string and a human message.
-     */
-    404: {
-        error: string;
-        message: string;
-    };
-    /**
-     * Every control-plane error: a stable error string and a human message.
-     */
-    409: {
-        error: string;
-        message: string;
-    };
-};
-
-export type PostV1DatabasesByIdReconfigureError = PostV1DatabasesByIdReconfigureErrors[keyof PostV1DatabasesByIdReconfigureErrors];
-
-export type PostV1DatabasesByIdReconfigureResponses = {
-    /**
-     * Default Response
-     */
-    202: {
-        /**
-         * The database status after the call: the transitional status of a queued action (`building`, `deploying`, `pausing`, `terminating`, `deleting`), or the restored one after cancel-goal.
-         */
-        status: string;
-    };
-};
-
-export type PostV1DatabasesByIdReconfigureResponse = PostV1DatabasesByIdReconfigureResponses[keyof PostV1DatabasesByIdReconfigureResponses];
-
 export type PostV1DatabasesByIdPauseData = {
     body?: never;
     path: {
@@ -2806,6 +2761,73 @@ export type PostV1DatabasesByIdTerminateResponses = {
 };
 
 export type PostV1DatabasesByIdTerminateResponse = PostV1DatabasesByIdTerminateResponses[keyof PostV1DatabasesByIdTerminateResponses];
+
+export type PostV1DatabasesByIdReconfigureData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/v1/databases/{id}/reconfigure';
+};
+
+export type PostV1DatabasesByIdReconfigureErrors = {
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    400: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    401: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    403: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    404: {
+        error: string;
+        message: string;
+    };
+    /**
+     * Every control-plane error: a stable error string and a human message.
+     */
+    409: {
+        error: string;
+        message: string;
+    };
+};
+
+export type PostV1DatabasesByIdReconfigureError = PostV1DatabasesByIdReconfigureErrors[keyof PostV1DatabasesByIdReconfigureErrors];
+
+export type PostV1DatabasesByIdReconfigureResponses = {
+    /**
+     * Default Response
+     */
+    202: {
+        /**
+         * The database status after the call: the transitional status of a queued action (`building`, `deploying`, `pausing`, `terminating`, `deleting`), or the restored one after cancel-goal.
+         */
+        status: string;
+        /**
+         * Pending changes this reconfigure leaves pending: a changed source schema or schema config (`schema`), which only a rebuild applies. Empty when it applies everything.
+         */
+        notApplied: Array<Def3>;
+    };
+};
+
+export type PostV1DatabasesByIdReconfigureResponse = PostV1DatabasesByIdReconfigureResponses[keyof PostV1DatabasesByIdReconfigureResponses];
 
 export type PostV1DatabasesByIdResizeData = {
     /**
@@ -3229,7 +3251,7 @@ export type GetV1DatabasesByIdBuildsResponses = {
     /**
      * Default Response
      */
-    200: Array<Def3>;
+    200: Array<Def4>;
 };
 
 export type GetV1DatabasesByIdBuildsResponse = GetV1DatabasesByIdBuildsResponses[keyof GetV1DatabasesByIdBuildsResponses];
@@ -3414,16 +3436,20 @@ export type GetV1DatabasesByIdInstanceResponses = {
      * Default Response
      */
     200: {
-        database: Def4;
-        connection: Def5;
-        deployedInstanceConfig: Def6;
+        database: Def5;
+        connection: Def6;
+        deployedInstanceConfig: Def7;
         /**
          * The database's settings differ from the deployed ones, or its schema config from the current build's; false before the first deploy.
          */
         hasPendingChanges: boolean;
-        instance: Def7 | null;
-        latestBuild: Def3 | null;
-        allowedActions: Def9;
+        /**
+         * What differs from the running instance and which action applies each; empty before the first deploy.
+         */
+        pendingChanges: Array<Def3>;
+        instance: Def8 | null;
+        latestBuild: Def4 | null;
+        allowedActions: Def10;
         /**
          * Unseen, not skipped, newest first.
          */
@@ -3572,7 +3598,7 @@ export type GetV1DatabasesByIdMetricsHistoryResponses = {
         /**
          * Readings of the database’s instances, oldest first. Counters are since each instance started: a counter that falls is a restart.
          */
-        samples: Array<Def10>;
+        samples: Array<Def11>;
         /**
          * Seconds between two readings.
          */
@@ -3759,7 +3785,7 @@ export type GetV1DatabasesByDbIdApiKeysResponses = {
     /**
      * Default Response
      */
-    200: Array<Def11>;
+    200: Array<Def12>;
 };
 
 export type GetV1DatabasesByDbIdApiKeysResponse = GetV1DatabasesByDbIdApiKeysResponses[keyof GetV1DatabasesByDbIdApiKeysResponses];
@@ -3931,7 +3957,7 @@ export type GetV1DatabasesByIdAuditLogResponses = {
      * Default Response
      */
     200: {
-        events: Array<Def12>;
+        events: Array<Def13>;
         total: number;
     };
 };
@@ -3988,7 +4014,7 @@ export type GetV1AccountAuditLogResponses = {
      * Default Response
      */
     200: {
-        events: Array<Def13>;
+        events: Array<Def14>;
         total: number;
     };
 };
@@ -4035,7 +4061,7 @@ export type GetV1DatabasesByIdNotificationsResponses = {
      * Default Response
      */
     200: {
-        notifications: Array<Def14>;
+        notifications: Array<Def15>;
         /**
          * Unseen notifications that are listed.
          */
@@ -4250,7 +4276,7 @@ export type GetV1ManagementKeysResponses = {
     /**
      * Default Response
      */
-    200: Array<Def15>;
+    200: Array<Def16>;
 };
 
 export type GetV1ManagementKeysResponse = GetV1ManagementKeysResponses[keyof GetV1ManagementKeysResponses];
@@ -4383,7 +4409,7 @@ export type GetV1AdminCustomersResponses = {
     /**
      * Default Response
      */
-    200: Array<Def16>;
+    200: Array<Def17>;
 };
 
 export type GetV1AdminCustomersResponse = GetV1AdminCustomersResponses[keyof GetV1AdminCustomersResponses];
@@ -4574,8 +4600,8 @@ export type GetV1BillingResponses = {
              */
             computeUnitsAllowed: number;
         };
-        limits: Def17;
-        usage: Def18;
+        limits: Def18;
+        usage: Def19;
         /**
          * Every plan with its standard limits, smallest first, to compare them.
          */
@@ -4789,8 +4815,8 @@ export type GetV1AccountResponses = {
          * The caller accepted the current terms version.
          */
         tosAccepted: boolean;
-        limits: Def17;
-        usage: Def18;
+        limits: Def18;
+        usage: Def19;
     };
 };
 
@@ -4878,7 +4904,7 @@ export type GetV1DatabasesByIdWebhooksResponses = {
     /**
      * Default Response
      */
-    200: Array<Def19>;
+    200: Array<Def20>;
 };
 
 export type GetV1DatabasesByIdWebhooksResponse = GetV1DatabasesByIdWebhooksResponses[keyof GetV1DatabasesByIdWebhooksResponses];
@@ -5055,7 +5081,7 @@ export type GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponses = {
     /**
      * Default Response
      */
-    200: Array<Def20>;
+    200: Array<Def21>;
 };
 
 export type GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponse = GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponses[keyof GetV1DatabasesByIdWebhooksByWebhookIdDeliveriesResponses];
@@ -5137,7 +5163,7 @@ export type PostV1DatabasesByIdWebhooksByWebhookIdDeliveriesByDeliveryIdRetryRes
         /**
          * Its attempts, newest first (the latest 20).
          */
-        attempts: Array<Def21>;
+        attempts: Array<Def22>;
     };
 };
 
@@ -5212,7 +5238,7 @@ export type PostV1DatabasesByIdWebhooksByWebhookIdTestResponses = {
         /**
          * Its attempts, newest first (the latest 20).
          */
-        attempts: Array<Def21>;
+        attempts: Array<Def22>;
     };
 };
 
@@ -5248,7 +5274,7 @@ export type GetV1TeamMembersResponses = {
     /**
      * Default Response
      */
-    200: Array<Def22>;
+    200: Array<Def23>;
 };
 
 export type GetV1TeamMembersResponse = GetV1TeamMembersResponses[keyof GetV1TeamMembersResponses];
@@ -5414,7 +5440,7 @@ export type GetV1TeamInvitationsResponses = {
     /**
      * Default Response
      */
-    200: Array<Def23>;
+    200: Array<Def24>;
 };
 
 export type GetV1TeamInvitationsResponse = GetV1TeamInvitationsResponses[keyof GetV1TeamInvitationsResponses];

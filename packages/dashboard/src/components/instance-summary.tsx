@@ -63,10 +63,16 @@ export function InstanceSummary(props: { status: InstanceStatus }) {
           {database.status === 'failed' && <WayOut status={props.status} />}
         </div>
       )}
-      {props.status.hasPendingChanges && (
+      {props.status.pendingChanges.length > 0 && (
         <div className="notice notice-info">
-          The settings or schema config changed since this instance was deployed: Reconfigure
-          applies settings, Rebuild applies schema changes.
+          Changed since this instance was deployed:{' '}
+          {props.status.pendingChanges
+            .map(
+              (change) =>
+                `${change.setting === 'schema' ? 'schema config' : change.setting} (${change.appliedBy === 'rebuild' ? 'Rebuild' : 'Reconfigure'} applies it)`,
+            )
+            .join(', ')}
+          .
         </div>
       )}
       <dl className="stats">

@@ -6,6 +6,7 @@ import {
 } from '../../application/resources/common-schemas.ts';
 import {
   cancelGoal,
+  changesOnlyRebuildApplies,
   deleteDatabase,
   type PlainQueuedAction,
   queueAction,
@@ -17,6 +18,7 @@ import {
 } from '../../application/resources/databases/database-actions-service.ts';
 import {
   ActionAccepted,
+  ReconfigureAccepted,
   RedeployBody,
   ReloadAccepted,
   ReplicationState,
@@ -55,14 +57,7 @@ export function registerActionsRoutes(app: ApiServer, context: ApiContext): void
     ...errorResponses(),
   };
 
-  const plainQueued: PlainQueuedAction[] = [
-    'provision',
-    'rebuild',
-    'reconfigure',
-    'pause',
-    'resume',
-    'terminate',
-  ];
+  const plainQueued: PlainQueuedAction[] = ['provision', 'rebuild', 'pause', 'resume', 'terminate'];
   for (const action of plainQueued) {
     app.post(
       `/databases/:id/${action}`,
@@ -87,6 +82,27 @@ export function registerActionsRoutes(app: ApiServer, context: ApiContext): void
       },
     );
   }
+
+  app.post(
+    '/databases/:id/reconfigure',
+    {
+      schema: {
+        tags,
+        summary: SUMMARIES.reconfigure,
+        description:
+          'Applies the runtime settings (`pendingChanges` with `appliedBy: reconfigure`). A changed source schema or schema config needs a rebuild: the answer lists it in `notApplied`.',
+        params: IdParams,
+        response: { ...queuedResponses, 202: ReconfigureAccepted, 403: ErrorResponse },
+      },
+    },
+    async (request, reply) => {
+      const { accountId } = request.principal;
+      const status = await queueAction(context, accountId, request.params.id, 'reconfigure');
+      // Said in the answer, not left for the user to find: what this reconfigure cannot apply.
+      const notApplied = await changesOnlyRebuildApplies(context, accountId, request.params.id);
+      return reply.status(202).send({ status, notApplied });
+    },
+  );
 
   app.post(
     '/databases/:id/resize',

@@ -8,6 +8,7 @@ import {
   CreateDatabaseBody,
   Database,
   UpdateDatabaseBody,
+  UpdatedDatabase,
 } from '../../application/resources/databases/databases-schemas.ts';
 import {
   createDatabase,
@@ -76,9 +77,11 @@ export function registerDatabasesRoutes(app: ApiServer, context: ApiContext): vo
       schema: {
         tags,
         summary: 'Change settings; they apply at the next rebuild or reconfigure',
+        description:
+          'The answer is the database with `pendingChanges`: each setting that now differs from the running instance and the action that applies it (reconfigure for runtime settings, rebuild for the source schema and schema config).',
         params: IdParams,
         body: UpdateDatabaseBody,
-        response: { 200: Database, 404: ErrorResponse, ...errorResponses() },
+        response: { 200: UpdatedDatabase, 404: ErrorResponse, ...errorResponses() },
       },
     },
     async (request) =>

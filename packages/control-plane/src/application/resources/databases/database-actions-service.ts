@@ -7,6 +7,7 @@ import { updateDatabaseRow } from '../../../adapters/store/database-store.ts';
 import { dropQueuedGoal } from '../../../adapters/store/goal-store.ts';
 import { liveInstanceOf } from '../../../adapters/store/instance-store.ts';
 import type { Store } from '../../../adapters/store/schema.ts';
+import { ownedDatabase } from '../../../adapters/store/tenancy.ts';
 import type { ApiContext } from '../../../api/context.ts';
 import type { DatabaseStatus, QueuedAction } from '../../../domain/database-lifecycle.ts';
 import { ApiError, notFound } from '../../../domain/errors.ts';
@@ -15,6 +16,7 @@ import { assertInstanceSize, assertReplicas } from '../../../domain/plan-enforce
 import { type InstanceSize, planLimits } from '../../../domain/plans.ts';
 import { assertComputeUnits } from '../../payments/plan-usage.ts';
 import { auditAction, lockDatabase, queueGoal, requireAllowed } from './database-goals.ts';
+import { type PendingChange, pendingChangesOf } from './pending-changes.ts';
 
 type Context = Pick<ApiContext, 'db' | 'secrets' | 'log'>;
 
@@ -53,6 +55,16 @@ export function queueAction(
     }
     return queueGoal(tx, accountId, locked.row, action);
   });
+}
+
+/** The database's pending changes that only a rebuild applies (a reconfigure leaves them). */
+export async function changesOnlyRebuildApplies(
+  { db }: Context,
+  accountId: string,
+  id: string,
+): Promise<PendingChange[]> {
+  const row = await ownedDatabase(db, accountId, id);
+  return (await pendingChangesOf(db, row)).filter((change) => change.appliedBy === 'rebuild');
 }
 
 /** What a resize changes: the instance size, the replica count, or both. */

@@ -123,6 +123,25 @@ export const UpdateDatabaseBody = Type.Object(
 );
 export type UpdateDatabaseBody = Static<typeof UpdateDatabaseBody>;
 
+export const PendingChanges = Type.Array(
+  Type.Object(
+    {
+      setting: Type.String({
+        description:
+          'The database field that differs from what the instance runs (`instanceSize`, `replicas`, `syncMode`, `syncInterval`, `logLevel`, `safetyNet`), or `schema`: the source schema or schema config differ from what the current build compiled.',
+      }),
+      appliedBy: Type.Union([Type.Literal('reconfigure'), Type.Literal('rebuild')], {
+        description: 'The action that applies it: reconfigure for settings, rebuild for `schema`.',
+      }),
+    },
+    { $id: 'PendingChange' },
+  ),
+  {
+    description:
+      'What differs from the running instance and which action applies each; empty before the first deploy.',
+  },
+);
+
 export const ActionAccepted = Type.Object(
   {
     status: Type.String({
@@ -131,6 +150,23 @@ export const ActionAccepted = Type.Object(
     }),
   },
   { $id: 'ActionAccepted' },
+);
+
+export const ReconfigureAccepted = Type.Object(
+  {
+    ...ActionAccepted.properties,
+    notApplied: Type.Array(PendingChanges.items, {
+      description:
+        'Pending changes this reconfigure leaves pending: a changed source schema or schema config (`schema`), which only a rebuild applies. Empty when it applies everything.',
+    }),
+  },
+  { $id: 'ReconfigureAccepted' },
+);
+
+/** A PATCH's answer: the database, and what now differs from its running instance. */
+export const UpdatedDatabase = Type.Object(
+  { ...Database.properties, pendingChanges: PendingChanges },
+  { $id: 'UpdatedDatabase' },
 );
 
 export const ReloadAccepted = Type.Object(

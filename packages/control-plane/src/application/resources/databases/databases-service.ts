@@ -39,6 +39,7 @@ import {
   databaseResource,
   type UpdateDatabaseBody,
 } from './databases-schemas.ts';
+import { pendingChangesOf } from './pending-changes.ts';
 
 type Context = Pick<ApiContext, 'db' | 'secrets' | 'config'>;
 
@@ -223,7 +224,7 @@ export async function updateDatabase(
     });
     return updated;
   });
-  return databaseResource(row);
+  return { ...databaseResource(row), pendingChanges: await pendingChangesOf(db, row) };
 }
 
 /** The database's source schema, read live through its connection. */

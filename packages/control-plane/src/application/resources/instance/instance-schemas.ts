@@ -4,6 +4,7 @@ import type { InstanceTable } from '../../../adapters/store/schema.ts';
 import { ACTIONS } from '../../../domain/database-lifecycle.ts';
 import { BuildSchema } from '../builds/builds-schemas.ts';
 import { DateTime, iso, Uuid } from '../common-schemas.ts';
+import { PendingChanges } from '../databases/databases-schemas.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(
   schema: T,
@@ -188,6 +189,7 @@ export const InstanceStatus = Type.Object(
       description:
         "The database's settings differ from the deployed ones, or its schema config from the current build's; false before the first deploy.",
     }),
+    pendingChanges: PendingChanges,
     instance: Nullable(InstanceSchema),
     latestBuild: Nullable(BuildSchema),
     allowedActions: AllowedActionsSchema,

@@ -8,11 +8,9 @@ import {
   latestBuildOf,
 } from '../../../adapters/store/build-store.ts';
 import { connectionById } from '../../../adapters/store/connection-store.ts';
-import type { DatabaseRow } from '../../../adapters/store/database-store.ts';
 import { latestDeploymentOf } from '../../../adapters/store/deployment-store.ts';
 import { liveInstanceOf } from '../../../adapters/store/instance-store.ts';
 import { logLinesAfter } from '../../../adapters/store/log-lines.ts';
-import type { DeployedInstanceConfig } from '../../../adapters/store/schema.ts';
 import { ownedDatabase } from '../../../adapters/store/tenancy.ts';
 import type { ApiContext } from '../../../api/context.ts';
 import { allowedActions } from '../../../domain/allowed-actions.ts';
@@ -20,12 +18,12 @@ import type { DatabaseStatus } from '../../../domain/database-lifecycle.ts';
 import { deployedConfigOf } from '../../../domain/database-settings.ts';
 import { ApiError } from '../../../domain/errors.ts';
 import { asPlan, planLimits, withPollFloor } from '../../../domain/plans.ts';
-import { databaseConfigHash } from '../../builder/config-hash.ts';
 import { availableSchemas } from '../../source-access/available-schemas.ts';
 import { buildResource } from '../builds/builds-schemas.ts';
 import { iso } from '../common-schemas.ts';
 import { planNameOf } from '../databases/databases-queries.ts';
 import { databaseResource } from '../databases/databases-schemas.ts';
+import { pendingChanges } from '../databases/pending-changes.ts';
 import { unseenNotifications } from '../notifications/notifications-queries.ts';
 import { skippedNotificationCount } from './instance-queries.ts';
 import { instanceResource } from './instance-schemas.ts';
@@ -36,25 +34,6 @@ const LOG_PAGE = 500;
 type Context = Pick<ApiContext, 'db' | 'secrets' | 'driver' | 'config'>;
 /** The request's logger: a failure to reach the instance is logged with the request. */
 type RequestLog = Pick<BaseLogger, 'warn'>;
-
-/**
- * The settings a deploy of the database would use now. Unlike the deployed config, the stored
- * size name is kept even when it is unknown, so such a name shows as a pending change.
- */
-function wantedSettingsOf(row: DatabaseRow): DeployedInstanceConfig {
-  return { ...deployedConfigOf(row), instanceSize: row.instance_size };
-}
-
-function sameSettings(a: DeployedInstanceConfig, b: DeployedInstanceConfig): boolean {
-  return (
-    a.instanceSize === b.instanceSize &&
-    a.syncMode === b.syncMode &&
-    a.syncInterval === b.syncInterval &&
-    a.logLevel === b.logLevel &&
-    a.safetyNet === b.safetyNet &&
-    (a.replicas ?? 1) === (b.replicas ?? 1)
-  );
-}
 
 /** The database's instance status: the dashboard's polling endpoint. */
 export async function instanceStatus(context: Context, accountId: string, id: string) {
@@ -76,15 +55,10 @@ export async function instanceStatus(context: Context, accountId: string, id: st
     ]);
   const plan = asPlan(planName);
   const limits = withPollFloor(planLimits(plan), context.config.minPollInterval);
-  const wanted = wantedSettingsOf(row);
   const deployed = row.deployed_config;
-  const configHash = currentBuild?.config_hash;
   // The schema config is left out: it can be large, and GET /databases/{id} has it.
   const { schemaConfig: _schemaConfig, ...database } = databaseResource(row);
-  const hasPendingChanges =
-    deployed !== null &&
-    (!sameSettings(deployed, wanted) ||
-      (configHash != null && configHash !== databaseConfigHash(row)));
+  const pending = pendingChanges(row, currentBuild?.config_hash);
   return {
     database: {
       ...database,
@@ -105,8 +79,12 @@ export async function instanceStatus(context: Context, accountId: string, id: st
       availableSchemas: await availableSchemas(connection, context.secrets, row.source_schema),
     },
     // A config recorded before replicas ran one.
-    deployedInstanceConfig: { replicas: 1, ...(deployed ?? wanted) },
-    hasPendingChanges,
+    deployedInstanceConfig: {
+      replicas: 1,
+      ...(deployed ?? { ...deployedConfigOf(row), instanceSize: row.instance_size }),
+    },
+    hasPendingChanges: pending.length > 0,
+    pendingChanges: pending,
     instance: instance ? instanceResource(instance) : null,
     latestBuild: latestBuild ? buildResource(latestBuild) : null,
     allowedActions: allowedActions({
