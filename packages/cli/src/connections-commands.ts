@@ -49,8 +49,11 @@ interface CredentialOptions {
   json: boolean;
 }
 
-/** The source credentials both `create` and `test` take. */
-function credentialOptions(command: Command): Command {
+/**
+ * The source credentials both `create` and `test` take. `test` hides `--no-password`: the raw
+ * test's body needs a password (the API contract), so there it only explains the other ways.
+ */
+function credentialOptions(command: Command, withoutPassword = true): Command {
   return command
     .addOption(
       new Option('--backend <engine>', 'source engine (mysql covers MariaDB)')
@@ -61,7 +64,12 @@ function credentialOptions(command: Command): Command {
     .option('--port <n>', 'source server port (default: the engine’s)')
     .requiredOption('--user <user>', 'source user')
     .option('--password <password>', 'source password (default REPLIX_SOURCE_PASSWORD)')
-    .option('--no-password', 'the source user has no password (MariaDB, PostgreSQL trust)')
+    .addOption(
+      new Option(
+        '--no-password',
+        'the source user has no password (MariaDB, PostgreSQL trust)',
+      ).hideHelp(!withoutPassword),
+    )
     .addOption(new Option('--tls-mode <mode>', 'TLS to the source').choices(SOURCE_TLS_MODES))
     .option('--ssh-host <host>', 'reach the source through this SSH server')
     .option('--ssh-port <n>', 'SSH port (default 22)')
@@ -361,6 +369,7 @@ export function addConnectionsCommands(program: Command): void {
         '--database <name>',
         'PostgreSQL: the database to log in to; SQL Server: whose CDC to check',
       ),
+    false,
   ).action(
     apiAction('connections test', async (options: CredentialOptions & { database?: string }) => {
       if (options.password === false) {

@@ -1,4 +1,4 @@
-export { createPglite } from './adapters/store/fresh-cluster-image.ts';
+export { createPglite, createSeededPglite } from './adapters/store/fresh-cluster-image.ts';
 export { openStore } from './adapters/store/open-store.ts';
 export {
   BUILD_JOB_VARIABLES,

@@ -6,7 +6,7 @@ import { testMariaDb } from '@replix/testkit/vitest';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  STORE_KINDS,
+  POSTGRES_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -34,7 +34,7 @@ const ACTION_PATHS = [
   'cancel-goal',
 ];
 
-describe.each(STORE_KINDS)('database actions on the %s store', (kind) => {
+describe.each(POSTGRES_STORE)('database actions on the %s store', (kind) => {
   let cp: TestControlPlane;
   let alice: Caller;
   let bob: Caller;

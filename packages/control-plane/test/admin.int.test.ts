@@ -1,7 +1,7 @@
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
-  STORE_KINDS,
+  EMBEDDED_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -43,7 +43,7 @@ async function accountAudit(cp: TestControlPlane, accountId: string) {
     .execute();
 }
 
-describe.each(STORE_KINDS)('admin operations on the %s store', (kind) => {
+describe.each(EMBEDDED_STORE)('admin operations on the %s store', (kind) => {
   let cp: TestControlPlane;
   let admin: string;
 
@@ -280,7 +280,7 @@ describe.each(STORE_KINDS)('admin operations on the %s store', (kind) => {
   });
 });
 
-describe.each(STORE_KINDS)('admin deprovision with the reconciler on the %s store', (kind) => {
+describe.each(EMBEDDED_STORE)('admin deprovision with the reconciler on the %s store', (kind) => {
   let cp: TestControlPlane;
   let source: Awaited<ReturnType<ReturnType<typeof testMariaDb>['createDatabase']>>;
 

@@ -3,7 +3,7 @@ import { ApiKeyVerifier } from '@replix/instance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyIdsOf } from '../src/application/reconciler/instance-launch-for.ts';
 import {
-  STORE_KINDS,
+  EMBEDDED_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -16,7 +16,7 @@ async function accountWithDatabase(cp: TestControlPlane, email: string) {
   return { ...owner, databaseId: id };
 }
 
-describe.each(STORE_KINDS)('API keys on the %s store', (kind) => {
+describe.each(EMBEDDED_STORE)('API keys on the %s store', (kind) => {
   let cp: TestControlPlane;
   beforeAll(async () => {
     cp = await startTestControlPlane(kind);

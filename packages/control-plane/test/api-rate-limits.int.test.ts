@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  STORE_KINDS,
+  POSTGRES_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -20,7 +20,7 @@ function standing(headers: Headers): Record<string, { r: number; t: number }> {
   return Object.fromEntries(items.map((m) => [m[1], { r: Number(m[2]), t: Number(m[3]) }]));
 }
 
-describe.each(STORE_KINDS)('/v1 rate limits on the %s store', (kind) => {
+describe.each(POSTGRES_STORE)('/v1 rate limits on the %s store', (kind) => {
   let cp: TestControlPlane;
   beforeAll(async () => {
     cp = await startTestControlPlane(kind, { env: LIMITS });

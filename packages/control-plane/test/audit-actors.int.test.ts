@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordAudit } from '../src/adapters/events/audit-log.ts';
 import {
-  STORE_KINDS,
+  EMBEDDED_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -18,7 +18,7 @@ interface Event {
  * management key's name, or the system for background work) and what it is about by name
  * (a key's name, not its id), also after the key was deleted.
  */
-describe.each(STORE_KINDS)('actors and names in the audit log on the %s store', (kind) => {
+describe.each(EMBEDDED_STORE)('actors and names in the audit log on the %s store', (kind) => {
   let cp: TestControlPlane;
   let owner: { token: string; accountId: string };
   let databaseId: string;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  STORE_KINDS,
+  POSTGRES_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
 
-describe.each(STORE_KINDS)('auth on the %s store', (kind) => {
+describe.each(POSTGRES_STORE)('auth on the %s store', (kind) => {
   let cp: TestControlPlane;
   beforeAll(async () => {
     cp = await startTestControlPlane(kind);
@@ -34,7 +34,7 @@ describe.each(STORE_KINDS)('auth on the %s store', (kind) => {
   });
 });
 
-describe.each(STORE_KINDS)('management keys on the %s store', (kind) => {
+describe.each(POSTGRES_STORE)('management keys on the %s store', (kind) => {
   let cp: TestControlPlane;
   beforeAll(async () => {
     cp = await startTestControlPlane(kind);

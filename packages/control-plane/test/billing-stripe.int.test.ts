@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  STORE_KINDS,
+  POSTGRES_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -88,7 +88,7 @@ function signedEvent(type: string, object: Record<string, unknown>, secret = WEB
   return { payload, signature };
 }
 
-describe.each(STORE_KINDS)('billing with the Stripe provider on the %s store', (kind) => {
+describe.each(POSTGRES_STORE)('billing with the Stripe provider on the %s store', (kind) => {
   let cp: TestControlPlane;
   let stripe: Awaited<ReturnType<typeof startFakeStripe>>;
 

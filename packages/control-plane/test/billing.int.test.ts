@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  STORE_KINDS,
+  POSTGRES_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -24,7 +24,7 @@ async function accountEvents(cp: TestControlPlane, who: Caller, eventType: strin
   return response.body.events as Array<{ eventType: string; payload: Record<string, unknown> }>;
 }
 
-describe.each(STORE_KINDS)('billing with the local provider on the %s store', (kind) => {
+describe.each(POSTGRES_STORE)('billing with the local provider on the %s store', (kind) => {
   let cp: TestControlPlane;
 
   beforeAll(async () => {

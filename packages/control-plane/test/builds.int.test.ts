@@ -9,7 +9,7 @@ import { artifactDirFor } from '../src/application/builder/artifact-paths.ts';
 import { queueBuild } from '../src/application/resources/builds/queue-build.ts';
 import { finishedBuild, testSourceDatabase } from './builder-helpers.ts';
 import {
-  STORE_KINDS,
+  EMBEDDED_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -37,7 +37,7 @@ const BUILD_KEYS = [
   'createdAt',
 ].sort();
 
-describe.each(STORE_KINDS)('builds on the %s store', (kind) => {
+describe.each(EMBEDDED_STORE)('builds on the %s store', (kind) => {
   let cp: TestControlPlane;
   let sourceUrl: string;
   beforeAll(async () => {
@@ -210,7 +210,7 @@ describe.each(STORE_KINDS)('builds on the %s store', (kind) => {
   });
 });
 
-describe.each(STORE_KINDS)('builds routes on the %s store', (kind) => {
+describe.each(EMBEDDED_STORE)('builds routes on the %s store', (kind) => {
   let cp: TestControlPlane;
   beforeAll(async () => {
     cp = await startTestControlPlane(kind);

@@ -7,7 +7,7 @@ import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startThrowawaySshd, type ThrowawaySshd } from '../../sources/test/throwaway-sshd.ts';
 import {
-  STORE_KINDS,
+  EMBEDDED_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -29,7 +29,7 @@ function keyPair(): { privateKey: string; publicKey: string } {
   }
 }
 
-describe.each(STORE_KINDS)('connections on the %s store', (kind) => {
+describe.each(EMBEDDED_STORE)('connections on the %s store', (kind) => {
   let cp: TestControlPlane;
   let sshd: ThrowawaySshd;
   let mariaDb: TestDatabase;
@@ -544,6 +544,18 @@ describe.each(STORE_KINDS)('connections on the %s store', (kind) => {
       for (const system of ['mysql', 'information_schema', 'performance_schema', 'sys']) {
         expect(response.body.availableSchemas).not.toContain(system);
       }
+    });
+
+    it('refuses an empty password by naming the ways to test a user without one', async () => {
+      const token = await cp.token('test-empty-password@example.com');
+      const response = await call('POST', '/v1/connections/test-connection', {
+        token,
+        body: { ...mysqlTest(), mysqlPassword: '' },
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('validation_failed');
+      expect(response.body.message).toMatch(/^body\.mysqlPassword must not be empty/);
+      expect(response.body.message).toContain('POST /v1/connections/{id}/test');
     });
 
     it('reports what a user without replication grants lacks', async () => {

@@ -3,7 +3,7 @@ import type { TestDatabase } from '@replix/testkit';
 import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  STORE_KINDS,
+  POSTGRES_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -20,7 +20,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe.each(STORE_KINDS)('databases on the %s store', (kind) => {
+describe.each(POSTGRES_STORE)('databases on the %s store', (kind) => {
   let cp: TestControlPlane;
   let shop: TestDatabase;
   let pgShop: TestDatabase;

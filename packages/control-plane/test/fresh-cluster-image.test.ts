@@ -10,8 +10,10 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSeededPglite } from '../src/adapters/store/fresh-cluster-image.ts';
 import { openStore } from '../src/adapters/store/open-store.ts';
 
 // Each test points the cache at a folder of its own (`XDG_CACHE_HOME`), so that what it finds
@@ -105,5 +107,38 @@ describe('the fresh-cluster image of the embedded store', () => {
     const path = cacheHolding('planted', 0o777);
     await useStore({ inMemory: true });
     expect(readFileSync(path, 'utf8')).toBe('planted');
+  }, 120_000);
+});
+
+describe('a seeded cluster (the demo source)', () => {
+  const SEED = 'CREATE TABLE t (n int); INSERT INTO t SELECT generate_series(1, 1000);';
+  const count = async (pglite: PGlite) =>
+    (await pglite.query<{ n: number }>('SELECT count(*)::int AS n FROM t')).rows[0]?.n;
+
+  it('is kept as an image named by its SQL, and the next one starts from it holding the same rows', async () => {
+    process.env.XDG_CACHE_HOME = firstHome;
+    const first = await createSeededPglite(SEED);
+    expect(await count(first)).toBe(1000);
+    await first.close();
+    const seeded = imageFiles(firstHome).filter((name) => name.includes('-seeded-'));
+    expect(seeded).toHaveLength(1);
+    const path = join(firstHome, 'replix', seeded[0] as string);
+    const kept = statSync(path).mtimeMs;
+
+    const second = await createSeededPglite(SEED);
+    expect(await count(second)).toBe(1000);
+    // Writes go to the in-memory copy, never to the image.
+    await second.exec('INSERT INTO t VALUES (0)');
+    await second.close();
+    expect(statSync(path).mtimeMs).toBe(kept);
+    const third = await createSeededPglite(SEED);
+    expect(await count(third)).toBe(1000);
+    await third.close();
+
+    // Another SQL is another image, not the first one's rows.
+    const other = await createSeededPglite('CREATE TABLE t (n int); INSERT INTO t VALUES (1);');
+    expect(await count(other)).toBe(1);
+    await other.close();
+    expect(imageFiles(firstHome).filter((name) => name.includes('-seeded-'))).toHaveLength(2);
   }, 120_000);
 });

@@ -6,7 +6,7 @@ import { testMariaDb } from '@replix/testkit/vitest';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  STORE_KINDS,
+  POSTGRES_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -80,7 +80,7 @@ function healthReached(cp: TestControlPlane, instanceId: string, status: string)
   );
 }
 
-describe.each(STORE_KINDS)('the health monitor on the %s store', (kind) => {
+describe.each(POSTGRES_STORE)('the health monitor on the %s store', (kind) => {
   let cp: TestControlPlane;
   let source: Source;
   const instances: RunningInstance[] = [];

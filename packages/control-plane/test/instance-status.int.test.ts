@@ -10,7 +10,7 @@ import { notify } from '../src/adapters/events/notifications.ts';
 import { databaseConfigHash } from '../src/application/builder/config-hash.ts';
 import { ACTIONS } from '../src/domain/database-lifecycle.ts';
 import {
-  STORE_KINDS,
+  EMBEDDED_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -44,7 +44,7 @@ const REQUIRED_KEYS = [
 
 const GET_ROUTES = ['instance', 'metrics', 'infra-logs', 'instance-logs'];
 
-describe.each(STORE_KINDS)('instance status, metrics and logs on the %s store', (kind) => {
+describe.each(EMBEDDED_STORE)('instance status, metrics and logs on the %s store', (kind) => {
   let cp: TestControlPlane;
   let alice: Caller;
   let bob: Caller;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { importJWK, type JWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  STORE_KINDS,
+  POSTGRES_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -24,7 +24,7 @@ async function craftLink(
     .sign(await importJWK(jwk, 'ES256'));
 }
 
-describe.each(STORE_KINDS)('one-time login links on the %s store', (kind) => {
+describe.each(POSTGRES_STORE)('one-time login links on the %s store', (kind) => {
   let cp: TestControlPlane;
   beforeAll(async () => {
     cp = await startTestControlPlane(kind);
@@ -81,7 +81,7 @@ describe.each(STORE_KINDS)('one-time login links on the %s store', (kind) => {
   });
 });
 
-describe.each(STORE_KINDS)('the dashboard site on the %s store', (kind) => {
+describe.each(POSTGRES_STORE)('the dashboard site on the %s store', (kind) => {
   let cp: TestControlPlane;
   beforeAll(async () => {
     cp = await startTestControlPlane(kind);

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notify, UNSEEN_NOTIFICATION_CAP } from '../src/adapters/events/notifications.ts';
 import {
-  STORE_KINDS,
+  POSTGRES_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
 import { caller, insertDatabase } from './lifecycle-fixtures.ts';
 
-describe.each(STORE_KINDS)('notifications on the %s store', (kind) => {
+describe.each(POSTGRES_STORE)('notifications on the %s store', (kind) => {
   let cp: TestControlPlane;
   beforeAll(async () => {
     cp = await startTestControlPlane(kind);

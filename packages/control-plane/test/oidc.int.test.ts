@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  STORE_KINDS,
+  POSTGRES_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -52,7 +52,7 @@ async function startIdentityProvider() {
   };
 }
 
-describe.each(STORE_KINDS)('OIDC issuer on the %s store', (kind) => {
+describe.each(POSTGRES_STORE)('OIDC issuer on the %s store', (kind) => {
   let idp: Awaited<ReturnType<typeof startIdentityProvider>>;
   let cp: TestControlPlane;
   beforeAll(async () => {

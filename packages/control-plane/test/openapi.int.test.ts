@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApi } from '../src/api/build-api.ts';
 import {
-  STORE_KINDS,
+  EMBEDDED_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -69,7 +69,7 @@ function expectErrorEnvelope(response: Json | undefined, where: string): void {
   expect(Object.keys(more), where).toEqual(where.endsWith(' 422') ? ['test'] : []);
 }
 
-describe.each(STORE_KINDS)('the OpenAPI document on the %s store', (kind) => {
+describe.each(EMBEDDED_STORE)('the OpenAPI document on the %s store', (kind) => {
   let cp: TestControlPlane;
   let document: Json;
   let routes: RegisteredRoute[];

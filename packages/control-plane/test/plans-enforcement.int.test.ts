@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  STORE_KINDS,
+  POSTGRES_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
 import { type Caller, caller, insertConnection, insertDatabase } from './lifecycle-fixtures.ts';
 
 /** Every plan limit, through the API routes that enforce it (the rules: plans.test.ts). */
-describe.each(STORE_KINDS)('plan limits through the API on the %s store', (kind) => {
+describe.each(POSTGRES_STORE)('plan limits through the API on the %s store', (kind) => {
   let cp: TestControlPlane;
 
   beforeAll(async () => {

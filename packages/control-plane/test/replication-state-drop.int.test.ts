@@ -10,7 +10,7 @@ import { DROP_RETRY_SCHEDULE_MS } from '../src/application/reconciler/drop-repli
 import { DROP_BY_HAND_DOC } from '../src/application/reconciler/replication-drop-steps.ts';
 import { replicationIdFor } from '../src/domain/replication-id.ts';
 import {
-  STORE_KINDS,
+  POSTGRES_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -48,7 +48,7 @@ type SourceDatabase = Awaited<ReturnType<ReturnType<typeof testPostgres>['create
 /** The source accepts any password (trust): one is set all the same, to see it stays sealed. */
 const PASSWORD = 'launch-time-secret';
 
-describe.each(STORE_KINDS)(
+describe.each(POSTGRES_STORE)(
   "terminate drops a PostgreSQL source's replication state where it was created (%s store)",
   (kind) => {
     let cp: TestControlPlane;

@@ -4,7 +4,7 @@ import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startThrowawaySshd, type ThrowawaySshd } from '../../sources/test/throwaway-sshd.ts';
 import {
-  STORE_KINDS,
+  EMBEDDED_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -24,7 +24,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe.each(STORE_KINDS)('saved connections on the %s store', (kind) => {
+describe.each(EMBEDDED_STORE)('saved connections on the %s store', (kind) => {
   let cp: TestControlPlane;
   let sshd: ThrowawaySshd;
   let shop: TestDatabase;

@@ -5,13 +5,13 @@ import {
   HEARTBEAT_STALE_MS,
 } from '../src/adapters/store/heartbeat-store.ts';
 import {
-  STORE_KINDS,
+  EMBEDDED_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
 import { caller, insertDatabase } from './lifecycle-fixtures.ts';
 
-describe.each(STORE_KINDS)('system health on the %s store', (kind) => {
+describe.each(EMBEDDED_STORE)('system health on the %s store', (kind) => {
   let cp: TestControlPlane;
   let alice: { token: string; accountId: string };
   let bob: { token: string; accountId: string };

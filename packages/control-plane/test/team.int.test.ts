@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  STORE_KINDS,
+  EMBEDDED_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
 import { caller, insertConnection, insertDatabase } from './lifecycle-fixtures.ts';
 
-describe.each(STORE_KINDS)('teams on the %s store', (kind) => {
+describe.each(EMBEDDED_STORE)('teams on the %s store', (kind) => {
   let cp: TestControlPlane;
   beforeAll(async () => {
     cp = await startTestControlPlane(kind);

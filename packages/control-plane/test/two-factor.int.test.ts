@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  STORE_KINDS,
+  EMBEDDED_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -42,7 +42,7 @@ async function freshStep(): Promise<void> {
   if (left < 8_000) await new Promise((resolve) => setTimeout(resolve, left + 100));
 }
 
-describe.each(STORE_KINDS)('two-factor authentication on the %s store', (kind) => {
+describe.each(EMBEDDED_STORE)('two-factor authentication on the %s store', (kind) => {
   let cp: TestControlPlane;
   beforeAll(async () => {
     cp = await startTestControlPlane(kind);

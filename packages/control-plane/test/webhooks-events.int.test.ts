@@ -1,7 +1,7 @@
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
-  STORE_KINDS,
+  POSTGRES_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -25,7 +25,7 @@ vi.setConfig({ testTimeout: 120_000 });
 
 const ALL_TYPES = ['build.completed', 'build.failed', 'instance.unhealthy', 'instance.recovered'];
 
-describe.each(STORE_KINDS)('the four platform events as webhooks on the %s store', (kind) => {
+describe.each(POSTGRES_STORE)('the four platform events as webhooks on the %s store', (kind) => {
   let cp: TestControlPlane;
   let receiver: TestReceiver;
   let source: Awaited<ReturnType<ReturnType<typeof testMariaDb>['createDatabase']>>;

@@ -3,7 +3,7 @@ import { MAX_ATTEMPTS } from '../src/application/webhook-delivery/retry-schedule
 import { startWebhookDeliverer } from '../src/application/webhook-delivery/webhook-deliverer.ts';
 import type { RunningRole } from '../src/roles/role.ts';
 import {
-  STORE_KINDS,
+  EMBEDDED_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -50,7 +50,7 @@ const BLOCKED_URLS: Array<[string, string]> = [
   ['https://0x7f.1/hook', 'loopback'],
 ];
 
-describe.each(STORE_KINDS)('webhook SSRF protection on the %s store', (kind) => {
+describe.each(EMBEDDED_STORE)('webhook SSRF protection on the %s store', (kind) => {
   let cp: TestControlPlane;
   let receiver: TestReceiver;
   let owner: Caller;

@@ -4,7 +4,7 @@ import { MAX_ATTEMPTS } from '../src/application/webhook-delivery/retry-schedule
 import { startWebhookDeliverer } from '../src/application/webhook-delivery/webhook-deliverer.ts';
 import type { RunningRole } from '../src/roles/role.ts';
 import {
-  STORE_KINDS,
+  EMBEDDED_STORE,
   startTestControlPlane,
   type TestControlPlane,
 } from './control-plane-harness.ts';
@@ -14,7 +14,7 @@ import { signatureValid, TestReceiver } from './webhook-test-receiver.ts';
 
 const TIMEOUT_MS = 1000;
 
-describe.each(STORE_KINDS)('webhooks on the %s store', (kind) => {
+describe.each(EMBEDDED_STORE)('webhooks on the %s store', (kind) => {
   let cp: TestControlPlane;
   let receiver: TestReceiver;
   let deliverer: RunningRole | undefined;

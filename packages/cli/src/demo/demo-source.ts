@@ -1,5 +1,5 @@
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { createPglite } from '@replix/control-plane';
+import { createSeededPglite } from '@replix/control-plane';
 import { DEMO_DATASET_SQL } from './demo-dataset.ts';
 
 export interface DemoSource {
@@ -13,9 +13,9 @@ export interface DemoSource {
  * Postgres wire protocol on a loopback port, so the demo needs nothing but Node installed.
  */
 export async function startDemoSource(listenPort = 0): Promise<DemoSource> {
-  // A fresh in-memory cluster, from the image the embedded store keeps (no initdb each start).
-  const db = await createPglite(undefined);
-  await db.exec(DEMO_DATASET_SQL);
+  // An in-memory cluster holding the shop, from the image kept by the first start (no initdb
+  // and no seeding on later starts).
+  const db = await createSeededPglite(DEMO_DATASET_SQL);
   const server = new PGLiteSocketServer({
     db,
     host: '127.0.0.1',

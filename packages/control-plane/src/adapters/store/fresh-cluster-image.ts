@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
@@ -24,11 +25,14 @@ import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
  * never loaded. Any failure to read or keep an image only costs the initdb it would have saved.
  */
 
-/** Where the image of PGlite's fresh cluster lives, or nothing when there is no such place. */
-function imagePath(): string | undefined {
+/**
+ * Where an image of PGlite's files lives (`fresh-cluster`, or a seeded cluster's name), or
+ * nothing when there is no such place.
+ */
+function imagePath(name = 'fresh-cluster'): string | undefined {
   try {
     const cacheRoot = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-    return join(cacheRoot, 'replix', `pglite-${pgliteVersion()}-fresh-cluster.tar`);
+    return join(cacheRoot, 'replix', `pglite-${pgliteVersion()}-${name}.tar`);
   } catch {
     return undefined;
   }
@@ -48,7 +52,7 @@ function ownFolder(folder: string): boolean {
 }
 
 /** The kept image at `path`, when there is one this user made. */
-function freshClusterImage(path: string): Blob | undefined {
+function keptImage(path: string): Blob | undefined {
   if (!existsSync(path)) return undefined;
   try {
     if (!ownFolder(dirname(path)) || statSync(path).uid !== process.getuid?.()) return undefined;
@@ -58,8 +62,8 @@ function freshClusterImage(path: string): Blob | undefined {
   }
 }
 
-/** Keeps `pglite`'s files, just made by initdb and not yet touched, as the image at `path`. */
-async function keepFreshClusterImage(pglite: PGlite, path: string): Promise<void> {
+/** Keeps `pglite`'s files (just made by initdb, or just seeded) as the image at `path`. */
+async function keepImage(pglite: PGlite, path: string): Promise<void> {
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     if (!ownFolder(dirname(path))) return;
@@ -81,7 +85,7 @@ export async function createPglite(
 ): Promise<PGlite> {
   const fresh = folder === undefined || !existsSync(join(folder, 'PG_VERSION'));
   const path = fresh ? imagePath() : undefined;
-  const image = path ? freshClusterImage(path) : undefined;
+  const image = path ? keptImage(path) : undefined;
   if (path && image) {
     try {
       return await PGlite.create(folder, { ...options, loadDataDir: image });
@@ -93,6 +97,32 @@ export async function createPglite(
     }
   }
   const pglite = await PGlite.create(folder, options);
-  if (path) await keepFreshClusterImage(pglite, path);
+  if (path) await keepImage(pglite, path);
+  return pglite;
+}
+
+/**
+ * An in-memory PGlite holding what `sql` makes (the demo source's shop). Running the SQL is
+ * seconds of WebAssembly on every `replix start`, so the seeded cluster is kept as an image
+ * too, named by a hash of the SQL: another SQL is another image, never a stale one.
+ */
+export async function createSeededPglite(sql: string): Promise<PGlite> {
+  const name = `seeded-${createHash('sha256').update(sql).digest('hex').slice(0, 16)}`;
+  const path = imagePath(name);
+  const image = path ? keptImage(path) : undefined;
+  if (path && image) {
+    try {
+      return await PGlite.create(undefined, { loadDataDir: image });
+    } catch {
+      rmSync(path, { force: true });
+    }
+  }
+  const pglite = await createPglite(undefined);
+  await pglite.exec(sql);
+  if (path) {
+    // The image is of the files on disk: the seed's writes are flushed to them first.
+    await pglite.exec('CHECKPOINT');
+    await keepImage(pglite, path);
+  }
   return pglite;
 }

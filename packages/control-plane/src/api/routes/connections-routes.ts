@@ -25,10 +25,15 @@ import {
   updateConnection,
 } from '../../application/resources/connections/connections-service.ts';
 import { SchemaIntrospectionResponse } from '../../application/source-access/source-schema-read.ts';
+import { ApiError } from '../../domain/errors.ts';
 import type { ApiServer } from '../api-server.ts';
 import type { ApiContext } from '../context.ts';
 
 const tags = ['connections'];
+
+/** Why the raw test refuses an empty password, and the two ways to test a user without one. */
+const EMPTY_TEST_PASSWORD =
+  'body.mysqlPassword must not be empty: the raw credentials test needs a password. A user without one is tested by saving the connection without a password (POST /v1/connections tests it first and saves nothing when the test fails) or, once saved, by POST /v1/connections/{id}/test.';
 
 /** Connections: source servers and their credentials (secrets sealed, never returned). */
 export function registerConnectionsRoutes(app: ApiServer, context: ApiContext): void {
@@ -40,9 +45,15 @@ export function registerConnectionsRoutes(app: ApiServer, context: ApiContext): 
         summary:
           'Check raw credentials: connectivity, latency, schemas, size and change-log readiness',
         description:
-          'A server that cannot be reached or refuses the login answers 200 with ok false and the reason.',
+          'A server that cannot be reached or refuses the login answers 200 with ok false and the reason. `mysqlPassword` may not be empty (the API contract); a user without a password is tested by saving the connection (`POST /connections` with no password tests it first) or by `POST /connections/{id}/test`.',
         body: TestConnectionBody,
         response: { 200: TestConnectionResult, ...errorResponses() },
+      },
+      // Before the schema's own refusal, which could only say the field is too short.
+      preValidation: async (request) => {
+        const body = request.body as { mysqlPassword?: unknown } | undefined;
+        if (body?.mysqlPassword === '')
+          throw new ApiError('validation_failed', EMPTY_TEST_PASSWORD);
       },
     },
     async (request) => testRawConnection(request.body),
