@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processesUnder } from '../packages/control-plane/src/adapters/drivers/process-identity.ts';
-import { README_DATABASE_SQL, readmeExamples } from '../packages/sdk/test/readme-fixture.ts';
+import { readmeExamples } from '../packages/sdk/test/readme-fixture.ts';
 import { REPOSITORY_ROOT } from './pack-workspace.ts';
 
 /** The repository's Node.js 24, which the installed CLI needs (the machine's may be older). */
@@ -77,6 +77,16 @@ function bannerField(banner: string, label: string): string {
   if (!value) throw new Error(`no "${label}" in the banner:\n${banner}`);
   return value;
 }
+
+/** The MariaDB database `replix serve` serves here: the app's and `replix query`'s rows. */
+const SERVED_DATABASE_SQL = `
+  CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL, country CHAR(2))
+    DEFAULT CHARSET = utf8mb4;
+  INSERT INTO customers VALUES (1, 'Ada', 'GB'), (2, 'Björk', 'IS'), (3, 'Grace', 'US'),
+    (4, 'Sigur Rós', 'IS'), (5, 'Alan', 'GB');
+`;
+
+const SDK_EXAMPLES = readmeExamples(readFileSync(SDK_README, 'utf8'));
 
 const APP = `import { ReplixClient, rql } from '@replix/sdk';
 
@@ -156,7 +166,7 @@ describe('the packed packages, installed in an empty folder', () => {
     expect(existsSync(join(dashboard, 'dist/index.html'))).toBe(true);
   });
 
-  it('runs `replix start`: the API, the dashboard and a demo instance that `replix query` reads', {
+  it('runs `replix start`: the API, the dashboard, a demo instance that `replix query` reads, and the SDK README examples against it', {
     timeout: 480_000,
   }, async () => {
     const dataDir = join(work, 'start-data');
@@ -190,6 +200,23 @@ describe('the packed packages, installed in an empty folder', () => {
     expect(query.stderr).toBe('');
     expect((JSON.parse(query.stdout) as { data: unknown[] }).data).toEqual([{ id: 1 }, { id: 2 }]);
 
+    // The SDK README's examples, from the installed package against the demo they are written
+    // for: each prints what the README shows.
+    expect(SDK_EXAMPLES.length).toBeGreaterThanOrEqual(3);
+    for (const example of SDK_EXAMPLES) {
+      const file = join(app, `readme-example-${example.line}.ts`);
+      writeFileSync(file, example.code);
+      const result = await run(NODE_24, [file], {
+        REPLIX_URL: bannerField(banner, 'demo instance'),
+        REPLIX_API_KEY: bannerField(banner, 'API key'),
+      });
+      expect(result, `packages/sdk/README.md:${example.line}`).toEqual({
+        code: 0,
+        stdout: example.output,
+        stderr: '',
+      });
+    }
+
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGINT');
     expect(await exited).toBe(0);
@@ -200,7 +227,7 @@ describe('the packed packages, installed in an empty folder', () => {
     let served: { url: string; apiKey: string };
 
     beforeAll(async () => {
-      const db = await testMariaDb().createDatabase(README_DATABASE_SQL);
+      const db = await testMariaDb().createDatabase(SERVED_DATABASE_SQL);
       const { stdout } = await startReplix(['serve', '--source', db.url], {}, (out) =>
         out.includes('\n'),
       );
@@ -266,21 +293,5 @@ describe('the packed packages, installed in an empty folder', () => {
         expect(on20).toEqual({ code: 0, stdout: expected, stderr: '' });
       }
     });
-
-    const examples = readmeExamples(readFileSync(SDK_README, 'utf8'));
-    it('has README examples to run', () => {
-      expect(examples.length).toBeGreaterThanOrEqual(3);
-    });
-    for (const example of examples) {
-      it(`runs packages/sdk/README.md:${example.line} from the installed package`, async () => {
-        const file = join(app, `readme-example-${example.line}.ts`);
-        writeFileSync(file, example.code);
-        const result = await run(NODE_24, [file], {
-          REPLIX_URL: served.url,
-          REPLIX_API_KEY: served.apiKey,
-        });
-        expect(result).toEqual({ code: 0, stdout: example.output, stderr: '' });
-      });
-    }
   });
 });

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import process from 'node:process';
 import type { startControlPlane } from '@replix/control-plane';
 import { ConfigError } from '@replix/runtime';
@@ -31,6 +32,32 @@ export function portInUse(error: unknown, port: number, what: string, setting: s
     `port ${port}, wanted by ${what}, is in use (is Replix already running?). ` +
       `Stop the other process, or choose another port with ${setting}.`,
   );
+}
+
+/** Listens on `port` for a moment and lets go: whether another process holds it, found in ms. */
+function portFree(host: string, port: number): Promise<unknown> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', resolve);
+    server.listen(port, host, () => server.close(() => resolve(undefined)));
+  });
+}
+
+/**
+ * The ports `replix start` needs, checked before it loads and starts anything (a second
+ * `npm start` is told at once, not after the seconds the control plane takes to start). The
+ * starts themselves still say so if another process takes a port in between.
+ */
+async function checkPortsFree(api: { host: string; port: number }, sourcePort: number) {
+  const wanted = [
+    { host: '127.0.0.1', port: sourcePort, what: 'the demo source', setting: 'REPLIX_DEMO_PORT' },
+    { ...api, what: 'the API', setting: '--port or REPLIX_API_PORT' },
+  ];
+  for (const { host, port, what, setting } of wanted) {
+    if (port === 0) continue;
+    const error = await portFree(host, port);
+    if (error) throw portInUse(error, port, what, setting);
+  }
 }
 
 function shellQuote(text: string): string {
@@ -105,6 +132,13 @@ export function addStartCommand(program: Command): void {
         // their own database allows (docs/control-plane/README.md, Configuration).
         REPLIX_MIN_POLL_INTERVAL: process.env.REPLIX_MIN_POLL_INTERVAL || '1',
       });
+      try {
+        await checkPortsFree(config, demoPort());
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        process.stderr.write(`replix start: ${message}\n`);
+        process.exit(1);
+      }
       process.stderr.write('Starting the control plane and the demo source (PGlite)…\n');
       // Loaded here, not at the top: every other command starts without them.
       const [{ startControlPlane }, { startDemoSource }, { terminalLogger }] = await Promise.all([

@@ -40,6 +40,8 @@ describe('replix start on a port another process holds', { timeout: 90_000 }, ()
       expect(stderr).toContain(`port ${env.REPLIX_API_PORT}, wanted by the API, is in use`);
       expect(stderr).toContain('--port or REPLIX_API_PORT');
       expect(stderr).not.toMatch(/\n\s+at /);
+      // Said before anything starts (the check comes first, not after the control plane's start).
+      expect(stderr).not.toContain('Starting the control plane');
     } finally {
       held.close();
     }
@@ -56,6 +58,7 @@ describe('replix start on a port another process holds', { timeout: 90_000 }, ()
       );
       expect(stderr).toContain('REPLIX_DEMO_PORT');
       expect(stderr).not.toMatch(/\n\s+at /);
+      expect(stderr).not.toContain('Starting the control plane');
     } finally {
       held.close();
     }

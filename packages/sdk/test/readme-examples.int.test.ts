@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { testMariaDb } from '@replix/testkit/vitest';
+import { testPostgres } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestInstance, type TestInstance } from '../../instance/test/instance-helpers.ts';
 import { README_DATABASE_SQL, readmeExamples } from './readme-fixture.ts';
@@ -31,7 +31,7 @@ describe(`${README} examples`, () => {
   const work = mkdtempSync(join(tmpdir(), 'replix-sdk-readme-'));
 
   beforeAll(async () => {
-    const db = await testMariaDb().createDatabase(README_DATABASE_SQL);
+    const db = await testPostgres().createDatabase(README_DATABASE_SQL);
     served = await startTestInstance(db.url);
     mkdirSync(join(work, 'node_modules', '@replix'), { recursive: true });
     symlinkSync(packageDir, join(work, 'node_modules', '@replix', 'sdk'));

@@ -1,14 +1,10 @@
 /** What the SDK README's examples run against, and how they are read from it. */
 
-/** The MariaDB tables the README's examples query (`customers`, and `accounts` for exact numbers). */
-export const README_DATABASE_SQL = `
-  CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL, country CHAR(2))
-    DEFAULT CHARSET = utf8mb4;
-  INSERT INTO customers VALUES (1, 'Ada', 'GB'), (2, 'Björk', 'IS'), (3, 'Grace', 'US'),
-    (4, 'Sigur Rós', 'IS'), (5, 'Alan', 'GB');
-  CREATE TABLE accounts (id BIGINT PRIMARY KEY, balance DECIMAL(30,4) NOT NULL);
-  INSERT INTO accounts VALUES (9007199254740993, 1234567890123456.7891);
-`;
+/**
+ * What the README's examples query: the demo shop `replix start` serves (a PostgreSQL
+ * dataset), so that each prints there what the README shows.
+ */
+export { DEMO_DATASET_SQL as README_DATABASE_SQL } from '../../cli/src/demo/demo-dataset.ts';
 
 export interface ReadmeExample {
   readonly line: number;

@@ -74,7 +74,12 @@ export class Maintenance {
       if (!backoff) {
         backoff = { attempts: 0, notBefore: now + restartDelayMs(0), lastAttemptAt: 0 };
         this.#backoff.set(row.instanceId, backoff);
-        this.#context.log.warn({ instanceId: row.instanceId }, 'instance process is not running');
+        // Said with what happens next: after a graceful stop of the control plane (which stops
+        // its instances) this is every start's normal path, not a fault.
+        this.#context.log.warn(
+          { instanceId: row.instanceId, databaseId: row.databaseId },
+          'the instance process is not running (stopped with the last control plane, or it exited): starting it again',
+        );
       }
       if (now < backoff.notBefore) continue;
       backoff.attempts += 1;
