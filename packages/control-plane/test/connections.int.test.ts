@@ -558,6 +558,29 @@ describe.each(EMBEDDED_STORE)('connections on the %s store', (kind) => {
       expect(response.body.message).toContain('POST /v1/connections/{id}/test');
     });
 
+    it("names another engine's port at once, for either backend", async () => {
+      const token = await cp.token('test-wrong-engine@example.com');
+      const mysqlAtPostgres = await call('POST', '/v1/connections/test-connection', {
+        token,
+        body: { ...mysqlTest(), mysqlPort: Number(postgresUrl.port) },
+      });
+      expect(mysqlAtPostgres.body).toEqual({
+        ok: false,
+        failedCheck: 'server',
+        error:
+          "The server at that port speaks PostgreSQL's protocol, not MySQL/MariaDB's: choose the postgres backend, or the port of the MySQL/MariaDB server (usually 3306).",
+      });
+      const postgresAtMaria = await call('POST', '/v1/connections/test-connection', {
+        token,
+        body: { ...mysqlTest(), backend: 'postgres' },
+      });
+      expect(postgresAtMaria.body).toMatchObject({
+        ok: false,
+        failedCheck: 'server',
+        error: expect.stringContaining("speaks MySQL/MariaDB's protocol, not PostgreSQL's"),
+      });
+    });
+
     it('reports what a user without replication grants lacks', async () => {
       const token = await cp.token('test-grants@example.com');
       const user = `rx_nogrant_${kind}`;

@@ -73,3 +73,4 @@ export {
 } from './where/schema-config-where-problems.ts';
 export { validateWherePredicate } from './where/validate-where-predicate.ts';
 export type { WhereProblem } from './where/where-dialect.ts';
+export { protocolMismatch, type WireProtocol, wireProtocolAt } from './wire-protocol.ts';

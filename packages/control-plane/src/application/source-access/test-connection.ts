@@ -1,6 +1,7 @@
 import {
   type ChangeLogReadiness,
   openSshTunnel,
+  protocolMismatch,
   type SourceBackend,
   SourceError,
   type SourceErrorCode,
@@ -62,6 +63,14 @@ export async function testConnection(input: TestConnectionInput): Promise<TestCo
   let tunnel: SshTunnel | undefined;
   try {
     if (input.ssh) tunnel = await openSshTunnel(input.ssh, { host: input.host, port: input.port });
+    // A port of another engine's server is named as such, not left to the driver, which waits
+    // for a greeting that never comes (a PostgreSQL port) or cannot read the one that does.
+    const mismatch = await protocolMismatch(
+      input.backend,
+      tunnel?.host ?? input.host,
+      tunnel?.port ?? input.port,
+    );
+    if (mismatch) return { ok: false, error: mismatch, failedCheck: 'server' };
     const report = await serverProbeFor(input.backend).probe({
       host: tunnel?.host ?? input.host,
       port: tunnel?.port ?? input.port,
