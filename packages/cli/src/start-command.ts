@@ -83,7 +83,8 @@ export function startBanner(options: {
   if (loginLink) {
     lines.push(
       `  sign in        ${loginLink}`,
-      `                 (one-time link for ${DEMO_EMAIL}, valid 15 minutes; another: npx replix login-link --email you@example.com)`,
+      // Another link for the same account: an account of another email cannot see the demo.
+      `                 (one-time link for ${DEMO_EMAIL}, valid 15 minutes; another: npx replix login-link --email ${DEMO_EMAIL})`,
     );
   }
   lines.push(

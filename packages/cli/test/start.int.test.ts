@@ -55,6 +55,8 @@ describe('npx replix start', () => {
     const dashboard = field(running.banner, 'dashboard');
     expect((await fetch(dashboard, { headers: { accept: 'text/html' } })).status).toBe(200);
     const link = new URL(field(running.banner, 'sign in'));
+    // The banner's way to another link signs in to the same account, the one that has the demo.
+    expect(running.banner).toContain('another: npx replix login-link --email demo@replix.local');
     expect(link.pathname).toBe('/sign-in');
     const redeemed = await fetch(new URL('/v1/auth/login-links/redeem', dashboard), {
       method: 'POST',
