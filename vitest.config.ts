@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
@@ -6,6 +8,14 @@ import { defineConfig } from 'vitest/config';
 // this: with Node's compile cache each compiles (and strips the types of) a module once, not once
 // per process. The cache is keyed by content, so a stale entry is never used.
 process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'replix-vitest-compile-cache');
+// Every control plane the tests start builds with one bundle cache, so the instance program is
+// bundled once per run's code, not once per test's data folder (esbuild, seconds of CPU each).
+// A bundle is named by the engine's source hash; the folder by the lock file's, for the rest.
+const lockHash = createHash('sha256')
+  .update(readFileSync(new URL('package-lock.json', import.meta.url)))
+  .digest('hex')
+  .slice(0, 12);
+process.env.REPLIX_BUNDLE_CACHE_DIR ??= join(tmpdir(), `replix-vitest-bundles-${lockHash}`);
 
 export default defineConfig({
   test: {

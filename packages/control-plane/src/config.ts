@@ -88,6 +88,11 @@ export interface ControlPlaneConfig {
    * sets it to 1.
    */
   readonly minPollInterval: number | undefined;
+  /**
+   * `REPLIX_BUNDLE_CACHE_DIR`: where the builder keeps bundled instance programs; undefined:
+   * `<dataDir>/artifacts/.bundle-cache`. Control planes of one installation may share one.
+   */
+  readonly bundleCacheDir: string | undefined;
   /** `REPLIX_DRIVER`: where instances run. */
   readonly driver: DriverName;
   /**
@@ -222,6 +227,12 @@ export const CONTROL_PLANE_VARIABLES = Type.Object({
       description: "the shortest poll interval for every account, in place of the plans' floors",
     }),
   ),
+  REPLIX_BUNDLE_CACHE_DIR: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: 'where the builder keeps bundled instance programs (default in the data folder)',
+    }),
+  ),
   REPLIX_DRIVER: Type.Enum([...DRIVERS], {
     default: 'process',
     problem: 'must be "process" or "kubernetes"',
@@ -324,6 +335,10 @@ export function resolveControlPlaneConfig(
     reconcileIntervalMs: variables.REPLIX_RECONCILE_INTERVAL_MS,
     replicationDropRetryScale: variables.REPLIX_REPLICATION_DROP_RETRY_SCALE,
     minPollInterval: variables.REPLIX_MIN_POLL_INTERVAL,
+    bundleCacheDir:
+      variables.REPLIX_BUNDLE_CACHE_DIR === undefined
+        ? undefined
+        : resolve(variables.REPLIX_BUNDLE_CACHE_DIR),
     driver: variables.REPLIX_DRIVER,
     keepInstancesOnStop: variables.REPLIX_KEEP_INSTANCES_ON_STOP,
     kubernetes:

@@ -97,7 +97,14 @@ describe('an artifact run with replix serve --artifact', () => {
       process.execPath,
       [bin, 'serve', '--artifact', artifactDir, '--port', '0'],
       {
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          ...(process.env.REPLIX_BUNDLE_CACHE_DIR
+            ? { REPLIX_BUNDLE_CACHE_DIR: process.env.REPLIX_BUNDLE_CACHE_DIR }
+            : {}),
+          ...env,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

@@ -84,6 +84,8 @@ async function startOn(
     REPLIX_SECRET_KEY: randomBytes(32).toString('hex'),
     REPLIX_HEALTH_INTERVAL_MS: '500',
     REPLIX_RECONCILE_INTERVAL_MS: '200',
+    // The run's shared bundle cache (vitest.config.ts), when there is one.
+    REPLIX_BUNDLE_CACHE_DIR: process.env.REPLIX_BUNDLE_CACHE_DIR,
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...options.env,
   });

@@ -38,7 +38,15 @@ class ChildControlPlane {
 
   constructor(env: Record<string, string>) {
     this.process = spawn(process.execPath, [CHILD], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        // The run's shared bundle cache (vitest.config.ts): one bundle for every control plane.
+        ...(process.env.REPLIX_BUNDLE_CACHE_DIR
+          ? { REPLIX_BUNDLE_CACHE_DIR: process.env.REPLIX_BUNDLE_CACHE_DIR }
+          : {}),
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let buffered = '';

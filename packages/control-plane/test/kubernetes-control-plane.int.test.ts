@@ -84,6 +84,7 @@ describe('the control plane on the Kubernetes driver', () => {
   /** A control plane on the same store each time: a restart. */
   async function startCp(): Promise<RunningControlPlane> {
     const config = resolveControlPlaneConfig({
+      REPLIX_BUNDLE_CACHE_DIR: process.env.REPLIX_BUNDLE_CACHE_DIR,
       REPLIX_DATA_DIR: dataDir,
       REPLIX_API_PORT: String(port),
       REPLIX_SECRET_KEY: secretKey,

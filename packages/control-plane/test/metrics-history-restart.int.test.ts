@@ -57,6 +57,7 @@ describe.each(STORE_KINDS)('metrics history and a graceful restart on the %s sto
   /** A control plane with every role, on the same data folder and store every time. */
   const start = async () => {
     const config = resolveControlPlaneConfig({
+      REPLIX_BUNDLE_CACHE_DIR: process.env.REPLIX_BUNDLE_CACHE_DIR,
       REPLIX_DATA_DIR: dataDir,
       REPLIX_API_PORT: '0',
       REPLIX_SECRET_KEY: secretKey,

@@ -31,7 +31,14 @@ interface DatabaseState {
 /** `replix start` as a child process (the crash test's fixture), and the states it prints. */
 function startControlPlane(env: Record<string, string>) {
   const child: ChildProcess = spawn(process.execPath, [CHILD], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      ...(process.env.REPLIX_BUNDLE_CACHE_DIR
+        ? { REPLIX_BUNDLE_CACHE_DIR: process.env.REPLIX_BUNDLE_CACHE_DIR }
+        : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const states: DatabaseState[] = [];

@@ -50,6 +50,7 @@ describe('the control plane as separate processes against one PostgreSQL', () =>
     const env = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      REPLIX_BUNDLE_CACHE_DIR: process.env.REPLIX_BUNDLE_CACHE_DIR,
       DATABASE_URL: store.url,
       REPLIX_SECRET_KEY: randomBytes(32).toString('hex'),
       REPLIX_DATA_DIR: dataDir,

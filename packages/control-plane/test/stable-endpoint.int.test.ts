@@ -79,6 +79,7 @@ describe('one stable endpoint per database', () => {
   /** A control plane on the same store and data folder each time: a restart. */
   async function startCp(): Promise<RunningControlPlane> {
     const config = resolveControlPlaneConfig({
+      REPLIX_BUNDLE_CACHE_DIR: process.env.REPLIX_BUNDLE_CACHE_DIR,
       REPLIX_DATA_DIR: dataDir,
       REPLIX_API_PORT: '0',
       REPLIX_SECRET_KEY: secretKey,

@@ -43,6 +43,7 @@ describe.each(STORE_KINDS)('webhook deliveries across restarts on the %s store',
   /** A control plane process on the same store every time (PGlite in the data folder, or PostgreSQL). */
   const start = async (roles: RoleName[], env: Record<string, string> = {}) => {
     const config = resolveControlPlaneConfig({
+      REPLIX_BUNDLE_CACHE_DIR: process.env.REPLIX_BUNDLE_CACHE_DIR,
       REPLIX_DATA_DIR: dataDir,
       REPLIX_API_PORT: '0',
       REPLIX_SECRET_KEY: secretKey,

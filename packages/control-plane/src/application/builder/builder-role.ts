@@ -38,6 +38,7 @@ export function localBuildRunner(
         db: context.db,
         log: context.log,
         dataDir: context.config.dataDir,
+        bundleCacheDir: context.config.bundleCacheDir,
         secrets: context.secrets,
         introspect: options.introspect,
         computeType,

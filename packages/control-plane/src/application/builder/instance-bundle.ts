@@ -82,17 +82,22 @@ function bundleCacheKey(): string {
 }
 
 /**
- * The instance program bundled with esbuild, cached per engine source hash in
- * `<dataDir>/artifacts/.bundle-cache/<source hash>-<settings hash>.mjs`: builds of the same engine share one bundle
- * (and so one build hash) and bundle only once.
+ * The instance program bundled with esbuild, cached per engine source hash as
+ * `<source hash>-<settings hash>.mjs` in `cacheDir` (REPLIX_BUNDLE_CACHE_DIR), by default
+ * `<dataDir>/artifacts/.bundle-cache`: builds of the same engine share one bundle (and so one
+ * build hash) and bundle only once. A folder shared by control planes of one installation
+ * (the test suite's) bundles once for all of them.
  */
-export function instanceBundle(dataDir: string): Promise<InstanceBundle> {
-  const path = join(artifactsRootFor(dataDir), '.bundle-cache', `${bundleCacheKey()}.mjs`);
+export function instanceBundle(
+  dataDir: string,
+  cacheDir = join(artifactsRootFor(dataDir), '.bundle-cache'),
+): Promise<InstanceBundle> {
+  const path = join(cacheDir, `${bundleCacheKey()}.mjs`);
   const pending = building.get(path);
   if (pending) return pending.then((bundle) => ({ ...bundle, cacheHit: true }));
   if (exists(path)) return Promise.resolve({ path, cacheHit: true });
   const made = (async () => {
-    mkdirSync(join(path, '..'), { recursive: true });
+    mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
     await bundleInto(path);
     return { path, cacheHit: false };
   })().finally(() => building.delete(path));

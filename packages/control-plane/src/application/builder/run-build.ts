@@ -35,6 +35,8 @@ export class BuildError extends Error {
 export interface BuildEnvironment {
   readonly db: Kysely<Store>;
   readonly dataDir: string;
+  /** Where bundled instance programs are kept (REPLIX_BUNDLE_CACHE_DIR); undefined: the data folder's. */
+  readonly bundleCacheDir?: string | undefined;
   readonly secrets: SecretBox;
   readonly introspect: SourceIntrospector;
   /** Aborted when the builder stops or loses the build's lease; checked between steps. */
@@ -96,7 +98,7 @@ export async function runBuild(build: BuildRow, env: BuildEnvironment): Promise<
   env.signal.throwIfAborted();
 
   const bundle = await inSpan('build bundle', {}, async (span) => {
-    const bundled = await instanceBundle(env.dataDir);
+    const bundled = await instanceBundle(env.dataDir, env.bundleCacheDir);
     span?.setAttribute('replix.build.bundle_cache_hit', bundled.cacheHit);
     return bundled;
   });

@@ -20,6 +20,8 @@ export interface ClaimedBuildOptions {
   readonly db: StoreDb;
   readonly log: Logger;
   readonly dataDir: string;
+  /** Where bundled instance programs are kept (REPLIX_BUNDLE_CACHE_DIR); undefined: the data folder's. */
+  readonly bundleCacheDir?: string | undefined;
   readonly secrets: SecretBox;
   readonly introspect: SourceIntrospector;
   /** The tier the build is billed at (rates.ts). */
@@ -110,6 +112,7 @@ async function runClaimedAttempt(
     const artifact = await runBuild(build, {
       db,
       dataDir: options.dataDir,
+      bundleCacheDir: options.bundleCacheDir,
       secrets: options.secrets,
       introspect: options.introspect,
       signal: attemptAbort.signal,
