@@ -21,7 +21,7 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
 /**
  * Check raw credentials: connectivity, latency, schemas, size and change-log readiness
  *
- * A server that cannot be reached or refuses the login answers 200 with ok false and the reason.
+ * A server that cannot be reached or refuses the login answers 200 with ok false and the reason. `mysqlPassword` may not be empty (the API contract); a user without a password is tested by saving the connection (`POST /connections` with no password tests it first) or by `POST /connections/{id}/test`.
  */
 export const postV1ConnectionsTestConnection = <ThrowOnError extends boolean = false>(options: Options<PostV1ConnectionsTestConnectionData, ThrowOnError>): RequestResult<PostV1ConnectionsTestConnectionResponses, PostV1ConnectionsTestConnectionErrors, ThrowOnError> => (options.client ?? client).post<PostV1ConnectionsTestConnectionResponses, PostV1ConnectionsTestConnectionErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -133,7 +133,6 @@ export async function createDatabase(
   return databaseResource(row);
 }
 
-/** The `sync.mode` a schema config sets itself, if it does. */
 /** The `sync.interval` the schema config gives itself, or undefined (the default applies). */
 function explicitSyncInterval(schemaConfig: Record<string, unknown>): number | undefined {
   const sync = schemaConfig.sync;
@@ -142,6 +141,7 @@ function explicitSyncInterval(schemaConfig: Record<string, unknown>): number | u
   return typeof interval === 'number' ? interval : undefined;
 }
 
+/** The `sync.mode` a schema config sets itself, if it does. */
 function explicitSyncMode(schemaConfig: Record<string, unknown>): 'cdc' | 'poll' | undefined {
   const sync = schemaConfig.sync;
   if (typeof sync !== 'object' || sync === null) return undefined;
