@@ -15,7 +15,11 @@ import {
 } from '../src/adapters/drivers/instance-launch.ts';
 import { queueBuild } from '../src/application/resources/builds/queue-build.ts';
 import { finishedBuild, testSourceDatabase } from './builder-helpers.ts';
-import { startTestControlPlane, type TestControlPlane } from './control-plane-harness.ts';
+import {
+  childProcessEnv,
+  startTestControlPlane,
+  type TestControlPlane,
+} from './control-plane-harness.ts';
 import { caller } from './lifecycle-fixtures.ts';
 
 const bin = fileURLToPath(new URL('../../cli/bin/replix.js', import.meta.url));
@@ -97,14 +101,7 @@ describe('an artifact run with replix serve --artifact', () => {
       process.execPath,
       [bin, 'serve', '--artifact', artifactDir, '--port', '0'],
       {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '',
-          ...(process.env.REPLIX_BUNDLE_CACHE_DIR
-            ? { REPLIX_BUNDLE_CACHE_DIR: process.env.REPLIX_BUNDLE_CACHE_DIR }
-            : {}),
-          ...env,
-        },
+        env: childProcessEnv(env),
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

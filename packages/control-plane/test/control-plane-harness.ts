@@ -24,6 +24,21 @@ export const STORE_KINDS: StoreKind[] = ['pglite', 'postgres'];
 export const EMBEDDED_STORE: StoreKind[] = ['pglite'];
 export const POSTGRES_STORE: StoreKind[] = ['postgres'];
 
+/**
+ * The environment of a control plane (or CLI) started as a child process: PATH and HOME, the
+ * run's shared bundle cache when there is one (vitest.config.ts), and `env`; nothing else of
+ * the test's own environment.
+ */
+export function childProcessEnv(env: Record<string, string>): Record<string, string> {
+  const bundleCache = process.env.REPLIX_BUNDLE_CACHE_DIR;
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    ...(bundleCache ? { REPLIX_BUNDLE_CACHE_DIR: bundleCache } : {}),
+    ...env,
+  };
+}
+
 export interface TestControlPlane extends RunningControlPlane {
   readonly url: string;
   readonly dataDir: string;

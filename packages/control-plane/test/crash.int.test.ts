@@ -8,7 +8,7 @@ import { testMariaDb, testPostgres } from '@replix/testkit/vitest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../src/adapters/store/open-store.ts';
 import { SecretBox } from '../src/adapters/store/secret-box.ts';
-import type { StoreKind } from './control-plane-harness.ts';
+import { childProcessEnv, type StoreKind } from './control-plane-harness.ts';
 import {
   databaseRow,
   eventually,
@@ -38,15 +38,7 @@ class ChildControlPlane {
 
   constructor(env: Record<string, string>) {
     this.process = spawn(process.execPath, [CHILD], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        // The run's shared bundle cache (vitest.config.ts): one bundle for every control plane.
-        ...(process.env.REPLIX_BUNDLE_CACHE_DIR
-          ? { REPLIX_BUNDLE_CACHE_DIR: process.env.REPLIX_BUNDLE_CACHE_DIR }
-          : {}),
-        ...env,
-      },
+      env: childProcessEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let buffered = '';

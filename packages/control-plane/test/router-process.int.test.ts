@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { processesUnder, processRuns } from '../src/adapters/drivers/process-identity.ts';
 import { openStore } from '../src/adapters/store/open-store.ts';
 import { SecretBox } from '../src/adapters/store/secret-box.ts';
+import { childProcessEnv } from './control-plane-harness.ts';
 import {
   addApiKey,
   databaseRow,
@@ -31,14 +32,7 @@ interface DatabaseState {
 /** `replix start` as a child process (the crash test's fixture), and the states it prints. */
 function startControlPlane(env: Record<string, string>) {
   const child: ChildProcess = spawn(process.execPath, [CHILD], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      ...(process.env.REPLIX_BUNDLE_CACHE_DIR
-        ? { REPLIX_BUNDLE_CACHE_DIR: process.env.REPLIX_BUNDLE_CACHE_DIR }
-        : {}),
-      ...env,
-    },
+    env: childProcessEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const states: DatabaseState[] = [];
