@@ -151,7 +151,7 @@ export function addStartCommand(program: Command): void {
       let running: Awaited<ReturnType<typeof startControlPlane>>;
       try {
         const sourcePort = demoPort();
-        source = await startDemoSource(sourcePort).catch((error) => {
+        source = await startDemoSource(config.dataDir, sourcePort).catch((error) => {
           throw portInUse(error, sourcePort, 'the demo source', 'REPLIX_DEMO_PORT');
         });
         const log = terminalLogger(config.logLevel);

@@ -1,3 +1,4 @@
+export { lockDataFolder } from './adapters/store/data-folder-lock.ts';
 export { createPglite, createSeededPglite } from './adapters/store/fresh-cluster-image.ts';
 export { openStore } from './adapters/store/open-store.ts';
 export {

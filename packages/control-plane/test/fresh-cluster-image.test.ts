@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSeededPglite } from '../src/adapters/store/fresh-cluster-image.ts';
+import { createPglite, createSeededPglite } from '../src/adapters/store/fresh-cluster-image.ts';
 import { openStore } from '../src/adapters/store/open-store.ts';
 
 // Each test points the cache at a folder of its own (`XDG_CACHE_HOME`), so that what it finds
@@ -140,5 +140,35 @@ describe('a seeded cluster (the demo source)', () => {
     expect(await count(other)).toBe(1);
     await other.close();
     expect(imageFiles(firstHome).filter((name) => name.includes('-seeded-'))).toHaveLength(2);
+  }, 120_000);
+});
+
+describe('memory settings of an embedded cluster', () => {
+  const sharedBuffers = async (pglite: PGlite) =>
+    (await pglite.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0]?.shared_buffers;
+
+  it('runs the store and a seeded cluster with 16 MB of shared buffers, not PostgreSQL’s 128 MB', async () => {
+    process.env.XDG_CACHE_HOME = firstHome;
+    const store = await createPglite(join(root, 'settings-store'));
+    expect(await sharedBuffers(store)).toBe('16MB');
+    await store.close();
+    const seeded = await createSeededPglite('CREATE TABLE t (n int);');
+    expect(await sharedBuffers(seeded)).toBe('16MB');
+    await seeded.close();
+  }, 120_000);
+
+  it('keeps a seeded cluster given a folder on disk, emptied first: every start begins from the seed', async () => {
+    process.env.XDG_CACHE_HOME = firstHome;
+    const folder = join(root, 'seeded-on-disk');
+    const seed = 'CREATE TABLE t (n int); INSERT INTO t SELECT generate_series(1, 10);';
+    const first = await createSeededPglite(seed, folder);
+    await first.exec('INSERT INTO t VALUES (0)');
+    await first.close();
+    expect(readdirSync(folder)).toContain('PG_VERSION');
+    const second = await createSeededPglite(seed, folder);
+    expect((await second.query<{ n: number }>('SELECT count(*)::int AS n FROM t')).rows[0]?.n).toBe(
+      10,
+    );
+    await second.close();
   }, 120_000);
 });

@@ -1,10 +1,16 @@
 import { createServer, type Server, type Socket } from 'node:net';
-// ssh2 is CommonJS: its default export is the one import Node's ESM loader always resolves.
-import ssh2, { type ConnectConfig } from 'ssh2';
-
-const { Client } = ssh2;
-
+import type ssh2 from 'ssh2';
+import type { ConnectConfig } from 'ssh2';
 import { SourceError } from './errors.ts';
+
+/**
+ * ssh2, loaded by the first tunnel: most sources have none, and loading it costs every process
+ * some 17 MB (its poly1305 is WebAssembly with a 16 MB memory). It is CommonJS: its default
+ * export is the one import Node's ESM loader always resolves.
+ */
+async function loadSsh2(): Promise<typeof ssh2> {
+  return (await import('ssh2')).default;
+}
 
 /** The SSH server (bastion) to tunnel through, and who logs in to it with which key. */
 export interface SshTunnelOptions {
@@ -69,7 +75,8 @@ function tunnelError(error: unknown): SshTunnelError {
   return new SshTunnelError('source_unreachable', 'The SSH tunnel could not be opened.');
 }
 
-function connect(options: SshTunnelOptions): Promise<ssh2.Client> {
+async function connect(options: SshTunnelOptions): Promise<ssh2.Client> {
+  const { Client } = await loadSsh2();
   return new Promise((resolve, reject) => {
     const client = new Client();
     const config: ConnectConfig = {

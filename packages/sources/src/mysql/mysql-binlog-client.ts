@@ -1,4 +1,5 @@
-import ZongJi, { type ColumnSchema, type TableMapEvent } from '@vlasky/zongji';
+import type ZongJiModule from '@vlasky/zongji';
+import type { ColumnSchema, TableMapEvent } from '@vlasky/zongji';
 import type { ConnectionOptions } from 'mysql2';
 
 /** Gives the columns of a table-map event's table, or null to have its rows skipped. */
@@ -14,37 +15,56 @@ export type ColumnSchemaSource = (event: TableMapEvent) => ColumnSchema[] | null
  * (`BinlogAssembler.columnSchemasFor`); a table that no longer fits is reported as a schema
  * change and its rows are skipped, without decoding them.
  */
-export class MySqlBinlogClient extends ZongJi {
-  readonly #columnSchemas: ColumnSchemaSource;
+function binlogClientClass(ZongJi: typeof ZongJiModule) {
+  return class MySqlBinlogClient extends ZongJi {
+    readonly #columnSchemas: ColumnSchemaSource;
 
-  constructor(options: ConnectionOptions, columnSchemas: ColumnSchemaSource) {
-    super(options);
-    this.#columnSchemas = columnSchemas;
-  }
+    constructor(options: ConnectionOptions, columnSchemas: ColumnSchemaSource) {
+      super(options);
+      this.#columnSchemas = columnSchemas;
+    }
 
-  /**
-   * Replaces zongji's own (undocumented) lookup. zongji calls it with the binlog connection
-   * paused and resumes it in `next`, after setting up the table's decoding.
-   */
-  _fetchTableInfo(event: TableMapEvent, next: () => void): void {
-    let schemas: ColumnSchema[] | null;
-    try {
-      schemas = this.#columnSchemas(event);
-    } catch (error) {
-      this.emit('error', error instanceof Error ? error : new Error(String(error)));
-      return;
+    /**
+     * Replaces zongji's own (undocumented) lookup. zongji calls it with the binlog connection
+     * paused and resumes it in `next`, after setting up the table's decoding.
+     */
+    _fetchTableInfo(event: TableMapEvent, next: () => void): void {
+      let schemas: ColumnSchema[] | null;
+      try {
+        schemas = this.#columnSchemas(event);
+      } catch (error) {
+        this.emit('error', error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      if (schemas === null) {
+        // No entry: zongji skips the table's row events unread.
+        delete this.tableMap[event.tableId];
+        this.connection?.resume();
+        return;
+      }
+      this.tableMap[event.tableId] = {
+        columnSchemas: schemas,
+        parentSchema: event.schemaName,
+        tableName: event.tableName,
+      };
+      next();
     }
-    if (schemas === null) {
-      // No entry: zongji skips the table's row events unread.
-      delete this.tableMap[event.tableId];
-      this.connection?.resume();
-      return;
-    }
-    this.tableMap[event.tableId] = {
-      columnSchemas: schemas,
-      parentSchema: event.schemaName,
-      tableName: event.tableName,
-    };
-    next();
-  }
+  };
+}
+
+/** A zongji client with the column schemas of `columnSchemas`. */
+export type MySqlBinlogClient = InstanceType<ReturnType<typeof binlogClientClass>>;
+
+let clientClass: ReturnType<typeof binlogClientClass> | undefined;
+
+/**
+ * A new binlog client; zongji (and the mysql driver it is built on) is loaded by the first, so a
+ * process that follows no MySQL source never loads it.
+ */
+export async function newBinlogClient(
+  options: ConnectionOptions,
+  columnSchemas: ColumnSchemaSource,
+): Promise<MySqlBinlogClient> {
+  clientClass ??= binlogClientClass((await import('@vlasky/zongji')).default);
+  return new clientClass(options, columnSchemas);
 }

@@ -5,7 +5,7 @@ import { ReplicationError, SourceConnectionError, type SourceError } from '../er
 import type { ChangeBatch, ChangeStreamRequest } from '../replication.ts';
 import type { TlsNegotiation } from '../source-tls.ts';
 import { BinlogAssembler, type CommittedChanges } from './mysql-binlog-assembler.ts';
-import { MySqlBinlogClient } from './mysql-binlog-client.ts';
+import { type MySqlBinlogClient, newBinlogClient } from './mysql-binlog-client.ts';
 import { binlogStreamError } from './mysql-binlog-errors.ts';
 import { readBinlogLayouts } from './mysql-binlog-layout.ts';
 import {
@@ -157,7 +157,7 @@ export async function* mySqlBinlogStream(
     wake = null;
     resume?.();
   };
-  const client = new MySqlBinlogClient(mySqlConnectionOptions(options, useTls), (event) =>
+  const client = await newBinlogClient(mySqlConnectionOptions(options, useTls), (event) =>
     assembler.columnSchemasFor(event),
   );
   const stop = stopper(client);

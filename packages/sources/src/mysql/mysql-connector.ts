@@ -1,5 +1,4 @@
 import type { SourceSchema } from '@replix/engine';
-import mysql from 'mysql2';
 import type { Pool } from 'mysql2/promise';
 import type { SnapshotOptions, SnapshotReader, SourceConnector } from '../connector.ts';
 import { sourceErrorFrom } from '../errors.ts';
@@ -18,6 +17,7 @@ import {
   mySqlTarget,
   mySqlTlsNegotiation,
 } from './mysql-connection-options.ts';
+import { loadMysql2 } from './mysql-driver.ts';
 import { introspectMySql } from './mysql-introspector.ts';
 import { BinlogPosition } from './mysql-position.ts';
 import { readMySqlRows } from './mysql-read-rows.ts';
@@ -49,20 +49,22 @@ export class MySqlConnector implements SourceConnector {
    */
   #metadataPool(): Promise<Pool> {
     if (!this.#pool) {
-      const created = this.#tls.pool(
-        (useTls) => {
-          const pool = mysql.createPool({
-            ...mySqlConnectionOptions(this.#options, useTls),
-            connectionLimit: 2,
-          });
-          pool.on('connection', (connection) => {
-            // A failure here surfaces through the first query on the connection.
-            connection.query("SET time_zone = '+00:00'", () => {});
-          });
-          return pool.promise();
-        },
-        (pool) => pool.query('SELECT 1'),
-        (pool) => pool.end(),
+      const created = loadMysql2().then((mysql) =>
+        this.#tls.pool(
+          (useTls) => {
+            const pool = mysql.createPool({
+              ...mySqlConnectionOptions(this.#options, useTls),
+              connectionLimit: 2,
+            });
+            pool.on('connection', (connection) => {
+              // A failure here surfaces through the first query on the connection.
+              connection.query("SET time_zone = '+00:00'", () => {});
+            });
+            return pool.promise();
+          },
+          (pool) => pool.query('SELECT 1'),
+          (pool) => pool.end(),
+        ),
       );
       // A pool that could not be made (server down) is tried again by the next call.
       created.catch(() => {

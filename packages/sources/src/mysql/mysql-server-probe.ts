@@ -1,4 +1,3 @@
-import mysql from 'mysql2';
 import type { Pool } from 'mysql2/promise';
 import { sourceErrorFrom } from '../errors.ts';
 import {
@@ -14,15 +13,18 @@ import {
   mySqlTarget,
   mySqlTlsNegotiation,
 } from './mysql-connection-options.ts';
+import { loadMysql2 } from './mysql-driver.ts';
 import { readMySqlReplicationFacts } from './mysql-replication-facts.ts';
 import { mySqlReplicationReadiness } from './mysql-replication-readiness.ts';
+
+type Mysql2 = Awaited<ReturnType<typeof loadMysql2>>;
 
 /** The server's own schemas: never a source, so never offered. */
 export const MYSQL_SYSTEM_SCHEMAS = ['mysql', 'information_schema', 'performance_schema', 'sys'];
 
 type Row = Record<string, unknown>;
 
-function pool(options: MySqlConnectorOptions, useTls: boolean): Pool {
+function pool(mysql: Mysql2, options: MySqlConnectorOptions, useTls: boolean): Pool {
   const created = mysql.createPool({
     ...mySqlConnectionOptions(options, useTls),
     // No database: the probe lists them.
@@ -76,8 +78,9 @@ export const mySqlServerProbe: ServerProbe = {
     const sourceTarget = mySqlTarget(options);
     try {
       // The same TLS handling as the connector's connections, `prefer` fallback included.
+      const mysql = await loadMysql2();
       return await mySqlTlsNegotiation(options).connect(async (useTls) => {
-        const connection = pool(options, useTls);
+        const connection = pool(mysql, options, useTls);
         try {
           return await report(connection);
         } finally {

@@ -1,4 +1,4 @@
-import mysql, { type Connection } from 'mysql2';
+import type { Connection } from 'mysql2';
 import type { SnapshotOptions, SnapshotReader, TableReadRequest } from '../connector.ts';
 import { type SourceTarget, sourceErrorFrom } from '../errors.ts';
 import { checkReadRequest, checkSnapshotState, type SnapshotReadState } from '../read-request.ts';
@@ -11,6 +11,7 @@ import {
   mySqlTarget,
   mySqlTlsNegotiation,
 } from './mysql-connection-options.ts';
+import { loadMysql2 } from './mysql-driver.ts';
 import { mySqlFlavour } from './mysql-flavour.ts';
 import type { BinlogPosition } from './mysql-position.ts';
 import { startMySqlSnapshot } from './mysql-snapshot-position.ts';
@@ -135,6 +136,7 @@ async function connectMySql(
   options: MySqlConnectorOptions,
   tls: TlsNegotiation,
 ): Promise<Connection> {
+  const mysql = await loadMysql2();
   return tls.connect(async (useTls) => {
     const opened = mysql.createConnection(mySqlConnectionOptions(options, useTls));
     // Until the reader listens, a fatal error is reported through the pending query: unheard

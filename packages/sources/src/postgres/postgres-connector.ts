@@ -1,5 +1,5 @@
 import type { SourceSchema } from '@replix/engine';
-import pg from 'pg';
+import type pg from 'pg';
 import type { SnapshotOptions, SnapshotReader, SourceConnector } from '../connector.ts';
 import { ReplicationError, type SourceTarget, sourceErrorFrom } from '../errors.ts';
 import type {
@@ -16,6 +16,7 @@ import {
   postgresTarget,
   postgresTlsNegotiation,
 } from './postgres-connection-options.ts';
+import { loadPg } from './postgres-driver.ts';
 import { introspectPostgres } from './postgres-introspector.ts';
 import type { RelationColumn } from './postgres-pgoutput.ts';
 import { Lsn, NO_LSN } from './postgres-position.ts';
@@ -93,10 +94,11 @@ export class PostgresConnector implements SourceConnector {
    * client whose connection drops emits 'error' on the pool; unheard, it would crash the
    * process. The pool discards that client, and the next query reconnects.
    */
-  #newPool(extra: pg.PoolConfig): Promise<pg.Pool> {
+  async #newPool(extra: pg.PoolConfig): Promise<pg.Pool> {
+    const { Pool } = await loadPg();
     return this.#tls.pool(
       (useTls) => {
-        const pool = new pg.Pool({ ...postgresConnectionConfig(this.#options, useTls), ...extra });
+        const pool = new Pool({ ...postgresConnectionConfig(this.#options, useTls), ...extra });
         pool.on('error', () => {});
         return pool;
       },

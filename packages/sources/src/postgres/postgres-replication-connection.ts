@@ -1,8 +1,9 @@
 import { Buffer } from 'node:buffer';
-import pg from 'pg';
+import type pg from 'pg';
 import type { TlsNegotiation } from '../source-tls.ts';
 import type { PostgresConnectorOptions } from './postgres-connection-options.ts';
 import { postgresConnectionConfig } from './postgres-connection-options.ts';
+import { loadPg } from './postgres-driver.ts';
 import { decodePgoutput, type PgoutputMessage } from './postgres-pgoutput.ts';
 import { Lsn } from './postgres-position.ts';
 import { TEXT_TYPES, VALUE_TEXT_STARTUP_OPTIONS } from './postgres-session.ts';
@@ -81,6 +82,7 @@ export class PostgresReplicationConnection {
     options: PostgresConnectorOptions,
     tls: TlsNegotiation,
   ): Promise<PostgresReplicationConnection> {
+    const { Client } = await loadPg();
     return tls.connect(async (useTls) => {
       // `replication` is a start-up parameter node-postgres passes on, missing from its typings.
       const config: pg.ClientConfig & { replication: 'database' } = {
@@ -89,7 +91,7 @@ export class PostgresReplicationConnection {
         options: VALUE_TEXT_STARTUP_OPTIONS,
         types: TEXT_TYPES,
       };
-      const client = new pg.Client(config);
+      const client = new Client(config);
       // A dropped connection emits 'error'; unheard, it would crash the process. Streams learn
       // of it from their START_REPLICATION query, which fails with the same error.
       client.on('error', () => {});

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { sourceErrorFrom } from '../errors.ts';
 import {
   optional,
@@ -12,6 +12,7 @@ import {
   postgresTarget,
   postgresTlsNegotiation,
 } from './postgres-connection-options.ts';
+import { loadPg } from './postgres-driver.ts';
 import {
   postgresReplicationFacts,
   postgresReplicationIssues,
@@ -64,8 +65,9 @@ export const postgresServerProbe: ServerProbe = {
     const options = probeConnectorOptions(target, 'postgres');
     try {
       // The same TLS handling as the connector's connections, `prefer` fallback included.
+      const { Pool } = await loadPg();
       return await postgresTlsNegotiation(options).connect(async (useTls) => {
-        const pool = new pg.Pool({ ...postgresConnectionConfig(options, useTls), max: 1 });
+        const pool = new Pool({ ...postgresConnectionConfig(options, useTls), max: 1 });
         pool.on('error', () => {});
         try {
           return await report(pool);

@@ -1,5 +1,5 @@
-import pg from 'pg';
-import Cursor from 'pg-cursor';
+import type pg from 'pg';
+import type Cursor from 'pg-cursor';
 import type { SnapshotReader, TableReadRequest } from '../connector.ts';
 import { type SourceTarget, sourceErrorFrom } from '../errors.ts';
 import { checkReadRequest, checkSnapshotState, type SnapshotReadState } from '../read-request.ts';
@@ -11,6 +11,7 @@ import {
   postgresTarget,
   postgresTlsNegotiation,
 } from './postgres-connection-options.ts';
+import { loadPg, loadPgCursor } from './postgres-driver.ts';
 import type { Lsn } from './postgres-position.ts';
 import { SNAPSHOT_SESSION_SQL, TEXT_TYPES } from './postgres-session.ts';
 import { postgresSelectSql } from './postgres-sql.ts';
@@ -74,6 +75,7 @@ export class PostgresSnapshotReader implements SnapshotReader {
     };
     let cursor: Cursor<unknown[]> | undefined;
     try {
+      const Cursor = await loadPgCursor();
       await fromServer(client.query('SAVEPOINT replix_read'));
       // A cursor fetches `batchSize` rows per round trip: memory stays bounded by one batch.
       const open = client.query(
@@ -149,8 +151,9 @@ async function connectPostgres(
   options: PostgresConnectorOptions,
   tls: TlsNegotiation,
 ): Promise<pg.Client> {
+  const { Client } = await loadPg();
   const client = await tls.connect(async (useTls) => {
-    const opened = new pg.Client({
+    const opened = new Client({
       ...postgresConnectionConfig(options, useTls),
       types: TEXT_TYPES,
     });

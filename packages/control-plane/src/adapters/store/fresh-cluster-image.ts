@@ -76,13 +76,32 @@ async function keepImage(pglite: PGlite, path: string): Promise<void> {
 }
 
 /**
- * PGlite in `folder` (in memory without one). A new cluster starts from the kept image, or
+ * PostgreSQL's memory settings for an embedded cluster, made for a store of a few thousand rows
+ * and a demo shop rather than a server: PostgreSQL zeroes its shared buffers at start, inside
+ * PGlite's WebAssembly memory, so the default 128 MB of them is 128 MB resident in the process
+ * from the first second, for data that fits in a few. 16 MB (2,048 pages) still holds every
+ * table of the store; a page beyond them is one read of a file the kernel caches.
+ */
+const EMBEDDED_SERVER_SETTINGS = ['shared_buffers = 16MB'];
+
+/** `options` with the embedded memory settings added (a caller's own come after, and win). */
+function withEmbeddedSettings(options: PGliteOptions): PGliteOptions {
+  const own = options.postgresqlconf ?? [];
+  return {
+    ...options,
+    postgresqlconf: [...EMBEDDED_SERVER_SETTINGS, ...(typeof own === 'string' ? [own] : own)],
+  };
+}
+
+/**
+ * PGlite in `folder` (in memory without one), with the embedded memory settings. A new cluster starts from the kept image, or
  * is made by initdb and kept as the image for the next.
  */
 export async function createPglite(
   folder: string | undefined,
-  options: PGliteOptions = {},
+  given: PGliteOptions = {},
 ): Promise<PGlite> {
+  const options = withEmbeddedSettings(given);
   const fresh = folder === undefined || !existsSync(join(folder, 'PG_VERSION'));
   const path = fresh ? imagePath() : undefined;
   const image = path ? keptImage(path) : undefined;
@@ -102,22 +121,27 @@ export async function createPglite(
 }
 
 /**
- * An in-memory PGlite holding what `sql` makes (the demo source's shop). Running the SQL is
- * seconds of WebAssembly on every `replix start`, so the seeded cluster is kept as an image
- * too, named by a hash of the SQL: another SQL is another image, never a stale one.
+ * A PGlite holding what `sql` makes and nothing else (the demo source's shop), in `folder`
+ * (emptied first: every call starts from the seed) or in memory without one. On disk, the
+ * cluster's files are the kernel's cache rather than the process's memory: some 65 MB for the
+ * demo. Running the SQL is seconds of WebAssembly on every `replix start`, so the seeded cluster
+ * is kept as an image too, named by a hash of the SQL: another SQL is another image, never a
+ * stale one.
  */
-export async function createSeededPglite(sql: string): Promise<PGlite> {
+export async function createSeededPglite(sql: string, folder?: string): Promise<PGlite> {
   const name = `seeded-${createHash('sha256').update(sql).digest('hex').slice(0, 16)}`;
   const path = imagePath(name);
   const image = path ? keptImage(path) : undefined;
+  if (folder) rmSync(folder, { recursive: true, force: true });
   if (path && image) {
     try {
-      return await PGlite.create(undefined, { loadDataDir: image });
+      return await PGlite.create(folder, withEmbeddedSettings({ loadDataDir: image }));
     } catch {
       rmSync(path, { force: true });
+      if (folder) rmSync(folder, { recursive: true, force: true });
     }
   }
-  const pglite = await createPglite(undefined);
+  const pglite = await createPglite(folder);
   await pglite.exec(sql);
   if (path) {
     // The image is of the files on disk: the seed's writes are flushed to them first.

@@ -1,12 +1,13 @@
-// ssh2 is CommonJS and Node's ESM loader sees only some of its named exports (not `utils`).
-import ssh2 from 'ssh2';
 import { ApiError } from '../../domain/errors.ts';
 
 /**
  * Refuses a private key the tunnel could not use (not a key, a public key, or one locked with a
  * passphrase), at write time rather than at the first deploy. `field` is the path to name.
  */
-export function assertUsablePrivateKey(text: string, field: string): void {
+export async function assertUsablePrivateKey(text: string, field: string): Promise<void> {
+  // Loaded by the first key (some 17 MB that a process without SSH sources never needs). ssh2 is
+  // CommonJS and Node's ESM loader sees only some of its named exports (not `utils`).
+  const { default: ssh2 } = await import('ssh2');
   const parsed = ssh2.utils.parseKey(text);
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   if (key instanceof Error || key === undefined) {

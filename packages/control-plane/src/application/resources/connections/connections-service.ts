@@ -66,7 +66,7 @@ export async function createConnection(
   const backend = body.backend ?? DEFAULT_SOURCE_BACKEND;
   const defaultRegion = body.defaultRegion ?? DEFAULT_REGION;
   assertRegion(await accountPlan(db, accountId), defaultRegion);
-  if (body.ssh) assertUsablePrivateKey(body.ssh.privateKey, 'body.ssh.privateKey');
+  if (body.ssh) await assertUsablePrivateKey(body.ssh.privateKey, 'body.ssh.privateKey');
   const port = body.port ?? SOURCE_DIALECTS[backend].defaultPort;
   const password = body.password ?? '';
   const ssh = body.ssh && { ...body.ssh, port: body.ssh.port ?? 22 };
@@ -204,7 +204,7 @@ export async function updateConnection(
   } else if (body.ssh !== undefined) {
     const { privateKey } = body.ssh;
     if (privateKey !== undefined) {
-      assertUsablePrivateKey(privateKey, 'body.ssh.privateKey');
+      await assertUsablePrivateKey(privateKey, 'body.ssh.privateKey');
       changes.ssh_private_key_enc = secrets.seal(privateKey);
     } else if (current.ssh_private_key_enc === null) {
       throw new ApiError(
