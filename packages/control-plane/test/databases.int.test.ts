@@ -295,6 +295,60 @@ describe.each(POSTGRES_STORE)('databases on the %s store', (kind) => {
     expect(defaulted.body.region).toBe('us-east-1');
   });
 
+  it('refuses a source schema the source answers it does not have, naming those it has', async () => {
+    const token = await cp.token('no-schema@example.com');
+    const connectionId = await connection(token);
+    const missing = await call('POST', '/v1/databases', {
+      token,
+      body: { name: 'nope', connectionId, sourceSchema: 'newcomer_nope' },
+    });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toBe('validation_failed');
+    expect(missing.body.message).toContain(
+      'body.sourceSchema names the database "newcomer_nope", which the source does not have or this user cannot open: it has',
+    );
+    // The user sees only the shop (its one grant): that is the name offered.
+    expect(missing.body.message).toContain(`"${shop.name}"`);
+    const created = await call('POST', '/v1/databases', {
+      token,
+      body: { name: 'shop', connectionId, sourceSchema: shop.name },
+    });
+    expect(created.status).toBe(201);
+    const patched = await call('PATCH', `/v1/databases/${created.body.id}`, {
+      token,
+      body: { sourceSchema: 'newcomer_nope' },
+    });
+    expect(patched.status).toBe(400);
+    expect(patched.body.message).toContain('"newcomer_nope"');
+
+    // PostgreSQL logs in to the database it names: one that does not exist fails that check.
+    const pgUrl = new URL(pgShop.url);
+    const pgConnection = await call('POST', '/v1/connections', {
+      token,
+      body: {
+        name: 'pg',
+        backend: 'postgres',
+        host: pgUrl.hostname,
+        port: Number(pgUrl.port),
+        user: 'postgres',
+        password: 'trusted-anyway',
+        tlsMode: 'disable',
+      },
+    });
+    const pgMissing = await call('POST', '/v1/databases', {
+      token,
+      body: {
+        name: 'pg',
+        connectionId: pgConnection.body.id,
+        sourceSchema: 'newcomer_nope/public',
+      },
+    });
+    expect(pgMissing.status).toBe(400);
+    expect(pgMissing.body.message).toContain(
+      'body.sourceSchema names the database "newcomer_nope", which the source does not have or this user cannot open',
+    );
+  });
+
   it('patches settings as pending changes and audits the changed field names', async () => {
     const token = await cp.token('patch-db@example.com');
     const connectionId = await connection(token);

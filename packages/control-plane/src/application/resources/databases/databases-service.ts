@@ -27,8 +27,10 @@ import {
   assertReplicas,
 } from '../../../domain/plan-enforcement.ts';
 import type { InstanceSize } from '../../../domain/plans.ts';
+import { splitSourceSchema } from '../../../domain/source-schema-name.ts';
 import { sourceReadiness } from '../../source-access/source-readiness.ts';
 import { readSourceSchema } from '../../source-access/source-schema-read.ts';
+import type { TestConnectionResult } from '../../source-access/test-connection.ts';
 import {
   backendOfConnection,
   connectionOfDatabase,
@@ -74,10 +76,10 @@ export async function createDatabase(
   assertReplicas(plan, replicas);
   // Neither the body nor the config chose a sync mode: CDC where the source can do it.
   const chosenMode = body.syncMode ?? explicitSyncMode(schemaConfig);
+  const answer = await sourceAnswer(connection, secrets, body.sourceSchema);
+  assertSourceHasSchema(connection.backend, body.sourceSchema, answer);
   const cdcProblem =
-    chosenMode === undefined
-      ? await cdcUnavailableReason(connection, secrets, body.sourceSchema)
-      : undefined;
+    chosenMode === undefined ? cdcUnavailableReason(connection.backend, answer) : undefined;
   const syncMode = chosenMode ?? (cdcProblem ? 'poll' : config.sync.mode);
   const configInterval = Math.max(1, Math.round(config.sync.interval));
   if (body.syncInterval === undefined && syncMode === 'poll') {
@@ -149,25 +151,64 @@ function explicitSyncMode(schemaConfig: Record<string, unknown>): 'cdc' | 'poll'
   return mode === 'cdc' || mode === 'poll' ? mode : undefined;
 }
 
-/** How long creating a database waits for the source's answer before assuming CDC works. */
+/** How long creating a database waits for the source's answer before going on without it. */
 const READINESS_TIMEOUT_MS = 5000;
 
 /**
- * Why the source cannot do change data capture (the connection test's verdict), or undefined
- * when it can, or does not answer in time (the deploy will say so then).
+ * The connection test for the database about to be created or changed, or undefined when the
+ * source does not answer in time (the deploy will say what is wrong then).
  */
-async function cdcUnavailableReason(
+function sourceAnswer(
   connection: Selectable<ConnectionTable>,
   secrets: SecretBox,
   sourceSchema: string,
-): Promise<string | undefined> {
-  const test = await Promise.race([
+): Promise<TestConnectionResult | undefined> {
+  return Promise.race([
     sourceReadiness(connection, secrets, sourceSchema).catch(() => undefined),
     sleep(READINESS_TIMEOUT_MS, undefined, { ref: false }),
   ]);
-  const changeLog = test?.ok ? test.binlog : undefined;
+}
+
+/** At most this many of the source's names are listed in a refusal. */
+const LISTED_NAMES = 10;
+
+/**
+ * Refuses a `sourceSchema` the source answered it does not have (issue 31: it used to be
+ * accepted, and only the provision failed), naming those it has. A source that did not answer
+ * refuses nothing: it may be down for now, and the deploy reports it.
+ */
+function assertSourceHasSchema(
+  backend: string,
+  sourceSchema: string,
+  answer: TestConnectionResult | undefined,
+): void {
+  const { database } = splitSourceSchema(backend, sourceSchema);
+  const missing = () =>
+    `body.sourceSchema names the database "${database}", which the source does not have or this user cannot open`;
+  if (answer?.ok === false && answer.failedCheck === 'database') {
+    throw new ApiError('validation_failed', `${missing()}.`);
+  }
+  const names = answer?.ok ? (answer.availableSchemas ?? []) : [];
+  if (names.length === 0 || names.includes(database)) return;
+  const listed = names.slice(0, LISTED_NAMES).map((name) => `"${name}"`);
+  const more = names.length > LISTED_NAMES ? ` and ${names.length - LISTED_NAMES} more` : '';
+  throw new ApiError(
+    'validation_failed',
+    `${missing()}: it has ${listed.join(', ')}${more} (the connection test, POST /v1/connections/{id}/test, lists them as availableSchemas).`,
+  );
+}
+
+/**
+ * Why the source cannot do change data capture (the connection test's verdict), or undefined
+ * when it can, or did not answer in time (the deploy will say so then).
+ */
+function cdcUnavailableReason(
+  backend: string,
+  answer: TestConnectionResult | undefined,
+): string | undefined {
+  const changeLog = answer?.ok ? answer.binlog : undefined;
   if (!changeLog || changeLog.ready) return undefined;
-  const logName = sourceDialect(connection.backend).changeLog.name.toLowerCase();
+  const logName = sourceDialect(backend).changeLog.name.toLowerCase();
   const why = changeLog.logBin
     ? `the source is not set up for change data capture (${changeLog.issues.join(' ')})`
     : `the source’s ${logName} is off`;
@@ -176,7 +217,7 @@ async function cdcUnavailableReason(
 
 /** Changes settings; they become pending changes until a rebuild or reconfigure. */
 export async function updateDatabase(
-  { db, config: settings }: Context,
+  { db, secrets, config: settings }: Context,
   accountId: string,
   id: string,
   body: UpdateDatabaseBody,
@@ -189,6 +230,11 @@ export async function updateDatabase(
     set('schemaConfig', 'schema_config', JSON.stringify(body.schemaConfig));
   }
   if (body.name !== undefined) set('name', 'name', body.name);
+  if (body.sourceSchema !== undefined && body.sourceSchema !== current.source_schema) {
+    const connection = await connectionOfDatabase(db, accountId, current);
+    const answer = await sourceAnswer(connection, secrets, body.sourceSchema);
+    assertSourceHasSchema(connection.backend, body.sourceSchema, answer);
+  }
   if (body.sourceSchema !== undefined) set('sourceSchema', 'source_schema', body.sourceSchema);
   if (body.syncMode !== undefined) {
     set('syncMode', 'sync_mode', body.syncMode);
