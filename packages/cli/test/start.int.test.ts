@@ -70,8 +70,11 @@ describe('npx replix start', () => {
     const demoAccount = (await account.json()) as {
       user: { email: string };
       limits: { pollModeMinSyncInterval: number };
+      tosAccepted: boolean;
     };
     expect(demoAccount.user.email).toBe('demo@replix.local');
+    // The local first sign-in has no terms step: replix start accepted them for its own user.
+    expect(demoAccount.tosAccepted).toBe(true);
     // A local install has no plan floor on poll intervals (REPLIX_MIN_POLL_INTERVAL=1).
     expect(demoAccount.limits.pollModeMinSyncInterval).toBe(1);
 

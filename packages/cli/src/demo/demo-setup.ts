@@ -67,6 +67,11 @@ export async function setUpDemo(options: {
   readonly progress: (message: string) => void;
 }): Promise<DemoInstance> {
   const api = demoApi(options.apiUrl, await options.issuer.sign({ email: DEMO_EMAIL }));
+  // The demo account is the account of whoever ran `replix start` on their own machine: they
+  // have the terms at /terms already, and a local first sign-in goes straight to the dashboard
+  // (issue 31) instead of a terms page between the banner's link and the demo. Accepting again
+  // on a later start keeps the first acceptance.
+  await api('POST', '/account/accept-tos', {});
   const source = { host: '127.0.0.1', port: options.sourcePort, user: 'postgres' };
   let connection = (await api<Named[]>('GET', '/connections')).find(
     (c) => c.name === CONNECTION_NAME,
