@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { addBuildJobCommand } from './build-job-command.ts';
 import { addBuildsCommands } from './builds-commands.ts';
 import { addConnectionsCommands } from './connections-commands.ts';
@@ -9,6 +9,7 @@ import { addKeysCommands } from './keys-commands.ts';
 import { addLoginCommand } from './login-command.ts';
 import { addLoginLinkCommand } from './login-link-command.ts';
 import { addLogsCommands } from './logs-commands.ts';
+import { baseProgram } from './program-base.ts';
 import { addQueryCommand } from './query-command.ts';
 import { addRouterCommand } from './router-command.ts';
 import { addServeCommand } from './serve-command.ts';
@@ -16,15 +17,11 @@ import { addStartCommand } from './start-command.ts';
 import { addTokenCommand } from './token-command.ts';
 import { addTypesCommand } from './types-command.ts';
 
-export const VERSION = '0.1.0';
+export { VERSION } from './program-base.ts';
 
 /** The `replix` command tree. Commands are added here as the packages behind them land. */
 export function createProgram(): Command {
-  const program = new Command('replix')
-    .description('Replix: fast, cacheable read APIs over in-memory snapshots of your database')
-    .version(VERSION)
-    .showHelpAfterError()
-    .exitOverride();
+  const program = baseProgram();
 
   addStartCommand(program);
   addServeCommand(program);

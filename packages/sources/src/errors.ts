@@ -155,7 +155,6 @@ const CERTIFICATE_MESSAGES: Readonly<Record<string, string>> = {
   'certificate is not yet valid': 'CERT_NOT_YET_VALID',
 };
 
-/** The certificate problem behind mysql2's HANDSHAKE_SSL_ERROR, when its message tells. */
 /** Database names longer than any engine allows are cut here in messages. */
 const MAX_SHOWN_DATABASE = 64;
 
@@ -169,6 +168,7 @@ export function missingDatabaseMessage(database: string): string {
   return `The source database "${shown}" does not exist or is not accessible to this user.`;
 }
 
+/** The certificate problem behind mysql2's HANDSHAKE_SSL_ERROR, when its message tells. */
 function mySqlTlsCode(message: string): string {
   if (message.startsWith('Hostname/IP does not match')) return HOST_MISMATCH_CODE;
   return CERTIFICATE_MESSAGES[message] ?? 'HANDSHAKE_SSL_ERROR';
