@@ -187,6 +187,36 @@ describe('allowedActions', () => {
     );
   });
 
+  it('says a running database has nothing to resume, instead of naming an unrelated action', () => {
+    const matrix = allowedActionsWithLimits(
+      {
+        status: 'running',
+        goal: null,
+        hasBuild: true,
+        hasDeployment: true,
+        replicationPaused: false,
+      },
+      PLAN_LIMITS.free,
+    );
+    expect(matrix.resume.reason).toBe(
+      'Resume needs a paused database; this one is running already: there is nothing to resume.',
+    );
+    // Pausing a paused database still points the way back.
+    const paused = allowedActionsWithLimits(
+      {
+        status: 'paused',
+        goal: null,
+        hasBuild: true,
+        hasDeployment: true,
+        replicationPaused: false,
+      },
+      PLAN_LIMITS.free,
+    );
+    expect(paused.pause.reason).toBe(
+      'Pause needs a running database; this one is paused: use Resume instead.',
+    );
+  });
+
   it('refuses resize on a plan whose largest size is the smallest one and that allows one replica', () => {
     const matrix = allowedActionsWithLimits(
       {

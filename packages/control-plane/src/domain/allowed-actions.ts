@@ -99,10 +99,14 @@ export function allowedActionsWithLimits(
   ): ActionAvailability {
     if (busy) return { allowed: false, mode, reason: busy };
     if (!statuses.includes(status)) {
+      const needs = `${LABELS[action]} needs a ${listStatuses(statuses)} database`;
+      const instead = insteadOf(action, status, hasBuild);
       return {
         allowed: false,
         mode,
-        reason: `${LABELS[action]} needs a ${listStatuses(statuses)} database; this one is ${status}: use ${LABELS[insteadOf(action, status, hasBuild)]} instead.`,
+        reason: instead
+          ? `${needs}; this one is ${status}: use ${LABELS[instead]} instead.`
+          : `${needs}; this one is ${status} already: there is nothing to ${action}.`,
       };
     }
     const objection = extra?.();
@@ -154,9 +158,10 @@ export function allowedActionsWithLimits(
 
 /**
  * The action to use instead of `action` in a status that does not allow it: the one that gets
- * the database to where `action` was meant to take it, or repairs it first.
+ * the database to where `action` was meant to take it, or repairs it first; null when the
+ * database is where `action` would take it already (a resume of a running one).
  */
-function insteadOf(action: Action, status: DatabaseStatus, hasBuild: boolean): Action {
+function insteadOf(action: Action, status: DatabaseStatus, hasBuild: boolean): Action | null {
   if (status === 'draft' || status === 'terminated') {
     // Nothing is deployed: provision, or delete what there is no deployment of to remove.
     return action === 'terminate' ? 'delete' : 'provision';
@@ -171,7 +176,8 @@ function insteadOf(action: Action, status: DatabaseStatus, hasBuild: boolean): A
   if (status === 'paused') return action === 'provision' ? 'rebuild' : 'resume';
   // running
   if (action === 'provision') return 'rebuild';
-  if (action === 'resume') return 'reconfigure';
+  // Running is what a resume would reach: no other action is what the user meant.
+  if (action === 'resume') return null;
   return repair;
 }
 
