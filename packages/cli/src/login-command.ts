@@ -11,6 +11,7 @@ import { type Command, CommanderError } from 'commander';
 import { apiAction, CommandFailure, defaultApiUrl, saveCredentials } from './api-session.ts';
 import { controlPlaneConfigOrExit } from './control-plane-commands.ts';
 import { DeviceLoginEnded } from './device-polling.ts';
+import { noSigningKeyMessage } from './local-issuer.ts';
 
 interface LoginOptions {
   email?: string;
@@ -60,7 +61,8 @@ export function addLoginCommand(program: Command): void {
               'REPLIX_OIDC_ISSUER is set; get a token from that identity provider and use --token.',
             );
           }
-          const issuer = await BuiltInIssuer.open(config.dataDir);
+          const issuer = await BuiltInIssuer.openExisting(config.dataDir);
+          if (!issuer) throw new CommandFailure(noSigningKeyMessage(config.dataDir));
           token = await issuer.sign({ email: options.email, admin: options.admin });
           dataDir = config.dataDir;
         }

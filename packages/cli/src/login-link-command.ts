@@ -1,8 +1,9 @@
 import process from 'node:process';
-import { BuiltInIssuer, LOGIN_LINK_TTL_SECONDS } from '@replix/control-plane/config';
+import { LOGIN_LINK_TTL_SECONDS } from '@replix/control-plane/config';
 import type { Command } from 'commander';
 import { controlPlaneConfigOrExit } from './control-plane-commands.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
+import { localIssuerOrExit } from './local-issuer.ts';
 
 /** The dashboard address that signs in with a login link (the code rides in the fragment,
  * which browsers never send to a server, so it stays out of access logs). */
@@ -31,7 +32,7 @@ export function addLoginLinkCommand(program: Command): void {
         process.stderr.write('replix login-link: --email must be an email address.\n');
         process.exit(EXIT_USAGE);
       }
-      const issuer = await BuiltInIssuer.open(config.dataDir);
+      const issuer = await localIssuerOrExit('login-link', config.dataDir);
       const code = await issuer.signLoginLink({ email: options.email, admin: options.admin });
       const dashboardUrl = config.publicUrl ?? `http://127.0.0.1:${config.port}`;
       process.stdout.write(`${loginLinkUrl(dashboardUrl, code)}\n`);

@@ -1,8 +1,8 @@
 import process from 'node:process';
-import { BuiltInIssuer } from '@replix/control-plane/config';
 import type { Command } from 'commander';
 import { cliEnvironment } from './cli-environment.ts';
 import { controlPlaneConfigOrExit } from './control-plane-commands.ts';
+import { localIssuerOrExit } from './local-issuer.ts';
 
 /** A TOTP code is 6 digits; anything else is taken for a recovery code. */
 function proofOf(otp: string): { code: string } | { recoveryCode: string } {
@@ -64,7 +64,7 @@ export function addTokenCommand(program: Command): void {
         process.stderr.write('replix token: --email must be an email address.\n');
         process.exit(1);
       }
-      const issuer = await BuiltInIssuer.open(config.dataDir);
+      const issuer = await localIssuerOrExit('token', config.dataDir);
       const token = await issuer.sign({ email: options.email, admin: options.admin, ttlSeconds });
       if (options.otp === undefined) {
         process.stdout.write(`${token}\n`);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { BuiltInIssuer } from '@replix/control-plane/config';
 import { freePort, type TestDatabase } from '@replix/testkit';
 import { testMariaDb } from '@replix/testkit/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,7 +122,23 @@ describe('replix commands over the control-plane API', () => {
 
   it('checks the token before saying it logged in: another data folder, or no control plane', async () => {
     const otherDir = mkdtempSync(join(tmpdir(), 'replix-other-data-'));
+    const unusedDir = mkdtempSync(join(tmpdir(), 'replix-unused-data-'));
     try {
+      // A folder no control plane has run on has no key: nothing is signed, and none is made.
+      for (const command of [['login'], ['token'], ['login-link']]) {
+        const unused = await replix([...command, '--email', 'cli@example.com'], {
+          REPLIX_DATA_DIR: unusedDir,
+        });
+        expect(unused.code).toBe(1);
+        expect(unused.stdout).toBe('');
+        expect(unused.stderr).toBe(
+          `replix ${command[0]}: no control plane has run on the data folder ${unusedDir} (it has no signing key). Set REPLIX_DATA_DIR to the folder the running control plane uses (the "data folder" line of npm start), or start it first.\n`,
+        );
+      }
+      expect(existsSync(join(unusedDir, 'issuer'))).toBe(false);
+
+      // Another control plane's data folder: its own key, which this control plane refuses.
+      await BuiltInIssuer.open(otherDir);
       const refused = await replix(['login', '--email', 'cli@example.com'], {
         REPLIX_DATA_DIR: otherDir,
       });
@@ -146,6 +163,7 @@ describe('replix commands over the control-plane API', () => {
       expect(unchecked.stderr).toContain(`but ${down} did not answer, so it is not checked`);
     } finally {
       rmSync(otherDir, { recursive: true, force: true });
+      rmSync(unusedDir, { recursive: true, force: true });
       // The unchecked login saved its token in the shared data folder: the next tests log in again.
       await replix(['login', '--email', 'cli@example.com']);
     }

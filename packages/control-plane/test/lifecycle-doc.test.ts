@@ -77,7 +77,11 @@ describe('docs/control-plane/lifecycle.md', () => {
     const documented = rows.get(name) ?? [];
     actions.forEach((action, i) => {
       const entry = matrix[action];
-      const cell = entry.allowed ? '✓' : (entry.reason?.match(/: use (.+) instead\.$/)?.[1] ?? '?');
+      const cell = entry.allowed
+        ? '✓'
+        : / already: there is nothing to [a-z-]+\.$/.test(entry.reason ?? '')
+          ? '—'
+          : (entry.reason?.match(/: use (.+) instead\.$/)?.[1] ?? '?');
       expect(documented[i], `${name}: ${action}`).toBe(cell);
     });
   });

@@ -7,11 +7,13 @@ import { ACTIONS, type Action, type DatabaseStatus } from '../src/domain/databas
  * deploy and a failed redeploy, which actions are allowed and, for every refused one, which
  * action its reason tells the user to use instead. Written out by hand on purpose, restating
  * docs/control-plane/lifecycle.md, so that changing a rule fails here until the table and the
- * doc change with it. `ok` is allowed; a label is "use <label> instead". A transitional status
+ * doc change with it. `ok` is allowed; a label is "use <label> instead"; `nothing to do` is a
+ * refusal of an action whose end the database is at already. A transitional status
  * allows nothing but cancel-goal (last test).
  */
 type Cell =
   | 'ok'
+  | 'nothing to do'
   | 'Provision'
   | 'Rebuild'
   | 'Reconfigure'
@@ -62,7 +64,7 @@ const CASES: Case[] = [
       redeploy: 'ok',
       resize: 'ok',
       pause: 'ok',
-      resume: 'Reconfigure',
+      resume: 'nothing to do',
       terminate: 'ok',
       delete: 'ok',
       reload: 'ok',
@@ -186,6 +188,9 @@ describe('the way out of every status', () => {
     for (const [action, cell] of Object.entries(cells) as [Action, Cell][]) {
       if (cell === 'ok') {
         expect(matrix[action], action).toEqual({ allowed: true, mode: matrix[action].mode });
+      } else if (cell === 'nothing to do') {
+        expect(matrix[action].allowed, action).toBe(false);
+        expect(matrix[action].reason, action).toMatch(/ already: there is nothing to [a-z-]+\.$/);
       } else {
         expect(matrix[action].allowed, action).toBe(false);
         expect(matrix[action].reason, action).toMatch(new RegExp(`: use ${cell} instead\\.$`));

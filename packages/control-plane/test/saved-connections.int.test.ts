@@ -328,6 +328,14 @@ describe.each(EMBEDDED_STORE)('saved connections on the %s store', (kind) => {
           token,
           body: { name: 'same', connectionId: id, sourceSchema },
         });
+        if (sourceSchema === 'no_such_schema') {
+          // The source answered that it has no such database: creating one over it is refused.
+          expect(database.status).toBe(400);
+          expect(database.body.message).toContain(
+            '"no_such_schema", which the source does not have',
+          );
+          continue;
+        }
         const viaDatabase = await call('GET', `/v1/databases/${database.body.id}/schema`, {
           token,
         });

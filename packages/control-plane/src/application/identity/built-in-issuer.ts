@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, type JWK, jwtVerify, SignJWT } from 'jose';
 import { BUILT_IN_AUDIENCE } from './audience.ts';
@@ -35,6 +35,11 @@ export interface TokenRequest {
   readonly secondFactor?: boolean;
 }
 
+/** Where a data folder keeps the built-in issuer's signing key. */
+function signingKeyPath(dataDir: string): string {
+  return join(dataDir, 'issuer', 'signing-key.json');
+}
+
 /**
  * The embedded default's identity provider: one ES256 key pair kept in the data folder
  * (`issuer/signing-key.json`, readable only by its owner), a JWKS endpoint, and tokens with the
@@ -51,9 +56,18 @@ export class BuiltInIssuer {
     this.#publicJwk = publicJwk;
   }
 
+  /**
+   * The issuer of a data folder a control plane has used, or undefined when the folder has no
+   * signing key: a token made with a new key would be refused by every control plane there is.
+   */
+  static async openExisting(dataDir: string): Promise<BuiltInIssuer | undefined> {
+    if (!existsSync(signingKeyPath(dataDir))) return undefined;
+    return BuiltInIssuer.open(dataDir);
+  }
+
   /** Loads the signing key from the data folder, making it on first use. */
   static async open(dataDir: string): Promise<BuiltInIssuer> {
-    const path = join(dataDir, 'issuer', 'signing-key.json');
+    const path = signingKeyPath(dataDir);
     let privateJwk: JWK;
     try {
       privateJwk = JSON.parse(readFileSync(path, 'utf8')) as JWK;
