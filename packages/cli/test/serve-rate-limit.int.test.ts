@@ -27,6 +27,15 @@ describe('replix serve with REPLIX_RATE_LIMIT', () => {
     });
     try {
       const { url, apiKey = '', adminKey = '' } = server.ready;
+      // The main thread starts following the binlog just after the ready line (queries, a
+      // connection): the burst waits for that, so both threads are free to answer it. The
+      // health route is not a query route, so this spends none of the keys' budget.
+      for (const deadline = Date.now() + 30_000; ; ) {
+        const detail = await freshRequest(url, '/health/detail', { key: adminKey });
+        if (JSON.parse(detail.body).replication?.state === 'streaming') break;
+        if (Date.now() > deadline) throw new Error(`replication did not start: ${detail.body}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       const answers = await Promise.all(
         Array.from({ length: 60 }, () =>
           freshRequest(url, '/query?q=t%20%7B%20id%20%7D', { key: apiKey }),

@@ -58,6 +58,16 @@ export type MySqlBinlogClient = InstanceType<ReturnType<typeof binlogClientClass
 let clientClass: ReturnType<typeof binlogClientClass> | undefined;
 
 /**
+ * Loads zongji (and the mysql driver it is built on), once. The connector's replication check
+ * calls it, so an instance that follows the binlog has loaded it before it serves: loading it
+ * with the first change stream, just after the ready line, held the main thread for the first
+ * queries' moment.
+ */
+export async function loadBinlogClient(): Promise<void> {
+  clientClass ??= binlogClientClass((await import('@vlasky/zongji')).default);
+}
+
+/**
  * A new binlog client; zongji (and the mysql driver it is built on) is loaded by the first, so a
  * process that follows no MySQL source never loads it.
  */
@@ -65,6 +75,6 @@ export async function newBinlogClient(
   options: ConnectionOptions,
   columnSchemas: ColumnSchemaSource,
 ): Promise<MySqlBinlogClient> {
-  clientClass ??= binlogClientClass((await import('@vlasky/zongji')).default);
-  return new clientClass(options, columnSchemas);
+  await loadBinlogClient();
+  return new (clientClass as ReturnType<typeof binlogClientClass>)(options, columnSchemas);
 }

@@ -10,6 +10,7 @@ import type {
 } from '../replication.ts';
 import type { RowsRequest } from '../rows-request.ts';
 import type { TlsNegotiation } from '../source-tls.ts';
+import { loadBinlogClient } from './mysql-binlog-client.ts';
 import { mySqlBinlogStream } from './mysql-binlog-stream.ts';
 import {
   type MySqlConnectorOptions,
@@ -112,7 +113,13 @@ export class MySqlConnector implements SourceConnector {
 
   async checkReplication(): Promise<ReplicationReadiness> {
     try {
-      return mySqlReplicationReadiness(await readMySqlReplicationFacts(await this.#metadataPool()));
+      // Only a source checked for CDC follows its binlog: its client library loads now, before
+      // the instance serves, rather than with the first change stream.
+      const [facts] = await Promise.all([
+        readMySqlReplicationFacts(await this.#metadataPool()),
+        loadBinlogClient(),
+      ]);
+      return mySqlReplicationReadiness(facts);
     } catch (error) {
       throw sourceErrorFrom(error, mySqlTarget(this.#options), 'checking replication settings');
     }
