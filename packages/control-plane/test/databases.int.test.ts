@@ -55,6 +55,23 @@ describe.each(POSTGRES_STORE)('databases on the %s store', (kind) => {
     return response.body.id as string;
   };
 
+  /** A saved connection to the PostgreSQL server of `pgShop` (it trusts local logins). */
+  const postgresConnection = (token: string) => {
+    const pgUrl = new URL(pgShop.url);
+    return call('POST', '/v1/connections', {
+      token,
+      body: {
+        name: 'pg',
+        backend: 'postgres',
+        host: pgUrl.hostname,
+        port: Number(pgUrl.port),
+        user: 'postgres',
+        password: 'trusted-anyway',
+        tlsMode: 'disable',
+      },
+    });
+  };
+
   beforeAll(async () => {
     cp = await startTestControlPlane(kind);
     shop = await testMariaDb().createDatabase(SHOP_MYSQL);
@@ -322,19 +339,7 @@ describe.each(POSTGRES_STORE)('databases on the %s store', (kind) => {
     expect(patched.body.message).toContain('"newcomer_nope"');
 
     // PostgreSQL logs in to the database it names: one that does not exist fails that check.
-    const pgUrl = new URL(pgShop.url);
-    const pgConnection = await call('POST', '/v1/connections', {
-      token,
-      body: {
-        name: 'pg',
-        backend: 'postgres',
-        host: pgUrl.hostname,
-        port: Number(pgUrl.port),
-        user: 'postgres',
-        password: 'trusted-anyway',
-        tlsMode: 'disable',
-      },
-    });
+    const pgConnection = await postgresConnection(token);
     const pgMissing = await call('POST', '/v1/databases', {
       token,
       body: {
@@ -463,19 +468,7 @@ describe.each(POSTGRES_STORE)('databases on the %s store', (kind) => {
 
   it('introspects a PostgreSQL source named by its database', async () => {
     const token = await cp.token('schema-pg@example.com');
-    const pgUrl = new URL(pgShop.url);
-    const pgConnection = await call('POST', '/v1/connections', {
-      token,
-      body: {
-        name: 'pg',
-        backend: 'postgres',
-        host: pgUrl.hostname,
-        port: Number(pgUrl.port),
-        user: 'postgres',
-        password: 'trusted-anyway',
-        tlsMode: 'disable',
-      },
-    });
+    const pgConnection = await postgresConnection(token);
     const created = await call('POST', '/v1/databases', {
       token,
       body: { name: 'pg', connectionId: pgConnection.body.id, sourceSchema: pgShop.name },

@@ -63,8 +63,9 @@ let clientClass: ReturnType<typeof binlogClientClass> | undefined;
  * with the first change stream, just after the ready line, held the main thread for the first
  * queries' moment.
  */
-export async function loadBinlogClient(): Promise<void> {
+export async function loadBinlogClient(): Promise<ReturnType<typeof binlogClientClass>> {
   clientClass ??= binlogClientClass((await import('@vlasky/zongji')).default);
+  return clientClass;
 }
 
 /**
@@ -75,6 +76,6 @@ export async function newBinlogClient(
   options: ConnectionOptions,
   columnSchemas: ColumnSchemaSource,
 ): Promise<MySqlBinlogClient> {
-  await loadBinlogClient();
-  return new (clientClass as ReturnType<typeof binlogClientClass>)(options, columnSchemas);
+  const Client = await loadBinlogClient();
+  return new Client(options, columnSchemas);
 }
