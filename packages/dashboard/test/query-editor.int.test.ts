@@ -86,16 +86,31 @@ describe('the query playground editor', () => {
     await selected.click();
     expect(await editor.textContent()).toBe('orders');
 
-    // Inside the braces: the table's fields and relations (Ctrl+Space asks with nothing typed).
+    // Inside the braces: the table's fields, relations and the aggregates (Ctrl+Space asks with
+    // nothing typed).
     await editor.pressSequentially(' { ');
     await page.keyboard.press('Control+Space');
     await expect
       .poll(() => completions(page))
-      .toEqual(['customer', 'customer_id', 'id', 'note', 'order_items', 'placed_on', 'status']);
+      .toEqual([
+        'AVG',
+        'COUNT',
+        'COUNT(*)',
+        'MAX',
+        'MIN',
+        'SUM',
+        'customer',
+        'customer_id',
+        'id',
+        'note',
+        'order_items',
+        'placed_on',
+        'status',
+      ]);
     await page.keyboard.press('Escape');
     // A relation's braces hold the related table's fields.
     await editor.pressSequentially('id customer { co');
-    await expect.poll(() => completions(page)).toEqual(['country']);
+    await expect.poll(() => completions(page)).toEqual(['COUNT', 'COUNT(*)', 'country']);
     await page.getByRole('option', { name: /country/ }).click();
     await editor.pressSequentially(' } ');
     await page.keyboard.press('Control+Space');
@@ -111,6 +126,14 @@ describe('the query playground editor', () => {
     expect(await editor.textContent()).toBe(
       'orders { id customer { country } order_items (product.',
     );
+    // After HAVING: the grouped selection's keys, its fields and its aggregates'.
+    await editor.fill('orders { status COUNT(*) MAX(placed_on) } HAVING ');
+    await page.keyboard.press('Control+Space');
+    await expect.poll(() => completions(page)).toEqual(['count', 'max_placed_on', 'status']);
+    await page.getByRole('option', { name: /max_placed_on/ }).click();
+    expect(await editor.textContent()).toBe(
+      'orders { status COUNT(*) MAX(placed_on) } HAVING max_placed_on',
+    );
 
     // The parser's error, underlined where it points, with its message; gone once fixed.
     await editor.fill('customers { id name } LIMT 5');
@@ -120,7 +143,7 @@ describe('the query playground editor', () => {
     await expect
       .poll(() => page.locator('.cm-tooltip-lint').textContent())
       .toContain(
-        'Syntax error: Expected ORDER BY, LIMIT, OFFSET, AFTER or end of query, found name "LIMT".',
+        'Syntax error: Expected HAVING, ORDER BY, LIMIT, OFFSET, AFTER or end of query, found name "LIMT".',
       );
     await screenshot('query-editor-diagnostic');
     // The instance says the same; its position is shown in the editor.

@@ -102,12 +102,48 @@ describe('what the editor completes where', () => {
       kind: 'field',
       table: 'customers',
       relations: 'all',
+      also: 'aggregates',
       typed: 'na',
     });
     expect(at('customers (|')).toMatchObject({ kind: 'field', table: 'customers' });
     expect(at("customers (name = 'x' AND |")).toMatchObject({ kind: 'field', table: 'customers' });
     expect(at('customers (name = |')).toEqual({ kind: 'nothing', typed: '' });
-    expect(at('customers { COUNT(|')).toMatchObject({ kind: 'field', relations: 'none' });
+    expect(at('customers { COUNT(|')).toMatchObject({
+      kind: 'field',
+      relations: 'none',
+      also: 'distinct',
+    });
+    expect(at('customers { COUNT(DISTINCT |')).toEqual({
+      kind: 'field',
+      table: 'customers',
+      relations: 'none',
+      typed: '',
+    });
+    expect(at('customers { MAX(|')).toEqual({
+      kind: 'field',
+      table: 'customers',
+      relations: 'none',
+      typed: '',
+    });
+  });
+
+  it('offers a grouped selection’s keys after HAVING and in its ORDER BY', () => {
+    const keys = {
+      kind: 'groupKey',
+      fields: ['status'],
+      aggregates: ['count', 'max_placed_on', 'count_distinct_id'],
+    };
+    const grouped = 'orders { status COUNT(*) MAX(placed_on) COUNT(DISTINCT id) }';
+    expect(at(`${grouped} HAVING |`)).toEqual({ ...keys, typed: '' });
+    expect(at(`${grouped} HAVING count > 1 AND ma|`)).toEqual({ ...keys, typed: 'ma' });
+    expect(at(`${grouped} ORDER BY |`)).toEqual({ ...keys, typed: '' });
+    expect(at(`${grouped} HAVING count > |`)).toEqual({ kind: 'nothing', typed: '' });
+    expect(at('customers { orders { COUNT(*) } HAVING |')).toEqual({
+      kind: 'groupKey',
+      fields: [],
+      aggregates: ['count'],
+      typed: '',
+    });
   });
 
   it('follows relations to the related table, in selections, filters and paths', () => {
@@ -157,11 +193,29 @@ describe('the completion list', () => {
 
   it('writes names that are not plain identifiers quoted, as the lexer reads them', () => {
     expect(listAt('', true)?.options.map((option) => option.label)).toEqual(['"line items"']);
-    expect(listAt('"line items" { ', true)?.options).toEqual([
+    expect(listAt('"line items" { ', true)?.options.slice(0, 4)).toEqual([
       { label: 'id', type: 'property', detail: 'bigint' },
       { label: '"say ""hi"""', type: 'property', detail: 'string' },
       { label: 'order', type: 'namespace', detail: 'to-one → line items' },
+      { label: 'COUNT(*)', type: 'function', detail: 'aggregate: rows' },
     ]);
+  });
+
+  it('offers the aggregates in a selection, DISTINCT in COUNT, and keys in HAVING', () => {
+    const labels = (text: string) => listAt(text, true)?.options.map((option) => option.label);
+    expect(labels('"line items" { id ')).toEqual([
+      'id',
+      '"say ""hi"""',
+      'order',
+      'COUNT(*)',
+      'COUNT',
+      'SUM',
+      'AVG',
+      'MIN',
+      'MAX',
+    ]);
+    expect(labels('"line items" { COUNT(')).toEqual(['id', '"say ""hi"""', 'DISTINCT']);
+    expect(labels('"line items" { id MIN(id) } HAVING ')).toEqual(['id', 'min_id']);
   });
 
   it('opens by itself on a started name or a path’s dot, otherwise only when asked', () => {
@@ -179,7 +233,7 @@ describe('the editor’s diagnostics, from the query parser', () => {
         to: 21,
         severity: 'error',
         message:
-          'Syntax error: Expected ORDER BY, LIMIT, OFFSET, AFTER or end of query, found name "LIMT".',
+          'Syntax error: Expected HAVING, ORDER BY, LIMIT, OFFSET, AFTER or end of query, found name "LIMT".',
       },
     ]);
   });

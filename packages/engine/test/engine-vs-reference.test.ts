@@ -385,8 +385,14 @@ class QueryGen {
 
   /** A predicate on a column of `table`, its path prefixed with `prefix`. */
   leaf(table: TableName, prefix: string): fc.Arbitrary<string> {
-    return fc.constantFrom(...COLUMNS[table]).chain(({ name, type }) => {
-      const path = `${prefix}${name}`;
+    return fc
+      .constantFrom(...COLUMNS[table])
+      .chain(({ name, type }) => this.columnLeaf(table, name, type, `${prefix}${name}`));
+  }
+
+  /** A predicate on column `name` of `table`, written on `path` (a HAVING key for MIN and MAX). */
+  columnLeaf(table: TableName, name: string, type: ColumnType, path: string): fc.Arbitrary<string> {
+    {
       const lit = () => this.literal(table, name, type);
       const ops =
         type === 'boolean' ? (['=', '!='] as const) : (['=', '!=', '<', '<=', '>', '>='] as const);
@@ -407,7 +413,59 @@ class QueryGen {
         options.push(like, like);
       }
       return fc.oneof(...options);
-    });
+    }
+  }
+
+  /** A HAVING test of a number aggregate (`count`, `count_distinct_x`, an integer sum). */
+  numberLeaf(key: string): fc.Arbitrary<string> {
+    const number = fc.integer({ min: -2, max: 6 });
+    return fc.oneof(
+      fc
+        .tuple(fc.constantFrom('=', '!=', '<', '<=', '>', '>='), number)
+        .map(([op, n]) => `${key} ${op} ${n}`),
+      fc.array(number, { minLength: 1, maxLength: 3 }).map((ns) => `${key} IN (${ns.join(', ')})`),
+      fc.tuple(number, number).map(([a, b]) => `${key} BETWEEN ${a} AND ${b}`),
+      fc.constantFrom(`${key} IS NULL`, `${key} IS NOT NULL`),
+    );
+  }
+
+  /** ` HAVING …` over the selected keys and aggregates (AVG not: the reference leaves it out). */
+  having(table: TableName, keys: readonly string[], aggregates: readonly string[]) {
+    const types = new Map(COLUMNS[table].map((c) => [c.name, c.type]));
+    const leaves: fc.Arbitrary<string>[] = keys.map((key) =>
+      this.columnLeaf(table, key, types.get(key) as ColumnType, key),
+    );
+    for (const aggregate of aggregates) {
+      const [, fn, distinct, field] = /^(\w+)\((DISTINCT )?(.+)\)$/.exec(
+        aggregate,
+      ) as RegExpExecArray;
+      const type = types.get(field as string);
+      if (fn === 'MIN' || fn === 'MAX') {
+        leaves.push(
+          this.columnLeaf(
+            table,
+            field as string,
+            type as ColumnType,
+            `${fn.toLowerCase()}_${field}`,
+          ),
+        );
+      } else if (fn === 'COUNT') {
+        const key = distinct ? `count_distinct_${field}` : 'count';
+        leaves.push(this.numberLeaf(key), this.numberLeaf(`COUNT(${distinct ?? ''}${field})`));
+      } else if (fn === 'SUM' && (type === 'int' || type === 'bigint')) {
+        leaves.push(this.numberLeaf(`sum_${field}`));
+      }
+    }
+    if (leaves.length === 0) return fc.constant('');
+    return fc.option(
+      fc
+        .tuple(
+          fc.array(fc.oneof(...leaves), { minLength: 1, maxLength: 2 }),
+          fc.constantFrom(' AND ', ' OR '),
+        )
+        .map(([parts, op]) => ` HAVING ${parts.join(op)}`),
+      { freq: 2, nil: '' },
+    );
   }
 
   /** A leaf on the table itself or, through one or two relations, on a related table. */
@@ -488,11 +546,30 @@ class QueryGen {
     const summable = columns.filter((c) => SUMMABLE.has(c.type)).map((c) => c.name);
     const aggregates = fc
       .tuple(
-        fc.constantFrom(null, 'COUNT(*)', ...columns.map((c) => `COUNT(${c.name})`)),
+        fc.constantFrom(
+          null,
+          'COUNT(*)',
+          ...columns.map((c) => `COUNT(${c.name})`),
+          ...columns.map((c) => `COUNT(DISTINCT ${c.name})`),
+        ),
         fc.subarray(summable.map((c) => `SUM(${c})`)),
         fc.subarray(summable.map((c) => `AVG(${c})`)),
+        fc.subarray(
+          columns.map((c) => `MIN(${c.name})`),
+          { maxLength: 2 },
+        ),
+        fc.subarray(
+          columns.map((c) => `MAX(${c.name})`),
+          { maxLength: 2 },
+        ),
       )
-      .map(([count, sums, avgs]) => [...(count ? [count] : []), ...sums, ...avgs])
+      .map(([count, sums, avgs, mins, maxes]) => [
+        ...(count ? [count] : []),
+        ...sums,
+        ...avgs,
+        ...mins,
+        ...maxes,
+      ])
       .filter((list) => list.length > 0);
     return fc
       .tuple(
@@ -506,17 +583,23 @@ class QueryGen {
         const outputKeys = [
           ...keys,
           ...aggs.map((a) => {
-            const [, fn, field] = /^(\w+)\((.+)\)$/.exec(a) as RegExpExecArray;
-            return fn === 'COUNT' ? 'count' : `${fn?.toLowerCase()}_${field}`;
+            const [, fn, distinct, field] = /^(\w+)\((DISTINCT )?(.+)\)$/.exec(
+              a,
+            ) as RegExpExecArray;
+            if (fn === 'COUNT') return distinct ? `count_distinct_${field}` : 'count';
+            return `${fn?.toLowerCase()}_${field}`;
           }),
         ];
         return fc
           .tuple(
             fc.shuffledSubarray([...keys, ...aggs], { minLength: keys.length + aggs.length }),
+            this.having(table, keys, aggs),
             this.#sortList(outputKeys),
             this.limitOffset(),
           )
-          .map(([items, sort, window]) => `{ ${items.join(' ')} }${sort}${window}`);
+          .map(
+            ([items, having, sort, window]) => `{ ${items.join(' ')} }${having}${sort}${window}`,
+          );
       });
   }
 

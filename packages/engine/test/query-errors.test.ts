@@ -303,10 +303,22 @@ describe('types', () => {
   });
 
   it('SUM and AVG need numbers', () => {
-    rejects('customers { SUM(name) }', 'SUM needs a numeric field; "name" is string.');
-    rejects('customers { AVG(born) }', 'AVG needs a numeric field; "born" is date.');
-    rejects('customers { AVG(seen) }', 'AVG needs a numeric field; "seen" is timestamp.');
-    rejects('customers { SUM(vip) }', 'SUM needs a numeric field; "vip" is boolean.');
+    rejects(
+      'customers { SUM(name) }',
+      'SUM needs a numeric field; "name" is string. MIN and MAX take fields of any type.',
+    );
+    rejects(
+      'customers { AVG(born) }',
+      'AVG needs a numeric field; "born" is date. MIN and MAX take fields of any type.',
+    );
+    rejects(
+      'customers { AVG(seen) }',
+      'AVG needs a numeric field; "seen" is timestamp. MIN and MAX take fields of any type.',
+    );
+    rejects(
+      'customers { SUM(vip) }',
+      'SUM needs a numeric field; "vip" is boolean. MIN and MAX take fields of any type.',
+    );
     expect(() =>
       new QueryEngine(schema).plan('customers { COUNT(name) SUM(wake) AVG(big) }'),
     ).not.toThrow();

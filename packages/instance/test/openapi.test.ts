@@ -367,8 +367,8 @@ describe('generateOpenApi', () => {
   it('maps every column type to its JSON type, nullable or not', () => {
     const model = generate().components.schemas.zebra_facts;
     const expected: Record<ColumnType, Record<string, unknown>> = {
-      int: { type: 'number' },
-      bigint: { type: 'number' },
+      int: { type: 'integer' },
+      bigint: { type: 'integer' },
       float: { type: 'number' },
       decimal: { type: 'number' },
       time: { type: 'number' },
@@ -378,7 +378,7 @@ describe('generateOpenApi', () => {
       date: { type: 'string', format: 'date' },
       timestamp: { type: 'string', format: 'date-time' },
       binary: { type: 'string' },
-      array: { type: 'array', items: { type: ['number', 'array', 'null'] } },
+      array: { type: 'array', items: { type: ['integer', 'array', 'null'] } },
     };
     for (const { type, sourceType } of TYPES) {
       const { type: jsonType, ...extra } = expected[type];

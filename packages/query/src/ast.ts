@@ -15,12 +15,13 @@
  *                       | 'IN' '(' Literal (',' Literal)* ')'
  *                       | 'IS' 'NOT'? 'NULL'
  *                       | 'BETWEEN' Literal 'AND' Literal )
- *   Path        := Name ('.' Name)*
+ *   Path        := Aggregate | Name ('.' Name)*   (an aggregate only in HAVING and ORDER BY)
  *   Selection   := '{' Item (','? Item)* '}'
  *   Item        := '*' | '...' | Aggregate | Name Filter? Selection Clauses | Name
- *   Aggregate   := ('COUNT' '(' ('*' | Name) ')') | (('SUM' | 'AVG') '(' Name ')')
- *   Clauses     := ('ORDER' 'BY' Sort (',' Sort)*)? ('LIMIT' Int)? ('OFFSET' Int)?
- *                  ('AFTER' String)?            (AFTER only at the top level)
+ *   Aggregate   := 'COUNT' '(' ('*' | 'DISTINCT'? Name) ')'
+ *                | ('SUM' | 'AVG' | 'MIN' | 'MAX') '(' Name ')'
+ *   Clauses     := ('HAVING' Or)? ('ORDER' 'BY' Sort (',' Sort)*)? ('LIMIT' Int)?
+ *                  ('OFFSET' Int)? ('AFTER' String)?   (AFTER only at the top level)
  *   Sort        := Path ('ASC' | 'DESC')?
  *   Name        := [A-Za-z_][A-Za-z0-9_]* | '"' any chars, "" escapes '"' '"'
  *   Literal     := String | Number | 'true' | 'false' | 'NULL'
@@ -41,10 +42,15 @@ export type Literal =
   | { readonly kind: 'boolean'; readonly value: boolean; readonly span: Span }
   | { readonly kind: 'null'; readonly span: Span };
 
-/** A field, or a chain of relations ending in a field: `customer.country.code`. */
+/**
+ * A field, or a chain of relations ending in a field: `customer.country.code`. In HAVING and
+ * ORDER BY an aggregate may be written as its call (`COUNT(*)`, `MAX(price)`): then `segments`
+ * is its one output key (`count`, `max_price`) and `aggregate` the call as written.
+ */
 export interface Path {
   readonly kind: 'path';
   readonly segments: readonly string[];
+  readonly aggregate?: AggregateCall;
   readonly span: Span;
 }
 
@@ -88,7 +94,16 @@ export type Condition =
   | { readonly kind: 'and'; readonly operands: readonly Condition[]; readonly span: Span }
   | { readonly kind: 'or'; readonly operands: readonly Condition[]; readonly span: Span };
 
-export type AggregateFunction = 'COUNT' | 'SUM' | 'AVG';
+export type AggregateFunction = 'COUNT' | 'SUM' | 'AVG' | 'MIN' | 'MAX';
+
+/** An aggregate as written: `COUNT(*)`, `COUNT(DISTINCT city)`, `MAX(price)`. */
+export interface AggregateCall {
+  readonly fn: AggregateFunction;
+  /** The field aggregated; null for COUNT(*). */
+  readonly field: string | null;
+  /** COUNT(DISTINCT field): counts the field's distinct non-NULL values. */
+  readonly distinct: boolean;
+}
 
 export type SelectionItem =
   | { readonly kind: 'field'; readonly name: string; readonly span: Span }
@@ -102,13 +117,7 @@ export type SelectionItem =
       readonly query: SubQuery;
       readonly span: Span;
     }
-  | {
-      readonly kind: 'aggregate';
-      readonly fn: AggregateFunction;
-      /** The field aggregated; null for COUNT(*). */
-      readonly field: string | null;
-      readonly span: Span;
-    };
+  | ({ readonly kind: 'aggregate'; readonly span: Span } & AggregateCall);
 
 export interface SortItem {
   readonly field: Path;
@@ -120,6 +129,8 @@ export interface SortItem {
 export interface SubQuery {
   readonly filter: Condition | null;
   readonly selection: readonly SelectionItem[];
+  /** HAVING: the condition a group's aggregates (and keys) must meet; null without. */
+  readonly having: Condition | null;
   readonly orderBy: readonly SortItem[];
   /** Null when the query has no LIMIT clause. */
   readonly limit: number | null;

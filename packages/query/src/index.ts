@@ -1,3 +1,4 @@
+export { aggregateKey, renderAggregate } from './aggregate-key.ts';
 export type * from './ast.ts';
 export type { TextPosition } from './errors.ts';
 export { formatExcerpt, positionAt, QueryParseError, QueryTooComplexError } from './errors.ts';

@@ -1,4 +1,6 @@
+import { aggregateKey } from './aggregate-key.ts';
 import type {
+  AggregateCall,
   AggregateFunction,
   CompareOperator,
   Condition,
@@ -36,10 +38,11 @@ export function parseQuery(source: string, options: ParseOptions = {}): Query {
 const KNOWN_PRAGMAS = ['lenient'];
 
 /** The clauses after a selection, in the only order they may come in. */
-const CLAUSES = ['ORDER BY', 'LIMIT', 'OFFSET', 'AFTER'] as const;
+const CLAUSES = ['HAVING', 'ORDER BY', 'LIMIT', 'OFFSET', 'AFTER'] as const;
 type Clause = (typeof CLAUSES)[number];
 
 interface Clauses {
+  readonly having: Condition | null;
   readonly orderBy: readonly SortItem[];
   readonly limit: number | null;
   readonly offset: number | null;
@@ -56,7 +59,16 @@ const COMPARE_OPERATORS: Readonly<Record<string, CompareOperator>> = {
   '>=': '>=',
 };
 
-const AGGREGATES: ReadonlySet<string> = new Set<AggregateFunction>(['COUNT', 'SUM', 'AVG']);
+const AGGREGATES: ReadonlySet<string> = new Set<AggregateFunction>([
+  'COUNT',
+  'SUM',
+  'AVG',
+  'MIN',
+  'MAX',
+]);
+
+/** Operators and keywords that may follow a field in a condition. */
+const CONDITION_KEYWORDS: ReadonlySet<string> = new Set(['LIKE', 'ILIKE', 'IN', 'IS', 'BETWEEN']);
 
 const VALUE_EXPECTED = "a value (a 'string', a number, true, false or NULL)";
 
@@ -81,6 +93,8 @@ class Parser {
   #filterDepth = 0;
   /** Conditions parsed so far, in every filter of the query. */
   #conditions = 0;
+  /** Whether the condition being read is a HAVING clause's, where aggregates may be named. */
+  #inHaving = false;
 
   constructor(source: string, limits: ParseLimits) {
     this.#source = source;
@@ -122,6 +136,7 @@ class Parser {
       table: { name: tableToken.value, span: tableToken.span },
       filter,
       selection,
+      having: clauses.having,
       orderBy: clauses.orderBy,
       limit: clauses.limit,
       offset: clauses.offset,
@@ -226,7 +241,7 @@ class Parser {
    */
   parsePredicate(): Condition {
     this.countCondition(this.peek());
-    const field = this.parsePath();
+    const field = this.parsePath(this.#inHaving);
     const token = this.peek();
     const start = field.span.start;
     if (token.kind === 'operator') {
@@ -285,11 +300,30 @@ class Parser {
 
   /**
    * ```
-   * Path := Name ('.' Name)*
+   * Path := Aggregate | Name ('.' Name)*   (an aggregate only where `aggregates` allows it)
    * ```
+   * Elsewhere an aggregate's call is refused with where it belongs: a filter tests rows, before
+   * they are grouped.
    */
-  parsePath(): Path {
-    const first = this.expectName('a field name');
+  parsePath(aggregates: boolean): Path {
+    const first = this.peek();
+    if (first.kind === 'name' && this.startsAggregate()) {
+      if (!aggregates) {
+        this.fail(
+          first.span.start,
+          `${first.value.toUpperCase()}(...) cannot be used in a filter, which tests rows before they are grouped. ` +
+            'Select the aggregate and test it in HAVING after the selection: `{ category COUNT(*) } HAVING count > 5`.',
+        );
+      }
+      const call = this.parseAggregateCall();
+      return {
+        kind: 'path',
+        segments: [aggregateKey(call)],
+        aggregate: call,
+        span: this.spanFrom(first.span.start),
+      };
+    }
+    this.expectName('a field name');
     const segments = [first.value];
     while (this.peekToken('.')) {
       this.advance();
@@ -374,11 +408,11 @@ class Parser {
       return { kind, span: token.span };
     }
     if (token.kind === 'name') {
-      const opensParenthesis = this.peekToken('(', 1);
-      if (opensParenthesis && !token.quoted && AGGREGATES.has(token.value.toUpperCase())) {
-        return this.parseAggregate();
+      if (this.startsAggregate()) {
+        const call = this.parseAggregateCall();
+        return { kind: 'aggregate', ...call, span: this.spanFrom(token.span.start) };
       }
-      if (opensParenthesis || this.peekToken('{', 1)) return this.parseRelation();
+      if (this.peekToken('(', 1) || this.peekToken('{', 1)) return this.parseRelation();
       this.advance();
       return { kind: 'field', name: token.value, span: token.span };
     }
@@ -386,24 +420,48 @@ class Parser {
     this.unexpected(token, token.kind === 'eof' ? '"}"' : 'a field, "*", "..." or "}"');
   }
 
+  /** Whether the next tokens start an aggregate: `count(`, `MAX(`; a quoted name never does. */
+  startsAggregate(): boolean {
+    const token = this.peek();
+    return (
+      token.kind === 'name' &&
+      !token.quoted &&
+      AGGREGATES.has(token.value.toUpperCase()) &&
+      this.peekToken('(', 1)
+    );
+  }
+
   /**
    * ```
-   * Aggregate := ('COUNT' '(' ('*' | Name) ')') | (('SUM' | 'AVG') '(' Name ')')
+   * Aggregate := 'COUNT' '(' ('*' | 'DISTINCT'? Name) ')'
+   *            | ('SUM' | 'AVG' | 'MIN' | 'MAX') '(' Name ')'
    * ```
+   * DISTINCT is a keyword only before a name, so a field called `distinct` can be counted.
    */
-  parseAggregate(): SelectionItem {
+  parseAggregateCall(): AggregateCall {
     const fnToken = this.advance();
     const fn = fnToken.value.toUpperCase() as AggregateFunction;
     this.expectToken('(');
     let field: string | null = null;
+    let distinct = false;
     if (fn === 'COUNT' && this.peekToken('*')) {
       this.advance();
     } else {
+      if (this.peekKeyword('DISTINCT') && this.peek(1).kind === 'name') {
+        if (fn !== 'COUNT') {
+          this.fail(
+            this.peek().span.start,
+            `DISTINCT is allowed in COUNT(...) only: ${fn} of the distinct values is ${fn} of all of them${fn === 'MIN' || fn === 'MAX' ? '' : ', which is not what you meant'}.`,
+          );
+        }
+        this.advance();
+        distinct = true;
+      }
       const hint = this.peekToken('*') ? ' Only COUNT accepts "*".' : '';
       field = this.expectName(`a field name in ${fn}(...)`, hint).value;
     }
     this.expectToken(')', `")" to close ${fn}(...)`);
-    return { kind: 'aggregate', fn, field, span: this.spanFrom(fnToken.span.start) };
+    return { fn, field, distinct };
   }
 
   /**
@@ -419,21 +477,23 @@ class Parser {
       this.unexpected(this.peek(), `"{" after the filter of relation ${name}`);
     }
     const selection = this.parseSelection();
-    const { orderBy, limit, offset } = this.parseClauses(false);
-    const query = { filter, selection, orderBy, limit, offset };
+    const { having, orderBy, limit, offset } = this.parseClauses(false);
+    const query = { filter, selection, having, orderBy, limit, offset };
     return { kind: 'relation', name, query, span: this.spanFrom(nameToken.span.start) };
   }
 
   /**
    * ```
-   * Clauses := ('ORDER' 'BY' Sort (',' Sort)*)? ('LIMIT' Int)? ('OFFSET' Int)?
-   *            ('AFTER' String)?            (AFTER only at the top level)
+   * Clauses := ('HAVING' Or)? ('ORDER' 'BY' Sort (',' Sort)*)? ('LIMIT' Int)?
+   *            ('OFFSET' Int)? ('AFTER' String)?   (AFTER only at the top level)
    * ```
    * In a relation's selection the parent's next field may be called `order` or `limit`, so
    * there a keyword starts a clause only when followed by what that clause needs (BY, a number,
-   * a string); at the top level nothing but a clause can follow, so a keyword always does.
+   * a string, a condition); at the top level nothing but a clause can follow, so a keyword
+   * always does.
    */
   parseClauses(topLevel: boolean): Clauses {
+    let having: Condition | null = null;
     let orderBy: SortItem[] = [];
     let limit: number | null = null;
     let offset: number | null = null;
@@ -448,6 +508,9 @@ class Parser {
       }
       reached = rank;
       switch (clause) {
+        case 'HAVING':
+          having = this.parseHaving();
+          break;
         case 'ORDER BY':
           this.expectKeyword('BY', 'BY after ORDER');
           orderBy = [this.parseSort()];
@@ -484,7 +547,19 @@ class Parser {
         }
       }
     }
-    return { orderBy, limit, offset, after };
+    return { having, orderBy, limit, offset, after };
+  }
+
+  /**
+   * ```
+   * 'HAVING' Or        (its paths may be aggregates: `HAVING COUNT(*) > 5 AND max_price < 10`)
+   * ```
+   */
+  parseHaving(): Condition {
+    this.#inHaving = true;
+    const condition = this.parseOr();
+    this.#inHaving = false;
+    return condition;
   }
 
   /**
@@ -494,7 +569,7 @@ class Parser {
    */
   parseSort(): SortItem {
     if (this.peek().kind !== 'name') this.unexpected(this.peek(), 'a field to sort by');
-    const field = this.parsePath();
+    const field = this.parsePath(true);
     let direction: 'ASC' | 'DESC' = 'ASC';
     if (this.peekKeyword('ASC')) {
       this.advance();
@@ -581,6 +656,8 @@ class Parser {
     if (token.kind !== 'name' || token.quoted) return null;
     const keyword = token.value.toUpperCase();
     switch (keyword) {
+      case 'HAVING':
+        return topLevel || this.startsNestedHaving() ? 'HAVING' : null;
       case 'ORDER':
         return topLevel || this.peekKeyword('BY', 1) ? 'ORDER BY' : null;
       case 'LIMIT':
@@ -592,14 +669,33 @@ class Parser {
     return null;
   }
 
+  /**
+   * Whether `having` in a relation's selection starts a HAVING clause rather than naming the
+   * parent's next field: it does when a condition follows, an aggregate's call (`COUNT(`) or a
+   * name and then an operator (`count >`, `max_price IS`).
+   */
+  startsNestedHaving(): boolean {
+    const next = this.peek(1);
+    if (next.kind !== 'name') return false;
+    if (!next.quoted && AGGREGATES.has(next.value.toUpperCase()) && this.peekToken('(', 2)) {
+      return true;
+    }
+    const after = this.peek(2);
+    if (after.kind === 'operator') return true;
+    return (
+      after.kind === 'name' && !after.quoted && CONDITION_KEYWORDS.has(after.value.toUpperCase())
+    );
+  }
+
   /** What may still follow the top-level selection, for the error on anything else. */
   whatMayFollow(clauses: Clauses): string {
     let reached = -1;
-    if (clauses.orderBy.length > 0) reached = 0;
-    if (clauses.limit !== null) reached = 1;
-    if (clauses.offset !== null) reached = 2;
-    if (clauses.after !== null) reached = 3;
-    const options: string[] = reached === 0 ? ['","'] : [];
+    if (clauses.having !== null) reached = 0;
+    if (clauses.orderBy.length > 0) reached = 1;
+    if (clauses.limit !== null) reached = 2;
+    if (clauses.offset !== null) reached = 3;
+    if (clauses.after !== null) reached = 4;
+    const options: string[] = reached === 0 ? ['AND', 'OR'] : reached === 1 ? ['","'] : [];
     options.push(...CLAUSES.slice(reached + 1), 'end of query');
     const last = options.pop()!;
     return options.length === 0 ? last : `${options.join(', ')} or ${last}`;

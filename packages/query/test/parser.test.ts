@@ -15,6 +15,8 @@ function shape(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const result: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(value)) {
+    // Absent clauses and options are left out: most tests are about other parts.
+    if ((key === 'having' && field === null) || (key === 'distinct' && field === false)) continue;
     if (key !== 'span' && key !== 'source') result[key] = shape(field);
   }
   return result;
@@ -67,6 +69,7 @@ describe('parseQuery: whole queries', () => {
       table: { name: 'users', span: { start: 0, end: 5 } },
       filter: null,
       selection: [{ kind: 'field', name: 'id', span: { start: 8, end: 10 } }],
+      having: null,
       orderBy: [],
       limit: null,
       offset: null,
@@ -98,6 +101,7 @@ describe('parseQuery: whole queries', () => {
           query: {
             filter: null,
             selection: [{ kind: 'field', name: 'total', span: { start: 42, end: 47 } }],
+            having: null,
             orderBy: [],
             limit: null,
             offset: null,
@@ -105,6 +109,7 @@ describe('parseQuery: whole queries', () => {
           span: { start: 33, end: 49 },
         },
       ],
+      having: null,
       orderBy: [
         {
           field: { kind: 'path', segments: ['name'], span: { start: 61, end: 65 } },
@@ -190,11 +195,82 @@ describe('parseQuery: selections', () => {
   it('parses aggregates, function names in any case', () => {
     const query = parseQuery('t { COUNT(*) count(id) Sum(total) avg ( price ) }');
     expect(query.selection).toEqual([
-      { kind: 'aggregate', fn: 'COUNT', field: null, span: { start: 4, end: 12 } },
-      { kind: 'aggregate', fn: 'COUNT', field: 'id', span: { start: 13, end: 22 } },
-      { kind: 'aggregate', fn: 'SUM', field: 'total', span: { start: 23, end: 33 } },
-      { kind: 'aggregate', fn: 'AVG', field: 'price', span: { start: 34, end: 47 } },
+      { kind: 'aggregate', fn: 'COUNT', field: null, distinct: false, span: { start: 4, end: 12 } },
+      {
+        kind: 'aggregate',
+        fn: 'COUNT',
+        field: 'id',
+        distinct: false,
+        span: { start: 13, end: 22 },
+      },
+      {
+        kind: 'aggregate',
+        fn: 'SUM',
+        field: 'total',
+        distinct: false,
+        span: { start: 23, end: 33 },
+      },
+      {
+        kind: 'aggregate',
+        fn: 'AVG',
+        field: 'price',
+        distinct: false,
+        span: { start: 34, end: 47 },
+      },
     ] satisfies SelectionItem[]);
+  });
+
+  it('parses MIN, MAX and COUNT(DISTINCT …); distinct alone is a field', () => {
+    const query = parseQuery('t { min(a) MAX(b) COUNT(DISTINCT c) count(distinct) }');
+    expect(query.selection).toEqual([
+      { kind: 'aggregate', fn: 'MIN', field: 'a', distinct: false, span: { start: 4, end: 10 } },
+      { kind: 'aggregate', fn: 'MAX', field: 'b', distinct: false, span: { start: 11, end: 17 } },
+      { kind: 'aggregate', fn: 'COUNT', field: 'c', distinct: true, span: { start: 18, end: 35 } },
+      {
+        kind: 'aggregate',
+        fn: 'COUNT',
+        field: 'distinct',
+        distinct: false,
+        span: { start: 36, end: 51 },
+      },
+    ] satisfies SelectionItem[]);
+  });
+
+  it('parses HAVING before ORDER BY, its paths keys or aggregate calls', () => {
+    const query = parseQuery(
+      't { g COUNT(*) } HAVING COUNT(*) > 1 OR max_x IS NULL ORDER BY count(*) DESC',
+    );
+    expect(query.having).toMatchObject({
+      kind: 'or',
+      operands: [
+        {
+          kind: 'compare',
+          operator: '>',
+          field: { segments: ['count'], aggregate: { fn: 'COUNT', field: null, distinct: false } },
+        },
+        { kind: 'isNull', field: { segments: ['max_x'] } },
+      ],
+    });
+    expect(query.orderBy[0]?.field).toMatchObject({
+      segments: ['count'],
+      aggregate: { fn: 'COUNT' },
+    });
+    expect(
+      parseQuery('t { COUNT(DISTINCT c) } ORDER BY COUNT(DISTINCT c)').orderBy[0]?.field.segments,
+    ).toEqual(['count_distinct_c']);
+  });
+
+  it('reads HAVING in a relation only where a condition follows it', () => {
+    const nested = parseQuery('t { r { g COUNT(*) } HAVING count > 1 LIMIT 2 }');
+    const relation = nested.selection[0] as Extract<SelectionItem, { kind: 'relation' }>;
+    expect(relation.query.having).toMatchObject({ kind: 'compare', operator: '>' });
+    expect(relation.query.limit).toBe(2);
+    const fields = parseQuery('t { r { id } having other }').selection;
+    expect(fields.map((item) => (item.kind === 'field' ? item.name : item.kind))).toEqual([
+      'relation',
+      'having',
+      'other',
+    ]);
   });
 
   it('reads keyword-named fields as fields', () => {
@@ -717,7 +793,7 @@ describe('parseQuery: error messages', () => {
       12,
     ]);
     expect(errorAt('users { id } }')).toEqual([
-      'Expected ORDER BY, LIMIT, OFFSET, AFTER or end of query, found "}".',
+      'Expected HAVING, ORDER BY, LIMIT, OFFSET, AFTER or end of query, found "}".',
       1,
       14,
     ]);
@@ -891,6 +967,8 @@ describe('parseQuery: error messages', () => {
       ["t { id } AFTER 'a' AFTER 'b'", 'Duplicate AFTER clause.', 20],
       ['t { r { id } LIMIT 1 OFFSET 2 LIMIT 3 }', 'LIMIT must come before OFFSET.', 31],
       ['t { r { id } LIMIT 1 ORDER BY x }', 'ORDER BY must come before LIMIT.', 22],
+      ['t { id } ORDER BY id HAVING count > 1', 'HAVING must come before ORDER BY.', 22],
+      ['t { id } HAVING a = 1 HAVING b = 1', 'Duplicate HAVING clause.', 23],
     ];
     for (const [source, detail, column] of cases) {
       expect(errorAt(source)).toEqual([detail, 1, column]);
@@ -899,7 +977,7 @@ describe('parseQuery: error messages', () => {
 
   it('reports what may follow the top-level selection', () => {
     expect(errorAt('t { id } foo')).toEqual([
-      'Expected ORDER BY, LIMIT, OFFSET, AFTER or end of query, found name "foo".',
+      'Expected HAVING, ORDER BY, LIMIT, OFFSET, AFTER or end of query, found name "foo".',
       1,
       10,
     ]);
@@ -985,5 +1063,26 @@ describe('parseQuery: error messages', () => {
     const [, tail, tailCaret] = parseError(`t { ${'f '.repeat(100)}# }`).message.split('\n');
     expect(tail).toBe(`  ... ${'f '.repeat(48)}# }`);
     expect(tailCaret).toBe(`  ${' '.repeat(3 + 97)}^`);
+  });
+});
+
+describe('parseQuery: aggregates out of place', () => {
+  it('refuses an aggregate in a filter, pointing to HAVING', () => {
+    const [detail, line, column] = errorAt('t (COUNT(*) > 1) { g COUNT(*) }');
+    expect(detail).toContain('COUNT(...) cannot be used in a filter');
+    expect(detail).toContain('HAVING');
+    expect([line, column]).toEqual([1, 4]);
+  });
+
+  it('refuses DISTINCT outside COUNT, and a HAVING without a condition', () => {
+    expect(errorAt('t { MAX(DISTINCT x) }')[0]).toContain('DISTINCT is allowed in COUNT(...) only');
+    expect(errorAt('t { COUNT(*) } HAVING')).toEqual([
+      'Expected a condition, found end of query.',
+      1,
+      22,
+    ]);
+    expect(errorAt('t { COUNT(*) } HAVING count > 1 x')[0]).toBe(
+      'Expected AND, OR, ORDER BY, LIMIT, OFFSET, AFTER or end of query, found name "x".',
+    );
   });
 });

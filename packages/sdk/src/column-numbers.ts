@@ -47,15 +47,22 @@ function columnNumbers(column: SchemaColumn): NumberRepresentation {
 }
 
 /**
- * What an aggregate key (`count`, `sum_<column>`, `avg_<column>`: the engine's names) returns:
- * SUM of integers an exact integer of any size, SUM and AVG of DECIMAL exact decimals, AVG of
- * integers and anything of FLOAT, DOUBLE or TIME a double.
+ * What an aggregate key (`count`, `count_distinct_<column>`, `sum_<column>`, `avg_<column>`,
+ * `min_<column>`, `max_<column>`: the engine's names) returns: counts a number, MIN and MAX a
+ * value of their column, SUM of integers an exact integer of any size, SUM and AVG of DECIMAL
+ * exact decimals, AVG of integers and anything of FLOAT, DOUBLE or TIME a double.
  */
 function aggregateNumbers(
   key: string,
   columns: ReadonlyMap<string, string>,
 ): NumberRepresentation | undefined {
   if (key === 'count') return 'number';
+  if (key.startsWith('count_distinct_') && columns.has(key.slice(15))) return 'number';
+  if (key.startsWith('min_') || key.startsWith('max_')) {
+    const type = columns.get(key.slice(4));
+    if (type === undefined) return undefined;
+    return type === 'bigint' ? 'bigint' : type === 'decimal' ? 'string' : 'number';
+  }
   const sum = key.startsWith('sum_');
   if (!sum && !key.startsWith('avg_')) return undefined;
   const type = columns.get(key.slice(4));

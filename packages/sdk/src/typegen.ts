@@ -1,7 +1,9 @@
 /**
  * TypeScript types for every table of an instance, from its `/openapi.json` (what
  * `replix types` writes): one interface per table with its columns, and its relations as
- * optional properties (present when selected), plus `Tables`, each table's name to its row.
+ * optional properties (present when selected); one per table with the keys its aggregates
+ * may have in a grouped query's rows (`<Table>Aggregates`: `count`, `min_<column>`, …); plus
+ * `Tables`, each table's name to its row.
  * Numbers are typed as the client gives them (`ReplixClientOptions.numbers`): by default
  * BIGINT columns `bigint` and DECIMAL columns `string`.
  */
@@ -25,6 +27,8 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const REF = '#/components/schemas/';
 /** Names the generated file declares itself. */
 const RESERVED = new Set(['Tables', 'TableName', 'ReplixArray']);
+/** What every table's aggregates type is named after its row type. */
+const AGGREGATES_SUFFIX = 'Aggregates';
 
 /** A JSDoc comment; `*\/` inside a description would end it early. */
 function doc(text: string | undefined, indent: string): string {
@@ -45,9 +49,13 @@ function typeNames(tables: ReadonlyMap<string, string>): Map<string, string> {
     let base = words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join('') || 'Table';
     if (/^[0-9]/.test(base)) base = `T${base}`;
     let name = base;
-    for (let n = 2; used.has(name); n++) name = `${base}${n}`;
+    // A row type's aggregates type is named after it: neither may be another's name.
+    for (let n = 2; used.has(name) || used.has(name + AGGREGATES_SUFFIX); n++) {
+      name = `${base}${n}`;
+    }
     names.set(model, name);
     used.add(name);
+    used.add(name + AGGREGATES_SUFFIX);
   }
   return names;
 }
@@ -119,6 +127,47 @@ function typeOf(
     .join(' | ');
 }
 
+/**
+ * The keys a table's aggregates give a grouped row (docs/instance-api.md, Aggregates), typed as
+ * the client reads them: counts numbers; MIN and MAX their column's type or null; SUM of
+ * integers an exact integer (bigint), of DECIMAL its digits (string); AVG of DECIMAL its digits,
+ * of other numbers a number. Array columns and relations take no aggregate.
+ */
+function aggregateProperties(
+  properties: Record<string, JsonSchema>,
+  names: ReadonlyMap<string, string>,
+  exactNumbers: boolean,
+): string {
+  let out = '  count?: number;\n';
+  for (const [field, property] of Object.entries(properties)) {
+    const types = Array.isArray(property.type) ? property.type : [property.type];
+    if (property.$ref || property.oneOf || property.items || types.includes('array')) continue;
+    const exact = exactNumbers ? exactNumberType(property.description) : undefined;
+    const value = typeOf(
+      { ...property, type: types.filter((type) => type !== 'null') as string[] },
+      names,
+      exact,
+    );
+    const key = (prefix: string) => propertyKey(`${prefix}_${field}`);
+    out += `  ${key('count_distinct')}?: number;\n`;
+    out += `  ${key('min')}?: ${value} | null;\n`;
+    out += `  ${key('max')}?: ${value} | null;\n`;
+    if (!types.includes('number') && !types.includes('integer')) continue;
+    const integer = types.includes('integer') || exact === 'bigint';
+    const sum = !exactNumbers
+      ? 'number'
+      : exact === 'string'
+        ? 'string'
+        : integer
+          ? 'bigint'
+          : 'number';
+    const average = exactNumbers && exact === 'string' ? 'string' : 'number';
+    out += `  ${key('sum')}?: ${sum} | null;\n`;
+    out += `  ${key('avg')}?: ${average} | null;\n`;
+  }
+  return out;
+}
+
 /** The table a model describes: its description names it; the model key otherwise. */
 function tableName(model: string, schema: JsonSchema): string {
   return /^A row of table `(.+?)` \(source table /.exec(schema.description ?? '')?.[1] ?? model;
@@ -168,6 +217,10 @@ export function generateTypes(openapi: unknown, options: GenerateTypesOptions = 
       const exact = exactNumbers ? exactNumberType(property.description) : undefined;
       body += `${doc(property.description, '  ')}  ${propertyKey(field)}${optional}: ${typeOf(property, names, exact)};\n`;
     }
+    body += '}\n';
+    body += `\n/** The aggregate keys of a grouped query's rows over \`${tables.get(model)}\` (present when selected). */\n`;
+    body += `export interface ${names.get(model)}${AGGREGATES_SUFFIX} {\n`;
+    body += aggregateProperties(schema.properties ?? {}, names, exactNumbers);
     body += '}\n';
     entries.push(`  ${propertyKey(tables.get(model)!)}: ${names.get(model)};\n`);
   }

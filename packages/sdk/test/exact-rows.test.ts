@@ -84,6 +84,24 @@ describe('exactRows', () => {
     ]);
   });
 
+  it('types MIN and MAX as their column, COUNT(DISTINCT) as a number', () => {
+    const { rows: read, known } = rows(
+      '[{"min_id":9007199254740993,"max_balance":12.50,"min_visits":3,"max_name":"z",' +
+        '"count_distinct_balance":2,"min_nope":1.50}]',
+    );
+    expect(known).toBe(false);
+    expect(read).toEqual([
+      {
+        min_id: 9007199254740993n,
+        max_balance: '12.50',
+        min_visits: 3,
+        max_name: 'z',
+        count_distinct_balance: 2,
+        min_nope: 1.5,
+      },
+    ]);
+  });
+
   it('gives a field the schema lacks plain numbers, and says so', () => {
     const { rows: read, known } = rows('[{"id":1,"added":12.50,"more":{"x":9007199254740993}}]');
     expect(known).toBe(false);

@@ -80,6 +80,47 @@ export const rows: Tables['people'] = { active: true, Table_2024: [row] };
     expect(typeErrors({ 'types.ts': text, 'use.ts': use })).toEqual([]);
   }, 30_000);
 
+  it('writes each table’s aggregate keys, typed as the client reads them', () => {
+    const text = generateTypes({
+      components: {
+        schemas: {
+          orders: {
+            type: 'object',
+            description: 'A row of table `orders` (source table `orders`).',
+            'x-primary-key': ['id'],
+            properties: {
+              id: { type: 'integer' },
+              total: {
+                type: ['number', 'null'],
+                description: 'An exact decimal written with every digit kept (scale included).',
+              },
+              placed: { type: 'string', format: 'date' },
+              tags: { type: 'array', items: { type: ['string', 'array', 'null'] } },
+            },
+            required: ['id', 'total', 'placed', 'tags'],
+          },
+        },
+      },
+    });
+    const aggregates = text.slice(text.indexOf('export interface OrdersAggregates {'));
+    expect(aggregates).toContain('  count?: number;');
+    expect(aggregates).toContain('  count_distinct_id?: number;');
+    expect(aggregates).toContain('  sum_id?: bigint | null;');
+    expect(aggregates).toContain('  avg_id?: number | null;');
+    expect(aggregates).toContain('  min_total?: string | null;');
+    expect(aggregates).toContain('  sum_total?: string | null;');
+    expect(aggregates).toContain('  avg_total?: string | null;');
+    expect(aggregates).toContain('  max_placed?: string | null;');
+    expect(aggregates).not.toContain('sum_placed');
+    expect(aggregates).not.toContain('tags');
+    const use = `import type { Orders, OrdersAggregates } from './types.ts';
+export const row: Pick<Orders, 'placed'> & OrdersAggregates = {
+  placed: '2024-01-02', count: 2, sum_id: 3n, max_placed: null, min_total: '1.50',
+};
+`;
+    expect(typeErrors({ 'types.ts': text, 'use.ts': use })).toEqual([]);
+  }, 30_000);
+
   it("types every number a number for the client's numbers: 'plain'", () => {
     const text = generateTypes(DOCUMENT, { numbers: 'plain' });
     expect(text).toContain("`numbers: 'plain'`");

@@ -15,6 +15,16 @@ function options(schema: InstanceSchema, expected: Expected): Completion[] {
   if (expected.kind === 'table') {
     return tables.map((table) => ({ label: written(table.name), type: 'class', detail: 'table' }));
   }
+  if (expected.kind === 'groupKey') {
+    return [
+      ...expected.fields.map((key) => ({
+        label: written(key),
+        type: 'property',
+        detail: 'group key',
+      })),
+      ...expected.aggregates.map((key) => ({ label: key, type: 'variable', detail: 'aggregate' })),
+    ];
+  }
   if (expected.kind !== 'field') return [];
   const table = tables.find((candidate) => candidate.name === expected.table);
   const fields: Completion[] = (table?.columns ?? []).map((column) => ({
@@ -30,12 +40,27 @@ function options(schema: InstanceSchema, expected: Expected): Completion[] {
       type: 'namespace',
       detail: `${relation.kind ?? 'relation'} → ${relation.table}`,
     }));
-  return [...fields, ...relations];
+  return [...fields, ...relations, ...(expected.also ? EXTRAS[expected.also] : [])];
 }
 
+/** Aggregates in a selection, DISTINCT in COUNT(. */
+const EXTRAS: Record<'aggregates' | 'distinct', Completion[]> = {
+  aggregates: [
+    { label: 'COUNT(*)', type: 'function', detail: 'aggregate: rows' },
+    ...['COUNT', 'SUM', 'AVG', 'MIN', 'MAX'].map((fn) => ({
+      label: fn,
+      apply: `${fn}(`,
+      type: 'function',
+      detail: 'aggregate',
+    })),
+  ],
+  distinct: [{ label: 'DISTINCT', type: 'keyword', detail: 'distinct values' }],
+};
+
 /**
- * Completes tables, fields and relations from the instance's `/schema`, for the spot the cursor
- * is in (query-context.ts). While typing it offers names once a word is started or right after
+ * Completes tables, fields, relations and aggregates from the instance's `/schema`, and a
+ * grouped selection's keys in HAVING and ORDER BY, for the spot the cursor is in
+ * (query-context.ts). While typing it offers names once a word is started or right after
  * a `.`; Ctrl+Space asks anywhere.
  */
 export function queryCompletion(schema: InstanceSchema): CompletionSource {

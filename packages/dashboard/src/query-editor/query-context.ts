@@ -1,3 +1,4 @@
+import { type AggregateFunction, aggregateKey } from '@replix/query';
 import type { InstanceSchema } from '../components/instance-schema.ts';
 import type { EditorToken } from './query-tokens.ts';
 
@@ -7,20 +8,41 @@ export type RelationChoice = 'all' | 'to-one' | 'none';
 /** What may be written where the cursor is. */
 export type Expected =
   | { readonly kind: 'table' }
-  | { readonly kind: 'field'; readonly table: string; readonly relations: RelationChoice }
+  | {
+      readonly kind: 'field';
+      readonly table: string;
+      readonly relations: RelationChoice;
+      /** In a selection: aggregates may be written too; in COUNT(: DISTINCT. */
+      readonly also?: 'aggregates' | 'distinct';
+    }
+  /** In HAVING, or ORDER BY of a grouped selection: its GROUP BY fields and aggregate keys. */
+  | { readonly kind: 'groupKey'; readonly fields: string[]; readonly aggregates: string[] }
   | { readonly kind: 'nothing' };
 
 /** Open brackets around the cursor; a frame's table is what names inside it refer to. */
 interface Frame {
   readonly kind: 'selection' | 'filter' | 'group' | 'call' | 'list';
   readonly table: string | undefined;
+  /** A selection's plain fields and its aggregates' keys, as far as they are written. */
+  readonly fields?: string[];
+  readonly aggregates?: string[];
+  /** A call's function, and what is written in it so far. */
+  readonly call?: { fn: AggregateFunction; field: string | null; distinct: boolean };
+}
+
+/** A selection's keys once it closed: what HAVING and a grouped ORDER BY name. */
+interface ClosedKeys {
+  readonly fields: string[];
+  readonly aggregates: string[];
 }
 
 const NOTHING: Expected = { kind: 'nothing' };
 const OPEN_ENDED = new Set(['name', 'keyword', 'comment', 'invalid']);
-const AGGREGATES = new Set(['COUNT', 'SUM', 'AVG']);
+const AGGREGATES = new Set(['COUNT', 'SUM', 'AVG', 'MIN', 'MAX']);
 /** After these a number, a string or another keyword comes, never a name from the schema. */
 const NO_NAME_AFTER = new Set(['ORDER', 'LIMIT', 'OFFSET', 'AFTER', 'ASC', 'DESC']);
+/** Where a clause ends a HAVING condition. */
+const CLAUSE_KEYWORDS = new Set(['ORDER', 'LIMIT', 'OFFSET', 'AFTER']);
 
 /**
  * Where the word at `pos` starts and what it may be: a table at the start, a field or relation
@@ -55,11 +77,20 @@ function walk(before: readonly EditorToken[], schema: InstanceSchema): Expected 
   let topTable: string | undefined;
   /** The table of the `{ }` or `( )` closed last: a `{` after a filter, or an ORDER BY, is about it. */
   let closed: string | undefined;
+  /** The keys of the selection closed last, when it has aggregates. */
+  let closedKeys: ClosedKeys | undefined;
   before.forEach((token, index) => {
     const previous = before[index - 1];
+    const next = before[index + 1];
     const current = stack.at(-1);
     if (isWord(token)) {
       if (topTable === undefined && !isSymbol(previous, '@')) topTable = token.value;
+      if (current?.call) {
+        if (isKeyword(token, 'DISTINCT') && isSymbol(previous, '(')) current.call.distinct = true;
+        else current.call.field = token.value;
+      } else if (current?.kind === 'selection' && !isSymbol(next, '(') && !isSymbol(next, '{')) {
+        current.fields?.push(token.value);
+      }
       return;
     }
     if (token.kind !== 'punctuation') return;
@@ -67,11 +98,14 @@ function walk(before: readonly EditorToken[], schema: InstanceSchema): Expected 
       case '(':
         if (!current) stack.push({ kind: 'filter', table: topTable });
         else if (current.kind === 'selection' && isWord(previous)) {
-          const call = AGGREGATES.has(previous.value.toUpperCase());
-          const table = call
-            ? current.table
-            : relationTarget(schema, current.table, previous.value);
-          stack.push({ kind: call ? 'call' : 'filter', table });
+          const fn = previous.value.toUpperCase();
+          if (AGGREGATES.has(fn)) {
+            const call = { fn: fn as AggregateFunction, field: null, distinct: false };
+            stack.push({ kind: 'call', table: current.table, call });
+          } else {
+            const table = relationTarget(schema, current.table, previous.value);
+            stack.push({ kind: 'filter', table });
+          }
         } else if (isKeyword(previous, 'IN')) stack.push({ kind: 'list', table: current.table });
         else stack.push({ kind: 'group', table: current.table });
         break;
@@ -79,6 +113,7 @@ function walk(before: readonly EditorToken[], schema: InstanceSchema): Expected 
         if (current && current.kind !== 'selection') {
           stack.pop();
           if (current.kind === 'filter') closed = current.table;
+          if (current.call) stack.at(-1)?.aggregates?.push(aggregateKey(current.call));
         }
         break;
       case '{': {
@@ -86,7 +121,7 @@ function walk(before: readonly EditorToken[], schema: InstanceSchema): Expected 
         if (isSymbol(previous, ')')) table = closed;
         else if (!current) table = topTable;
         else if (isWord(previous)) table = relationTarget(schema, current.table, previous.value);
-        stack.push({ kind: 'selection', table });
+        stack.push({ kind: 'selection', table, fields: [], aggregates: [] });
         break;
       }
       case '}':
@@ -94,6 +129,9 @@ function walk(before: readonly EditorToken[], schema: InstanceSchema): Expected 
           const frame = stack.pop()!;
           if (frame.kind === 'selection') {
             closed = frame.table;
+            const aggregates = frame.aggregates ?? [];
+            closedKeys =
+              aggregates.length > 0 ? { fields: frame.fields ?? [], aggregates } : undefined;
             break;
           }
         }
@@ -105,23 +143,42 @@ function walk(before: readonly EditorToken[], schema: InstanceSchema): Expected 
   const current = stack.at(-1);
   if (topTable === undefined) return isSymbol(previous, '@') ? NOTHING : { kind: 'table' };
   if (isSymbol(previous, '.')) return afterPath(before, schema, current, closed);
+  if (closedKeys && (inOrderBy(before) || inHaving(before))) {
+    return { kind: 'groupKey', ...closedKeys };
+  }
   if (inOrderBy(before)) return fieldOf(closed, 'to-one');
   if (!current) return NOTHING;
   switch (current.kind) {
     case 'selection':
       return isWord(previous) && NO_NAME_AFTER.has(previous.value.toUpperCase())
         ? NOTHING
-        : fieldOf(current.table, 'all');
+        : fieldOf(current.table, 'all', 'aggregates');
     case 'filter':
     case 'group':
       return isSymbol(previous, '(') || isKeyword(previous, 'AND') || isKeyword(previous, 'OR')
         ? fieldOf(current.table, 'all')
         : NOTHING;
     case 'call':
-      return isSymbol(previous, '(') ? fieldOf(current.table, 'none') : NOTHING;
+      if (isKeyword(previous, 'DISTINCT')) return fieldOf(current.table, 'none');
+      if (!isSymbol(previous, '(')) return NOTHING;
+      return fieldOf(current.table, 'none', current.call?.fn === 'COUNT' ? 'distinct' : undefined);
     case 'list':
       return NOTHING;
   }
+}
+
+/** After HAVING, or AND or OR of its condition: a condition's field comes next. */
+function inHaving(before: readonly EditorToken[]): boolean {
+  const last = before.at(-1);
+  if (isKeyword(last, 'HAVING')) return true;
+  if (!isKeyword(last, 'AND') && !isKeyword(last, 'OR')) return false;
+  for (let index = before.length - 2; index >= 0; index--) {
+    const token = before[index]!;
+    if (isKeyword(token, 'HAVING')) return true;
+    if (isSymbol(token, '{') || isSymbol(token, '}')) return false;
+    if (token.kind === 'keyword' && CLAUSE_KEYWORDS.has(token.value.toUpperCase())) return false;
+  }
+  return false;
 }
 
 /**
@@ -165,8 +222,13 @@ function inOrderBy(before: readonly EditorToken[]): boolean {
   return false;
 }
 
-function fieldOf(table: string | undefined, relations: RelationChoice): Expected {
-  return table === undefined ? NOTHING : { kind: 'field', table, relations };
+function fieldOf(
+  table: string | undefined,
+  relations: RelationChoice,
+  also?: 'aggregates' | 'distinct',
+): Expected {
+  if (table === undefined) return NOTHING;
+  return also ? { kind: 'field', table, relations, also } : { kind: 'field', table, relations };
 }
 
 /** The table a relation of `table` leads to; undefined when either is unknown. */

@@ -46,6 +46,10 @@ const KEYWORDS = new Set([
   'COUNT',
   'SUM',
   'AVG',
+  'MIN',
+  'MAX',
+  'DISTINCT',
+  'HAVING',
 ]);
 
 /**

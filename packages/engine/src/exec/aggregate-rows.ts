@@ -1,3 +1,5 @@
+import { EngineError } from '../errors.ts';
+import type { CompiledColumn } from '../schema/compiled-schema.ts';
 import { formatStoredNumber } from '../storage/column-builder.ts';
 import type { ColumnChunk } from '../storage/column-chunk.ts';
 import { isNullAt, readComparable } from '../storage/column-reader.ts';
@@ -18,6 +20,7 @@ import {
 import type { PlanAggregate, PlanSubQuery } from './plan.ts';
 import { ALWAYS, NEVER, unitsRangeOf } from './predicate.ts';
 import { type SumRule, sumRule } from './sum-rule.ts';
+import { compareExtreme, distinctKey } from './value-aggregates.ts';
 
 /** What the groups of one aggregation share: how each aggregate adds, and its widest scale. */
 export interface AggregateScope {
@@ -40,6 +43,12 @@ export interface Group {
   readonly nonNull: Float64Array;
   /** Per aggregate, the part of the sum a double could not hold exactly. */
   readonly exact: (ExactSum | undefined)[];
+  /** Per MIN or MAX, the row holding its value so far (-1: none, the aggregate is NULL)... */
+  readonly extremeRows: Float64Array;
+  /** ...and that value, as compared. */
+  readonly extremes: (Comparable | null)[];
+  /** Per COUNT(DISTINCT), the distinct values seen (`distinctKey`). */
+  readonly distinct: (Set<Comparable> | undefined)[];
   readonly scope: AggregateScope;
 }
 
@@ -56,6 +65,9 @@ function newGroup(firstRow: number, scope: AggregateScope): Group {
     sums: new Float64Array(length),
     nonNull: new Float64Array(length),
     exact: [],
+    extremeRows: new Float64Array(length).fill(-1),
+    extremes: [],
+    distinct: [],
     scope,
   };
 }
@@ -99,6 +111,20 @@ function factorOf(rule: SumRule): number {
 const TWO_50 = 2 ** 50;
 
 /**
+ * Characters of text COUNT(DISTINCT) may keep for one aggregation, beside its count of values
+ * (`maxDistinct`): a few long texts must not hold the memory many short ones would not.
+ */
+const MAX_DISTINCT_CHARS = 32 * 1024 * 1024;
+
+/** Whether the aggregate reads each value itself (MIN, MAX, COUNT(DISTINCT)) instead of adding it. */
+function readsValues(aggregate: PlanAggregate): boolean {
+  return (
+    aggregate.column !== null &&
+    (aggregate.fn === 'MIN' || aggregate.fn === 'MAX' || aggregate.distinct)
+  );
+}
+
+/**
  * Groups rows by the plan's GROUP BY columns and accumulates its aggregates, in first-seen
  * order. Rows come one by one (`addRow`, for candidates from an index or a relation) or a chunk
  * at a time (`addChunk`, for scans), where values are read straight from the typed arrays and a
@@ -113,12 +139,22 @@ export class Aggregator {
   /** Per aggregate: 1 where a scaled value rounds to its units (a declared scale). */
   readonly #rounds: Uint8Array;
   readonly #keyColumns: readonly number[];
+  /** The aggregates that read each value (`readsValues`), by index. */
+  readonly #valueAggregates: readonly number[];
+  /** COUNT(DISTINCT) values kept, over every group, at most `#maxDistinct`. */
+  #distinctValues = 0;
+  #distinctChars = 0;
+  readonly #maxDistinct: number;
   // NULL is a key of its own; several key columns join into text that no two rows share.
   readonly #groups = new Map<Comparable | null, Group>();
   readonly #ordered: Group[] = [];
 
-  constructor(snapshot: TableSnapshot, sub: PlanSubQuery) {
+  constructor(snapshot: TableSnapshot, sub: PlanSubQuery, maxDistinct = Number.POSITIVE_INFINITY) {
     this.#snapshot = snapshot;
+    this.#maxDistinct = maxDistinct;
+    this.#valueAggregates = sub.aggregates.flatMap((aggregate, a) =>
+      readsValues(aggregate) ? [a] : [],
+    );
     this.#aggregates = sub.aggregates;
     this.#scope = newScope(sub.aggregates);
     this.#factors = Float64Array.from(this.#scope.rules, factorOf);
@@ -231,12 +267,59 @@ export class Aggregator {
     return formatStoredNumber(value, column?.type ?? 'decimal', column?.scale);
   }
 
+  /**
+   * MIN, MAX or COUNT(DISTINCT) `a` reads the value of row `rowId` (at `offset` of `chunk`):
+   * MIN and MAX keep the row whose value sorts first or last, COUNT(DISTINCT) its key.
+   */
+  #readValue(group: Group, a: number, chunk: Chunk, offset: number, rowId: number): void {
+    const aggregate = this.#aggregates[a] as PlanAggregate;
+    const column = aggregate.column as CompiledColumn;
+    const values = chunk.columns[column.index] as ColumnChunk;
+    if (aggregate.distinct) {
+      const key = distinctKey(column, values, offset);
+      if (key === null) return;
+      let seen = group.distinct[a];
+      if (seen === undefined) {
+        seen = new Set();
+        group.distinct[a] = seen;
+      }
+      const size = seen.size;
+      seen.add(key);
+      if (seen.size === size) return;
+      this.#distinctValues++;
+      if (typeof key === 'string') this.#distinctChars += key.length;
+      if (this.#distinctValues > this.#maxDistinct || this.#distinctChars > MAX_DISTINCT_CHARS) {
+        throw tooManyDistinct(this.#maxDistinct);
+      }
+      return;
+    }
+    const value = readComparable(values, offset);
+    if (value === null) return;
+    const bestRow = group.extremeRows[a] as number;
+    if (bestRow >= 0) {
+      const bestChunk = this.#snapshot.data.chunks[bestRow >>> CHUNK_BITS] as Chunk;
+      const order = compareExtreme(
+        column,
+        value,
+        values,
+        offset,
+        group.extremes[a] as Comparable,
+        bestChunk.columns[column.index] as ColumnChunk,
+        bestRow & OFFSET_MASK,
+      );
+      if (aggregate.fn === 'MIN' ? order >= 0 : order <= 0) return;
+    }
+    group.extremeRows[a] = rowId;
+    group.extremes[a] = value;
+  }
+
   addRow(rowId: number): void {
     const chunk = this.#snapshot.data.chunks[rowId >>> CHUNK_BITS] as Chunk;
     const offset = rowId & OFFSET_MASK;
     const group = this.#group(this.#keyAt(chunk, offset), rowId);
     group.count++;
     this.#scope.rows++;
+    for (const a of this.#valueAggregates) this.#readValue(group, a, chunk, offset, rowId);
     for (let a = 0; a < this.#aggregates.length; a++) {
       const column = (this.#aggregates[a] as PlanAggregate).column;
       if (column === null) continue;
@@ -258,10 +341,11 @@ export class Aggregator {
     const deleted = chunk.deleted;
     const groupOf = this.#chunkGroups(chunk, base);
     const readers = this.#aggregates.map((aggregate) =>
-      aggregate.column === null
+      aggregate.column === null || readsValues(aggregate)
         ? null
         : summandReader(chunk.columns[aggregate.column.index] as ColumnChunk),
     );
+    const valueAggregates = this.#valueAggregates;
     const inUnits = this.#aggregates.map(
       (aggregate) =>
         aggregate.column !== null && chunk.columns[aggregate.column.index]?.kind === 'decimal',
@@ -275,6 +359,9 @@ export class Aggregator {
       const group = groupOf(offset);
       group.count++;
       added++;
+      for (let v = 0; v < valueAggregates.length; v++) {
+        this.#readValue(group, valueAggregates[v] as number, chunk, offset, base + offset);
+      }
       for (let a = 0; a < readers.length; a++) {
         const reader = readers[a];
         if (reader === null || reader === undefined) continue;
@@ -305,6 +392,7 @@ export class Aggregator {
     const keyColumns = this.#keyColumns;
     const key = keyColumns.length === 1 ? chunk.columns[keyColumns[0] as number] : undefined;
     if (keyColumns.length > 1 || (key !== undefined && key.kind !== 'dict')) return false;
+    if (this.#valueAggregates.length > 0) return false;
     const aggregates = this.#aggregates;
     for (let a = 0; a < aggregates.length; a++) {
       const column = (aggregates[a] as PlanAggregate).column;
@@ -579,8 +667,9 @@ export function aggregateRows(
   snapshot: TableSnapshot,
   sub: PlanSubQuery,
   rows: readonly number[],
+  maxDistinct?: number,
 ): Group[] {
-  const aggregator = new Aggregator(snapshot, sub);
+  const aggregator = new Aggregator(snapshot, sub, maxDistinct);
   for (const rowId of rows) aggregator.addRow(rowId);
   return aggregator.groups();
 }
@@ -588,7 +677,11 @@ export function aggregateRows(
 /** The JSON text of aggregate `a` of `group` (docs/instance-api.md, Aggregates). */
 export function aggregateJson(aggregate: PlanAggregate, a: number, group: Group): string {
   const nonNull = group.nonNull[a] as number;
+  if (aggregate.distinct) return String(group.distinct[a]?.size ?? 0);
   if (aggregate.fn === 'COUNT') return String(aggregate.column === null ? group.count : nonNull);
+  if (aggregate.fn === 'MIN' || aggregate.fn === 'MAX') {
+    throw new Error('MIN and MAX are written from their rows (Executor)');
+  }
   if (nonNull === 0) return 'null';
   const rule = group.scope.rules[a] as SumRule;
   const sum = group.sums[a] as number;
@@ -627,7 +720,9 @@ export function aggregateValue(
   group: Group,
 ): Comparable | null {
   const nonNull = group.nonNull[a] as number;
+  if (aggregate.distinct) return group.distinct[a]?.size ?? 0;
   if (aggregate.fn === 'COUNT') return aggregate.column === null ? group.count : nonNull;
+  if (aggregate.fn === 'MIN' || aggregate.fn === 'MAX') return group.extremes[a] ?? null;
   if (nonNull === 0) return null;
   const rule = group.scope.rules[a] as SumRule;
   const sum = group.sums[a] as number;
@@ -658,6 +753,13 @@ function exactTotal(rule: SumRule, sum: number, exact: ExactSum | undefined): De
     units: rescale(exact.units, exact.scale, scale) + rescale(BigInt(sum), rule.unitScale, scale),
     scale,
   };
+}
+
+function tooManyDistinct(maxDistinct: number): EngineError {
+  return new EngineError(
+    'too_many_rows',
+    `COUNT(DISTINCT ...) would keep more than ${maxDistinct} distinct values (twice query.max_rows), or more than ${MAX_DISTINCT_CHARS / 1024 / 1024} Mi characters of them. Group by finer fields, or narrow the filter.`,
+  );
 }
 
 function numberJson(value: number): string {

@@ -34,6 +34,7 @@ class LimitChecker {
       );
     }
     if (sub.filter) this.condition(sub.filter);
+    if (sub.having) this.condition(sub.having);
     const sorts = distinctSorts(sub.orderBy);
     const maxKeys = this.#limits.orderByKeys;
     if (sorts.length > maxKeys) {

@@ -25,6 +25,24 @@ export function parseDecimal(text: string): Decimal | null {
   return { units: match[1] === '-' ? -units : units, scale };
 }
 
+/** `a` compared with `b`: negative, zero or positive, exactly. */
+export function compareDecimals(a: Decimal, b: Decimal): number {
+  const scale = Math.max(a.scale, b.scale);
+  const x = rescale(a.units, a.scale, scale);
+  const y = rescale(b.units, b.scale, scale);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/** One text per number, whatever its scale: `2.50` and `2.5` give the same (sets' keys). */
+export function decimalKey(value: Decimal): string {
+  let { units, scale } = value;
+  while (scale > 0 && units % 10n === 0n) {
+    units /= 10n;
+    scale--;
+  }
+  return `${units}e-${scale}`;
+}
+
 /** `units × 10^-scale` as plain decimal text with exactly `scale` fractional digits. */
 export function formatDecimal(units: bigint, scale: number): string {
   const negative = units < 0n;

@@ -17,8 +17,17 @@ import {
   type Group,
 } from './aggregate-rows.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
+import { parseDecimal } from './exact-decimal.ts';
 import { type JsonWriter, type WordBytes, wordBytes } from './json-writer.ts';
-import type { PlanFilter, PlanOutput, PlanSort, PlanSubQuery, QueryPlan } from './plan.ts';
+import type {
+  PlanAggregate,
+  PlanFilter,
+  PlanHaving,
+  PlanOutput,
+  PlanSort,
+  PlanSubQuery,
+  QueryPlan,
+} from './plan.ts';
 import { ALWAYS, NEVER, type OffsetTest, RowFilter } from './predicate.ts';
 import type { QueryBudget, Work } from './query-budget.ts';
 import { relatedRows } from './relations.ts';
@@ -345,9 +354,9 @@ export class Executor {
 
   /** Groups the rows matching the plan's filter, scanning chunk by chunk when no index helps. */
   *#aggregateAll(snapshot: TableSnapshot, sub: PlanSubQuery): Work<Group[]> {
-    const aggregator = new Aggregator(snapshot, sub);
+    const maxGroups = this.#maxGroups();
+    const aggregator = new Aggregator(snapshot, sub, maxGroups);
     const groups = aggregator.groups();
-    const maxGroups = GROUPS_PER_ROW_BUDGET * this.#budget.limits.maxRows;
     const filterRows = sub.filter ? yield* this.#rowFilter(snapshot, sub.filter) : null;
     const candidates = sub.filter ? indexCandidates(snapshot, sub.filter) : null;
     if (candidates) {
@@ -365,6 +374,11 @@ export class Executor {
     }
     if (groups.length > maxGroups) throw tooManyGroups(maxGroups);
     return groups;
+  }
+
+  /** GROUP BY groups, and COUNT(DISTINCT) values, one aggregation may keep. */
+  #maxGroups(): number {
+    return GROUPS_PER_ROW_BUDGET * this.#budget.limits.maxRows;
   }
 
   /** Sorts (when asked) and cuts the OFFSET/LIMIT window out of `rows`. */
@@ -510,6 +524,7 @@ export class Executor {
     if (groups.length === 0 && sub.groupBy.length === 0) {
       groups = [emptyGroup(sub)];
     }
+    if (sub.having !== null) groups = yield* this.#havingGroups(snapshot, sub, groups);
     const total = groups.length;
     const end = sub.limit === null ? total : Math.min(total, sub.offset + sub.limit);
     this.#budget.expectRows(Math.max(0, end - sub.offset));
@@ -555,6 +570,55 @@ export class Executor {
     };
   }
 
+  /** The groups that meet the plan's HAVING, in their order. */
+  *#havingGroups(snapshot: TableSnapshot, sub: PlanSubQuery, groups: Group[]): Work<Group[]> {
+    const having = sub.having as PlanHaving;
+    const kept: Group[] = [];
+    for (let g = 0; g < groups.length; g++) {
+      const group = groups[g] as Group;
+      if (this.#groupMeets(snapshot, sub, having, group)) kept.push(group);
+      if (this.#budget.tick()) yield;
+    }
+    return kept;
+  }
+
+  #groupMeets(
+    snapshot: TableSnapshot,
+    sub: PlanSubQuery,
+    having: PlanHaving,
+    group: Group,
+  ): boolean {
+    switch (having.kind) {
+      case 'and':
+        return having.operands.every((operand) => this.#groupMeets(snapshot, sub, operand, group));
+      case 'or':
+        return having.operands.some((operand) => this.#groupMeets(snapshot, sub, operand, group));
+      case 'number': {
+        const a = having.aggregate;
+        const text = aggregateJson(sub.aggregates[a] as PlanAggregate, a, group);
+        return having.test(text === 'null' ? null : parseDecimal(text));
+      }
+      case 'row': {
+        const row =
+          having.aggregate < 0 ? group.firstRow : (group.extremeRows[having.aggregate] as number);
+        // No row: a MIN or MAX of no value is NULL, which only IS NULL matches.
+        if (row < 0) return having.filter.kind === 'isNull' && !having.filter.negated;
+        return this.#leafFilter(snapshot, having.filter).matches(row);
+      }
+    }
+  }
+
+  /** A filter of one leaf without relations, made once per query. */
+  #leafFilter(snapshot: TableSnapshot, leaf: PlanFilter): RowFilter {
+    if (this.#rowFilters === null) this.#rowFilters = new Map();
+    let rowFilter = this.#rowFilters.get(leaf);
+    if (rowFilter === undefined) {
+      rowFilter = new RowFilter(snapshot, leaf, this.#semiJoinKeys());
+      this.#rowFilters.set(leaf, rowFilter);
+    }
+    return rowFilter;
+  }
+
   #groupSortValue(
     snapshot: TableSnapshot,
     sub: PlanSubQuery,
@@ -589,7 +653,16 @@ export class Executor {
         }
       } else if (output.kind === 'aggregate') {
         const a = sub.aggregates.indexOf(output.aggregate);
-        out.write(aggregateJson(output.aggregate, a, group));
+        const { fn, column } = output.aggregate;
+        if ((fn === 'MIN' || fn === 'MAX') && column !== null) {
+          // Written from the row holding it, as that column's values are written.
+          const row = group.extremeRows[a] as number;
+          if (row < 0) out.write('null');
+          else {
+            const chunk = snapshot.data.chunks[row >>> CHUNK_BITS] as Chunk;
+            writeValue(out, column, chunk.columns[column.index] as ColumnChunk, row & OFFSET_MASK);
+          }
+        } else out.write(aggregateJson(output.aggregate, a, group));
       }
     }
     out.write('}');
@@ -669,7 +742,7 @@ export class Executor {
       return;
     }
     if (sub.aggregates.length > 0) {
-      const groups = aggregateRows(target, sub, matched);
+      const groups = aggregateRows(target, sub, matched, this.#maxGroups());
       if (this.#budget.tick(matched.length)) yield;
       yield* this.#grouped(target, sub, groups);
       return;

@@ -1,6 +1,6 @@
 import type { Condition, Literal, Query, ShapeLiteral } from '@replix/query';
 import type { CompiledSchema } from '../schema/compiled-schema.ts';
-import type { PlanFilter, PlanOutput, PlanSubQuery, QueryPlan } from './plan.ts';
+import type { PlanFilter, PlanHaving, PlanOutput, PlanSubQuery, QueryPlan } from './plan.ts';
 import {
   type LiteralSlot,
   type ResolveLiteral,
@@ -8,7 +8,6 @@ import {
   renderLiteral,
   type ValidateOptions,
   validateQuery,
-  valueLeaf,
 } from './validate.ts';
 
 /**
@@ -21,6 +20,8 @@ export interface PlanTemplate {
   readonly slots: readonly LiteralSlot[];
   /** The top-level filter as parsed, rendered again for `meta.query.filter`. */
   readonly filter: Condition | null;
+  /** The top-level HAVING as parsed, rendered again for `meta.query.having`. */
+  readonly having: Condition | null;
   /**
    * Where each lifted literal started in the text the template was made from, in text order
    * (so a literal's index is found by binary search): 4 bytes a literal, where a map took ~50.
@@ -58,8 +59,10 @@ export function makeTemplate(
   const slots: LiteralSlot[] = [];
   const plan = validateQuery(schema, query, options, slots);
   const starts = Int32Array.from(literals, (literal) => literal.span.start);
-  const echo = query.filter ? echoPieces(query.filter, plan, starts, literals) : null;
-  return { plan, slots, filter: query.filter, starts, echo };
+  // The pieces hold one condition's literals: with a HAVING beside it, the echo is rendered.
+  const echo =
+    query.filter && !query.having ? echoPieces(query.filter, plan, starts, literals) : null;
+  return { plan, slots, filter: query.filter, having: query.having, starts, echo };
 }
 
 /**
@@ -135,19 +138,19 @@ export function bindTemplate(template: PlanTemplate, literals: readonly ShapeLit
   let sub: QueryPlan;
   // A filter of one condition (a lookup): its leaf is the plan's filter, nothing to look for.
   if (only !== undefined && only.leaf === plan.filter) {
-    sub = { ...plan, filter: valueLeaf(only.column, only.condition, resolve) };
+    sub = { ...plan, filter: only.bind(resolve) as PlanFilter };
   } else {
-    const bound = new Map<PlanFilter, PlanFilter>();
-    for (const slot of slots) bound.set(slot.leaf, valueLeaf(slot.column, slot.condition, resolve));
+    const bound: Bound = new Map();
+    for (const slot of slots) bound.set(slot.leaf, slot.bind(resolve));
     sub = bindSub(plan, bound);
   }
   if (template.echo !== null) {
     const { filter, json } = renderedEcho(template.echo, literals);
     return { ...sub, after: plan.after, echo: { ...plan.echo, filter }, echoJson: json };
   }
-  const echo = template.filter
-    ? { ...plan.echo, filter: renderCondition(template.filter, resolve) }
-    : plan.echo;
+  const echo: Record<string, unknown> = { ...plan.echo };
+  if (template.filter) echo.filter = renderCondition(template.filter, resolve);
+  if (template.having) echo.having = renderCondition(template.having, resolve);
   return { ...sub, after: plan.after, echo, echoJson: JSON.stringify(echo) };
 }
 
@@ -165,9 +168,13 @@ function indexOf(starts: Int32Array, start: number): number {
   return -1;
 }
 
+/** Each slot's leaf, to the leaf bound in its place (a filter's for a filter's, and so on). */
+type Bound = Map<PlanFilter | PlanHaving, PlanFilter | PlanHaving>;
+
 /** `sub` with its bound leaves replaced; the same object when none is inside it. */
-function bindSub<T extends PlanSubQuery>(sub: T, bound: ReadonlyMap<PlanFilter, PlanFilter>): T {
+function bindSub<T extends PlanSubQuery>(sub: T, bound: Bound): T {
   const filter = sub.filter && bindFilter(sub.filter, bound);
+  const having = sub.having && bindHaving(sub.having, bound);
   let outputs: PlanOutput[] | null = null;
   for (let i = 0; i < sub.outputs.length; i++) {
     const output = sub.outputs[i] as PlanOutput;
@@ -177,12 +184,32 @@ function bindSub<T extends PlanSubQuery>(sub: T, bound: ReadonlyMap<PlanFilter, 
     outputs ??= [...sub.outputs];
     outputs[i] = { ...output, sub: nested };
   }
-  if (filter === sub.filter && outputs === null) return sub;
-  return { ...sub, filter, outputs: outputs ?? sub.outputs };
+  if (filter === sub.filter && having === sub.having && outputs === null) return sub;
+  return { ...sub, filter, having, outputs: outputs ?? sub.outputs };
 }
 
-function bindFilter(filter: PlanFilter, bound: ReadonlyMap<PlanFilter, PlanFilter>): PlanFilter {
-  const leaf = bound.get(filter);
+function bindHaving(having: PlanHaving, bound: Bound): PlanHaving {
+  const leaf = bound.get(having) as PlanHaving | undefined;
+  if (leaf) return leaf;
+  switch (having.kind) {
+    case 'and':
+    case 'or': {
+      const operands = having.operands.map((operand) => bindHaving(operand, bound));
+      return operands.every((operand, i) => operand === having.operands[i])
+        ? having
+        : { kind: having.kind, operands };
+    }
+    case 'row': {
+      const filter = bindFilter(having.filter, bound);
+      return filter === having.filter ? having : { ...having, filter };
+    }
+    default:
+      return having;
+  }
+}
+
+function bindFilter(filter: PlanFilter, bound: Bound): PlanFilter {
+  const leaf = bound.get(filter) as PlanFilter | undefined;
   if (leaf) return leaf;
   switch (filter.kind) {
     case 'and':

@@ -46,7 +46,27 @@ export interface PlanAggregate {
   readonly fn: AggregateFunction;
   /** Null for COUNT(*). */
   readonly column: CompiledColumn | null;
+  /** COUNT(DISTINCT column). */
+  readonly distinct: boolean;
 }
+
+/** An exact number (`units × 10^-scale`), or null for NULL: what a HAVING number test takes. */
+export type NumberTest = (value: { units: bigint; scale: number } | null) => boolean;
+
+/**
+ * A validated HAVING condition. A group key's test, or a MIN's or MAX's, is a filter of the
+ * table tested on one row: the group's first (keys) or the row holding the extreme value; the
+ * other aggregates (COUNT, SUM, AVG) are exact numbers, tested as such.
+ */
+export type PlanHaving =
+  | { readonly kind: 'and' | 'or'; readonly operands: readonly PlanHaving[] }
+  | {
+      readonly kind: 'row';
+      /** The aggregate (MIN or MAX) whose row is tested; -1: the group's first row. */
+      readonly aggregate: number;
+      readonly filter: PlanFilter;
+    }
+  | { readonly kind: 'number'; readonly aggregate: number; readonly test: NumberTest };
 
 export type PlanOutput =
   | { readonly kind: 'column'; readonly key: string; readonly column: CompiledColumn }
@@ -79,6 +99,8 @@ export interface PlanSubQuery {
   /** Non-empty when the selection has aggregates; the columns are the GROUP BY keys. */
   readonly aggregates: readonly PlanAggregate[];
   readonly groupBy: readonly CompiledColumn[];
+  /** HAVING: which groups are kept; null keeps them all. */
+  readonly having: PlanHaving | null;
   readonly orderBy: readonly PlanSort[];
   /** The effective limit; null means unbounded. */
   readonly limit: number | null;

@@ -3,7 +3,7 @@ import type { PlanAggregate } from './plan.ts';
 
 /**
  * How an aggregate adds its column's values:
- * - `count`: it adds none (COUNT);
+ * - `count`: it adds none (COUNT, MIN, MAX);
  * - `float`: as doubles (FLOAT, DOUBLE, TIME), as the sources do;
  * - `integer`: exactly (INT, BIGINT), as integers in a double while they stay below 2^53;
  * - `scaled`: exactly (DECIMAL with a declared scale of at most 22), as integer counts of
@@ -29,7 +29,10 @@ export type SumRule =
 
 export function sumRule(aggregate: PlanAggregate): SumRule {
   const column = aggregate.column;
-  if (aggregate.fn === 'COUNT' || column === null) return { kind: 'count', unitScale: 0 };
+  // COUNT, MIN and MAX add nothing.
+  if ((aggregate.fn !== 'SUM' && aggregate.fn !== 'AVG') || column === null) {
+    return { kind: 'count', unitScale: 0 };
+  }
   switch (column.type) {
     case 'int':
     case 'bigint':

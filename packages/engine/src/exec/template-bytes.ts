@@ -99,6 +99,7 @@ interface FilterCounts {
 /** Conditions and LIKE pattern characters in every filter of `sub`, nested selections included. */
 function filterCounts(sub: SubQuery, counts: FilterCounts = { conditions: 0, patternChars: 0 }) {
   if (sub.filter) countCondition(sub.filter, counts);
+  if (sub.having) countCondition(sub.having, counts);
   for (const item of sub.selection) if (item.kind === 'relation') filterCounts(item.query, counts);
   return counts;
 }

@@ -1,8 +1,10 @@
 import {
+  aggregateKey,
   type Condition,
   type Literal,
   type Path,
   type Query,
+  renderAggregate,
   type SelectionItem,
   type SubQuery,
   suggest,
@@ -18,11 +20,13 @@ import type { Comparable } from '../storage/comparable.ts';
 import { unitScaleOf } from '../storage/decimal-units.ts';
 import { checkQueryLimits } from './check-query-limits.ts';
 import { distinctSorts } from './distinct-sorts.ts';
+import { numberTest } from './having-number.ts';
 import { compileLike } from './like-pattern.ts';
 import { arrayMisuse, literalValue } from './literal-value.ts';
 import type {
   PlanAggregate,
   PlanFilter,
+  PlanHaving,
   PlanOutput,
   PlanSort,
   PlanSubQuery,
@@ -123,7 +127,7 @@ export function renderCondition(
   resolve: ResolveLiteral = asWritten,
   nested = false,
 ): string {
-  const path = (p: Path) => p.segments.join('.');
+  const path = (p: Path) => (p.aggregate ? renderAggregate(p.aggregate) : p.segments.join('.'));
   const literal = (l: Literal) => renderLiteral(resolve(l));
   switch (condition.kind) {
     case 'compare':
@@ -151,13 +155,12 @@ export type ValueCondition = Extract<Condition, { kind: 'compare' | 'in' | 'betw
 
 /**
  * Where a validated plan holds literal values (`validateQuery`'s `slots`, in the order they
- * were converted): a plan cached by shape rebuilds these leaves with another query's literals.
+ * were converted): a plan cached by shape rebuilds these leaves with another query's literals,
+ * by `bind`, which converts them as validation did.
  */
-export interface LiteralSlot {
-  readonly leaf: PlanFilter;
-  readonly column: CompiledColumn;
-  readonly condition: ValueCondition;
-}
+export type LiteralSlot =
+  | { readonly leaf: PlanFilter; readonly bind: (resolve: ResolveLiteral) => PlanFilter }
+  | { readonly leaf: PlanHaving; readonly bind: (resolve: ResolveLiteral) => PlanHaving };
 
 /**
  * The plan leaf of a comparison, IN or BETWEEN once its checks passed: its literals converted
@@ -324,7 +327,54 @@ class Validator {
 
   #valueLeaf(column: CompiledColumn, condition: ValueCondition): PlanFilter {
     const leaf = valueLeaf(column, condition);
-    this.#slots?.push({ leaf, column, condition });
+    this.#slots?.push({ leaf, bind: (resolve) => valueLeaf(column, condition, resolve) });
+    return leaf;
+  }
+
+  /**
+   * HAVING of a grouped query: each condition names a selected aggregate or GROUP BY field, by
+   * its key (`count`, `max_price`, `category`) or, for an aggregate, by its call (`COUNT(*)`).
+   */
+  having(
+    table: CompiledTable,
+    condition: Condition,
+    outputs: readonly PlanOutput[],
+    aggregates: readonly PlanAggregate[],
+  ): PlanHaving {
+    if (condition.kind === 'and' || condition.kind === 'or') {
+      return {
+        kind: condition.kind,
+        operands: condition.operands.map((operand) =>
+          this.having(table, operand, outputs, aggregates),
+        ),
+      };
+    }
+    const path = condition.field;
+    const name = path.segments.join('.');
+    const output = path.segments.length === 1 ? outputs.find((o) => o.key === name) : undefined;
+    if (output?.kind === 'column') {
+      return { kind: 'row', aggregate: -1, filter: this.predicate(output.column, condition) };
+    }
+    if (output?.kind !== 'aggregate') {
+      const written = path.aggregate ? renderAggregate(path.aggregate) : `"${shown(name)}"`;
+      const keys = outputs.map((o) => o.key);
+      throw new EngineError(
+        'executor_error',
+        `HAVING ${written} must name an aggregate or GROUP BY field of the selection (${keys.map((key) => `"${key}"`).join(', ')}).${path.aggregate ? ' Select it too.' : didYouMean(name, keys)}`,
+      );
+    }
+    const a = aggregates.indexOf(output.aggregate);
+    const { fn, column } = output.aggregate;
+    if ((fn === 'MIN' || fn === 'MAX') && column !== null) {
+      return { kind: 'row', aggregate: a, filter: this.predicate(column, condition) };
+    }
+    const make = (resolve: ResolveLiteral): PlanHaving => ({
+      kind: 'number',
+      aggregate: a,
+      test: numberTest(name, condition, resolve),
+    });
+    const leaf = make(asWritten);
+    this.#slots?.push({ leaf, bind: make });
     return leaf;
   }
 
@@ -392,9 +442,21 @@ class Validator {
         `A to-one relation yields one object: ORDER BY, LIMIT, OFFSET and aggregates do not apply to it.`,
       );
     }
+    if (sub.having !== null && aggregates.length === 0) {
+      throw new EngineError(
+        'executor_error',
+        'HAVING keeps the groups of a grouped query: select an aggregate (`{ category COUNT(*) } HAVING count > 5`), or test rows in the filter after the table name.',
+      );
+    }
     const orderBy = distinctSorts(sub.orderBy).map((sort): PlanSort => {
       const descending = sort.direction === 'DESC';
       const segments = sort.field.segments;
+      if (sort.field.aggregate && aggregates.length === 0) {
+        throw new EngineError(
+          'executor_error',
+          `ORDER BY ${renderAggregate(sort.field.aggregate)} sorts the groups of a grouped query: select the aggregate too.`,
+        );
+      }
       if (aggregates.length > 0) {
         const name = segments.join('.');
         const output = outputs.find((o) => o.key === name);
@@ -404,7 +466,7 @@ class Validator {
         if (output?.kind !== 'column') {
           throw new EngineError(
             'executor_error',
-            `ORDER BY "${shown(name)}" must name a selected field or aggregate of a grouped query.`,
+            `ORDER BY ${sort.field.aggregate ? renderAggregate(sort.field.aggregate) : `"${shown(name)}"`} must name a selected field or aggregate of a grouped query.`,
           );
         }
         return { source: { kind: 'column', via: [], column: output.column }, descending };
@@ -427,6 +489,7 @@ class Validator {
       outputs,
       aggregates,
       groupBy,
+      having: sub.having ? this.having(table, sub.having, outputs, aggregates) : null,
       orderBy,
       limit: sub.limit ?? defaultLimit,
       offset: sub.offset ?? 0,
@@ -499,16 +562,17 @@ class Validator {
           }
           if (found.type === 'array')
             throw new EngineError('executor_error', arrayMisuse(found.name));
-          if (item.fn !== 'COUNT' && !NUMERIC.has(found.type)) {
+          if ((item.fn === 'SUM' || item.fn === 'AVG') && !NUMERIC.has(found.type)) {
+            const hint = found.type === 'json' ? '' : ' MIN and MAX take fields of any type.';
             throw new EngineError(
               'executor_error',
-              `${item.fn} needs a numeric field; "${found.name}" is ${found.type}.`,
+              `${item.fn} needs a numeric field; "${found.name}" is ${found.type}.${hint}`,
             );
           }
           column = found;
         }
-        const key = item.fn === 'COUNT' ? 'count' : `${item.fn.toLowerCase()}_${column?.name}`;
-        aggregates.push({ key, fn: item.fn, column });
+        const key = aggregateKey(item);
+        aggregates.push({ key, fn: item.fn, column, distinct: item.distinct });
         return;
       }
     }
@@ -521,6 +585,7 @@ class Validator {
       outputs: target.columns.map((column) => ({ kind: 'column', key: column.name, column })),
       aggregates: [],
       groupBy: [],
+      having: null,
       orderBy: [],
       limit: toOne ? null : this.#nestedLimit(),
       offset: 0,
@@ -542,7 +607,7 @@ function echoSelection(items: readonly SelectionItem[]): {
     if (item.kind === 'field' || item.kind === 'relation') fields.push(item.name);
     else if (item.kind === 'allScalars') fields.push('*');
     else if (item.kind === 'allWithRelations') fields.push('...');
-    else aggregates.push(`${item.fn}(${item.field ?? '*'})`);
+    else aggregates.push(renderAggregate(item));
   }
   return { fields, aggregates };
 }
@@ -600,6 +665,7 @@ export function validateQuery(
   if (fields.length) echo.fields = fields;
   if (aggregates.length) echo.aggregates = aggregates;
   if (query.filter) echo.filter = renderCondition(query.filter);
+  if (query.having) echo.having = renderCondition(query.having);
   if (query.orderBy.length) {
     echo.order_by = distinctSorts(query.orderBy).map((sort) => ({
       field: sort.field.segments.join('.'),

@@ -16,9 +16,14 @@
  * - Aggregates: COUNT(*), COUNT(f) (non-NULL), SUM(f) → `sum_f`, AVG(f) → `avg_f`; every other
  *   selected field is a GROUP BY key; groups come in first-seen order; SUM/AVG over no value
  *   is null; `total_matched` counts groups; ORDER BY an integer or decimal SUM/AVG compares
- *   its exact value, not the printed double.
+ *   its exact value, not the printed double. MIN(f) → `min_f` and MAX(f) → `max_f` print the
+ *   extreme value as the field prints, COUNT(DISTINCT f) → `count_distinct_f` counts distinct
+ *   non-NULL values; HAVING tests keys, MIN and MAX as fields and the other aggregates as their
+ *   exact numbers (AVG is not modelled there).
  */
 import {
+  type AggregateFunction,
+  aggregateKey,
   type Condition,
   type Path,
   parseQuery,
@@ -76,12 +81,19 @@ export interface ReferenceResult {
 type Output =
   | { kind: 'column'; key: string }
   | { kind: 'relation'; key: string; relation: ReferenceRelation; sub: SubQuery }
-  | { kind: 'aggregate'; key: string; fn: 'COUNT' | 'SUM' | 'AVG'; field: string | null };
+  | {
+      kind: 'aggregate';
+      key: string;
+      fn: AggregateFunction;
+      field: string | null;
+      distinct: boolean;
+    };
 
 const NO_SPAN = { start: 0, end: 0 };
 /** What a bare relation name or `...` selects: every scalar field of the target. */
 const ALL_SCALARS: SubQuery = {
   filter: null,
+  having: null,
   selection: [{ kind: 'allScalars', span: NO_SPAN }],
   orderBy: [],
   limit: null,
@@ -277,8 +289,13 @@ export class ReferenceDb {
             if (lenient) break;
             throw new Error(`reference: unknown field ${item.field}`);
           }
-          const key = item.fn === 'COUNT' ? 'count' : `${item.fn.toLowerCase()}_${item.field}`;
-          aggregates.push({ kind: 'aggregate', key, fn: item.fn, field: item.field });
+          aggregates.push({
+            kind: 'aggregate',
+            key: aggregateKey(item),
+            fn: item.fn,
+            field: item.field,
+            distinct: item.distinct,
+          });
           break;
         }
       }
@@ -302,7 +319,7 @@ export class ReferenceDb {
     const window = <T>(items: readonly T[]) =>
       items.slice(offset, limit === null ? undefined : offset + limit);
     if (outputs.some((o) => o.kind === 'aggregate')) {
-      const groups = this.#groups(table, outputs, matched, sub.orderBy);
+      const groups = this.#groups(table, outputs, matched, sub.orderBy, sub.having);
       const page = window(groups);
       return {
         data: page,
@@ -371,6 +388,7 @@ export class ReferenceDb {
     outputs: readonly Output[],
     rows: readonly Row[],
     orderBy: readonly SortItem[],
+    having: Condition | null,
   ): Record<string, unknown>[] {
     const keys = outputs.flatMap((o) => (o.kind === 'column' ? [o.key] : []));
     const sameKey = (a: Row, b: Row) =>
@@ -388,6 +406,10 @@ export class ReferenceDb {
     }
     // Without GROUP BY keys there is exactly one result row, even over no rows.
     if (groups.length === 0 && keys.length === 0) groups.push([]);
+    if (having !== null) {
+      const kept = groups.filter((group) => this.#groupMeets(table, outputs, group, having));
+      groups.splice(0, groups.length, ...kept);
+    }
     const objects = groups.map((group) => {
       const object: Record<string, unknown> = {};
       for (const output of outputs) {
@@ -422,7 +444,19 @@ export class ReferenceDb {
           if (result !== 0) return descending ? -result : result;
           continue;
         }
-        // Group keys sort by their stored value, other aggregates by their number.
+        // Group keys sort by their stored value, MIN and MAX by theirs, other aggregates by
+        // their number.
+        const extreme = outputs.find(
+          (o) => o.kind === 'aggregate' && o.key === name && (o.fn === 'MIN' || o.fn === 'MAX'),
+        ) as (Output & { kind: 'aggregate' }) | undefined;
+        if (extreme !== undefined) {
+          const type = this.#type(table, extreme.field as string);
+          const u = this.#extreme(table, extreme, groups[a.index] ?? []);
+          const v = this.#extreme(table, extreme, groups[b.index] ?? []);
+          const result = compareNullable(type, u, v, descending);
+          if (result !== 0) return result;
+          continue;
+        }
         const type: ColumnType = isColumn ? this.#type(table, name) : 'float';
         const u = isColumn ? (a.first?.values[name] ?? null) : a.object[name];
         const v = isColumn ? (b.first?.values[name] ?? null) : b.object[name];
@@ -434,6 +468,63 @@ export class ReferenceDb {
     return order.map((o) => o.object);
   }
 
+  /** Whether a group meets HAVING's `condition`. */
+  #groupMeets(
+    table: RefTable,
+    outputs: readonly Output[],
+    group: readonly Row[],
+    condition: Condition,
+  ): boolean {
+    if (condition.kind === 'and') {
+      return condition.operands.every((c) => this.#groupMeets(table, outputs, group, c));
+    }
+    if (condition.kind === 'or') {
+      return condition.operands.some((c) => this.#groupMeets(table, outputs, group, c));
+    }
+    const name = condition.field.segments.join('.');
+    const output = outputs.find((o) => o.key === name);
+    if (output?.kind === 'column') {
+      return leafMatches(this.#type(table, name), group[0]?.values[name] ?? null, condition);
+    }
+    if (output?.kind !== 'aggregate') throw new Error(`reference: HAVING on unknown ${name}`);
+    if (output.field !== null && (output.fn === 'MIN' || output.fn === 'MAX')) {
+      const type = this.#type(table, output.field);
+      return leafMatches(type, this.#extreme(table, output, group), condition);
+    }
+    if (output.fn === 'AVG') throw new Error('reference: HAVING on AVG is not modelled');
+    const value = this.#aggregate(table, output, group);
+    const exact =
+      output.fn === 'SUM' && value !== null && output.field !== null
+        ? this.#sumText(table, output.field, group)
+        : value;
+    return leafMatches('decimal', exact === null ? null : String(exact), condition);
+  }
+
+  /** The exact sum of an integer or decimal field, as text; a double's for other fields. */
+  #sumText(table: RefTable, field: string, rows: readonly Row[]): string {
+    const type = this.#type(table, field);
+    const values = rows.map((r) => r.values[field] ?? null).filter((v) => v !== null);
+    if (type === 'int' || type === 'bigint' || type === 'decimal') {
+      return exactSum(values.map(String));
+    }
+    return String(values.reduce((total: number, v) => total + (v as number), 0));
+  }
+
+  /** The value MIN or MAX picks among the group's non-NULL values (null for none). */
+  #extreme(table: RefTable, output: Output & { kind: 'aggregate' }, rows: readonly Row[]): unknown {
+    const field = output.field as string;
+    const type = this.#type(table, field);
+    let best: unknown = null;
+    for (const row of rows) {
+      const value = row.values[field] ?? null;
+      if (value === null) continue;
+      if (best === null) best = value;
+      const order = compareValues(type, value, best);
+      if (output.fn === 'MIN' ? order < 0 : order > 0) best = value;
+    }
+    return best;
+  }
+
   /** The exact value of each integer or decimal SUM/AVG of a group that has one (not NULL). */
   #exactAggregates(
     table: RefTable,
@@ -442,7 +533,8 @@ export class ReferenceDb {
   ): Map<string, ExactRatio> {
     const exact = new Map<string, ExactRatio>();
     for (const output of outputs) {
-      if (output.kind !== 'aggregate' || output.field === null || output.fn === 'COUNT') continue;
+      if (output.kind !== 'aggregate' || output.field === null) continue;
+      if (output.fn !== 'SUM' && output.fn !== 'AVG') continue;
       const type = this.#type(table, output.field);
       if (type !== 'int' && type !== 'bigint' && type !== 'decimal') continue;
       const texts = rows
@@ -459,13 +551,23 @@ export class ReferenceDb {
     table: RefTable,
     output: Output & { kind: 'aggregate' },
     rows: readonly Row[],
-  ): number | null {
+  ): unknown {
     if (output.field === null) return rows.length;
     const type = this.#type(table, output.field);
     const values = rows
       .map((r) => r.values[output.field as string] ?? null)
       .filter((v) => v !== null);
+    if (output.distinct) {
+      const distinct: unknown[] = [];
+      for (const value of values) {
+        if (!distinct.some((seen) => compareValues(type, seen, value) === 0)) distinct.push(value);
+      }
+      return distinct.length;
+    }
     if (output.fn === 'COUNT') return values.length;
+    if (output.fn === 'MIN' || output.fn === 'MAX') {
+      return valueToJson(type, this.#extreme(table, output, rows));
+    }
     if (values.length === 0) return null;
     if (type === 'int' || type === 'bigint' || type === 'decimal') {
       const texts = values.map(String);

@@ -70,11 +70,12 @@ function valueSchema(
 ): { type: string; extra: JsonObject; note: string } {
   switch (type) {
     case 'int':
+      return { type: 'integer', extra: {}, note: '' };
     case 'float':
       return { type: 'number', extra: {}, note: '' };
     case 'bigint':
       return {
-        type: 'number',
+        type: 'integer',
         extra: {},
         note: 'A 64-bit integer written with every digit kept, even beyond 2^53: parse it with an exact-integer JSON reader.',
       };
@@ -248,7 +249,7 @@ function queryResponseSchema(): JsonObject {
         type: 'array',
         items: { type: 'object' },
         description:
-          "The result rows: the selected fields of the queried table's model (see `meta.table`), plus aggregate keys (`count`, `sum_<field>`, `avg_<field>`) when aggregates are selected.",
+          "The result rows: the selected fields of the queried table's model (see `meta.table`), plus aggregate keys (`count`, `count_distinct_<field>`, `sum_<field>`, `avg_<field>`, `min_<field>`, `max_<field>`) when aggregates are selected.",
       },
       meta: {
         type: 'object',
@@ -257,7 +258,7 @@ function queryResponseSchema(): JsonObject {
           query: {
             type: 'object',
             description:
-              'Echo of the parsed query parameters that the query specified (fields, aggregates, filter, order_by, limit, offset); `limit` only when LIMIT was explicit.',
+              'Echo of the parsed query parameters that the query specified (fields, aggregates, filter, having, order_by, limit, offset); `limit` only when LIMIT was explicit.',
           },
           pagination: {
             type: 'object',
