@@ -1,6 +1,6 @@
 /**
- * Engine time of issue 17's scan and embed queries (b), (c), (d), and issue 27's DECIMAL ones (e),
- * (f), (g), on an in-memory generation,
+ * Engine time of issue 17's scan and embed queries (b), (c), (d), issue 27's DECIMAL ones (e),
+ * (f), (g), and issue 32's MIN/MAX/COUNT(DISTINCT) (h), on an in-memory generation,
  * against DuckDB on one thread over the same rows: a quick loop for engine work, no database.
  *
  *   node --expose-gc bench/engine-scan.ts [--fact-rows N] [--dim-rows N] [--runs R] [--no-duckdb]
@@ -11,7 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import { QueryEngine } from '@replix/engine';
-import { CATEGORIES } from './lib/dataset.ts';
+import { CATEGORIES, MIN_MAX_DISTINCT, MIN_MAX_DISTINCT_SQL } from './lib/dataset.ts';
 import { DIM_COLUMNS, DuckDbBaseline, FACT_COLUMNS } from './lib/duckdb-baseline.ts';
 import { benchGeneration, benchRows } from './lib/memory-dataset.ts';
 import { printTable } from './lib/report.ts';
@@ -23,7 +23,7 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '40' },
     'no-duckdb': { type: 'boolean', default: false },
     'duckdb-storage': { type: 'string', default: 'file' },
-    only: { type: 'string', default: 'b,c,d,e,f,g' },
+    only: { type: 'string', default: 'b,c,d,e,f,g,h' },
   },
 });
 const factRows = Number(args['fact-rows']);
@@ -86,6 +86,12 @@ const scenarios: Scenario[] = [
     name: '(g) DECIMAL filter + COUNT/AVG',
     replix: ['fact (price > 99000.50) { COUNT(*) AVG(price) }'],
     sql: ['SELECT COUNT(*), AVG(price) FROM fact WHERE price > 99000.50'],
+  },
+  {
+    key: 'h',
+    name: '(h) MIN/MAX/COUNT(DISTINCT) by status',
+    replix: [MIN_MAX_DISTINCT],
+    sql: [MIN_MAX_DISTINCT_SQL],
   },
   {
     key: 'd',

@@ -40,7 +40,12 @@ import { connectorFromUrl } from '@replix/sources';
 import { mariaDbAdmin, startTestServers } from '@replix/testkit';
 import { mulberry32 } from '@replix/testkit/mulberry32';
 import { type ChildServer, startChildServer } from './lib/child-server.ts';
-import { CATEGORIES, createBenchDataset } from './lib/dataset.ts';
+import {
+  CATEGORIES,
+  createBenchDataset,
+  MIN_MAX_DISTINCT,
+  MIN_MAX_DISTINCT_SQL,
+} from './lib/dataset.ts';
 import { DuckDbBaseline, FACT_COLUMNS } from './lib/duckdb-baseline.ts';
 import { measureThroughput, type ThroughputResult } from './lib/http-load.ts';
 import { measureLoadRounds, medianRoundRatio } from './lib/load-rounds.ts';
@@ -211,6 +216,7 @@ try {
     ],
     ['f', await duckTimes(['SELECT status, COUNT(*), SUM(price) FROM fact GROUP BY status'])],
     ['g', await duckTimes([`SELECT COUNT(*), AVG(price) FROM fact WHERE price > ${PRICE_FLOOR}`])],
+    ['h', await duckTimes([MIN_MAX_DISTINCT_SQL])],
   ]);
   duck.close();
 
@@ -319,6 +325,13 @@ try {
       name: '(g) DECIMAL filter + COUNT/AVG',
       replix: [q(`fact (price > ${PRICE_FLOOR}) { COUNT(*) AVG(price) }`)],
       sql: [`/g?floor=${PRICE_FLOOR}`],
+      goalVsA: 5,
+    },
+    {
+      key: 'h',
+      name: '(h) MIN/MAX/COUNT(DISTINCT) by status, 1M rows',
+      replix: [q(MIN_MAX_DISTINCT)],
+      sql: ['/h'],
       goalVsA: 5,
     },
     {

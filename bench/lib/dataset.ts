@@ -5,6 +5,14 @@ import type { DatabaseAdmin, TestDatabase } from '@replix/testkit';
 import { mulberry32 } from '@replix/testkit/mulberry32';
 import mysql, { type ResultSetHeader } from 'mysql2/promise';
 
+/**
+ * Scenario (h): the extremes of a DECIMAL and a timestamp and the distinct count of a column of
+ * 100,000 values, per status, over the whole fact table (issue 32).
+ */
+export const MIN_MAX_DISTINCT = 'fact { status MIN(price) MAX(updated_at) COUNT(DISTINCT dim_id) }';
+export const MIN_MAX_DISTINCT_SQL =
+  'SELECT status, MIN(price) AS min_price, MAX(updated_at) AS max_updated_at, COUNT(DISTINCT dim_id) AS count_distinct_dim_id FROM fact GROUP BY status';
+
 /** The 12 values of `fact.category`: the low-cardinality filter of scenario (b). */
 export const CATEGORIES = [
   'books',

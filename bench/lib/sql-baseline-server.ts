@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import Fastify, { type FastifyReply } from 'fastify';
 import mysql, { type RowDataPacket } from 'mysql2/promise';
+import { MIN_MAX_DISTINCT_SQL } from './dataset.ts';
 import { exitWithParent } from './exit-with-parent.ts';
 
 const { values } = parseArgs({
@@ -96,6 +97,12 @@ app.get<{ Querystring: { floor?: string } }>('/g', async (request, reply) => {
     'SELECT COUNT(*) AS count, AVG(price) AS avg_price FROM fact WHERE price > ?',
     [floor],
   );
+  return reply.send(rows);
+});
+
+// (h) the extremes of a DECIMAL and a timestamp and a distinct count, per status.
+app.get('/h', async (_request, reply) => {
+  const [rows] = await pool.query(MIN_MAX_DISTINCT_SQL);
   return reply.send(rows);
 });
 

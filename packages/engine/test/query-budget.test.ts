@@ -119,6 +119,18 @@ describe('query budgets', () => {
     const byN = JSON.parse(engine.execute(generation, 'c { n COUNT(*) } LIMIT 200', TEST_META));
     expect(byN.data).toHaveLength(97);
   });
+
+  it('refuses to keep more distinct values than 10 times query.max_rows, in every path', () => {
+    const { engine, generation } = setup({ max_rows: 1000 });
+    const refused = (text: string) => codeOf(() => engine.execute(generation, text, TEST_META));
+    // 200,000 distinct texts and ids, over a scan, an index's rows and a relation's.
+    expect(refused('c { COUNT(DISTINCT v) }')).toBe('too_many_rows');
+    expect(refused('c { n COUNT(DISTINCT id) } LIMIT 5')).toBe('too_many_rows');
+    expect(refused('p (id = 1) { c { COUNT(DISTINCT id) } }')).toBeUndefined();
+    // 97 distinct values of n: within the budget.
+    const kept = JSON.parse(engine.execute(generation, 'c { COUNT(DISTINCT n) }', TEST_META));
+    expect(kept.data).toEqual([{ count_distinct_n: 97 }]);
+  });
 });
 
 describe('cooperative answers', () => {

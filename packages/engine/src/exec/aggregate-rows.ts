@@ -7,6 +7,7 @@ import type { Comparable } from '../storage/comparable.ts';
 import type { TableSnapshot } from '../storage/generation.ts';
 import { CHUNK_BITS, CHUNK_ROWS, type Chunk, OFFSET_MASK } from '../storage/table-data.ts';
 import { zoneMap } from '../storage/zone-map.ts';
+import { DistinctValues } from './distinct-values.ts';
 import {
   type Decimal,
   divideFloor,
@@ -20,7 +21,13 @@ import {
 import type { PlanAggregate, PlanSubQuery } from './plan.ts';
 import { ALWAYS, NEVER, unitsRangeOf } from './predicate.ts';
 import { type SumRule, sumRule } from './sum-rule.ts';
-import { compareExtreme, distinctKey } from './value-aggregates.ts';
+import {
+  addDistinctKeys,
+  type ChunkRows,
+  chunkExtremes,
+  compareExtreme,
+  distinctKey,
+} from './value-aggregates.ts';
 
 /** What the groups of one aggregation share: how each aggregate adds, and its widest scale. */
 export interface AggregateScope {
@@ -33,6 +40,8 @@ export interface AggregateScope {
 
 /** One GROUP BY group: a representative row for the key fields, and the running aggregates. */
 export interface Group {
+  /** Its index among the aggregation's groups, in the order they formed. */
+  readonly id: number;
   readonly firstRow: number;
   count: number;
   /**
@@ -48,7 +57,7 @@ export interface Group {
   /** ...and that value, as compared. */
   readonly extremes: (Comparable | null)[];
   /** Per COUNT(DISTINCT), the distinct values seen (`distinctKey`). */
-  readonly distinct: (Set<Comparable> | undefined)[];
+  readonly distinct: (DistinctValues | undefined)[];
   readonly scope: AggregateScope;
 }
 
@@ -57,9 +66,10 @@ function newScope(aggregates: readonly PlanAggregate[]): AggregateScope {
   return { rules, maxScales: Int32Array.from(rules, (rule) => rule.unitScale), rows: 0 };
 }
 
-function newGroup(firstRow: number, scope: AggregateScope): Group {
+function newGroup(id: number, firstRow: number, scope: AggregateScope): Group {
   const length = scope.rules.length;
   return {
+    id,
     firstRow,
     count: 0,
     sums: new Float64Array(length),
@@ -74,7 +84,7 @@ function newGroup(firstRow: number, scope: AggregateScope): Group {
 
 /** The single result row of an aggregate query without GROUP BY keys over no rows. */
 export function emptyGroup(sub: PlanSubQuery): Group {
-  return newGroup(-1, newScope(sub.aggregates));
+  return newGroup(0, -1, newScope(sub.aggregates));
 }
 
 /** One value of a composite GROUP BY key, length-prefixed when text, so parts never run together. */
@@ -89,7 +99,11 @@ function compositePart(value: Comparable | null): string {
  * its offset. One pair for the thread: a chunk is added in one synchronous call, never
  * interleaved with another query's, and 512 KB allocated per query cost more in GC than a scan.
  */
-const scratch = { slots: new Uint32Array(CHUNK_ROWS), picked: new Uint32Array(CHUNK_ROWS) };
+const scratch = {
+  slots: new Uint32Array(CHUNK_ROWS),
+  picked: new Uint32Array(CHUNK_ROWS),
+  groupIds: new Int32Array(CHUNK_ROWS),
+};
 
 const TWO_53 = 2 ** 53;
 const COUNT_ONLY = 0;
@@ -169,7 +183,7 @@ export class Aggregator {
   #group(key: Comparable | null, rowId: number): Group {
     let group = this.#groups.get(key);
     if (!group) {
-      group = newGroup(rowId, this.#scope);
+      group = newGroup(this.#ordered.length, rowId, this.#scope);
       this.#groups.set(key, group);
       this.#ordered.push(group);
     }
@@ -278,21 +292,39 @@ export class Aggregator {
     if (aggregate.distinct) {
       const key = distinctKey(column, values, offset);
       if (key === null) return;
-      let seen = group.distinct[a];
-      if (seen === undefined) {
-        seen = new Set();
-        group.distinct[a] = seen;
-      }
-      const size = seen.size;
-      seen.add(key);
-      if (seen.size === size) return;
-      this.#distinctValues++;
-      if (typeof key === 'string') this.#distinctChars += key.length;
-      if (this.#distinctValues > this.#maxDistinct || this.#distinctChars > MAX_DISTINCT_CHARS) {
-        throw tooManyDistinct(this.#maxDistinct);
+      if (this.#distinctSet(group, a).add(key)) {
+        this.#countDistinct(1, typeof key === 'string' ? key.length : 0);
       }
       return;
     }
+    this.#offerExtreme(group, a, values, offset, rowId);
+  }
+
+  #distinctSet(group: Group, a: number): DistinctValues {
+    let seen = group.distinct[a];
+    if (seen === undefined) {
+      seen = new DistinctValues();
+      group.distinct[a] = seen;
+    }
+    return seen;
+  }
+
+  /** Counts distinct values kept; refuses the query past what it may keep. */
+  #countDistinct(values: number, chars: number): void {
+    this.#distinctValues += values;
+    this.#distinctChars += chars;
+    if (this.#distinctValues > this.#maxDistinct || this.#distinctChars > MAX_DISTINCT_CHARS) {
+      throw tooManyDistinct(this.#maxDistinct);
+    }
+  }
+
+  /**
+   * MIN or MAX `a` of `group` takes the value at `offset` of `values` (row `rowId`) when it
+   * sorts before (MIN) or after (MAX) the one it holds.
+   */
+  #offerExtreme(group: Group, a: number, values: ColumnChunk, offset: number, rowId: number) {
+    const aggregate = this.#aggregates[a] as PlanAggregate;
+    const column = aggregate.column as CompiledColumn;
     const value = readComparable(values, offset);
     if (value === null) return;
     const bestRow = group.extremeRows[a] as number;
@@ -346,6 +378,9 @@ export class Aggregator {
         : summandReader(chunk.columns[aggregate.column.index] as ColumnChunk),
     );
     const valueAggregates = this.#valueAggregates;
+    const visited = scratch.picked;
+    const groupIds = scratch.groupIds;
+    let count = 0;
     const inUnits = this.#aggregates.map(
       (aggregate) =>
         aggregate.column !== null && chunk.columns[aggregate.column.index]?.kind === 'decimal',
@@ -359,8 +394,9 @@ export class Aggregator {
       const group = groupOf(offset);
       group.count++;
       added++;
-      for (let v = 0; v < valueAggregates.length; v++) {
-        this.#readValue(group, valueAggregates[v] as number, chunk, offset, base + offset);
+      if (valueAggregates.length > 0) {
+        visited[count] = offset;
+        groupIds[count++] = group.id;
       }
       for (let a = 0; a < readers.length; a++) {
         const reader = readers[a];
@@ -372,6 +408,42 @@ export class Aggregator {
       }
     }
     this.#scope.rows += added;
+    if (count > 0) {
+      const rows = { offsets: visited, groupIds, count, groups: this.#ordered.length };
+      for (const a of valueAggregates) this.#chunkValues(chunk, base, a, rows);
+    }
+  }
+
+  /** MIN, MAX or COUNT(DISTINCT) `a` over a chunk's visited rows, column at a time. */
+  #chunkValues(chunk: Chunk, base: number, a: number, rows: ChunkRows): void {
+    const aggregate = this.#aggregates[a] as PlanAggregate;
+    const column = aggregate.column as CompiledColumn;
+    const values = chunk.columns[column.index] as ColumnChunk;
+    const groups = this.#ordered;
+    if (aggregate.distinct) {
+      const setOf = (id: number) => this.#distinctSet(groups[id] as Group, a);
+      const { added, chars } = addDistinctKeys(column, values, rows, setOf);
+      this.#countDistinct(added, chars);
+      return;
+    }
+    const found = chunkExtremes(values, aggregate.fn === 'MIN', rows);
+    if (found === null) {
+      for (let i = 0; i < rows.count; i++) {
+        const offset = rows.offsets[i] as number;
+        this.#offerExtreme(
+          groups[rows.groupIds[i] as number] as Group,
+          a,
+          values,
+          offset,
+          base + offset,
+        );
+      }
+      return;
+    }
+    for (const id of found.ids) {
+      const offset = found.offsets[id] as number;
+      this.#offerExtreme(groups[id] as Group, a, values, offset, base + offset);
+    }
   }
 
   /**
@@ -758,7 +830,7 @@ function exactTotal(rule: SumRule, sum: number, exact: ExactSum | undefined): De
 function tooManyDistinct(maxDistinct: number): EngineError {
   return new EngineError(
     'too_many_rows',
-    `COUNT(DISTINCT ...) would keep more than ${maxDistinct} distinct values (twice query.max_rows), or more than ${MAX_DISTINCT_CHARS / 1024 / 1024} Mi characters of them. Group by finer fields, or narrow the filter.`,
+    `COUNT(DISTINCT ...) would keep more than ${maxDistinct} distinct values (10 times query.max_rows), or more than ${MAX_DISTINCT_CHARS / 1024 / 1024} Mi characters of them. Group by finer fields, or narrow the filter.`,
   );
 }
 

@@ -124,6 +124,12 @@ const SCAN_BLOCK_ROWS = 4096;
 
 /** GROUP BY groups one query may form, as a multiple of its rows budget: each costs memory. */
 const GROUPS_PER_ROW_BUDGET = 2;
+/**
+ * Distinct values COUNT(DISTINCT) may keep, over all groups, as a multiple of the rows budget:
+ * a value costs a few dozen bytes, a group hundreds, and a column's distinct values are often
+ * many more than its groups.
+ */
+const DISTINCT_PER_ROW_BUDGET = 10;
 
 /**
  * Runs one validated plan against one generation and writes its rows as JSON text directly,
@@ -355,7 +361,7 @@ export class Executor {
   /** Groups the rows matching the plan's filter, scanning chunk by chunk when no index helps. */
   *#aggregateAll(snapshot: TableSnapshot, sub: PlanSubQuery): Work<Group[]> {
     const maxGroups = this.#maxGroups();
-    const aggregator = new Aggregator(snapshot, sub, maxGroups);
+    const aggregator = new Aggregator(snapshot, sub, this.#maxDistinct());
     const groups = aggregator.groups();
     const filterRows = sub.filter ? yield* this.#rowFilter(snapshot, sub.filter) : null;
     const candidates = sub.filter ? indexCandidates(snapshot, sub.filter) : null;
@@ -376,9 +382,14 @@ export class Executor {
     return groups;
   }
 
-  /** GROUP BY groups, and COUNT(DISTINCT) values, one aggregation may keep. */
+  /** GROUP BY groups one aggregation may form. */
   #maxGroups(): number {
     return GROUPS_PER_ROW_BUDGET * this.#budget.limits.maxRows;
+  }
+
+  /** COUNT(DISTINCT) values one aggregation may keep. */
+  #maxDistinct(): number {
+    return DISTINCT_PER_ROW_BUDGET * this.#budget.limits.maxRows;
   }
 
   /** Sorts (when asked) and cuts the OFFSET/LIMIT window out of `rows`. */
@@ -742,7 +753,7 @@ export class Executor {
       return;
     }
     if (sub.aggregates.length > 0) {
-      const groups = aggregateRows(target, sub, matched, this.#maxGroups());
+      const groups = aggregateRows(target, sub, matched, this.#maxDistinct());
       if (this.#budget.tick(matched.length)) yield;
       yield* this.#grouped(target, sub, groups);
       return;
