@@ -1,4 +1,7 @@
-/** Array columns: stored as their JSON text, written as is, tested only for NULL. */
+/**
+ * Array columns: stored as their JSON text, written as is, tested for NULL, by CONTAINS,
+ * CONTAINED BY, OVERLAPS and CARDINALITY.
+ */
 import { describe, expect, it } from 'vitest';
 import { EngineError } from '../src/errors.ts';
 import { QueryEngine } from '../src/query-engine.ts';
@@ -55,7 +58,7 @@ function failure(text: string): { code: string; message: string } {
 
 const misuse = (name: string) => ({
   code: 'executor_error',
-  message: `Field "${name}" is an array: it can only be tested with IS NULL or IS NOT NULL, not compared, sorted, grouped or aggregated.`,
+  message: `Field "${name}" is an array: test it with CONTAINS (...), CONTAINED BY (...), OVERLAPS (...), CARDINALITY(${name}) or IS [NOT] NULL; it cannot be compared, sorted, grouped or aggregated.`,
 });
 
 describe('array columns', () => {
@@ -109,6 +112,51 @@ describe('array columns', () => {
     expect(failure("films (features ILIKE '%a%') { id }")).toEqual(misuse('features'));
     expect(failure("films (features IN ('a', 'b')) { id }")).toEqual(misuse('features'));
     expect(failure('films (grid BETWEEN 1 AND 2) { id }')).toEqual(misuse('grid'));
+  });
+
+  it('take CONTAINS, CONTAINED BY and OVERLAPS, elements compared by their type', () => {
+    const ids = (text: string) =>
+      runQuery(schema, generation, text).data.map((row: { id: number }) => row.id);
+    expect(ids("films (features CONTAINS ('Trailers')) { id }")).toEqual([1]);
+    expect(ids("films (features CONTAINS ('Trailers', 'NULL')) { id }")).toEqual([1]);
+    expect(ids("films (features CONTAINS ('Trailers', 'x')) { id }")).toEqual([]);
+    // A NULL equals no element, in the list as in the array.
+    expect(ids("films (features CONTAINS ('Trailers', NULL)) { id }")).toEqual([]);
+    expect(ids("films (features CONTAINED BY ('Trailers', 'NULL', 'x')) { id }")).toEqual([3]);
+    expect(ids("films (features OVERLAPS ('x', 'NULL')) { id }")).toEqual([1]);
+    // Every dimension's elements; a BIGINT past 2^53 by every digit.
+    expect(ids('films (grid CONTAINS (9223372036854775807, -2)) { id }')).toEqual([1]);
+    expect(ids('films (grid OVERLAPS (9223372036854775806)) { id }')).toEqual([]);
+    expect(ids('films (grid CONTAINED BY (1)) { id }')).toEqual([2]);
+  });
+
+  it('take CARDINALITY, the number of elements of every dimension', () => {
+    const ids = (text: string) =>
+      runQuery(schema, generation, text).data.map((row: { id: number }) => row.id);
+    expect(ids('films (CARDINALITY(features) = 4) { id }')).toEqual([1]);
+    expect(ids('films (CARDINALITY(grid) > 3 OR CARDINALITY(features) = 0) { id }')).toEqual([
+      1, 3,
+    ]);
+    expect(ids('films (CARDINALITY(grid) IN (0, 4)) { id }')).toEqual([1, 2]);
+    expect(ids('films (CARDINALITY(features) IS NULL) { id }')).toEqual([2]);
+    expect(failure('films (CARDINALITY(title) > 1) { id }').message).toBe(
+      'CARDINALITY needs an array field; "title" is string.',
+    );
+    expect(failure("films (title CONTAINS ('A')) { id }").message).toContain(
+      'CONTAINS needs an array field; "title" is string.',
+    );
+    expect(failure('films (features CONTAINS (1)) { id }').message).toBe(
+      'Field "features" holds text (quote the value: \'…\'); 1 is not one.',
+    );
+  });
+
+  it('bound their lists as IN lists are bounded', () => {
+    const list = Array.from({ length: 1001 }, (_, i) => `'v${i}'`).join(', ');
+    expect(failure(`films (features OVERLAPS (${list})) { id }`)).toEqual({
+      code: 'query_too_complex',
+      message:
+        'The OVERLAPS list on "features" has 1001 values (limit: 1000 values per IN list). Query the values in batches of at most 1000.',
+    });
   });
 
   it('refuse ORDER BY, grouping and aggregates', () => {

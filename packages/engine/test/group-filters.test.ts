@@ -187,10 +187,10 @@ describe('HAVING', () => {
 
   it('refuses what it cannot test, naming what it can', () => {
     expect(errorOf('orders { status COUNT(*) } HAVING total > 1').message).toBe(
-      'HAVING "total" must name an aggregate or GROUP BY field of the selection ("status", "count").',
+      'HAVING "total" must name an aggregate or GROUP BY field of the selection ("status", "count"), or an aggregate\'s call.',
     );
-    expect(errorOf('orders { status COUNT(*) } HAVING MAX(total) > 1').message).toContain(
-      'HAVING MAX(total) must name an aggregate or GROUP BY field of the selection',
+    expect(errorOf('orders { status COUNT(*) } HAVING MAX(nope) > 1').message).toContain(
+      'Unknown field "nope" on table "orders".',
     );
     expect(errorOf('orders { status } HAVING status = 1').message).toContain(
       'HAVING keeps the groups of a grouped query',
@@ -204,6 +204,26 @@ describe('HAVING', () => {
     const inFilter = errorOf('orders (COUNT(*) > 1) { status COUNT(*) }');
     expect(inFilter.code).toBe('parse_error');
     expect(inFilter.message).toContain('cannot be used in a filter');
+  });
+});
+
+describe('aggregates named by their call only', () => {
+  it('are computed for HAVING and ORDER BY, and written in no row', () => {
+    expect(
+      data('orders { status COUNT(*) } HAVING MAX(total) > 50 OR COUNT(DISTINCT customer_id) = 1'),
+    ).toEqual([
+      { status: 'paid', count: 3 },
+      { status: 'open', count: 1 },
+      { status: 'void', count: 1 },
+    ]);
+    expect(data('orders { status COUNT(*) } HAVING MAX(total) > 50')).toEqual([
+      { status: 'paid', count: 3 },
+    ]);
+    expect(
+      data('orders { status COUNT(*) } ORDER BY MIN(placed) DESC, status').map(
+        (row: { status: string }) => row.status,
+      ),
+    ).toEqual(['void', 'open', 'paid']);
   });
 });
 

@@ -13,9 +13,12 @@
  *   Predicate   := Path ( CompareOp Literal
  *                       | ('LIKE' | 'ILIKE') String
  *                       | 'IN' '(' Literal (',' Literal)* ')'
+ *                       | ('CONTAINS' | 'CONTAINED' 'BY' | 'OVERLAPS') '(' Literal (',' Literal)* ')'
  *                       | 'IS' 'NOT'? 'NULL'
  *                       | 'BETWEEN' Literal 'AND' Literal )
- *   Path        := Aggregate | Name ('.' Name)*   (an aggregate only in HAVING and ORDER BY)
+ *   Path        := Aggregate | 'CARDINALITY' '(' Names ')' | Names
+ *                  (an aggregate only in HAVING and ORDER BY, CARDINALITY only in filters)
+ *   Names       := Name ('.' Name)*
  *   Selection   := '{' Item (','? Item)* '}'
  *   Item        := '*' | '...' | Aggregate | Name Filter? Selection Clauses | Name
  *   Aggregate   := 'COUNT' '(' ('*' | 'DISTINCT'? Name) ')'
@@ -51,8 +54,13 @@ export interface Path {
   readonly kind: 'path';
   readonly segments: readonly string[];
   readonly aggregate?: AggregateCall;
+  /** `CARDINALITY(tags)`: the number of elements of the array field the segments name. */
+  readonly cardinality?: true;
   readonly span: Span;
 }
+
+/** How an array field is tested against a list: PostgreSQL's `@>`, `<@` and `&&`. */
+export type ArrayOperator = 'CONTAINS' | 'CONTAINED BY' | 'OVERLAPS';
 
 export type CompareOperator = '=' | '!=' | '<' | '<=' | '>' | '>=';
 
@@ -73,6 +81,13 @@ export type Condition =
     }
   | {
       readonly kind: 'in';
+      readonly field: Path;
+      readonly values: readonly Literal[];
+      readonly span: Span;
+    }
+  | {
+      readonly kind: 'array';
+      readonly operator: ArrayOperator;
       readonly field: Path;
       readonly values: readonly Literal[];
       readonly span: Span;

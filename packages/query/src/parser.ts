@@ -266,15 +266,17 @@ class Parser {
       }
       case 'IN': {
         this.advance();
-        this.expectToken('(', '"(" after IN');
-        if (this.peekToken(')')) this.unexpected(this.peek(), 'at least one value in the IN list');
-        const values = [this.parseLiteral()];
-        while (this.peekToken(',')) {
-          this.advance();
-          values.push(this.parseLiteral());
-        }
-        this.expectToken(')', '"," or ")" in the IN list');
+        const values = this.parseList('IN');
         return { kind: 'in', field, values, span: this.spanFrom(start) };
+      }
+      case 'CONTAINS':
+      case 'CONTAINED':
+      case 'OVERLAPS': {
+        this.advance();
+        if (keyword === 'CONTAINED') this.expectKeyword('BY', 'BY after CONTAINED');
+        const operator = keyword === 'CONTAINED' ? 'CONTAINED BY' : keyword;
+        const values = this.parseList(operator);
+        return { kind: 'array', operator, field, values, span: this.spanFrom(start) };
       }
       case 'IS': {
         this.advance();
@@ -294,8 +296,27 @@ class Parser {
     const path = this.#source.slice(field.span.start, field.span.end);
     this.unexpected(
       token,
-      `an operator after ${path} (=, !=, <, <=, >, >=, LIKE, ILIKE, IN, IS or BETWEEN)`,
+      `an operator after ${path} (=, !=, <, <=, >, >=, LIKE, ILIKE, IN, IS, BETWEEN, CONTAINS, CONTAINED BY or OVERLAPS)`,
     );
+  }
+
+  /**
+   * ```
+   * '(' Literal (',' Literal)* ')'        (after IN, CONTAINS, CONTAINED BY, OVERLAPS)
+   * ```
+   */
+  parseList(operator: string): Literal[] {
+    this.expectToken('(', `"(" after ${operator}`);
+    if (this.peekToken(')')) {
+      this.unexpected(this.peek(), `at least one value in the ${operator} list`);
+    }
+    const values = [this.parseLiteral()];
+    while (this.peekToken(',')) {
+      this.advance();
+      values.push(this.parseLiteral());
+    }
+    this.expectToken(')', `"," or ")" in the ${operator} list`);
+    return values;
   }
 
   /**
@@ -322,6 +343,15 @@ class Parser {
         aggregate: call,
         span: this.spanFrom(first.span.start),
       };
+    }
+    if (!aggregates && this.peekKeyword('CARDINALITY') && this.peekToken('(', 1)) {
+      this.advance();
+      this.advance();
+      const inner = this.parsePath(false);
+      if (inner.cardinality)
+        this.fail(inner.span.start, 'CARDINALITY takes a field, not CARDINALITY(...).');
+      this.expectToken(')', '")" to close CARDINALITY(...)');
+      return { ...inner, cardinality: true, span: this.spanFrom(first.span.start) };
     }
     this.expectName('a field name');
     const segments = [first.value];

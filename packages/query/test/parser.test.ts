@@ -912,12 +912,12 @@ describe('parseQuery: error messages', () => {
       ['t (a = 1 AND) { id }', 'Expected a condition, found ")".', 13],
       [
         't (a NOT IN (1)) { id }',
-        'Expected an operator after a (=, !=, <, <=, >, >=, LIKE, ILIKE, IN, IS or BETWEEN), found name "NOT".',
+        'Expected an operator after a (=, !=, <, <=, >, >=, LIKE, ILIKE, IN, IS, BETWEEN, CONTAINS, CONTAINED BY or OVERLAPS), found name "NOT".',
         6,
       ],
       [
         't (a.b) { id }',
-        'Expected an operator after a.b (=, !=, <, <=, >, >=, LIKE, ILIKE, IN, IS or BETWEEN), found ")".',
+        'Expected an operator after a.b (=, !=, <, <=, >, >=, LIKE, ILIKE, IN, IS, BETWEEN, CONTAINS, CONTAINED BY or OVERLAPS), found ")".',
         7,
       ],
       ['t (a. = 1) { id }', 'Expected a field name after ".", found "=".', 7],
@@ -1083,6 +1083,55 @@ describe('parseQuery: aggregates out of place', () => {
     ]);
     expect(errorAt('t { COUNT(*) } HAVING count > 1 x')[0]).toBe(
       'Expected AND, OR, ORDER BY, LIMIT, OFFSET, AFTER or end of query, found name "x".',
+    );
+  });
+});
+
+describe('parseQuery: array tests', () => {
+  it('parses CONTAINS, CONTAINED BY, OVERLAPS and CARDINALITY(...)', () => {
+    expect(
+      filterOf(
+        "t (tags CONTAINS ('a', 'b') AND tags CONTAINED BY (1) OR CARDINALITY(r.tags) > 2) { id }",
+      ),
+    ).toEqual({
+      kind: 'or',
+      operands: [
+        {
+          kind: 'and',
+          operands: [
+            {
+              kind: 'array',
+              operator: 'CONTAINS',
+              field: path('tags'),
+              values: [str('a'), str('b')],
+            },
+            { kind: 'array', operator: 'CONTAINED BY', field: path('tags'), values: [num('1')] },
+          ],
+        },
+        {
+          kind: 'compare',
+          operator: '>',
+          field: { ...path('r', 'tags'), cardinality: true },
+          value: num('2'),
+        },
+      ],
+    });
+    expect(filterOf("t (tags OVERLAPS ('x')) { id }")).toMatchObject({ operator: 'OVERLAPS' });
+  });
+
+  it('reads a field called cardinality or contains as a field', () => {
+    expect(filterOf('t (cardinality = 1 AND contains = 2) { id }')).toEqual({
+      kind: 'and',
+      operands: [compare('cardinality', '=', num('1')), compare('contains', '=', num('2'))],
+    });
+  });
+
+  it('refuses an empty list and CONTAINED without BY', () => {
+    expect(errorAt('t (tags CONTAINS ()) { id }')[0]).toBe(
+      'Expected at least one value in the CONTAINS list, found ")".',
+    );
+    expect(errorAt("t (tags CONTAINED ('a')) { id }")[0]).toBe(
+      'Expected BY after CONTAINED, found "(".',
     );
   });
 });

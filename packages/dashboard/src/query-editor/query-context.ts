@@ -41,6 +41,8 @@ const OPEN_ENDED = new Set(['name', 'keyword', 'comment', 'invalid']);
 const AGGREGATES = new Set(['COUNT', 'SUM', 'AVG', 'MIN', 'MAX']);
 /** After these a number, a string or another keyword comes, never a name from the schema. */
 const NO_NAME_AFTER = new Set(['ORDER', 'LIMIT', 'OFFSET', 'AFTER', 'ASC', 'DESC']);
+/** After these a list of values comes in parentheses: IN, CONTAINS, CONTAINED BY, OVERLAPS. */
+const LIST_KEYWORDS = ['IN', 'CONTAINS', 'BY', 'OVERLAPS'];
 /** Where a clause ends a HAVING condition. */
 const CLAUSE_KEYWORDS = new Set(['ORDER', 'LIMIT', 'OFFSET', 'AFTER']);
 
@@ -106,8 +108,9 @@ function walk(before: readonly EditorToken[], schema: InstanceSchema): Expected 
             const table = relationTarget(schema, current.table, previous.value);
             stack.push({ kind: 'filter', table });
           }
-        } else if (isKeyword(previous, 'IN')) stack.push({ kind: 'list', table: current.table });
-        else stack.push({ kind: 'group', table: current.table });
+        } else if (LIST_KEYWORDS.some((keyword) => isKeyword(previous, keyword))) {
+          stack.push({ kind: 'list', table: current.table });
+        } else stack.push({ kind: 'group', table: current.table });
         break;
       case ')':
         if (current && current.kind !== 'selection') {

@@ -50,6 +50,10 @@ const KEYWORDS = new Set([
   'MAX',
   'DISTINCT',
   'HAVING',
+  'CONTAINS',
+  'CONTAINED',
+  'OVERLAPS',
+  'CARDINALITY',
 ]);
 
 /**

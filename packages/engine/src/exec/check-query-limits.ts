@@ -62,9 +62,12 @@ class LimitChecker {
     }
     this.path(condition.field, 'a filter');
     const maxValues = this.#limits.inListValues;
-    if (condition.kind === 'in' && condition.values.length > maxValues) {
+    if (
+      (condition.kind === 'in' || condition.kind === 'array') &&
+      condition.values.length > maxValues
+    ) {
       throw tooComplex(
-        `The IN list on ${quotePath(condition.field)} has ${condition.values.length} values (limit: ${maxValues} values per IN list). Query the values in batches of at most ${maxValues}.`,
+        `The ${condition.kind === 'in' ? 'IN' : condition.operator} list on ${quotePath(condition.field)} has ${condition.values.length} values (limit: ${maxValues} values per IN list). Query the values in batches of at most ${maxValues}.`,
       );
     }
   }

@@ -38,6 +38,11 @@ export function numberTest(
   switch (condition.kind) {
     case 'isNull':
       return condition.negated ? (value) => value !== null : (value) => value === null;
+    case 'array':
+      throw new EngineError(
+        'executor_error',
+        `${condition.operator} needs an array field; "${key}" is a number.`,
+      );
     case 'like':
       throw new EngineError(
         'executor_error',

@@ -6,7 +6,7 @@ import { type Comparable, numericComparable } from '../storage/comparable.ts';
 
 /** Why an array column cannot take part in a comparison, sort or grouping. */
 export function arrayMisuse(name: string): string {
-  return `Field "${name}" is an array: it can only be tested with IS NULL or IS NOT NULL, not compared, sorted, grouped or aggregated.`;
+  return `Field "${name}" is an array: test it with CONTAINS (...), CONTAINED BY (...), OVERLAPS (...), CARDINALITY(${name}) or IS [NOT] NULL; it cannot be compared, sorted, grouped or aggregated.`;
 }
 
 function describe(literal: Literal): string {

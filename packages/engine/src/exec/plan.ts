@@ -24,6 +24,12 @@ export type PlanFilter =
       readonly values: ReadonlySet<Comparable>;
     }
   | { readonly kind: 'isNull'; readonly column: CompiledColumn; readonly negated: boolean }
+  /** A test of an array column's JSON text: CONTAINS, CONTAINED BY, OVERLAPS, CARDINALITY. */
+  | {
+      readonly kind: 'array';
+      readonly column: CompiledColumn;
+      readonly test: (text: string) => boolean;
+    }
   | {
       readonly kind: 'between';
       readonly column: CompiledColumn;

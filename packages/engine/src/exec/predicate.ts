@@ -328,6 +328,12 @@ export class RowFilter {
         const values = filter.values;
         return valueTest(chunk.columns[filter.column.index] as ColumnChunk, (x) => values.has(x));
       }
+      case 'array': {
+        const test = filter.test;
+        return valueTest(chunk.columns[filter.column.index] as ColumnChunk, (x) =>
+          test(x as string),
+        );
+      }
       case 'between': {
         const { low, high } = filter;
         if (low === null || high === null) return NEVER;

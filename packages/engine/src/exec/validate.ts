@@ -1,4 +1,5 @@
 import {
+  type AggregateCall,
   aggregateKey,
   type Condition,
   type Literal,
@@ -18,6 +19,7 @@ import type {
 } from '../schema/compiled-schema.ts';
 import type { Comparable } from '../storage/comparable.ts';
 import { unitScaleOf } from '../storage/decimal-units.ts';
+import { cardinalityTest, listTest } from './array-tests.ts';
 import { checkQueryLimits } from './check-query-limits.ts';
 import { distinctSorts } from './distinct-sorts.ts';
 import { numberTest } from './having-number.ts';
@@ -127,7 +129,10 @@ export function renderCondition(
   resolve: ResolveLiteral = asWritten,
   nested = false,
 ): string {
-  const path = (p: Path) => (p.aggregate ? renderAggregate(p.aggregate) : p.segments.join('.'));
+  const path = (p: Path) => {
+    if (p.aggregate) return renderAggregate(p.aggregate);
+    return p.cardinality ? `CARDINALITY(${p.segments.join('.')})` : p.segments.join('.');
+  };
   const literal = (l: Literal) => renderLiteral(resolve(l));
   switch (condition.kind) {
     case 'compare':
@@ -136,6 +141,8 @@ export function renderCondition(
       return `${path(condition.field)} ${condition.caseInsensitive ? 'ILIKE' : 'LIKE'} '${condition.pattern.replaceAll("'", "''")}'`;
     case 'in':
       return `${path(condition.field)} IN (${condition.values.map(literal).join(', ')})`;
+    case 'array':
+      return `${path(condition.field)} ${condition.operator} (${condition.values.map(literal).join(', ')})`;
     case 'isNull':
       return `${path(condition.field)} IS ${condition.negated ? 'NOT ' : ''}NULL`;
     case 'between':
@@ -276,7 +283,9 @@ class Validator {
       };
     }
     const { via, column } = this.resolvePath(table, condition.field);
-    let leaf = this.predicate(column, condition);
+    let leaf = condition.field.cardinality
+      ? this.cardinality(column, condition)
+      : this.predicate(column, condition);
     // Wrap the predicate in the relations it was reached through, innermost first.
     for (let i = via.length - 1; i >= 0; i--) {
       const relation = via[i] as CompiledRelation;
@@ -285,10 +294,47 @@ class Validator {
     return leaf;
   }
 
+  /** `CARDINALITY(field) …`: a test of the number of elements of an array field. */
+  cardinality(column: CompiledColumn, condition: Exclude<Condition, { kind: 'and' | 'or' }>) {
+    if (column.type !== 'array') {
+      throw new EngineError(
+        'executor_error',
+        `CARDINALITY needs an array field; "${column.name}" is ${column.type}.`,
+      );
+    }
+    // The number of elements of NULL is NULL: the field's own test.
+    if (condition.kind === 'isNull') return this.predicate(column, condition);
+    const make = (resolve: ResolveLiteral): PlanFilter => ({
+      kind: 'array',
+      column,
+      test: cardinalityTest(column, condition, resolve),
+    });
+    const leaf = make(asWritten);
+    this.#slots?.push({ leaf, bind: make });
+    return leaf;
+  }
+
   predicate(
     column: CompiledColumn,
     condition: Exclude<Condition, { kind: 'and' | 'or' }>,
   ): PlanFilter {
+    if (condition.kind === 'array') {
+      if (column.type !== 'array') {
+        throw new EngineError(
+          'executor_error',
+          `${condition.operator} needs an array field; "${column.name}" is ${column.type}. Use IN (...) to compare a field with a list.`,
+        );
+      }
+      const { operator, values } = condition;
+      const make = (resolve: ResolveLiteral): PlanFilter => ({
+        kind: 'array',
+        column,
+        test: listTest(column, operator, values, resolve),
+      });
+      const leaf = make(asWritten);
+      this.#slots?.push({ leaf, bind: make });
+      return leaf;
+    }
     if (column.type === 'array' && condition.kind !== 'isNull') {
       throw new EngineError('executor_error', arrayMisuse(column.name));
     }
@@ -339,7 +385,7 @@ class Validator {
     table: CompiledTable,
     condition: Condition,
     outputs: readonly PlanOutput[],
-    aggregates: readonly PlanAggregate[],
+    aggregates: PlanAggregate[],
   ): PlanHaving {
     if (condition.kind === 'and' || condition.kind === 'or') {
       return {
@@ -355,16 +401,19 @@ class Validator {
     if (output?.kind === 'column') {
       return { kind: 'row', aggregate: -1, filter: this.predicate(output.column, condition) };
     }
-    if (output?.kind !== 'aggregate') {
-      const written = path.aggregate ? renderAggregate(path.aggregate) : `"${shown(name)}"`;
+    if (output?.kind !== 'aggregate' && !path.aggregate) {
       const keys = outputs.map((o) => o.key);
       throw new EngineError(
         'executor_error',
-        `HAVING ${written} must name an aggregate or GROUP BY field of the selection (${keys.map((key) => `"${key}"`).join(', ')}).${path.aggregate ? ' Select it too.' : didYouMean(name, keys)}`,
+        `HAVING "${shown(name)}" must name an aggregate or GROUP BY field of the selection (${keys.map((key) => `"${key}"`).join(', ')}), or an aggregate's call.${didYouMean(name, keys)}`,
       );
     }
-    const a = aggregates.indexOf(output.aggregate);
-    const { fn, column } = output.aggregate;
+    const aggregate =
+      output?.kind === 'aggregate'
+        ? output.aggregate
+        : this.hiddenAggregate(table, path.aggregate as AggregateCall, aggregates);
+    const a = aggregates.indexOf(aggregate);
+    const { fn, column } = aggregate;
     if ((fn === 'MIN' || fn === 'MAX') && column !== null) {
       return { kind: 'row', aggregate: a, filter: this.predicate(column, condition) };
     }
@@ -463,6 +512,10 @@ class Validator {
         if (segments.length === 1 && output?.kind === 'aggregate') {
           return { source: { kind: 'aggregate', key: name }, descending };
         }
+        if (sort.field.aggregate) {
+          const hidden = this.hiddenAggregate(table, sort.field.aggregate, aggregates);
+          return { source: { kind: 'aggregate', key: hidden.key }, descending };
+        }
         if (output?.kind !== 'column') {
           throw new EngineError(
             'executor_error',
@@ -553,29 +606,50 @@ class Validator {
         return;
       }
       case 'aggregate': {
-        let column: CompiledColumn | null = null;
-        if (item.field !== null) {
-          const found = table.columnsByName.get(item.field);
-          if (!found) {
-            if (this.#lenient) return;
-            throw unknownField(table, item.field);
-          }
-          if (found.type === 'array')
-            throw new EngineError('executor_error', arrayMisuse(found.name));
-          if ((item.fn === 'SUM' || item.fn === 'AVG') && !NUMERIC.has(found.type)) {
-            const hint = found.type === 'json' ? '' : ' MIN and MAX take fields of any type.';
-            throw new EngineError(
-              'executor_error',
-              `${item.fn} needs a numeric field; "${found.name}" is ${found.type}.${hint}`,
-            );
-          }
-          column = found;
-        }
-        const key = aggregateKey(item);
-        aggregates.push({ key, fn: item.fn, column, distinct: item.distinct });
+        const aggregate = this.aggregate(table, item, this.#lenient);
+        if (aggregate !== null) aggregates.push(aggregate);
         return;
       }
     }
+  }
+
+  /** An aggregate's call checked against `table`; null for an unknown field when `lenient`. */
+  aggregate(table: CompiledTable, call: AggregateCall, lenient: boolean): PlanAggregate | null {
+    let column: CompiledColumn | null = null;
+    if (call.field !== null) {
+      const found = table.columnsByName.get(call.field);
+      if (!found) {
+        if (lenient) return null;
+        throw unknownField(table, call.field);
+      }
+      if (found.type === 'array') throw new EngineError('executor_error', arrayMisuse(found.name));
+      if ((call.fn === 'SUM' || call.fn === 'AVG') && !NUMERIC.has(found.type)) {
+        const hint = found.type === 'json' ? '' : ' MIN and MAX take fields of any type.';
+        throw new EngineError(
+          'executor_error',
+          `${call.fn} needs a numeric field; "${found.name}" is ${found.type}.${hint}`,
+        );
+      }
+      column = found;
+    }
+    return { key: aggregateKey(call), fn: call.fn, column, distinct: call.distinct };
+  }
+
+  /**
+   * An aggregate HAVING or ORDER BY names by its call but the selection does not show: computed
+   * with the others (once, however often it is named), written in no row.
+   */
+  hiddenAggregate(
+    table: CompiledTable,
+    call: AggregateCall,
+    aggregates: PlanAggregate[],
+  ): PlanAggregate {
+    const key = aggregateKey(call);
+    const known = aggregates.find((aggregate) => aggregate.key === key);
+    if (known) return known;
+    const aggregate = this.aggregate(table, call, false) as PlanAggregate;
+    aggregates.push(aggregate);
+    return aggregate;
   }
 
   wildcardSub(target: CompiledTable, toOne: boolean): PlanSubQuery {

@@ -300,6 +300,45 @@ export function sakilaAppQueries(d: Dialect): AppQuery[] {
         { hidden: ['actor_id'], child: (row) => ({ film: { title: row.title ?? null } }) },
       ),
     },
+    // Issue 32: MIN, MAX, COUNT(DISTINCT) and HAVING.
+    {
+      query:
+        'payment { customer_id MAX(amount) MIN(rental_id) COUNT(DISTINCT staff_id) } HAVING COUNT(*) >= 40 AND max_amount > 9 ORDER BY customer_id',
+      expected: sql(
+        `SELECT ${t('customer_id')} AS customer_id, ${t('MAX(amount)')} AS max_amount, ${t('MIN(rental_id)')} AS min_rental_id, ${t('COUNT(DISTINCT staff_id)')} AS count_distinct_staff_id FROM payment GROUP BY customer_id HAVING COUNT(*) >= 40 AND MAX(amount) > 9 ORDER BY payment.customer_id`,
+      ),
+    },
+    {
+      query: "film { rating MIN(title) MAX(length) } HAVING min_title LIKE 'A%' ORDER BY rating",
+      expected: sql(
+        `SELECT ${t('rating')} AS rating, MIN(${d.codePoint('title')}) AS min_title, ${t('MAX(length)')} AS max_length FROM film GROUP BY rating HAVING MIN(${d.codePoint('title')}) LIKE 'A%' ORDER BY ${d.codePoint('rating')}`,
+      ),
+    },
+    // Pagila's special_features is a text[] (Sakila's a SET): the issue's array query.
+    ...(d.engine === 'postgres'
+      ? [
+          {
+            query:
+              "film (special_features CONTAINS ('Trailers')) { film_id title } ORDER BY film_id",
+            expected: sql(
+              `SELECT ${t('film_id')} AS film_id, title FROM film WHERE special_features @> ARRAY['Trailers'] ORDER BY film.film_id`,
+            ),
+          },
+          {
+            query:
+              "film (special_features OVERLAPS ('Commentaries', 'Deleted Scenes') AND CARDINALITY(special_features) >= 3) { COUNT(*) }",
+            expected: sql(
+              `SELECT ${t('COUNT(*)')} AS count FROM film WHERE special_features && ARRAY['Commentaries', 'Deleted Scenes'] AND cardinality(special_features) >= 3`,
+            ),
+          },
+          {
+            query: "film (special_features CONTAINED BY ('Trailers', 'Commentaries')) { COUNT(*) }",
+            expected: sql(
+              `SELECT ${t('COUNT(*)')} AS count FROM film WHERE special_features <@ ARRAY['Trailers', 'Commentaries']`,
+            ),
+          },
+        ]
+      : []),
     {
       query: 'category { name film_category { COUNT(*) } } ORDER BY name',
       expected: nested(
