@@ -16,11 +16,12 @@
  *                       | ('CONTAINS' | 'CONTAINED' 'BY' | 'OVERLAPS') '(' Literal (',' Literal)* ')'
  *                       | 'IS' 'NOT'? 'NULL'
  *                       | 'BETWEEN' Literal 'AND' Literal )
- *   Path        := Aggregate | 'CARDINALITY' '(' Names ')' | Names
+ *   Path        := Aggregate | 'CARDINALITY' '(' Names ')' | Names JsonSteps
  *                  (an aggregate only in HAVING and ORDER BY, CARDINALITY only in filters)
  *   Names       := Name ('.' Name)*
+ *   JsonSteps   := ('->' (String | Int))*       (into a JSON field: a key, or an array index)
  *   Selection   := '{' Item (','? Item)* '}'
- *   Item        := '*' | '...' | Aggregate | Name Filter? Selection Clauses | Name
+ *   Item        := '*' | '...' | Aggregate | Name Filter? Selection Clauses | Name JsonSteps
  *   Aggregate   := 'COUNT' '(' ('*' | 'DISTINCT'? Name) ')'
  *                | ('SUM' | 'AVG' | 'MIN' | 'MAX') '(' Name ')'
  *   Clauses     := ('HAVING' Or)? ('ORDER' 'BY' Sort (',' Sort)*)? ('LIMIT' Int)?
@@ -56,8 +57,13 @@ export interface Path {
   readonly aggregate?: AggregateCall;
   /** `CARDINALITY(tags)`: the number of elements of the array field the segments name. */
   readonly cardinality?: true;
+  /** `data->'address'->'city'`, `tags->0`: the steps into the JSON field the segments name. */
+  readonly json?: readonly JsonStep[];
   readonly span: Span;
 }
+
+/** A step into a JSON value: an object's key, or an array's index (from 0). */
+export type JsonStep = string | number;
 
 /** How an array field is tested against a list: PostgreSQL's `@>`, `<@` and `&&`. */
 export type ArrayOperator = 'CONTAINS' | 'CONTAINED BY' | 'OVERLAPS';
@@ -121,7 +127,13 @@ export interface AggregateCall {
 }
 
 export type SelectionItem =
-  | { readonly kind: 'field'; readonly name: string; readonly span: Span }
+  | {
+      readonly kind: 'field';
+      readonly name: string;
+      /** `data->'city'`: the steps into a JSON field; absent for the field itself. */
+      readonly json?: readonly JsonStep[];
+      readonly span: Span;
+    }
   /** `*`: every scalar field. */
   | { readonly kind: 'allScalars'; readonly span: Span }
   /** `...`: every scalar field plus one level of relations. */

@@ -99,6 +99,10 @@ export class Lexer {
       case '>':
         if (source[start + 1] === '=') return this.#symbol('operator', '>=', start);
         return this.#symbol('operator', '>', start);
+      case '-':
+        // `->` steps into a JSON value (a `-` before a digit starts a number, above).
+        if (source[start + 1] === '>') return this.#symbol('punctuation', '->', start);
+        break;
       case '!':
         if (source[start + 1] === '=') return this.#symbol('operator', '!=', start);
         this.#fail(start, 'Unexpected character "!". Did you mean "!="?');

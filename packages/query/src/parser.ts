@@ -4,6 +4,7 @@ import type {
   AggregateFunction,
   CompareOperator,
   Condition,
+  JsonStep,
   Literal,
   Path,
   Query,
@@ -69,6 +70,9 @@ const AGGREGATES: ReadonlySet<string> = new Set<AggregateFunction>([
 
 /** Operators and keywords that may follow a field in a condition. */
 const CONDITION_KEYWORDS: ReadonlySet<string> = new Set(['LIKE', 'ILIKE', 'IN', 'IS', 'BETWEEN']);
+
+/** Steps a JSON path may take: a deeper value is read in the client. */
+const MAX_JSON_STEPS = 32;
 
 const VALUE_EXPECTED = "a value (a 'string', a number, true, false or NULL)";
 
@@ -359,7 +363,39 @@ class Parser {
       this.advance();
       segments.push(this.expectName('a field name after "."').value);
     }
-    return { kind: 'path', segments, span: this.spanFrom(first.span.start) };
+    const json = this.parseJsonSteps();
+    const span = this.spanFrom(first.span.start);
+    return json.length > 0
+      ? { kind: 'path', segments, json, span }
+      : { kind: 'path', segments, span };
+  }
+
+  /**
+   * ```
+   * JsonSteps := ('->' (String | Int))*
+   * ```
+   */
+  parseJsonSteps(): JsonStep[] {
+    const steps: JsonStep[] = [];
+    while (this.peekToken('->')) {
+      const arrow = this.advance();
+      if (steps.length >= MAX_JSON_STEPS) {
+        this.fail(
+          arrow.span.start,
+          `JSON path too deep: more than ${MAX_JSON_STEPS} steps. Select the value higher up and read into it in your code.`,
+        );
+      }
+      const step = this.peek();
+      if (step.kind === 'string') steps.push(this.advance().value);
+      else if (
+        step.kind === 'number' &&
+        /^[0-9]+$/.test(step.value) &&
+        Number.isSafeInteger(Number(step.value))
+      ) {
+        steps.push(Number(this.advance().value));
+      } else this.unexpected(step, 'a key (\'name\') or an array index (0, 1, …) after "->"');
+    }
+    return steps;
   }
 
   /**
@@ -444,6 +480,10 @@ class Parser {
       }
       if (this.peekToken('(', 1) || this.peekToken('{', 1)) return this.parseRelation();
       this.advance();
+      const json = this.parseJsonSteps();
+      if (json.length > 0) {
+        return { kind: 'field', name: token.value, json, span: this.spanFrom(token.span.start) };
+      }
       return { kind: 'field', name: token.value, span: token.span };
     }
     if (afterComma) this.unexpected(token, 'a field after ","');

@@ -21,7 +21,8 @@ export interface QueryShape {
 
 /**
  * Keywords whose string or number the parser reads by value (LIMIT 10 is checked and kept as a
- * number, a LIKE pattern is compiled, AFTER is a cursor): those stay in the shape. Every other
+ * number, a LIKE pattern is compiled, AFTER is a cursor): those stay in the shape, as does a
+ * JSON path's step after `->`. Every other
  * string or number token is a Literal, which the parser reads by kind only.
  */
 const KEPT_AFTER = new Set(['like', 'ilike', 'limit', 'offset', 'after']);
@@ -62,6 +63,9 @@ export function lexedShape(
       keepNext = false;
       if (token.kind === 'name') {
         keepNext = !token.quoted && isKeepingKeyword(token.value);
+      } else if (token.kind === 'punctuation' && token.value === '->') {
+        // A JSON path's step is part of what the query reads, not a value it compares.
+        keepNext = true;
       } else if (!keep && (token.kind === 'string' || token.kind === 'number')) {
         const { span } = token;
         key += `${source.slice(copied, span.start)}${token.kind === 'string' ? '?s' : '?n'}`;
@@ -201,6 +205,11 @@ function scannedShape(source: string, maxTokens: number): QueryShape | null | un
     }
     if (code === BANG && source.charCodeAt(at + 1) === EQUALS) {
       at += 2;
+      continue;
+    }
+    if (code === MINUS && source.charCodeAt(at + 1) === GREATER) {
+      at += 2;
+      keepNext = true;
       continue;
     }
     if (code === DOT) {

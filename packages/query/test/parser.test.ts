@@ -1135,3 +1135,33 @@ describe('parseQuery: array tests', () => {
     );
   });
 });
+
+describe('parseQuery: JSON paths', () => {
+  it('reads steps after a field, in filters, selections and ORDER BY', () => {
+    const query = parseQuery("t (d->'a'->0 = 1) { id d->'b' } ORDER BY r.d->'c' DESC");
+    expect(shape(query.filter)).toEqual({
+      kind: 'compare',
+      operator: '=',
+      field: { kind: 'path', segments: ['d'], json: ['a', 0] },
+      value: num('1'),
+    });
+    expect(shape(query.selection)).toEqual([
+      field('id'),
+      { kind: 'field', name: 'd', json: ['b'] },
+    ]);
+    expect(shape(query.orderBy[0]?.field)).toEqual({
+      kind: 'path',
+      segments: ['r', 'd'],
+      json: ['c'],
+    });
+  });
+
+  it('refuses a step that is no key or index, and a path deeper than 32 steps', () => {
+    expect(errorAt('t (d->-1 = 1) { id }')[0]).toBe(
+      'Expected a key (\'name\') or an array index (0, 1, …) after "->", found number -1.',
+    );
+    expect(errorAt('t (d->x = 1) { id }')[0]).toContain('after "->", found name "x"');
+    const deep = Array.from({ length: 33 }, () => "->'k'").join('');
+    expect(errorAt(`t (d${deep} = 1) { id }`)[0]).toContain('JSON path too deep');
+  });
+});

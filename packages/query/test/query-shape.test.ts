@@ -80,6 +80,10 @@ describe('queryShape', () => {
     expect(key("t (a ilike 'x%') { a }")).not.toBe(key("t (a ilike 'y%') { a }"));
     expect(key('t { a r { b } limit 1 }')).not.toBe(key('t { a r { b } limit 2 }'));
     expect(key('t (a IN (1, 2)) { a }')).not.toBe(key('t (a IN (1, 2, 3)) { a }'));
+    // A JSON path's steps name what is read; its compared value is a literal.
+    expect(key("t (d->'a' = 1) { a }")).not.toBe(key("t (d->'b' = 1) { a }"));
+    expect(key("t (d->'a'->0 = 1) { d->'x' }")).not.toBe(key("t (d->'a'->1 = 1) { d->'x' }"));
+    expect(key("t (d->'a' = 1) { a }")).toBe(key("t (d->'a' = 2) { a }"));
   });
 
   it('tells literal kinds, keywords, quoted names and symbols apart', () => {
@@ -150,6 +154,9 @@ describe('the one-pass scan of a shape', () => {
     '!',
     '-',
     '--',
+    '->',
+    "->'k'",
+    '->0',
     '-- note\n',
     '"',
     '""',

@@ -10,8 +10,9 @@ export function distinctSorts(items: readonly SortItem[]): SortItem[] {
   const seen = new Set<string>();
   const distinct: SortItem[] = [];
   for (const item of items) {
-    // JSON keeps segments apart even when a quoted name contains a dot.
-    const key = JSON.stringify(item.field.segments);
+    // JSON keeps segments apart even when a quoted name contains a dot; a JSON path's steps
+    // name another value of the same field.
+    const key = JSON.stringify([item.field.segments, item.field.json ?? []]);
     if (seen.has(key)) continue;
     seen.add(key);
     distinct.push(item);

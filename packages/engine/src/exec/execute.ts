@@ -18,6 +18,7 @@ import {
 } from './aggregate-rows.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { parseDecimal } from './exact-decimal.ts';
+import { jsonSortValue, jsonText, jsonValueAt } from './json-path.ts';
 import { type JsonWriter, type WordBytes, wordBytes } from './json-writer.ts';
 import type {
   PlanAggregate,
@@ -488,7 +489,10 @@ export class Executor {
       table = this.#generation.table(relation.target);
       row = next;
     }
-    return valueAt(table, row, sort.source.column.index);
+    const value = valueAt(table, row, sort.source.column.index);
+    const json = sort.source.json;
+    if (json === undefined) return value;
+    return value === null ? null : jsonSortValue(jsonValueAt(value as string, json));
   }
 
   *#afterPage(
@@ -728,6 +732,10 @@ export class Executor {
         write(out, output.column, chunk.columns[output.column.index] as ColumnChunk, offset);
       } else if (output.kind === 'relation') {
         yield* this.#relationJson(snapshot, output, rowId);
+      } else if (output.kind === 'json') {
+        const text = readComparable(chunk.columns[output.column.index] as ColumnChunk, offset);
+        const value = text === null ? undefined : jsonValueAt(text as string, output.steps);
+        out.write(value === undefined ? 'null' : jsonText(value));
       }
     }
     if (outputs.length === 0) out.byte(0x7b);

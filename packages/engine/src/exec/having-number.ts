@@ -72,7 +72,8 @@ export function numberTest(
   }
 }
 
-const ORDER_TESTS: Readonly<Record<string, (order: number) => boolean>> = {
+/** Whether a comparison's result (negative, zero, positive) passes each operator. */
+export const ORDER_TESTS: Readonly<Record<string, (order: number) => boolean>> = {
   '=': (order) => order === 0,
   '!=': (order) => order !== 0,
   '<': (order) => order < 0,

@@ -1,4 +1,4 @@
-import type { AggregateFunction, CompareOperator } from '@replix/query';
+import type { AggregateFunction, CompareOperator, JsonStep } from '@replix/query';
 import type { CompiledColumn, CompiledRelation, CompiledTable } from '../schema/compiled-schema.ts';
 import type { Comparable } from '../storage/comparable.ts';
 
@@ -24,6 +24,17 @@ export type PlanFilter =
       readonly values: ReadonlySet<Comparable>;
     }
   | { readonly kind: 'isNull'; readonly column: CompiledColumn; readonly negated: boolean }
+  /**
+   * A test of the value at a path inside a JSON column (exec/json-path.ts); `nulls` when it
+   * matches a NULL column too (IS NULL: the path is missing there).
+   */
+  | {
+      readonly kind: 'json';
+      readonly column: CompiledColumn;
+      readonly steps: readonly JsonStep[];
+      readonly test: (value: unknown) => boolean;
+      readonly nulls: boolean;
+    }
   /** A test of an array column's JSON text: CONTAINS, CONTAINED BY, OVERLAPS, CARDINALITY. */
   | {
       readonly kind: 'array';
@@ -76,6 +87,13 @@ export type PlanHaving =
 
 export type PlanOutput =
   | { readonly kind: 'column'; readonly key: string; readonly column: CompiledColumn }
+  /** The value at a path inside a JSON column, written as JSON (null when missing). */
+  | {
+      readonly kind: 'json';
+      readonly key: string;
+      readonly column: CompiledColumn;
+      readonly steps: readonly JsonStep[];
+    }
   | {
       readonly kind: 'relation';
       readonly key: string;
@@ -90,6 +108,8 @@ export type SortSource =
       readonly kind: 'column';
       readonly via: readonly CompiledRelation[];
       readonly column: CompiledColumn;
+      /** Steps into a JSON column: the value there sorts (exec/json-path.ts `jsonSortValue`). */
+      readonly json?: readonly JsonStep[];
     }
   | { readonly kind: 'aggregate'; readonly key: string };
 

@@ -9,6 +9,7 @@ import { CHUNK_BITS, type Chunk, OFFSET_MASK } from '../storage/table-data.ts';
 import { zoneMap } from '../storage/zone-map.ts';
 import { compareCodePoints } from './code-point-compare.ts';
 import { parseDecimal, rescale } from './exact-decimal.ts';
+import { jsonValueAt } from './json-path.ts';
 import type { PlanFilter } from './plan.ts';
 import {
   betweenRange,
@@ -327,6 +328,17 @@ export class RowFilter {
       case 'in': {
         const values = filter.values;
         return valueTest(chunk.columns[filter.column.index] as ColumnChunk, (x) => values.has(x));
+      }
+      case 'json': {
+        const { test, steps } = filter;
+        const column = chunk.columns[filter.column.index] as ColumnChunk;
+        const matches = (x: Comparable) => test(jsonValueAt(x as string, steps));
+        if (!filter.nulls) return valueTest(column, matches);
+        // IS NULL on a path: a NULL column has nothing at it either.
+        return (offset) => {
+          const value = readComparable(column, offset);
+          return value === null || matches(value);
+        };
       }
       case 'array': {
         const test = filter.test;

@@ -13,8 +13,24 @@ export function compareSortValues(
   if (b === null) return descending ? 1 : -1;
   let order: number;
   if (typeof a === 'string' && typeof b === 'string') order = compareCodePoints(a, b);
+  else if (typeRank(a) !== typeRank(b)) order = typeRank(a) - typeRank(b);
   else order = a < b ? -1 : a > b ? 1 : 0;
   return descending ? -order : order;
+}
+
+/**
+ * Values of different types meet only in a sort on a JSON path: numbers, then text, then
+ * booleans (docs/instance-api.md, JSON paths).
+ */
+function typeRank(value: Comparable): number {
+  switch (typeof value) {
+    case 'string':
+      return 1;
+    case 'boolean':
+      return 2;
+    default:
+      return 0;
+  }
 }
 
 /** Items sorted in one synchronous `Array.prototype.sort` call before the merge takes over. */

@@ -2,6 +2,7 @@ import {
   type AggregateCall,
   aggregateKey,
   type Condition,
+  type JsonStep,
   type Literal,
   type Path,
   type Query,
@@ -23,6 +24,7 @@ import { cardinalityTest, listTest } from './array-tests.ts';
 import { checkQueryLimits } from './check-query-limits.ts';
 import { distinctSorts } from './distinct-sorts.ts';
 import { numberTest } from './having-number.ts';
+import { jsonOutputKey, jsonPathText, jsonTest } from './json-path.ts';
 import { compileLike } from './like-pattern.ts';
 import { arrayMisuse, literalValue } from './literal-value.ts';
 import type {
@@ -98,6 +100,16 @@ function unknownRelation(table: CompiledTable, name: string): EngineError {
   );
 }
 
+/** Refuses a JSON path into a field that holds no JSON. */
+function requireJson(column: CompiledColumn, path: string): void {
+  if (column.type !== 'json') {
+    throw new EngineError(
+      'executor_error',
+      `${path} reads into a JSON field; "${column.name}" is ${column.type}.`,
+    );
+  }
+}
+
 function targetOf(schema: CompiledSchema, relation: CompiledRelation): CompiledTable {
   const target = schema.tablesByName.get(relation.target);
   if (!target) throw new Error(`relation ${relation.name} targets a missing table`);
@@ -131,7 +143,8 @@ export function renderCondition(
 ): string {
   const path = (p: Path) => {
     if (p.aggregate) return renderAggregate(p.aggregate);
-    return p.cardinality ? `CARDINALITY(${p.segments.join('.')})` : p.segments.join('.');
+    const written = jsonPathText(p.segments.join('.'), p.json ?? []);
+    return p.cardinality ? `CARDINALITY(${written})` : written;
   };
   const literal = (l: Literal) => renderLiteral(resolve(l));
   switch (condition.kind) {
@@ -283,14 +296,38 @@ class Validator {
       };
     }
     const { via, column } = this.resolvePath(table, condition.field);
+    const json = condition.field.json;
     let leaf = condition.field.cardinality
       ? this.cardinality(column, condition)
-      : this.predicate(column, condition);
+      : json
+        ? this.jsonLeaf(column, json, condition)
+        : this.predicate(column, condition);
     // Wrap the predicate in the relations it was reached through, innermost first.
     for (let i = via.length - 1; i >= 0; i--) {
       const relation = via[i] as CompiledRelation;
       leaf = { kind: 'related', relation, target: targetOf(this.#schema, relation), filter: leaf };
     }
+    return leaf;
+  }
+
+  /** `data->'a'->0 …`: a typed test of the value at a path inside a JSON field. */
+  jsonLeaf(
+    column: CompiledColumn,
+    steps: readonly JsonStep[],
+    condition: Exclude<Condition, { kind: 'and' | 'or' }>,
+  ): PlanFilter {
+    const path = jsonPathText(column.name, steps);
+    requireJson(column, path);
+    const nulls = condition.kind === 'isNull' && !condition.negated;
+    const make = (resolve: ResolveLiteral): PlanFilter => ({
+      kind: 'json',
+      column,
+      steps,
+      test: jsonTest(path, condition, resolve),
+      nulls,
+    });
+    const leaf = make(asWritten);
+    this.#slots?.push({ leaf, bind: make });
     return leaf;
   }
 
@@ -397,7 +434,8 @@ class Validator {
     }
     const path = condition.field;
     const name = path.segments.join('.');
-    const output = path.segments.length === 1 ? outputs.find((o) => o.key === name) : undefined;
+    const plain = path.segments.length === 1 && !path.json;
+    const output = plain ? outputs.find((o) => o.key === name) : undefined;
     if (output?.kind === 'column') {
       return { kind: 'row', aggregate: -1, filter: this.predicate(output.column, condition) };
     }
@@ -460,6 +498,13 @@ class Validator {
           `Relation "${relation.key}" cannot be selected beside aggregates: every other field is a GROUP BY key.`,
         );
       }
+      const json = outputs.find((o) => o.kind === 'json');
+      if (json?.kind === 'json') {
+        throw new EngineError(
+          'executor_error',
+          `${jsonPathText(json.column.name, json.steps)} cannot be selected beside aggregates: a value inside JSON is no GROUP BY key.`,
+        );
+      }
       for (const aggregate of aggregates) {
         if (keys.has(aggregate.key)) {
           throw new EngineError(
@@ -508,7 +553,7 @@ class Validator {
       }
       if (aggregates.length > 0) {
         const name = segments.join('.');
-        const output = outputs.find((o) => o.key === name);
+        const output = sort.field.json ? undefined : outputs.find((o) => o.key === name);
         if (segments.length === 1 && output?.kind === 'aggregate') {
           return { source: { kind: 'aggregate', key: name }, descending };
         }
@@ -525,6 +570,8 @@ class Validator {
         return { source: { kind: 'column', via: [], column: output.column }, descending };
       }
       const { via, column } = this.resolvePath(table, sort.field);
+      const json = sort.field.json;
+      if (json) requireJson(column, jsonPathText(column.name, json));
       if (column.type === 'array')
         throw new EngineError('executor_error', arrayMisuse(column.name));
       const toMany = via.find((relation) => relation.kind === 'reverse');
@@ -534,7 +581,10 @@ class Validator {
           `ORDER BY cannot sort on "${segments.join('.')}": "${toMany.name}" is a to-many relation.`,
         );
       }
-      return { source: { kind: 'column', via, column }, descending };
+      return {
+        source: json ? { kind: 'column', via, column, json } : { kind: 'column', via, column },
+        descending,
+      };
     });
     return {
       table,
@@ -569,6 +619,14 @@ class Validator {
         return;
       case 'field': {
         const column = table.columnsByName.get(item.name);
+        if (column && item.json) {
+          requireJson(column, jsonPathText(column.name, item.json));
+          put(
+            { kind: 'json', key: jsonOutputKey(column.name, item.json), column, steps: item.json },
+            false,
+          );
+          return;
+        }
         if (column) {
           put({ kind: 'column', key: column.name, column }, false);
           return;
@@ -678,7 +736,8 @@ function echoSelection(items: readonly SelectionItem[]): {
   const fields: string[] = [];
   const aggregates: string[] = [];
   for (const item of items) {
-    if (item.kind === 'field' || item.kind === 'relation') fields.push(item.name);
+    if (item.kind === 'field') fields.push(jsonPathText(item.name, item.json ?? []));
+    else if (item.kind === 'relation') fields.push(item.name);
     else if (item.kind === 'allScalars') fields.push('*');
     else if (item.kind === 'allWithRelations') fields.push('...');
     else aggregates.push(renderAggregate(item));
@@ -742,7 +801,7 @@ export function validateQuery(
   if (query.having) echo.having = renderCondition(query.having);
   if (query.orderBy.length) {
     echo.order_by = distinctSorts(query.orderBy).map((sort) => ({
-      field: sort.field.segments.join('.'),
+      field: jsonPathText(sort.field.segments.join('.'), sort.field.json ?? []),
       direction: sort.direction,
     }));
   }

@@ -415,7 +415,7 @@ function queryDescription(exampleTable: string | undefined): string {
   const lines = [
     'Runs a query against the current snapshot. Shape:',
     "`[@lenient] <table> [(<filter>)] { <selection> } [HAVING <condition>] [ORDER BY <sort>] [LIMIT <n>] [OFFSET <n>] [AFTER '<cursor>']`.",
-    "Aggregates: `COUNT(*)`, `COUNT(field)`, `COUNT(DISTINCT field)`, `SUM`, `AVG`, `MIN`, `MAX`; HAVING tests a grouped selection's fields and aggregates. Array fields: `CONTAINS (…)`, `CONTAINED BY (…)`, `OVERLAPS (…)`, `CARDINALITY(field)`.",
+    "Aggregates: `COUNT(*)`, `COUNT(field)`, `COUNT(DISTINCT field)`, `SUM`, `AVG`, `MIN`, `MAX`; HAVING tests a grouped selection's fields and aggregates. Array fields: `CONTAINS (…)`, `CONTAINED BY (…)`, `OVERLAPS (…)`, `CARDINALITY(field)`. JSON fields: a path `field->'key'->0` in selections, filters and ORDER BY.",
     "The tables are the models in `components.schemas` that carry `x-primary-key`; each model's description names its table.",
   ];
   if (exampleTable) lines.push(`Example: \`${exampleTable} { * } LIMIT 10\`.`);
