@@ -1,6 +1,7 @@
 /**
  * Engine time of issue 17's scan and embed queries (b), (c), (d), issue 27's DECIMAL ones (e),
- * (f), (g), and issue 32's MIN/MAX/COUNT(DISTINCT) (h), on an in-memory generation,
+ * (f), (g), and issue 32's MIN/MAX/COUNT(DISTINCT) (h) and JSON-path filter (i, over an
+ * `events` table of its own, a fifth of the fact rows), on an in-memory generation,
  * against DuckDB on one thread over the same rows: a quick loop for engine work, no database.
  *
  *   node --expose-gc bench/engine-scan.ts [--fact-rows N] [--dim-rows N] [--runs R] [--no-duckdb]
@@ -10,7 +11,7 @@
  * machine weighs on both alike; compare the ratios, not absolute times across runs.
  */
 import { parseArgs } from 'node:util';
-import { QueryEngine } from '@replix/engine';
+import { compileSchema, GenerationBuilder, parseSchemaConfig, QueryEngine } from '@replix/engine';
 import { CATEGORIES, MIN_MAX_DISTINCT, MIN_MAX_DISTINCT_SQL } from './lib/dataset.ts';
 import { DIM_COLUMNS, DuckDbBaseline, FACT_COLUMNS } from './lib/duckdb-baseline.ts';
 import { benchGeneration, benchRows } from './lib/memory-dataset.ts';
@@ -23,7 +24,7 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '40' },
     'no-duckdb': { type: 'boolean', default: false },
     'duckdb-storage': { type: 'string', default: 'file' },
-    only: { type: 'string', default: 'b,c,d,e,f,g,h' },
+    only: { type: 'string', default: 'b,c,d,e,f,g,h,i' },
   },
 });
 const factRows = Number(args['fact-rows']);
@@ -44,6 +45,8 @@ const engine = new QueryEngine(generation.schema);
 const meta = { swapCount: 0, ageMs: 0, version: 'bench' };
 
 interface Scenario {
+  /** Runs on the `events` table's engine (scenario i). */
+  readonly events?: true;
   readonly key: string;
   readonly name: string;
   /** Query texts cycled through the runs. */
@@ -94,6 +97,17 @@ const scenarios: Scenario[] = [
     sql: [MIN_MAX_DISTINCT_SQL],
   },
   {
+    key: 'i',
+    name: '(i) JSON-path filter + COUNT',
+    events: true as const,
+    replix: ["events (payload->'user'->'age' > 60 AND payload->'kind' = 'click') { COUNT(*) }"],
+    sql: [
+      `SELECT COUNT(*) FROM events WHERE json_type(payload, '$.user.age') IN ('UBIGINT', 'BIGINT', 'DOUBLE')
+         AND json_extract(payload, '$.user.age')::DOUBLE > 60
+         AND json_type(payload, '$.kind') = 'VARCHAR' AND json_extract_string(payload, '$.kind') = 'click'`,
+    ],
+  },
+  {
     key: 'd',
     name: '(d) parent + children embedded',
     replix: dimIds.map((id) => `dim (id = ${id}) { * fact { * } }`),
@@ -103,10 +117,45 @@ const scenarios: Scenario[] = [
 
 let duck: DuckDbBaseline | null = null as DuckDbBaseline | null;
 
+/** Scenario (i)'s table: an event's JSON payload, as a JSON column serves it. */
+const eventRows = Array.from({ length: Math.max(1, Math.floor(factRows / 5)) }, (_, i) => [
+  i + 1,
+  JSON.stringify({
+    kind: ['click', 'view', 'buy'][i % 3],
+    user: { name: `user ${i % 997}`, age: 18 + ((i * 7919) % 70) },
+    items: [i % 5, i % 7],
+  }),
+]);
+const eventSchema = compileSchema(
+  {
+    tables: [
+      {
+        name: 'events',
+        columns: [
+          { name: 'id', type: 'int', nullable: false, sourceType: 'int' },
+          { name: 'payload', type: 'json', nullable: false, sourceType: 'json' },
+        ],
+        primaryKey: ['id'],
+        uniqueKeys: [],
+        foreignKeys: [],
+        estimatedRows: null,
+      },
+    ],
+  },
+  parseSchemaConfig({}),
+);
+const eventGeneration = (() => {
+  const builder = new GenerationBuilder(eventSchema);
+  builder.loader('events').appendRows(eventRows);
+  return builder.finish(1);
+})();
+const eventEngine = new QueryEngine(eventSchema);
+
 /** Milliseconds of one run of the engine. */
-function timeEngine(text: string): number {
+function timeEngine(text: string, events = false): number {
   const started = performance.now();
-  engine.execute(generation, text, meta);
+  if (events) eventEngine.execute(eventGeneration, text, meta);
+  else engine.execute(generation, text, meta);
   return performance.now() - started;
 }
 
@@ -115,13 +164,13 @@ async function timeBoth(scenario: Scenario): Promise<{ replix: number; duck: num
   const sql = duck !== null ? scenario.sql : null;
   const texts = scenario.replix.length;
   for (let i = 0; i < Math.max(5, texts); i++) {
-    timeEngine(scenario.replix[i % texts] as string);
+    timeEngine(scenario.replix[i % texts] as string, scenario.events);
     if (sql) await duck?.timeOnce(sql[i % sql.length] as string);
   }
   const replix: number[] = [];
   const other: number[] = [];
   for (let i = 0; i < runs; i++) {
-    replix.push(timeEngine(scenario.replix[i % texts] as string));
+    replix.push(timeEngine(scenario.replix[i % texts] as string, scenario.events));
     if (sql && duck) other.push(await duck.timeOnce(sql[i % sql.length] as string));
   }
   return { replix: median(replix), duck: sql ? median(other) : Number.NaN };
@@ -133,6 +182,14 @@ if (!args['no-duckdb']) {
   duck = await DuckDbBaseline.open(args['duckdb-storage'] === 'memory' ? 'memory' : 'file');
   await duck.loadTable('dim', DIM_COLUMNS, rows.dim);
   await duck.loadTable('fact', FACT_COLUMNS, rows.fact);
+  await duck.loadTable(
+    'events',
+    [
+      { name: 'id', type: 'INTEGER' },
+      { name: 'payload', type: 'VARCHAR' },
+    ],
+    eventRows,
+  );
   log(`DuckDB loaded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 

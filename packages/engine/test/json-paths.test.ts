@@ -3,8 +3,10 @@
  * comparisons, sorted, with the documented rule for a path that is missing or of another type.
  */
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EngineError } from '../src/errors.ts';
+import { jsonAt, jsonText, jsonValueAt, parseJson } from '../src/exec/json-path.ts';
 import { QueryEngine } from '../src/query-engine.ts';
 import { compileSchema } from '../src/schema/compile-schema.ts';
 import { parseSchemaConfig } from '../src/schema/schema-config.ts';
@@ -144,5 +146,47 @@ describe('the JSON path examples of docs/instance-api.md', () => {
       name: 'Ada',
       items_0: 10,
     });
+  });
+});
+
+describe('reading one value of JSON text without parsing it all', () => {
+  it('finds what a whole parse finds, for any document and path', () => {
+    const step = fc.oneof(fc.constantFrom('a', 'b', 'é', 'k"q', 'x\\y', ''), fc.nat({ max: 3 }));
+    const key = fc.constantFrom('a', 'b', 'é', 'k"q', 'x\\y', '');
+    const document = fc.letrec<{ value: unknown }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        fc.integer(),
+        fc.string(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('value'), { maxLength: 4 }),
+        fc.dictionary(key, tie('value'), { maxKeys: 4 }),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(
+        document,
+        fc.array(step, { maxLength: 4 }),
+        fc.boolean(),
+        (value, steps, spaced) => {
+          const text = JSON.stringify(value, null, spaced ? 1 : undefined);
+          const whole = jsonAt(parseJson(text), steps);
+          const scanned = jsonValueAt(text, steps);
+          expect(scanned === undefined ? undefined : jsonText(scanned)).toBe(
+            whole === undefined ? undefined : jsonText(whole),
+          );
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('keeps the last of a repeated key, as a parse does, and reads past escapes', () => {
+    expect(jsonValueAt('{"a":1,"a":2}', ['a'])).toEqual(parseJson('2'));
+    expect(jsonValueAt('{"a\\"b":{"c":"x\\"}"}}', ['a"b', 'c'])).toBe('x"}');
+    expect(jsonValueAt('{"a":[1,{"b":true}]}', ['a', 1, 'b'])).toBe(true);
+    expect(jsonValueAt('not json', ['a'])).toBeUndefined();
   });
 });

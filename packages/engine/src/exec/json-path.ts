@@ -3,6 +3,7 @@ import { EngineError } from '../errors.ts';
 import { type Comparable, numericComparable } from '../storage/comparable.ts';
 import { compareCodePoints } from './code-point-compare.ts';
 import { ORDER_TESTS } from './having-number.ts';
+import { MALFORMED, scanJsonPath } from './json-scan.ts';
 import { compileLike } from './like-pattern.ts';
 
 /**
@@ -58,9 +59,33 @@ export function jsonAt(value: unknown, steps: readonly JsonStep[]): unknown {
   return current;
 }
 
-/** The value at `steps` of a stored JSON text; undefined when missing or the text no JSON. */
+/**
+ * The value at `steps` of a stored JSON text; undefined when missing or the text no JSON. The
+ * text is scanned to the value (exec/json-scan.ts) and only the value parsed; a text the scan
+ * cannot read is parsed whole.
+ */
 export function jsonValueAt(text: string, steps: readonly JsonStep[]): unknown {
-  return jsonAt(parseJson(text), steps);
+  const span = scanJsonPath(text, steps);
+  if (span === MALFORMED) return jsonAt(parseJson(text), steps);
+  if (span === null) return undefined;
+  return spanValue(text, span.start, span.end);
+}
+
+/** The value at `[start, end)` of JSON text: scalars read directly, the rest parsed. */
+function spanValue(text: string, start: number, end: number): unknown {
+  const code = text.charCodeAt(start);
+  if (code === 0x22) {
+    const inner = text.slice(start + 1, end - 1);
+    return inner.includes('\\') ? JSON.parse(text.slice(start, end)) : inner;
+  }
+  if (code === 0x2d || (code >= 0x30 && code <= 0x39)) {
+    const source = text.slice(start, end);
+    return new JsonNumber(Number(source), source);
+  }
+  if (code === 0x74 && end - start === 4) return true;
+  if (code === 0x66 && end - start === 5) return false;
+  if (code === 0x6e && end - start === 4) return null;
+  return parseJson(text.slice(start, end));
 }
 
 /** JSON text of a parsed value, numbers with their source digits. */
