@@ -18,7 +18,7 @@ import {
 } from './aggregate-rows.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { parseDecimal } from './exact-decimal.ts';
-import { jsonSortValue, jsonText, jsonValueAt } from './json-path.ts';
+import { jsonSortValueAt, jsonTextAt } from './json-path.ts';
 import { type JsonWriter, type WordBytes, wordBytes } from './json-writer.ts';
 import type {
   PlanAggregate,
@@ -492,7 +492,7 @@ export class Executor {
     const value = valueAt(table, row, sort.source.column.index);
     const json = sort.source.json;
     if (json === undefined) return value;
-    return value === null ? null : jsonSortValue(jsonValueAt(value as string, json));
+    return value === null ? null : jsonSortValueAt(value as string, json);
   }
 
   *#afterPage(
@@ -734,8 +734,7 @@ export class Executor {
         yield* this.#relationJson(snapshot, output, rowId);
       } else if (output.kind === 'json') {
         const text = readComparable(chunk.columns[output.column.index] as ColumnChunk, offset);
-        const value = text === null ? undefined : jsonValueAt(text as string, output.steps);
-        out.write(value === undefined ? 'null' : jsonText(value));
+        out.write((text === null ? undefined : jsonTextAt(text as string, output.steps)) ?? 'null');
       }
     }
     if (outputs.length === 0) out.byte(0x7b);

@@ -25,6 +25,18 @@ export class JsonNumber {
   }
 }
 
+/**
+ * An object or array found by a path, kept as its stored text: tests match no such value, a
+ * sort takes its text, and it is written as it is; never parsed, so no nesting depth costs a
+ * stack.
+ */
+export class JsonComposite {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
 /** Parsed JSON: numbers as `JsonNumber`; undefined where the text is no JSON. */
 export function parseJson(text: string): unknown {
   try {
@@ -71,6 +83,30 @@ export function jsonValueAt(text: string, steps: readonly JsonStep[]): unknown {
   return spanValue(text, span.start, span.end);
 }
 
+/**
+ * The JSON text of the value at `steps`, as stored (an object or array written as the source
+ * wrote it, never parsed and written again: no depth of nesting costs a stack); undefined when
+ * missing.
+ */
+export function jsonTextAt(text: string, steps: readonly JsonStep[]): string | undefined {
+  const span = scanJsonPath(text, steps);
+  if (span === MALFORMED) {
+    const value = jsonAt(parseJson(text), steps);
+    return value === undefined ? undefined : jsonText(value);
+  }
+  return span === null ? undefined : text.slice(span.start, span.end);
+}
+
+/** `jsonSortValue` of the value at `steps`: objects and arrays by their stored text. */
+export function jsonSortValueAt(text: string, steps: readonly JsonStep[]): Comparable | null {
+  const span = scanJsonPath(text, steps);
+  if (span === MALFORMED) return jsonSortValue(jsonAt(parseJson(text), steps));
+  if (span === null) return null;
+  const first = text.charCodeAt(span.start);
+  if (first === 0x7b || first === 0x5b) return text.slice(span.start, span.end);
+  return jsonSortValue(spanValue(text, span.start, span.end));
+}
+
 /** The value at `[start, end)` of JSON text: scalars read directly, the rest parsed. */
 function spanValue(text: string, start: number, end: number): unknown {
   const code = text.charCodeAt(start);
@@ -85,12 +121,14 @@ function spanValue(text: string, start: number, end: number): unknown {
   if (code === 0x74 && end - start === 4) return true;
   if (code === 0x66 && end - start === 5) return false;
   if (code === 0x6e && end - start === 4) return null;
+  if (code === 0x7b || code === 0x5b) return new JsonComposite(text.slice(start, end));
   return parseJson(text.slice(start, end));
 }
 
 /** JSON text of a parsed value, numbers with their source digits. */
 export function jsonText(value: unknown): string {
   if (value instanceof JsonNumber) return value.source;
+  if (value instanceof JsonComposite) return value.text;
   if (Array.isArray(value)) return `[${value.map(jsonText).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const members = Object.entries(value).map(
@@ -115,6 +153,7 @@ export function jsonSortValue(value: unknown): Comparable | null {
   if (isNullish(value)) return null;
   if (value instanceof JsonNumber) return numericComparable(value.source);
   if (typeof value === 'string' || typeof value === 'boolean') return value;
+  if (value instanceof JsonComposite) return value.text;
   return jsonText(value);
 }
 
