@@ -6,6 +6,7 @@ import { parseCivilDate, parseIsoTimestamp } from '../storage/civil-date.ts';
 import { type Comparable, numericComparable } from '../storage/comparable.ts';
 import { decimalKey, parseDecimal } from './exact-decimal.ts';
 import { numberTest } from './having-number.ts';
+import { JsonNumber, parseJson } from './json-path.ts';
 import { literalValue } from './literal-value.ts';
 
 /**
@@ -22,31 +23,29 @@ const MAX_DEPTH = 64;
 /** An element's key: equal keys, equal elements (`decimalKey` for DECIMALs). */
 type ElementKey = Comparable;
 
-function elementKey(
-  type: ElementType,
-  value: unknown,
-  source: string | undefined,
-): ElementKey | null {
+/** An element's key from its parsed value (`parseJson`: numbers keep their source digits). */
+function elementKey(type: ElementType, value: unknown): ElementKey | null {
   if (value === null) return null;
+  const text = value instanceof JsonNumber ? value.source : String(value);
   switch (type) {
     case 'bigint':
-      return numericComparable(source ?? String(value));
+      return numericComparable(text);
     case 'decimal': {
-      const exact = parseDecimal(source ?? String(value));
+      const exact = parseDecimal(text);
       return exact === null ? null : decimalKey(exact);
     }
     case 'int':
     case 'float':
     case 'time':
-      return Number(value);
+      return Number(text);
     case 'boolean':
       return value === true;
     case 'date':
-      return parseCivilDate(String(value)) ?? null;
+      return parseCivilDate(text) ?? null;
     case 'timestamp':
-      return parseIsoTimestamp(String(value)) ?? null;
+      return parseIsoTimestamp(text) ?? null;
     default:
-      return String(value);
+      return text;
   }
 }
 
@@ -55,24 +54,14 @@ function elementKey(
  * for a NULL element); null for text that is no array.
  */
 export function arrayElements(text: string, type: ElementType): (ElementKey | null)[] | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text, (_key, value, context?: { source?: string }) =>
-      typeof value === 'number' ? { number: value, source: context?.source } : value,
-    );
-  } catch {
-    return null;
-  }
+  const parsed = parseJson(text);
   if (!Array.isArray(parsed)) return null;
   const keys: (ElementKey | null)[] = [];
   const visit = (items: readonly unknown[], depth: number) => {
     if (depth > MAX_DEPTH) return;
     for (const item of items) {
       if (Array.isArray(item)) visit(item, depth + 1);
-      else if (item !== null && typeof item === 'object') {
-        const { number, source } = item as { number: number; source?: string };
-        keys.push(elementKey(type, number, source));
-      } else keys.push(elementKey(type, item, undefined));
+      else keys.push(elementKey(type, item));
     }
   };
   visit(parsed, 1);

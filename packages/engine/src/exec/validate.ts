@@ -326,9 +326,7 @@ class Validator {
       test: jsonTest(path, condition, resolve),
       nulls,
     });
-    const leaf = make(asWritten);
-    this.#slots?.push({ leaf, bind: make });
-    return leaf;
+    return this.#slotted(make);
   }
 
   /** `CARDINALITY(field) …`: a test of the number of elements of an array field. */
@@ -346,9 +344,7 @@ class Validator {
       column,
       test: cardinalityTest(column, condition, resolve),
     });
-    const leaf = make(asWritten);
-    this.#slots?.push({ leaf, bind: make });
-    return leaf;
+    return this.#slotted(make);
   }
 
   predicate(
@@ -368,9 +364,7 @@ class Validator {
         column,
         test: listTest(column, operator, values, resolve),
       });
-      const leaf = make(asWritten);
-      this.#slots?.push({ leaf, bind: make });
-      return leaf;
+      return this.#slotted(make);
     }
     if (column.type === 'array' && condition.kind !== 'isNull') {
       throw new EngineError('executor_error', arrayMisuse(column.name));
@@ -409,8 +403,13 @@ class Validator {
   }
 
   #valueLeaf(column: CompiledColumn, condition: ValueCondition): PlanFilter {
-    const leaf = valueLeaf(column, condition);
-    this.#slots?.push({ leaf, bind: (resolve) => valueLeaf(column, condition, resolve) });
+    return this.#slotted((resolve) => valueLeaf(column, condition, resolve));
+  }
+
+  /** The leaf `make` gives of the literals as written, kept as a slot a cached plan binds again. */
+  #slotted<Leaf extends PlanFilter | PlanHaving>(make: (resolve: ResolveLiteral) => Leaf): Leaf {
+    const leaf = make(asWritten);
+    this.#slots?.push({ leaf, bind: make } as LiteralSlot);
     return leaf;
   }
 
@@ -460,9 +459,7 @@ class Validator {
       aggregate: a,
       test: numberTest(name, condition, resolve),
     });
-    const leaf = make(asWritten);
-    this.#slots?.push({ leaf, bind: make });
-    return leaf;
+    return this.#slotted(make);
   }
 
   subQuery(
